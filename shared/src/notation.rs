@@ -1,0 +1,223 @@
+//! Text forms: board strings (OBF), move transcripts, and the typed error every
+//! parser in the crate returns.
+//!
+//! A board string is `<cells> <side>`: the cells row by row from a1 (`X` black, `O`
+//! white, `-` empty; `x`, `o`, `*` and `.` are read too), then the side to move. A
+//! transcript is moves run together (`f5d6c3`), optionally separated by spaces or
+//! commas, with passes written `pass` or `PA`.
+
+use std::fmt;
+
+use crate::game::{Game, MoveError};
+use crate::square::{Move, parse_square_prefix};
+use crate::variant::{Color, Variant};
+
+/// What a parser was reading when it failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParseErrorKind {
+    /// A square name (`d3`).
+    Square,
+    /// A move (a square or a pass).
+    Move,
+    /// A variant name.
+    Variant,
+    /// The cells of a board string.
+    Board(String),
+    /// The side-to-move field of a board string.
+    Side,
+    /// A transcript move that is not legal where it stands.
+    IllegalMove {
+        /// 1-based ply of the move.
+        ply: usize,
+        /// Why it is illegal.
+        error: MoveError,
+    },
+}
+
+/// A parse failure that names the offending token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    /// What was being read.
+    pub kind: ParseErrorKind,
+    /// The offending token, shortened if long.
+    pub token: String,
+}
+
+/// Longest token quoted in an error message: input can be arbitrarily long.
+const MAX_QUOTED: usize = 40;
+
+impl ParseError {
+    /// An error about `token`.
+    pub fn new(kind: ParseErrorKind, token: &str) -> ParseError {
+        let token = match token.char_indices().nth(MAX_QUOTED) {
+            Some((cut, _)) => format!("{}...", &token[..cut]),
+            None => token.to_string(),
+        };
+        ParseError { kind, token }
+    }
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let token = &self.token;
+        match &self.kind {
+            ParseErrorKind::Square => write!(
+                f,
+                "bad square '{token}' (expected a1..h8, a1..j10 on 10x10)"
+            ),
+            ParseErrorKind::Move => write!(f, "bad move '{token}' (expected a square or pass)"),
+            ParseErrorKind::Variant => {
+                let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
+                write!(
+                    f,
+                    "unknown variant '{token}' (expected one of {})",
+                    names.join(", ")
+                )
+            }
+            ParseErrorKind::Board(why) => write!(f, "bad board '{token}': {why}"),
+            ParseErrorKind::Side => write!(f, "bad side to move '{token}' (expected X or O)"),
+            ParseErrorKind::IllegalMove { ply, error } => {
+                write!(f, "illegal move '{token}' at ply {ply}: {error}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Reads a board string of `variant` (`<cells> <side>`).
+pub fn parse_board(text: &str, variant: Variant) -> Result<Game, ParseError> {
+    let mut fields = text.split_whitespace();
+    let (Some(cells), Some(side), None) = (fields.next(), fields.next(), fields.next()) else {
+        let why = "expected '<cells> <side>'".to_string();
+        return Err(ParseError::new(ParseErrorKind::Board(why), text));
+    };
+    let (black, white) = parse_cells(cells, variant)?;
+    let to_move =
+        Color::from_letter(side).ok_or_else(|| ParseError::new(ParseErrorKind::Side, side))?;
+    Ok(Game::from_bits(variant, black, white, to_move))
+}
+
+/// Reads the cells of a board string into black and white bit sets.
+pub fn parse_cells(cells: &str, variant: Variant) -> Result<(u128, u128), ParseError> {
+    let squares = variant.squares() as usize;
+    let count = cells.chars().count();
+    if count != squares {
+        let why = format!("{variant} has {squares} cells, found {count}");
+        return Err(ParseError::new(ParseErrorKind::Board(why), cells));
+    }
+    let (mut black, mut white) = (0u128, 0u128);
+    for (index, cell) in cells.chars().enumerate() {
+        match cell {
+            'X' | 'x' | '*' => black |= 1 << index,
+            'O' | 'o' => white |= 1 << index,
+            '-' | '.' => {}
+            other => {
+                let why = format!("cell {} is '{other}' (expected X, O or -)", index + 1);
+                return Err(ParseError::new(ParseErrorKind::Board(why), cells));
+            }
+        }
+    }
+    Ok((black, white))
+}
+
+/// The cells of `game`, row by row from a1, in the OBF alphabet.
+pub fn cells_string(game: &Game) -> String {
+    let (black, white) = game.bits();
+    (0..game.variant().squares())
+        .map(|i| match (black >> i & 1, white >> i & 1) {
+            (1, _) => 'X',
+            (_, 1) => 'O',
+            _ => '-',
+        })
+        .collect()
+}
+
+/// The board string of `game`: cells, a space, the side to move.
+pub fn board_string(game: &Game) -> String {
+    format!("{} {}", cells_string(game), game.to_move().letter())
+}
+
+/// Reads a transcript into moves; it does not check that they are legal.
+pub fn parse_transcript(text: &str) -> Result<Vec<Move>, ParseError> {
+    let mut moves = Vec::new();
+    let mut rest = text.trim_start_matches(is_separator);
+    while !rest.is_empty() {
+        let (mv, after) = parse_move_prefix(rest).ok_or_else(|| {
+            let token = rest.split(is_separator).next().unwrap_or(rest);
+            ParseError::new(ParseErrorKind::Move, token)
+        })?;
+        moves.push(mv);
+        rest = after.trim_start_matches(is_separator);
+    }
+    Ok(moves)
+}
+
+fn is_separator(c: char) -> bool {
+    c.is_whitespace() || c == ','
+}
+
+fn parse_move_prefix(text: &str) -> Option<(Move, &str)> {
+    for pass in ["pass", "pa"] {
+        if let Some(head) = text.get(..pass.len())
+            && head.eq_ignore_ascii_case(pass)
+        {
+            return Some((Move::Pass, text.get(pass.len()..)?));
+        }
+    }
+    parse_square_prefix(text).map(|(square, rest)| (Move::Place(square), rest))
+}
+
+/// Moves run together (`f5d6c3pass`), the form [`parse_transcript`] reads.
+pub fn transcript_string(moves: &[Move]) -> String {
+    moves.iter().map(Move::to_string).collect()
+}
+
+/// Plays a transcript from the start of `variant`. A square where the side to move
+/// has no move implies the pass that many transcripts leave out.
+pub fn replay(variant: Variant, moves: &[Move]) -> Result<Game, ParseError> {
+    let mut game = Game::new(variant);
+    for (i, &mv) in moves.iter().enumerate() {
+        if matches!(mv, Move::Place(_)) && game.must_pass() {
+            // Cannot fail: the side to move has no move.
+            let _ = game.apply(Move::Pass);
+        }
+        game.apply(mv).map_err(|error| {
+            let kind = ParseErrorKind::IllegalMove { ply: i + 1, error };
+            ParseError::new(kind, &mv.to_string())
+        })?;
+    }
+    Ok(game)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_start_position_prints_as_obf() {
+        let game = Game::new(Variant::Othello);
+        let expect = "---------------------------OX------XO--------------------------- X";
+        assert_eq!(board_string(&game), expect);
+        assert_eq!(parse_board(expect, Variant::Othello).unwrap(), game);
+    }
+
+    #[test]
+    fn transcripts_accept_separators_and_both_pass_spellings() {
+        let moves = parse_transcript("F5 d6,c3PAd3 pass").unwrap();
+        assert_eq!(transcript_string(&moves), "f5d6c3passd3pass");
+        assert_eq!(parse_transcript("a10b3").unwrap().len(), 2);
+    }
+
+    #[test]
+    fn bad_input_names_the_offending_token() {
+        let err = parse_transcript("f5d6 z9c3").unwrap_err();
+        assert!(err.to_string().contains("'z9c3'"), "{err}");
+        let err = parse_board("--- Q", Variant::TicTacToe).unwrap_err();
+        assert!(err.to_string().contains("'---'"), "{err}");
+        let err = parse_board("--------- Q", Variant::TicTacToe).unwrap_err();
+        assert!(err.to_string().contains("'Q'"), "{err}");
+        let err = replay(Variant::Othello, &parse_transcript("f5f5").unwrap()).unwrap_err();
+        assert!(err.to_string().contains("'f5' at ply 2"), "{err}");
+    }
+}
