@@ -1,1 +1,43 @@
+//! flipd: the flipline game daemon. Actix actors on tokio serve protocol v1 (see
+//! PROTOCOL.md) over TCP; the rules and the engine come from the pure `flipline`
+//! crate, so everything here is a shell around them.
+//!
+//! # Layout
+//! - [`server`]: start (bind, worker threads, engine pool, actors), graceful
+//!   shutdown, and [`server::DaemonThread`] for tests and the client's local mode.
+//! - [`listener`]: the listener actor: accepts, caps connections, spreads sessions
+//!   over the worker threads.
+//! - [`session`]: the session actor, one per connection: commands, replies in
+//!   order, rate limit, idle timeout.
+//! - [`codec`]: line framing where over-long and non-UTF-8 lines are items.
+//! - [`outbox`]: the bounded outbound queue and its writer task.
+//! - [`lobby`]: the lobby actor: names, seeks, game ids, `LIST`, `WHO`.
+//! - [`game`]: the game actor, one per game: board, seats, clocks, bots, events.
+//! - [`clock`]: chess clocks.
+//! - [`engine_pool`]: engine threads for bot moves and hints, with deadlines.
+//! - [`messages`]: the messages between the actors.
+//! - [`config`]: the RON configuration and its embedded default.
 
+pub mod clock;
+pub mod codec;
+pub mod config;
+pub mod engine_pool;
+pub mod game;
+pub mod listener;
+pub mod lobby;
+pub mod messages;
+pub mod outbox;
+pub mod server;
+pub mod session;
+
+pub use config::Config;
+pub use server::{DaemonThread, serve};
+
+/// A random number from the standard library's per-process random keys: enough
+/// for colours and engine seeds, without another dependency.
+pub fn random_u64() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish()
+}

@@ -1,1 +1,66 @@
-fn main() {}
+//! `flipd`: flags, logging, then the daemon (all in the library).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, ValueEnum};
+use flipd::{Config, serve, server::termination_signal};
+
+/// flipline's game daemon: Othello and its cousins over a line protocol.
+#[derive(Parser, Debug)]
+#[command(name = "flipd", version, about)]
+struct Flags {
+    /// Configuration file (RON); without it, the embedded config/default.ron.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Address to listen on, overriding the configuration (e.g. 127.0.0.1:0).
+    #[arg(long)]
+    listen: Option<String>,
+    /// Log line format. The RUST_LOG variable filters (default: info).
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
+}
+
+fn main() -> ExitCode {
+    let flags = Flags::parse();
+    init_logging(flags.log_format);
+    let config = match &flags.config {
+        Some(path) => Config::load(path),
+        None => Config::embedded(),
+    };
+    let mut config = match config {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("flipd: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Some(listen) = flags.listen {
+        config.listen = listen;
+    }
+    match serve(config, termination_signal, |_| {}) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("flipd: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_logging(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    match format {
+        LogFormat::Text => builder.init(),
+        LogFormat::Json => builder.json().init(),
+    }
+}

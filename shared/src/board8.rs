@@ -129,9 +129,20 @@ pub fn perft(p: u64, o: u64, depth: u32) -> u64 {
         let square = moves.trailing_zeros();
         moves &= moves - 1;
         let f = flips(square, p, o);
-        leaves += perft(o ^ f, p ^ f ^ (1 << square), depth - 1);
+        let (child_p, child_o) = (o ^ f, p ^ f ^ (1 << square));
+        leaves += if depth == 2 {
+            leaves_one_ply(child_p, child_o)
+        } else {
+            perft(child_p, child_o, depth - 1)
+        };
     }
     leaves
+}
+
+/// Leaves one ply below: the moves, or one for the pass or the end of the game.
+#[inline(always)]
+fn leaves_one_ply(p: u64, o: u64) -> u64 {
+    u64::from(moves(p, o).count_ones().max(1))
 }
 
 #[cfg(test)]

@@ -15,12 +15,16 @@
 //!   the score, the hash.
 //! - [`notation`]: board strings (OBF), transcripts, `ParseError`.
 //! - [`perft`]: leaf counts for any variant.
+//! - [`engine`]: the computer player: levels 1..=10, alpha-beta search, move ranking.
+//! - [`protocol`]: protocol v1: `Command` parsing, `Event` lines, `ServerLine` for clients.
 
 pub mod bits;
 pub mod board8;
+pub mod engine;
 pub mod game;
 pub mod notation;
 pub mod perft;
+pub mod protocol;
 pub mod square;
 pub mod variant;
 

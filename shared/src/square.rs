@@ -50,13 +50,14 @@ impl Square {
 }
 
 impl fmt::Display for Square {
+    /// `d3`. The fields are public, so a square may lie beyond any board; such a
+    /// column prints as its number in brackets (`[200]1`) rather than overflow.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}{}",
-            char::from(b'a' + self.col),
-            u32::from(self.row) + 1
-        )
+        let row = u32::from(self.row) + 1;
+        match self.col {
+            col @ 0..26 => write!(f, "{}{row}", char::from(b'a' + col)),
+            col => write!(f, "[{col}]{row}"),
+        }
     }
 }
 

@@ -1,0 +1,112 @@
+//! Chess clocks: base time plus an increment after each move; only the clock of
+//! the side to move runs.
+
+use std::time::{Duration, Instant};
+
+use flipline::Color;
+use flipline::protocol::ClockSpec;
+
+/// Both sides' clocks.
+#[derive(Clone, Debug)]
+pub struct Clocks {
+    spec: ClockSpec,
+    /// Milliseconds left for black and white, as of the last stop.
+    left_ms: [u64; 2],
+    /// The side whose clock runs, and since when.
+    running: Option<(Color, Instant)>,
+}
+
+fn slot(color: Color) -> usize {
+    match color {
+        Color::Black => 0,
+        Color::White => 1,
+    }
+}
+
+impl Clocks {
+    /// Stopped clocks at the base time.
+    pub fn new(spec: ClockSpec) -> Clocks {
+        Clocks {
+            spec,
+            left_ms: [spec.base_ms; 2],
+            running: None,
+        }
+    }
+
+    /// The specification the clocks were made from.
+    pub fn spec(&self) -> ClockSpec {
+        self.spec
+    }
+
+    /// Starts `side`'s clock (stopping nothing: call [`Clocks::stop`] first).
+    pub fn start(&mut self, side: Color, now: Instant) {
+        self.running = Some((side, now));
+    }
+
+    /// Stops the running clock at `now`. Returns `Err(side)` when that side's time
+    /// ran out before `now`; otherwise its increment is added.
+    pub fn stop(&mut self, now: Instant) -> Result<(), Color> {
+        let Some((side, since)) = self.running.take() else {
+            return Ok(());
+        };
+        let used = millis(now.saturating_duration_since(since));
+        let left = self.left_ms.get_mut(slot(side)).ok_or(side)?;
+        if used >= *left {
+            *left = 0;
+            return Err(side);
+        }
+        *left = *left - used + self.spec.increment_ms;
+        Ok(())
+    }
+
+    /// Milliseconds left for `side` at `now`.
+    pub fn left(&self, side: Color, now: Instant) -> u64 {
+        let stored = self.left_ms.get(slot(side)).copied().unwrap_or(0);
+        match self.running {
+            Some((running, since)) if running == side => {
+                stored.saturating_sub(millis(now.saturating_duration_since(since)))
+            }
+            _ => stored,
+        }
+    }
+
+    /// The side whose running clock has reached zero at `now`, if any.
+    pub fn flagged(&self, now: Instant) -> Option<Color> {
+        let (side, _) = self.running?;
+        (self.left(side, now) == 0).then_some(side)
+    }
+
+    /// (black, white) milliseconds left at `now`, as `MOVED` carries them.
+    pub fn both(&self, now: Instant) -> (u64, u64) {
+        (self.left(Color::Black, now), self.left(Color::White, now))
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_running_clock_moves_and_increments_are_added() {
+        let spec = ClockSpec {
+            base_ms: 1000,
+            increment_ms: 500,
+        };
+        let mut clocks = Clocks::new(spec);
+        let t0 = Instant::now();
+        clocks.start(Color::Black, t0);
+        assert_eq!(clocks.both(t0 + Duration::from_millis(300)), (700, 1000));
+        assert_eq!(clocks.stop(t0 + Duration::from_millis(300)), Ok(()));
+        assert_eq!(clocks.both(t0 + Duration::from_millis(900)), (1200, 1000));
+        clocks.start(Color::White, t0);
+        assert_eq!(
+            clocks.stop(t0 + Duration::from_millis(1000)),
+            Err(Color::White)
+        );
+        assert_eq!(clocks.left(Color::White, t0), 0);
+    }
+}

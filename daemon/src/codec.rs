@@ -1,0 +1,139 @@
+//! Framing of client input: lines ending in LF (CRLF accepted), where an over-long
+//! line or one that is not UTF-8 is an item of its own, not a stream error, so that
+//! the connection survives it.
+
+use bytes::{Buf, BytesMut};
+use tokio_util::codec::Decoder;
+
+/// One framed line of client input.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line {
+    /// A line of text, without its line ending.
+    Text(String),
+    /// A line longer than the limit; its bytes were dropped.
+    TooLong,
+    /// A line that is not valid UTF-8.
+    NotUtf8,
+}
+
+/// Splits input into [`Line`]s of at most `max` bytes.
+#[derive(Debug)]
+pub struct LineCodec {
+    max: usize,
+    /// Bytes of the current line already searched for LF.
+    scanned: usize,
+    /// Inside an over-long line: drop input up to the next LF.
+    discarding: bool,
+}
+
+impl LineCodec {
+    /// A codec for lines of at most `max` bytes (line ending excluded).
+    pub fn new(max: usize) -> LineCodec {
+        LineCodec {
+            max,
+            scanned: 0,
+            discarding: false,
+        }
+    }
+
+    fn take_line(&mut self, buf: &mut BytesMut, end: usize) -> Line {
+        let line = buf.split_to(end + 1);
+        self.scanned = 0;
+        if std::mem::take(&mut self.discarding) {
+            return Line::TooLong;
+        }
+        let mut text = &line[..end];
+        if let [head @ .., b'\r'] = text {
+            text = head;
+        }
+        if text.len() > self.max {
+            return Line::TooLong;
+        }
+        match std::str::from_utf8(text) {
+            Ok(text) => Line::Text(text.to_string()),
+            Err(_) => Line::NotUtf8,
+        }
+    }
+}
+
+impl Decoder for LineCodec {
+    type Item = Line;
+    type Error = std::io::Error;
+
+    fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Line>, std::io::Error> {
+        let unscanned = buf.get(self.scanned..).unwrap_or_default();
+        if let Some(offset) = unscanned.iter().position(|&b| b == b'\n') {
+            let end = self.scanned + offset;
+            return Ok(Some(self.take_line(buf, end)));
+        }
+        // No line end yet. Past the limit (plus room for CR) the line is too long:
+        // drop what has come so far and remember to drop the rest of it.
+        if buf.len() > self.max + 1 {
+            buf.advance(buf.len());
+            self.scanned = 0;
+            self.discarding = true;
+        } else {
+            self.scanned = buf.len();
+        }
+        Ok(None)
+    }
+
+    fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Line>, std::io::Error> {
+        if let Some(line) = self.decode(buf)? {
+            return Ok(Some(line));
+        }
+        // A last line without LF still counts, unless it was part of a long one.
+        if buf.is_empty() || self.discarding {
+            buf.clear();
+            return Ok(None);
+        }
+        buf.extend_from_slice(b"\n");
+        let end = buf.len() - 1;
+        Ok(Some(self.take_line(buf, end)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode_all(codec: &mut LineCodec, chunks: &[&[u8]]) -> Vec<Line> {
+        let mut buf = BytesMut::new();
+        let mut out = Vec::new();
+        for chunk in chunks {
+            buf.extend_from_slice(chunk);
+            while let Some(line) = codec.decode(&mut buf).unwrap() {
+                out.push(line);
+            }
+        }
+        while let Some(line) = codec.decode_eof(&mut buf).unwrap() {
+            out.push(line);
+        }
+        out
+    }
+
+    #[test]
+    fn lines_split_on_lf_and_crlf_across_chunks() {
+        let lines = decode_all(
+            &mut LineCodec::new(64),
+            &[b"MOVE d", b"3\r\nPI", b"NG\nQUIT"],
+        );
+        let text = |s: &str| Line::Text(s.to_string());
+        assert_eq!(lines, vec![text("MOVE d3"), text("PING"), text("QUIT")]);
+    }
+
+    #[test]
+    fn a_long_line_is_one_item_and_the_next_line_survives() {
+        let long = vec![b'x'; 300];
+        let lines = decode_all(&mut LineCodec::new(64), &[&long, &long, b"\nPING\n"]);
+        assert_eq!(lines, vec![Line::TooLong, Line::Text("PING".to_string())]);
+        let lines = decode_all(&mut LineCodec::new(4), &[b"ABCDE\nOK\n"]);
+        assert_eq!(lines, vec![Line::TooLong, Line::Text("OK".to_string())]);
+    }
+
+    #[test]
+    fn invalid_utf8_is_an_item() {
+        let lines = decode_all(&mut LineCodec::new(64), &[b"\xff\xfe\nPING\n"]);
+        assert_eq!(lines, vec![Line::NotUtf8, Line::Text("PING".to_string())]);
+    }
+}

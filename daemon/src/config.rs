@@ -1,0 +1,241 @@
+//! The daemon's settings: RON, with every setting commented in config/default.ron,
+//! which is embedded in the binary as the default.
+
+use std::fmt;
+use std::path::Path;
+
+use serde::Deserialize;
+
+/// The embedded default configuration (config/default.ron).
+pub const DEFAULT_RON: &str = include_str!("../../config/default.ron");
+
+/// Every setting of the daemon. See config/default.ron for what each one means.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Address to listen on.
+    pub listen: String,
+    /// Threads for connections and games (0: one per core).
+    pub workers: usize,
+    /// Threads for engine work.
+    pub engine_threads: usize,
+    /// Longest a bot move or hint may think, in milliseconds.
+    pub engine_move_ms: u64,
+    /// Connections held at once.
+    pub max_connections: usize,
+    /// Longest command line in bytes.
+    pub max_line_bytes: usize,
+    /// Lines queued for a client before it is disconnected.
+    pub outbound_queue_lines: usize,
+    /// Per-connection command rate limit.
+    pub rate_limit: RateLimit,
+    /// Seconds of silence before a connection is closed.
+    pub idle_timeout_secs: u64,
+    /// Seconds a disconnected player's seat is kept.
+    pub grace_secs: u64,
+    /// Where `HINT` is allowed.
+    pub hints: Hints,
+    /// Milliseconds allowed for shutting down.
+    pub shutdown_drain_ms: u64,
+}
+
+/// A token bucket: `burst` commands at once, refilled at `per_second`.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct RateLimit {
+    /// Tokens added per second.
+    pub per_second: u32,
+    /// Bucket size.
+    pub burst: u32,
+}
+
+/// Which games allow `HINT`.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Hints {
+    /// Games against a bot.
+    pub bot_games: bool,
+    /// Hotseat games.
+    pub hotseat_games: bool,
+    /// Games between two connections.
+    pub human_games: bool,
+}
+
+/// A configuration that could not be read, naming the file and the place in it.
+#[derive(Debug)]
+pub struct ConfigError {
+    /// The file, or `<embedded default>`.
+    pub source_name: String,
+    /// What went wrong, with line:column where the parser gives one.
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.source_name, self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl Config {
+    /// The embedded default.
+    pub fn embedded() -> Result<Config, ConfigError> {
+        Config::parse(DEFAULT_RON, "<embedded default>")
+    }
+
+    /// Reads a file. Settings it leaves out keep their defaults.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            source_name: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        Config::parse(&text, &path.display().to_string())
+    }
+
+    /// Parses RON text over the defaults: the text is read as a partial config
+    /// (every field optional) and laid over the embedded file's values.
+    pub fn parse(text: &str, source_name: &str) -> Result<Config, ConfigError> {
+        let error = |message: String| ConfigError {
+            source_name: source_name.to_string(),
+            message,
+        };
+        // Settings are written bare (`grace_secs: 5`), not as `Some(5)`.
+        let options = ron::Options::default()
+            .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
+        let partial: PartialConfig = options.from_str(text).map_err(|e| error(e.to_string()))?;
+        let base = if source_name == "<embedded default>" {
+            None
+        } else {
+            Some(Config::embedded()?)
+        };
+        let config = partial
+            .over(base)
+            .ok_or_else(|| error("the embedded default must name every setting".to_string()))?;
+        config.validate().map_err(error)?;
+        Ok(config)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let checks = [
+            (
+                self.max_line_bytes >= 64,
+                "max_line_bytes must be at least 64",
+            ),
+            (
+                self.outbound_queue_lines >= 16,
+                "outbound_queue_lines must be at least 16",
+            ),
+            (
+                self.max_connections >= 1,
+                "max_connections must be at least 1",
+            ),
+            (
+                self.engine_threads >= 1,
+                "engine_threads must be at least 1",
+            ),
+            (
+                self.rate_limit.burst >= 1,
+                "rate_limit.burst must be at least 1",
+            ),
+            (
+                self.idle_timeout_secs >= 1,
+                "idle_timeout_secs must be at least 1",
+            ),
+        ];
+        match checks.iter().find(|(ok, _)| !ok) {
+            Some((_, why)) => Err((*why).to_string()),
+            None => Ok(()),
+        }
+    }
+
+    /// Worker threads to start: the setting, or one per core when it is 0.
+    pub fn worker_count(&self) -> usize {
+        match self.workers {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+    }
+}
+
+/// [`Config`] with every field optional, for files that change a few settings.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PartialConfig {
+    listen: Option<String>,
+    workers: Option<usize>,
+    engine_threads: Option<usize>,
+    engine_move_ms: Option<u64>,
+    max_connections: Option<usize>,
+    max_line_bytes: Option<usize>,
+    outbound_queue_lines: Option<usize>,
+    rate_limit: Option<RateLimit>,
+    idle_timeout_secs: Option<u64>,
+    grace_secs: Option<u64>,
+    hints: Option<Hints>,
+    shutdown_drain_ms: Option<u64>,
+}
+
+impl PartialConfig {
+    /// These settings over `base`; with no base every setting must be present.
+    fn over(self, base: Option<Config>) -> Option<Config> {
+        macro_rules! pick {
+            ($field:ident) => {
+                match (self.$field, &base) {
+                    (Some(value), _) => value,
+                    (None, Some(base)) => base.$field.clone(),
+                    (None, None) => return None,
+                }
+            };
+        }
+        Some(Config {
+            listen: pick!(listen),
+            workers: pick!(workers),
+            engine_threads: pick!(engine_threads),
+            engine_move_ms: pick!(engine_move_ms),
+            max_connections: pick!(max_connections),
+            max_line_bytes: pick!(max_line_bytes),
+            outbound_queue_lines: pick!(outbound_queue_lines),
+            rate_limit: pick!(rate_limit),
+            idle_timeout_secs: pick!(idle_timeout_secs),
+            grace_secs: pick!(grace_secs),
+            hints: pick!(hints),
+            shutdown_drain_ms: pick!(shutdown_drain_ms),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_default_parses() {
+        let config = Config::embedded().unwrap();
+        assert_eq!(config.listen, "127.0.0.1:7341");
+        assert!(config.hints.bot_games);
+    }
+
+    #[test]
+    fn a_file_may_change_a_few_settings() {
+        let config = Config::parse("(grace_secs: 5, listen: \"127.0.0.1:0\")", "f.ron").unwrap();
+        assert_eq!(config.grace_secs, 5);
+        assert_eq!(config.listen, "127.0.0.1:0");
+        assert_eq!(
+            config.max_line_bytes,
+            Config::embedded().unwrap().max_line_bytes
+        );
+    }
+
+    #[test]
+    fn unknown_keys_and_wrong_types_name_the_place() {
+        let err = Config::parse("(\n  grace_secs: 5,\n  colour: 3,\n)", "f.ron").unwrap_err();
+        let text = err.to_string();
+        assert!(text.starts_with("f.ron: 3:"), "{text}");
+        assert!(text.contains("colour"), "{text}");
+        let err = Config::parse("(grace_secs: \"soon\")", "f.ron").unwrap_err();
+        assert!(err.to_string().contains("1:"), "{err}");
+        let err = Config::parse("(max_line_bytes: 3)", "f.ron").unwrap_err();
+        assert!(err.to_string().contains("max_line_bytes"), "{err}");
+    }
+}

@@ -1,0 +1,38 @@
+//! Engine work (bot moves, hints) on threads of its own, apart from the threads
+//! that run connections and games, each search bounded by a deadline.
+
+use std::time::Instant;
+
+use actix::{Actor, Handler, Message, SyncContext};
+use flipline::Game;
+use flipline::engine::{self, Choice};
+
+/// One engine thread of the pool (a `SyncArbiter` runs several).
+pub struct EngineWorker;
+
+impl Actor for EngineWorker {
+    type Context = SyncContext<Self>;
+}
+
+/// Search `game` at `level` until `deadline`.
+#[derive(Message)]
+#[rtype(result = "Option<Choice>")]
+pub struct Think {
+    /// The position, side to move included.
+    pub game: Game,
+    /// Engine level 1..=10.
+    pub level: u8,
+    /// Varies the choice between equal moves.
+    pub seed: u64,
+    /// When the answer is due; a job that waited past it still gets a shallow move.
+    pub deadline: Instant,
+}
+
+impl Handler<Think> for EngineWorker {
+    type Result = Option<Choice>;
+
+    fn handle(&mut self, job: Think, _: &mut SyncContext<Self>) -> Option<Choice> {
+        let mut stop = || Instant::now() >= job.deadline;
+        engine::choose(&job.game, job.level, job.seed, &mut stop)
+    }
+}

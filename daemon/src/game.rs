@@ -1,0 +1,846 @@
+//! The game actor: one per game. It owns the board (a pure `flipline::Game`), the
+//! seats, the spectators and the clocks, serialises moves, and tells everyone in
+//! the game what happened. The rules themselves are in `flipline`; this is a shell.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use actix::fut::{self, ActorFutureExt, WrapFuture};
+use actix::{
+    Actor, ActorContext, Addr, AsyncContext, Context, Handler, ResponseActFuture, SpawnHandle,
+};
+use flipline::notation::cells_string;
+use flipline::protocol::{ClockSpec, EndReason, ErrorCode, Event, GameId, ProtocolError};
+use flipline::{Color, Game, Move, MoveError, Variant};
+
+use crate::clock::Clocks;
+use crate::config::Config;
+use crate::engine_pool::{EngineWorker, Think};
+use crate::lobby::Lobby;
+use crate::messages::*;
+use crate::random_u64;
+use crate::session::Session;
+
+/// The engine level `HINT` uses.
+const HINT_LEVEL: u8 = 6;
+
+/// Everything a game actor starts from.
+pub struct GameSetup {
+    /// The game's id.
+    pub id: GameId,
+    /// Its variant.
+    pub variant: Variant,
+    /// Its clock.
+    pub clock: Option<ClockSpec>,
+    /// Black's seat.
+    pub black: SeatSpec,
+    /// White's seat.
+    pub white: SeatSpec,
+    /// Daemon settings.
+    pub config: Arc<Config>,
+    /// The lobby, told of status changes.
+    pub lobby: Addr<Lobby>,
+    /// The engine pool, for bots and hints.
+    pub engine: Addr<EngineWorker>,
+    /// Plies played, shared with the lobby for `LIST`.
+    pub ply: Arc<AtomicU32>,
+}
+
+/// A person in a seat; `session` is `None` while they are disconnected.
+struct Player {
+    name: String,
+    session: Option<Addr<Session>>,
+    grace: Option<SpawnHandle>,
+}
+
+enum Seat {
+    Open,
+    Bot(u8),
+    Human(Player),
+}
+
+impl Seat {
+    fn from_spec(spec: SeatSpec) -> Seat {
+        match spec {
+            SeatSpec::Open => Seat::Open,
+            SeatSpec::Bot(level) => Seat::Bot(level),
+            SeatSpec::Human(m) => Seat::Human(Player {
+                name: m.name,
+                session: Some(m.session),
+                grace: None,
+            }),
+        }
+    }
+
+    fn name(&self) -> Option<String> {
+        match self {
+            Seat::Open => None,
+            Seat::Bot(level) => Some(format!("bot:{level}")),
+            Seat::Human(p) => Some(p.name.clone()),
+        }
+    }
+
+    fn player(&self, name: &str) -> Option<&Player> {
+        match self {
+            Seat::Human(p) if p.name == name => Some(p),
+            _ => None,
+        }
+    }
+
+    fn player_mut(&mut self, name: &str) -> Option<&mut Player> {
+        match self {
+            Seat::Human(p) if p.name == name => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The seat as a rematch would fill it.
+    fn spec(&self) -> Option<SeatSpec> {
+        match self {
+            Seat::Open => Some(SeatSpec::Open),
+            Seat::Bot(level) => Some(SeatSpec::Bot(*level)),
+            Seat::Human(p) => p.session.clone().map(|session| {
+                SeatSpec::Human(Member {
+                    name: p.name.clone(),
+                    session,
+                })
+            }),
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Waiting,
+    Playing,
+    Over,
+}
+
+/// One game (see the module docs).
+pub struct GameActor {
+    id: GameId,
+    game: Game,
+    /// Black's seat, then white's.
+    seats: [Seat; 2],
+    spectators: Vec<Addr<Session>>,
+    clocks: Option<Clocks>,
+    flag_timer: Option<SpawnHandle>,
+    phase: Phase,
+    history: Vec<Move>,
+    rematch: [bool; 2],
+    config: Arc<Config>,
+    lobby: Addr<Lobby>,
+    engine: Addr<EngineWorker>,
+    ply: Arc<AtomicU32>,
+}
+
+fn slot(color: Color) -> usize {
+    match color {
+        Color::Black => 0,
+        Color::White => 1,
+    }
+}
+
+fn forbidden(message: impl Into<String>) -> ProtocolError {
+    ProtocolError::new(ErrorCode::Forbidden, message)
+}
+
+fn conflict(message: impl Into<String>) -> ProtocolError {
+    ProtocolError::new(ErrorCode::Conflict, message)
+}
+
+impl GameActor {
+    /// A game from its setup; it begins once both seats are filled.
+    pub fn new(setup: GameSetup) -> GameActor {
+        GameActor {
+            id: setup.id,
+            game: Game::new(setup.variant),
+            seats: [Seat::from_spec(setup.black), Seat::from_spec(setup.white)],
+            spectators: Vec::new(),
+            clocks: setup.clock.map(Clocks::new),
+            flag_timer: None,
+            phase: Phase::Waiting,
+            history: Vec::new(),
+            rematch: [false; 2],
+            config: setup.config,
+            lobby: setup.lobby,
+            engine: setup.engine,
+            ply: setup.ply,
+        }
+    }
+
+    fn seat(&self, color: Color) -> &Seat {
+        &self.seats[slot(color)]
+    }
+
+    /// The colours `name` plays (both in a hotseat game).
+    fn colors_of(&self, name: &str) -> Vec<Color> {
+        [Color::Black, Color::White]
+            .into_iter()
+            .filter(|&c| self.seat(c).player(name).is_some())
+            .collect()
+    }
+
+    /// The colour `name` may move for now, or why not.
+    fn mover(&self, name: &str) -> Result<Color, ProtocolError> {
+        let colors = self.colors_of(name);
+        if colors.is_empty() {
+            return Err(forbidden(format!("you have no seat in game {}", self.id)));
+        }
+        match self.phase {
+            Phase::Waiting => return Err(conflict(format!("game {} has not started", self.id))),
+            Phase::Over => return Err(conflict(format!("game {} is over", self.id))),
+            Phase::Playing => {}
+        }
+        let to_move = self.game.to_move();
+        if colors.contains(&to_move) {
+            Ok(to_move)
+        } else {
+            Err(forbidden("not your turn"))
+        }
+    }
+
+    /// Every connection that hears the game's events, each once.
+    fn audience(&self) -> Vec<Addr<Session>> {
+        let mut all: Vec<Addr<Session>> = Vec::with_capacity(2 + self.spectators.len());
+        for seat in &self.seats {
+            if let Seat::Human(Player {
+                session: Some(s), ..
+            }) = seat
+                && !all.contains(s)
+            {
+                all.push(s.clone());
+            }
+        }
+        all.extend(self.spectators.iter().cloned());
+        all
+    }
+
+    fn broadcast(&self, events: &[Event]) {
+        let text = lines(events);
+        for session in self.audience() {
+            session.do_send(Deliver(Arc::clone(&text)));
+        }
+    }
+
+    fn start_event(&self) -> Event {
+        Event::Start {
+            game: self.id,
+            variant: self.game.variant(),
+            black: self.seat(Color::Black).name().unwrap_or_else(|| "-".into()),
+            white: self.seat(Color::White).name().unwrap_or_else(|| "-".into()),
+            clock: self.clocks.as_ref().map(Clocks::spec),
+        }
+    }
+
+    fn board_event(&self) -> Event {
+        let to_move = (self.phase == Phase::Playing).then(|| self.game.to_move());
+        Event::Board {
+            game: self.id,
+            cells: cells_string(&self.game),
+            to_move,
+        }
+    }
+
+    fn turn_event(&self) -> Option<Event> {
+        (self.phase == Phase::Playing).then(|| Event::Turn {
+            game: self.id,
+            side: self.game.to_move(),
+            moves: self.game.legal_moves().iter().collect(),
+        })
+    }
+
+    /// START, BOARD and TURN: the whole state, for a newcomer.
+    fn snapshot(&self) -> Vec<Event> {
+        let mut events = vec![self.start_event(), self.board_event()];
+        events.extend(self.turn_event());
+        events
+    }
+
+    fn tell_lobby(&self) {
+        let status = match self.phase {
+            Phase::Waiting => "open",
+            Phase::Playing => "playing",
+            Phase::Over => "over",
+        };
+        self.lobby.do_send(GameChanged {
+            game: self.id,
+            black: self.seat(Color::Black).name(),
+            white: self.seat(Color::White).name(),
+            status,
+        });
+    }
+
+    /// Both seats are filled: play.
+    fn begin(&mut self, ctx: &mut Context<Self>) {
+        self.phase = Phase::Playing;
+        self.tell_lobby();
+        self.broadcast(&self.snapshot());
+        self.next_turn(ctx);
+    }
+
+    /// Starts the clock of the side to move and lets a bot think.
+    fn next_turn(&mut self, ctx: &mut Context<Self>) {
+        let side = self.game.to_move();
+        if let Some(clocks) = &mut self.clocks {
+            clocks.start(side, Instant::now());
+            self.arm_flag_timer(ctx);
+        }
+        if let Seat::Bot(level) = *self.seat(side) {
+            self.think(ctx, level);
+        }
+    }
+
+    fn check_flag(&mut self, ctx: &mut Context<Self>, ply: usize) {
+        if self.phase != Phase::Playing || self.history.len() != ply {
+            return;
+        }
+        let flagged = self.clocks.as_ref().and_then(|c| c.flagged(Instant::now()));
+        match flagged {
+            Some(side) => self.finish(ctx, EndReason::Time, Some(side.opponent())),
+            // Woken a little early: wait for the rest.
+            None => self.arm_flag_timer(ctx),
+        }
+    }
+
+    /// Wakes the game when the running clock would reach zero: one timer per game
+    /// in play with a clock, none otherwise.
+    fn arm_flag_timer(&mut self, ctx: &mut Context<Self>) {
+        if let Some(old) = self.flag_timer.take() {
+            ctx.cancel_future(old);
+        }
+        let Some(clocks) = &self.clocks else { return };
+        let left = clocks.left(self.game.to_move(), Instant::now());
+        let ply = self.history.len();
+        let wait = Duration::from_millis(left + 1);
+        self.flag_timer = Some(ctx.run_later(wait, move |act, ctx| act.check_flag(ctx, ply)));
+    }
+
+    /// Asks the engine pool for a bot move; the answer is played if the game has
+    /// not moved on meanwhile.
+    fn think(&mut self, ctx: &mut Context<Self>, level: u8) {
+        let deadline = Instant::now() + self.think_budget();
+        let job = Think {
+            game: self.game,
+            level,
+            seed: random_u64(),
+            deadline,
+        };
+        let (ply, side) = (self.history.len(), self.game.to_move());
+        let request = self
+            .engine
+            .send(job)
+            .into_actor(self)
+            .map(move |answer, act, ctx| {
+                if act.phase != Phase::Playing || act.history.len() != ply {
+                    return;
+                }
+                let mv = match answer {
+                    Ok(Some(choice)) => choice.mv,
+                    // The pool is gone (shutting down) or had no answer: play on
+                    // with the first legal move rather than stall the game.
+                    _ => act
+                        .game
+                        .legal_moves()
+                        .iter()
+                        .next()
+                        .map_or(Move::Pass, Move::Place),
+                };
+                if let Err(e) = act.play(ctx, side, mv) {
+                    tracing::warn!(game = act.id, error = %e.message, "bot move refused");
+                }
+            });
+        ctx.spawn(request);
+    }
+
+    /// How long a bot may think: the configured time, and under a clock a share of
+    /// what is left.
+    fn think_budget(&self) -> Duration {
+        let mut ms = self.config.engine_move_ms;
+        if let Some(clocks) = &self.clocks {
+            let left = clocks.left(self.game.to_move(), Instant::now());
+            ms = ms.min(left / 20 + clocks.spec().increment_ms / 2).max(5);
+        }
+        Duration::from_millis(ms)
+    }
+
+    /// Plays `mv` for `side`: checks it, charges the clock, tells everyone.
+    fn play(
+        &mut self,
+        ctx: &mut Context<Self>,
+        side: Color,
+        mv: Move,
+    ) -> Result<(), ProtocolError> {
+        let mut next = self.game;
+        next.apply(mv).map_err(|e| self.illegal(e))?;
+        let now = Instant::now();
+        if let Some(clocks) = &mut self.clocks
+            && let Err(flagged) = clocks.stop(now)
+        {
+            self.finish(ctx, EndReason::Time, Some(flagged.opponent()));
+            return Err(conflict("your time ran out"));
+        }
+        self.game = next;
+        self.history.push(mv);
+        self.ply.store(
+            u32::try_from(self.history.len()).unwrap_or(u32::MAX),
+            Ordering::Relaxed,
+        );
+        let counts = self.game.counts();
+        let moved = Event::Moved {
+            game: self.id,
+            side,
+            played: mv,
+            black: counts.black,
+            white: counts.white,
+            clocks: self.clocks.as_ref().map(|c| c.both(now)),
+        };
+        if self.game.is_over() {
+            self.broadcast(&[moved]);
+            self.finish(ctx, EndReason::Normal, None);
+        } else {
+            let mut events = vec![moved, self.board_event()];
+            events.extend(self.turn_event());
+            self.broadcast(&events);
+            self.next_turn(ctx);
+        }
+        Ok(())
+    }
+
+    fn illegal(&self, error: MoveError) -> ProtocolError {
+        let legal = self.game.legal_moves();
+        let legal = if legal.is_empty() {
+            "pass".to_string()
+        } else {
+            legal.to_string()
+        };
+        match error {
+            MoveError::GameOver => conflict(format!("game {} is over", self.id)),
+            MoveError::MustMove(_) => {
+                ProtocolError::new(ErrorCode::IllegalMove, format!("{error}"))
+            }
+            _ => ProtocolError::new(ErrorCode::IllegalMove, format!("{error}; legal: {legal}")),
+        }
+    }
+
+    /// Ends the game: BOARD with no side to move, then OVER.
+    fn finish(&mut self, ctx: &mut Context<Self>, reason: EndReason, winner: Option<Color>) {
+        self.phase = Phase::Over;
+        if let Some(timer) = self.flag_timer.take() {
+            ctx.cancel_future(timer);
+        }
+        if let Some(clocks) = &mut self.clocks {
+            // A flag that fell is recorded as zero; otherwise the time stops as is.
+            let _ = clocks.stop(Instant::now());
+        }
+        let score = match reason {
+            EndReason::Normal => self.game.score(),
+            _ => forced_score(&self.game, winner),
+        };
+        let over = Event::Over {
+            game: self.id,
+            winner: score.winner,
+            black: score.black,
+            white: score.white,
+            reason,
+        };
+        self.broadcast(&[self.board_event(), over]);
+        self.tell_lobby();
+        self.stop_if_deserted(ctx);
+    }
+
+    /// A finished (or never started) game with nobody left in it stops.
+    fn stop_if_deserted(&mut self, ctx: &mut Context<Self>) {
+        let attached = self.seats.iter().any(|s| {
+            matches!(
+                s,
+                Seat::Human(Player {
+                    session: Some(_),
+                    ..
+                })
+            )
+        });
+        if self.phase != Phase::Playing && !attached {
+            ctx.stop();
+        }
+    }
+
+    fn act(&mut self, ctx: &mut Context<Self>, name: &str, action: Action) -> Reply {
+        match action {
+            Action::Move(square) => self.human_move(ctx, name, Move::Place(square)),
+            Action::Pass => self.human_move(ctx, name, Move::Pass),
+            Action::Resign => self.resign(ctx, name),
+            Action::Board => Ok(self.board_answer()),
+            Action::Say(text) => self.say(name, text),
+            Action::Leave => self.leave(ctx, name),
+        }
+    }
+
+    fn human_move(&mut self, ctx: &mut Context<Self>, name: &str, mv: Move) -> Reply {
+        let side = self.mover(name)?;
+        self.play(ctx, side, mv)?;
+        Ok(Answer::default())
+    }
+
+    fn resign(&mut self, ctx: &mut Context<Self>, name: &str) -> Reply {
+        let colors = self.colors_of(name);
+        let Some(&mine) = colors.first() else {
+            return Err(forbidden(format!("you have no seat in game {}", self.id)));
+        };
+        if self.phase != Phase::Playing {
+            return Err(conflict(format!("game {} is not in play", self.id)));
+        }
+        // In a hotseat game the side to move is the one resigning.
+        let loser = if colors.len() == 2 {
+            self.game.to_move()
+        } else {
+            mine
+        };
+        self.finish(ctx, EndReason::Resign, Some(loser.opponent()));
+        Ok(Answer::default())
+    }
+
+    fn board_answer(&self) -> Answer {
+        let mut events = vec![self.board_event()];
+        events.extend(self.turn_event());
+        Answer {
+            data: lines(&events).to_string(),
+            ok: String::new(),
+        }
+    }
+
+    fn say(&self, name: &str, text: String) -> Reply {
+        let seated = !self.colors_of(name).is_empty();
+        if !seated {
+            return Err(forbidden(format!("you have no seat in game {}", self.id)));
+        }
+        self.broadcast(&[Event::Chat {
+            game: self.id,
+            name: name.to_string(),
+            text,
+        }]);
+        Ok(Answer::default())
+    }
+
+    fn leave(&mut self, ctx: &mut Context<Self>, name: &str) -> Reply {
+        if self.colors_of(name).is_empty() {
+            return Err(forbidden(format!("you have no seat in game {}", self.id)));
+        }
+        if self.phase == Phase::Playing {
+            return Err(conflict(format!(
+                "game {} is in play: END resigns it",
+                self.id
+            )));
+        }
+        for seat in &mut self.seats {
+            if let Some(p) = seat.player_mut(name) {
+                p.session = None;
+            }
+        }
+        if self.phase == Phase::Waiting {
+            self.phase = Phase::Over;
+        }
+        self.stop_if_deserted(ctx);
+        Ok(Answer::default())
+    }
+
+    /// Records `name`'s wish for a rematch; once every person agrees, asks the lobby
+    /// for the new game with colours swapped.
+    fn rematch(&mut self, name: &str) -> ResponseActFuture<Self, Reply> {
+        let colors = self.colors_of(name);
+        if colors.is_empty() {
+            return ready(Err(forbidden(format!(
+                "you have no seat in game {}",
+                self.id
+            ))));
+        }
+        if self.phase != Phase::Over {
+            return ready(Err(conflict(format!("game {} is not over", self.id))));
+        }
+        for c in colors {
+            self.rematch[slot(c)] = true;
+        }
+        let agreed = [Color::Black, Color::White]
+            .into_iter()
+            .all(|c| self.rematch[slot(c)] || matches!(self.seat(c), Seat::Bot(_)));
+        if !agreed {
+            let offer = Event::Info(format!(
+                "{name} offers a rematch in game {}: REMATCH accepts",
+                self.id
+            ));
+            self.broadcast(&[offer]);
+            return ready(Ok(Answer::ok("waiting")));
+        }
+        let (Some(black), Some(white)) = (
+            self.seat(Color::White).spec(),
+            self.seat(Color::Black).spec(),
+        ) else {
+            return ready(Err(conflict("your opponent has left")));
+        };
+        self.rematch = [false; 2];
+        let order = Spawn {
+            variant: self.game.variant(),
+            clock: self.clocks.as_ref().map(Clocks::spec),
+            black,
+            white,
+        };
+        Box::pin(
+            self.lobby
+                .send(order)
+                .into_actor(self)
+                .map(|answer, _, _| match answer {
+                    Ok(Ok(seat)) => Ok(Answer::ok(seat.game.to_string())),
+                    Ok(Err(e)) => Err(e),
+                    Err(_) => Err(ProtocolError::new(ErrorCode::Unavailable, "shutting down")),
+                }),
+        )
+    }
+
+    fn join(&mut self, ctx: &mut Context<Self>, member: Member) -> Result<Color, ProtocolError> {
+        if let Some(color) = self.resume(ctx, &member)? {
+            return Ok(color);
+        }
+        if self.phase != Phase::Waiting {
+            return Err(conflict(format!("game {} has no free seat", self.id)));
+        }
+        let free = [Color::Black, Color::White]
+            .into_iter()
+            .find(|&c| matches!(self.seat(c), Seat::Open))
+            .ok_or_else(|| conflict(format!("game {} has no free seat", self.id)))?;
+        self.seats[slot(free)] = Seat::Human(Player {
+            name: member.name,
+            session: Some(member.session),
+            grace: None,
+        });
+        self.begin(ctx);
+        Ok(free)
+    }
+
+    /// `name` taking their own seat back: within the grace period after a
+    /// disconnect, or again from the same connection.
+    fn resume(
+        &mut self,
+        ctx: &mut Context<Self>,
+        member: &Member,
+    ) -> Result<Option<Color>, ProtocolError> {
+        let colors = self.colors_of(&member.name);
+        let Some(&color) = colors.first() else {
+            return Ok(None);
+        };
+        for c in &colors {
+            if let Seat::Human(p) = &mut self.seats[slot(*c)] {
+                match &p.session {
+                    Some(s) if *s != member.session => {
+                        return Err(conflict(format!(
+                            "{} is seated from another connection",
+                            p.name
+                        )));
+                    }
+                    _ => {}
+                }
+                p.session = Some(member.session.clone());
+                if let Some(timer) = p.grace.take() {
+                    ctx.cancel_future(timer);
+                }
+            }
+        }
+        member.session.do_send(Deliver(lines(&self.snapshot())));
+        Ok(Some(color))
+    }
+
+    fn disconnected(&mut self, ctx: &mut Context<Self>, name: &str) {
+        let grace = Duration::from_secs(self.config.grace_secs);
+        let colors = self.colors_of(name);
+        for &c in &colors {
+            if let Seat::Human(p) = &mut self.seats[slot(c)] {
+                p.session = None;
+            }
+        }
+        match self.phase {
+            Phase::Playing => {
+                if let Some(&c) = colors.first() {
+                    let owner = name.to_string();
+                    let timer = ctx.run_later(grace, move |act, ctx| act.abandon(ctx, &owner));
+                    if let Seat::Human(p) = &mut self.seats[slot(c)] {
+                        p.grace = Some(timer);
+                    }
+                    let text = format!(
+                        "{name} disconnected: the seat is kept for {}s",
+                        grace.as_secs()
+                    );
+                    self.broadcast(&[Event::Info(text)]);
+                }
+            }
+            Phase::Waiting => {
+                self.phase = Phase::Over;
+                self.stop_if_deserted(ctx);
+            }
+            Phase::Over => self.stop_if_deserted(ctx),
+        }
+    }
+
+    fn abandon(&mut self, ctx: &mut Context<Self>, name: &str) {
+        if self.phase != Phase::Playing {
+            return;
+        }
+        let colors = self.colors_of(name);
+        let still_gone = colors
+            .iter()
+            .any(|&c| matches!(self.seat(c), Seat::Human(Player { session: None, .. })));
+        if !still_gone {
+            return;
+        }
+        let winner = match colors.as_slice() {
+            [only] => Some(only.opponent()),
+            _ => None,
+        };
+        self.finish(ctx, EndReason::Abandon, winner);
+    }
+}
+
+/// The score of a game that ended early: discs as they stand, the empties to the
+/// winner (split on a draw).
+fn forced_score(game: &Game, winner: Option<Color>) -> flipline::Outcome {
+    let counts = game.counts();
+    let empties = game.variant().squares() - counts.black - counts.white;
+    let (black, white) = match winner {
+        Some(Color::Black) => (counts.black + empties, counts.white),
+        Some(Color::White) => (counts.black, counts.white + empties),
+        None => (
+            counts.black + empties / 2,
+            counts.white + empties - empties / 2,
+        ),
+    };
+    flipline::Outcome {
+        winner,
+        black,
+        white,
+    }
+}
+
+/// Events as text, one line each.
+fn lines(events: &[Event]) -> crate::outbox::Text {
+    let mut text = String::with_capacity(events.len() * 80);
+    for event in events {
+        text.push_str(&event.to_string());
+        text.push('\n');
+    }
+    Arc::from(text)
+}
+
+fn ready(reply: Reply) -> ResponseActFuture<GameActor, Reply> {
+    Box::pin(fut::ready(reply))
+}
+
+impl Actor for GameActor {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        let filled = self.seats.iter().all(|s| !matches!(s, Seat::Open));
+        if filled {
+            self.begin(ctx);
+        }
+    }
+
+    fn stopped(&mut self, _: &mut Context<Self>) {
+        self.lobby.do_send(GameClosed(self.id));
+    }
+}
+
+impl Handler<Play> for GameActor {
+    /// Answered synchronously, so that the reply is out before the actor may stop.
+    type Result = Reply;
+
+    fn handle(&mut self, msg: Play, ctx: &mut Context<Self>) -> Reply {
+        self.act(ctx, &msg.name, msg.action)
+    }
+}
+
+impl Handler<Rematch> for GameActor {
+    type Result = ResponseActFuture<Self, Reply>;
+
+    fn handle(&mut self, msg: Rematch, _: &mut Context<Self>) -> Self::Result {
+        self.rematch(&msg.name)
+    }
+}
+
+impl Handler<Hint> for GameActor {
+    type Result = ResponseActFuture<Self, Reply>;
+
+    fn handle(&mut self, msg: Hint, _: &mut Context<Self>) -> Self::Result {
+        if let Err(e) = self.mover(&msg.name) {
+            return ready(Err(e));
+        }
+        if !self.hints_allowed() {
+            return ready(Err(forbidden("hints are off in this game")));
+        }
+        let job = Think {
+            game: self.game,
+            level: HINT_LEVEL,
+            seed: random_u64(),
+            deadline: Instant::now() + Duration::from_millis(self.config.engine_move_ms),
+        };
+        Box::pin(
+            self.engine
+                .send(job)
+                .into_actor(self)
+                .map(|answer, _, _| match answer {
+                    Ok(Some(choice)) => Ok(Answer::ok(format!("{} {}", choice.mv, choice.score))),
+                    Ok(None) => Err(conflict("the game is over")),
+                    Err(_) => Err(ProtocolError::new(
+                        ErrorCode::Unavailable,
+                        "the engine is not available",
+                    )),
+                }),
+        )
+    }
+}
+
+impl GameActor {
+    fn hints_allowed(&self) -> bool {
+        let hints = self.config.hints;
+        let bot = self.seats.iter().any(|s| matches!(s, Seat::Bot(_)));
+        let names: Vec<Option<String>> = self.seats.iter().map(Seat::name).collect();
+        let hotseat = matches!(names.as_slice(), [Some(a), Some(b)] if a == b);
+        (bot && hints.bot_games)
+            || (hotseat && hints.hotseat_games)
+            || (!bot && !hotseat && hints.human_games)
+    }
+}
+
+impl Handler<Join> for GameActor {
+    type Result = Result<Color, ProtocolError>;
+
+    fn handle(&mut self, Join(member): Join, ctx: &mut Context<Self>) -> Self::Result {
+        self.join(ctx, member)
+    }
+}
+
+impl Handler<Watch> for GameActor {
+    type Result = Reply;
+
+    fn handle(&mut self, msg: Watch, _: &mut Context<Self>) -> Reply {
+        if !self.spectators.contains(&msg.session) {
+            self.spectators.push(msg.session.clone());
+        }
+        msg.session.do_send(Deliver(lines(&self.snapshot())));
+        Ok(Answer::ok(self.id.to_string()))
+    }
+}
+
+impl Handler<Unwatch> for GameActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Unwatch, _: &mut Context<Self>) {
+        self.spectators.retain(|s| *s != msg.session);
+    }
+}
+
+impl Handler<Disconnected> for GameActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Disconnected, ctx: &mut Context<Self>) {
+        self.disconnected(ctx, &msg.name);
+    }
+}

@@ -1,0 +1,111 @@
+//! The listener actor: accepts TCP connections, enforces the connection cap and
+//! hands each connection to a worker thread as a new session.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix::{
+    Actor, ActorContext, ArbiterHandle, AsyncContext, Context, Handler, Message, StreamHandler,
+};
+use tokio::io::AsyncWriteExt;
+use tokio::net::{TcpListener, TcpStream};
+
+use crate::session::{ConnectionSlot, Session, Shared};
+
+/// The listener (one per daemon).
+pub struct Listener {
+    listener: Option<TcpListener>,
+    shared: Arc<Shared>,
+    workers: Vec<ArbiterHandle>,
+    next_worker: usize,
+    next_id: u64,
+}
+
+impl Listener {
+    /// A listener that spreads sessions over `workers`.
+    pub fn new(
+        listener: TcpListener,
+        shared: Arc<Shared>,
+        workers: Vec<ArbiterHandle>,
+    ) -> Listener {
+        Listener {
+            listener: Some(listener),
+            shared,
+            workers,
+            next_worker: 0,
+            next_id: 1,
+        }
+    }
+
+    fn admit(&mut self, stream: TcpStream, peer: SocketAddr) {
+        let max = self.shared.config.max_connections;
+        let Some(slot) = ConnectionSlot::take(&self.shared.connections, max) else {
+            tracing::info!(%peer, max, "refusing a connection: server full");
+            actix::spawn(refuse(stream));
+            return;
+        };
+        let _ = stream.set_nodelay(true);
+        let stream = match stream.into_std() {
+            Ok(stream) => stream,
+            Err(e) => return tracing::warn!(%peer, error = %e, "could not hand over a connection"),
+        };
+        let Some(worker) = self
+            .workers
+            .get(self.next_worker % self.workers.len().max(1))
+        else {
+            return tracing::error!("no worker threads");
+        };
+        self.next_worker = self.next_worker.wrapping_add(1);
+        let id = self.next_id;
+        self.next_id += 1;
+        Session::spawn(stream, id, Arc::clone(&self.shared), slot, worker);
+    }
+}
+
+/// Tells a connection over the cap why it is closed.
+async fn refuse(mut stream: TcpStream) {
+    let _ = stream.write_all(b"ERR 503 server full\n").await;
+    let _ = stream.shutdown().await;
+}
+
+impl Actor for Listener {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        let Some(listener) = self.listener.take() else {
+            return;
+        };
+        let accepts = futures_util::stream::unfold(listener, |listener| async move {
+            let accepted = listener.accept().await;
+            if let Err(e) = &accepted {
+                // Out of file descriptors, say: back off instead of spinning.
+                tracing::warn!(error = %e, "accept failed");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Some((accepted, listener))
+        });
+        ctx.add_stream(accepts);
+    }
+}
+
+impl StreamHandler<std::io::Result<(TcpStream, SocketAddr)>> for Listener {
+    fn handle(&mut self, item: std::io::Result<(TcpStream, SocketAddr)>, _: &mut Context<Self>) {
+        if let Ok((stream, peer)) = item {
+            self.admit(stream, peer);
+        }
+    }
+}
+
+/// Stop accepting: the listening socket closes.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct StopAccepting;
+
+impl Handler<StopAccepting> for Listener {
+    type Result = ();
+
+    fn handle(&mut self, _: StopAccepting, ctx: &mut Context<Self>) {
+        ctx.stop();
+    }
+}

@@ -1,0 +1,265 @@
+//! Messages between the actors. Sessions ask (`send`) and wait for replies;
+//! games and the lobby only tell sessions (`do_send`), so no two actors ever
+//! wait on each other.
+
+use actix::{Addr, Message};
+use flipline::protocol::{ClockSpec, Event, GameId, NewGame, ProtocolError};
+use flipline::{Color, Square, Variant};
+
+use crate::game::GameActor;
+use crate::outbox::Text;
+use crate::session::Session;
+
+/// A successful reply: data lines sent before it (each ending in LF, often none)
+/// and the text after `OK` (may be empty).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Answer {
+    /// Data lines, each ending in LF.
+    pub data: String,
+    /// What follows `OK`.
+    pub ok: String,
+}
+
+impl Answer {
+    /// `OK <text>` with no data lines.
+    pub fn ok(text: impl Into<String>) -> Answer {
+        Answer {
+            data: String::new(),
+            ok: text.into(),
+        }
+    }
+}
+
+/// The final reply to a command.
+pub type Reply = Result<Answer, ProtocolError>;
+
+// ---- to sessions ----
+
+/// Lines to write to the client.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Deliver(pub Text);
+
+/// The session now holds a seat in this game (after a pairing or a rematch).
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Seated(pub SeatRef);
+
+/// The daemon is stopping: say so and close.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct ShutdownNotice;
+
+/// A game and its actor, as a session keeps it.
+#[derive(Clone, Debug)]
+pub struct SeatRef {
+    /// The game.
+    pub game: GameId,
+    /// Its actor.
+    pub addr: Addr<GameActor>,
+}
+
+/// Someone taking part in a game: a name and its connection.
+#[derive(Clone, Debug)]
+pub struct Member {
+    /// The logged-in name.
+    pub name: String,
+    /// The connection.
+    pub session: Addr<Session>,
+}
+
+// ---- to games ----
+
+/// What a seated player asks of their game.
+#[derive(Clone, Debug)]
+pub enum Action {
+    /// `MOVE`.
+    Move(Square),
+    /// `PASS`.
+    Pass,
+    /// `END`.
+    Resign,
+    /// `BOARD`.
+    Board,
+    /// `SAY`.
+    Say(String),
+    /// `LEAVE`.
+    Leave,
+}
+
+/// A player's action in a game.
+#[derive(Message)]
+#[rtype(result = "Reply")]
+pub struct Play {
+    /// Who asks.
+    pub name: String,
+    /// What they ask.
+    pub action: Action,
+}
+
+/// `REMATCH`: answered at once while waiting for the opponent, or once the lobby
+/// has made the new game.
+#[derive(Message)]
+#[rtype(result = "Reply")]
+pub struct Rematch {
+    /// Who asks.
+    pub name: String,
+}
+
+/// `HINT`: answered once the engine has thought.
+#[derive(Message)]
+#[rtype(result = "Reply")]
+pub struct Hint {
+    /// Who asks.
+    pub name: String,
+}
+
+/// `JOIN`: take the free seat, or one's own seat back within the grace period.
+#[derive(Message)]
+#[rtype(result = "Result<Color, ProtocolError>")]
+pub struct Join(pub Member);
+
+/// `WATCH`: follow the game.
+#[derive(Message)]
+#[rtype(result = "Reply")]
+pub struct Watch {
+    /// The spectator's connection.
+    pub session: Addr<Session>,
+}
+
+/// A spectator leaves (by `LEAVE` or by disconnecting).
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Unwatch {
+    /// The spectator's connection.
+    pub session: Addr<Session>,
+}
+
+/// A seated player's connection is gone.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Disconnected {
+    /// The player's name.
+    pub name: String,
+}
+
+// ---- to the lobby ----
+
+/// A connection opened.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Connected {
+    /// The connection's number.
+    pub id: u64,
+    /// Its actor.
+    pub session: Addr<Session>,
+}
+
+/// A connection closed.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Gone {
+    /// The connection's number.
+    pub id: u64,
+    /// The name it was logged in with.
+    pub name: Option<String>,
+}
+
+/// `LOGIN`.
+#[derive(Message)]
+#[rtype(result = "Result<(), ProtocolError>")]
+pub struct Login(pub Member);
+
+/// The other seat of a game being created.
+#[derive(Clone, Debug)]
+pub enum SeatSpec {
+    /// Free until someone joins.
+    Open,
+    /// A person.
+    Human(Member),
+    /// The engine at a level.
+    Bot(u8),
+}
+
+/// `NEW`.
+#[derive(Message)]
+#[rtype(result = "Result<SeatRef, ProtocolError>")]
+pub struct Create {
+    /// The creator.
+    pub creator: Member,
+    /// The arguments of `NEW`.
+    pub spec: NewGame,
+}
+
+/// `SEEK`: a seat in a new game at once, or `None` while waiting.
+#[derive(Message)]
+#[rtype(result = "Result<Option<SeatRef>, ProtocolError>")]
+pub struct Seek {
+    /// The seeker.
+    pub member: Member,
+    /// The game wanted.
+    pub variant: Variant,
+    /// The clock wanted.
+    pub clock: Option<ClockSpec>,
+}
+
+/// Withdraws a seek; answers whether there was one.
+#[derive(Message)]
+#[rtype(result = "bool")]
+pub struct CancelSeek {
+    /// The seeker's name.
+    pub name: String,
+}
+
+/// A game played by these seats (used for rematches).
+#[derive(Message)]
+#[rtype(result = "Result<SeatRef, ProtocolError>")]
+pub struct Spawn {
+    /// The variant.
+    pub variant: Variant,
+    /// The clock.
+    pub clock: Option<ClockSpec>,
+    /// Black's seat.
+    pub black: SeatSpec,
+    /// White's seat.
+    pub white: SeatSpec,
+}
+
+/// The actor of a game, for `JOIN` and `WATCH`.
+#[derive(Message)]
+#[rtype(result = "Option<Addr<GameActor>>")]
+pub struct Find(pub GameId);
+
+/// `LIST`: one `GAME` line per game.
+#[derive(Message)]
+#[rtype(result = "Vec<Event>")]
+pub struct ListGames;
+
+/// `WHO`: one `PLAYER` line per logged-in name.
+#[derive(Message)]
+#[rtype(result = "Vec<Event>")]
+pub struct ListPlayers;
+
+/// A game's seats or status changed.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct GameChanged {
+    /// The game.
+    pub game: GameId,
+    /// Black's name.
+    pub black: Option<String>,
+    /// White's name.
+    pub white: Option<String>,
+    /// `open`, `playing` or `over`.
+    pub status: &'static str,
+}
+
+/// A game's actor stopped.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct GameClosed(pub GameId);
+
+/// Tell every connection that the daemon is stopping.
+#[derive(Message)]
+#[rtype(result = "usize")]
+pub struct BroadcastShutdown;

@@ -1,0 +1,188 @@
+//! Starting and stopping the daemon: the actors, the worker threads, the engine
+//! pool, and the graceful shutdown.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use actix::{Actor, Addr, Arbiter, SyncArbiter, System};
+use tokio::net::TcpListener;
+
+use crate::config::Config;
+use crate::engine_pool::EngineWorker;
+use crate::listener::{Listener, StopAccepting};
+use crate::lobby::Lobby;
+use crate::messages::BroadcastShutdown;
+use crate::session::Shared;
+
+/// A daemon that is running.
+struct Running {
+    addr: SocketAddr,
+    listener: Addr<Listener>,
+    lobby: Addr<Lobby>,
+    connections: Arc<AtomicUsize>,
+    drain: Duration,
+}
+
+/// Runs the daemon until `stop` resolves, then shuts it down gracefully. `ready`
+/// is told the address once the daemon listens. Blocks the calling thread.
+pub fn serve<S, F>(config: Config, stop: S, ready: impl FnOnce(SocketAddr)) -> std::io::Result<()>
+where
+    S: FnOnce() -> F,
+    F: Future<Output = ()>,
+{
+    let system = System::new();
+    // Arbiters belong to a System: create them after it.
+    let workers: Vec<Arbiter> = (0..config.worker_count()).map(|_| Arbiter::new()).collect();
+    let result = system.block_on(async {
+        let running = start(config, &workers).await?;
+        ready(running.addr);
+        stop().await;
+        shutdown(running).await;
+        Ok(())
+    });
+    for worker in &workers {
+        worker.stop();
+    }
+    for worker in workers {
+        let _ = worker.join();
+    }
+    result
+}
+
+async fn start(config: Config, workers: &[Arbiter]) -> std::io::Result<Running> {
+    let config = Arc::new(config);
+    let socket = TcpListener::bind(config.listen.as_str())
+        .await
+        .map_err(|e| {
+            std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", config.listen))
+        })?;
+    let addr = socket.local_addr()?;
+    let handles: Vec<_> = workers.iter().map(Arbiter::handle).collect();
+    let engine = SyncArbiter::start(config.engine_threads, || EngineWorker);
+    let lobby = Lobby::new(Arc::clone(&config), engine, handles.clone()).start();
+    let connections = Arc::new(AtomicUsize::new(0));
+    let shared = Arc::new(Shared {
+        config: Arc::clone(&config),
+        lobby: lobby.clone(),
+        connections: Arc::clone(&connections),
+    });
+    let listener = Listener::new(socket, shared, handles).start();
+    tracing::info!(%addr, workers = workers.len(), "listening on {addr}");
+    let drain = Duration::from_millis(config.shutdown_drain_ms);
+    Ok(Running {
+        addr,
+        listener,
+        lobby,
+        connections,
+        drain,
+    })
+}
+
+/// Stops accepting, tells every connection, and waits (up to the drain time) for
+/// the connections to finish what they were doing and close.
+async fn shutdown(running: Running) {
+    tracing::info!("shutting down");
+    let _ = running.listener.send(StopAccepting).await;
+    let _ = running.lobby.send(BroadcastShutdown).await;
+    let deadline = Instant::now() + running.drain;
+    while running.connections.load(Ordering::Acquire) > 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // Writers get a moment to flush the last lines after their sessions stop.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    tracing::info!(
+        left = running.connections.load(Ordering::Acquire),
+        "stopped"
+    );
+}
+
+/// Resolves on SIGINT or SIGTERM.
+pub async fn termination_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// A daemon on a thread of its own, for tests and for the client's local mode.
+/// Dropping the handle shuts it down.
+pub struct DaemonThread {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<std::io::Result<()>>>,
+}
+
+impl DaemonThread {
+    /// Starts a daemon with `config` and waits until it listens.
+    pub fn start(config: Config) -> std::io::Result<DaemonThread> {
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("flipd".into())
+            .spawn(move || {
+                let ready_tx2 = ready_tx.clone();
+                let result = serve(
+                    config,
+                    move || async {
+                        let _ = stop_rx.await;
+                    },
+                    move |addr| {
+                        let _ = ready_tx2.send(Ok(addr));
+                    },
+                );
+                if let Err(e) = &result {
+                    let _ = ready_tx.send(Err(std::io::Error::new(e.kind(), e.to_string())));
+                }
+                result
+            })?;
+        let addr = ready_rx
+            .recv()
+            .map_err(|_| std::io::Error::other("the daemon thread ended before listening"))??;
+        Ok(DaemonThread {
+            addr,
+            stop: Some(stop_tx),
+            thread: Some(thread),
+        })
+    }
+
+    /// Shuts the daemon down gracefully and waits for it.
+    pub fn stop(mut self) -> std::io::Result<()> {
+        self.shutdown()
+    }
+
+    fn shutdown(&mut self) -> std::io::Result<()> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        match self.thread.take().map(std::thread::JoinHandle::join) {
+            Some(Ok(result)) => result,
+            Some(Err(_)) => Err(std::io::Error::other("the daemon thread panicked")),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for DaemonThread {
+    fn drop(&mut self) {
+        let _ = self.shutdown();
+    }
+}

@@ -1,0 +1,649 @@
+//! The session actor: one per connection. It frames lines, parses commands, keeps
+//! replies in command order, forwards game commands to the game's actor and writes
+//! whatever the games and the lobby tell it through a bounded outbound queue.
+//!
+//! Ordering: a command that needs another actor's answer is awaited with
+//! `ctx.wait`, which holds back both the next input line and incoming events until
+//! the reply is written. So each reply comes in command order, and the events a
+//! command causes come after its `OK`.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use actix::dev::ToEnvelope;
+use actix::fut::{ActorFutureExt, WrapFuture};
+use actix::{
+    Actor, ActorContext, Addr, ArbiterHandle, AsyncContext, Context, Handler, Message,
+    StreamHandler,
+};
+use flipline::protocol::{COMMAND_HELP, Command, ErrorCode, Event, GREETING, ProtocolError};
+use tokio::net::TcpStream;
+use tokio::task::AbortHandle;
+use tokio_util::codec::FramedRead;
+
+use crate::codec::{Line, LineCodec};
+use crate::config::Config;
+use crate::lobby::Lobby;
+use crate::messages::*;
+use crate::outbox::{Outbox, QueueError, spawn_writer};
+
+/// What every session shares.
+pub struct Shared {
+    /// Daemon settings.
+    pub config: Arc<Config>,
+    /// The lobby.
+    pub lobby: Addr<Lobby>,
+    /// Connections open now.
+    pub connections: Arc<AtomicUsize>,
+}
+
+/// Holds one place in the connection count; gives it back when dropped.
+pub struct ConnectionSlot(Arc<AtomicUsize>);
+
+impl ConnectionSlot {
+    /// Takes a place if fewer than `max` are taken.
+    pub fn take(count: &Arc<AtomicUsize>, max: usize) -> Option<ConnectionSlot> {
+        let taken = count.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+            (n < max).then_some(n + 1)
+        });
+        taken.ok().map(|_| ConnectionSlot(Arc::clone(count)))
+    }
+}
+
+impl Drop for ConnectionSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Per-connection rate limit: a bucket of `burst` tokens refilled at `rate`/s.
+struct TokenBucket {
+    tokens: f64,
+    rate: f64,
+    burst: f64,
+    last: Instant,
+}
+
+impl TokenBucket {
+    fn new(rate: u32, burst: u32) -> TokenBucket {
+        TokenBucket {
+            tokens: f64::from(burst),
+            rate: f64::from(rate),
+            burst: f64::from(burst),
+            last: Instant::now(),
+        }
+    }
+
+    fn take(&mut self, now: Instant) -> bool {
+        let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
+        self.last = now;
+        self.tokens = (self.tokens + elapsed * self.rate).min(self.burst);
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// How long a closing connection may take to write its last lines.
+const LINGER: Duration = Duration::from_secs(5);
+
+/// One connection (see the module docs).
+pub struct Session {
+    id: u64,
+    peer: SocketAddr,
+    shared: Arc<Shared>,
+    outbox: Outbox,
+    writer: AbortHandle,
+    name: Option<String>,
+    seat: Option<SeatRef>,
+    watching: Vec<SeatRef>,
+    bucket: TokenBucket,
+    last_input: Instant,
+    _slot: ConnectionSlot,
+}
+
+impl Session {
+    /// Starts a session for `stream` on `worker`. The socket is handed over as a
+    /// std stream because each worker thread has its own event loop.
+    pub fn spawn(
+        stream: std::net::TcpStream,
+        id: u64,
+        shared: Arc<Shared>,
+        slot: ConnectionSlot,
+        worker: &ArbiterHandle,
+    ) {
+        worker.spawn(async move {
+            let stream = match TcpStream::from_std(stream) {
+                Ok(stream) => stream,
+                Err(e) => return tracing::warn!(error = %e, "could not adopt a connection"),
+            };
+            let Ok(peer) = stream.peer_addr() else { return };
+            Session::create(move |ctx: &mut Context<Session>| {
+                let (read, write) = stream.into_split();
+                let config = &shared.config;
+                ctx.add_stream(FramedRead::new(read, LineCodec::new(config.max_line_bytes)));
+                let (outbox, writer) = spawn_writer(write, config.outbound_queue_lines);
+                let bucket =
+                    TokenBucket::new(config.rate_limit.per_second, config.rate_limit.burst);
+                Session {
+                    id,
+                    peer,
+                    shared,
+                    outbox,
+                    writer,
+                    name: None,
+                    seat: None,
+                    watching: Vec::new(),
+                    bucket,
+                    last_input: Instant::now(),
+                    _slot: slot,
+                }
+            });
+        });
+    }
+
+    /// Queues text for the client; a client that does not read is disconnected.
+    fn send_text(&mut self, ctx: &mut Context<Self>, text: Arc<str>) {
+        match self.outbox.push(text) {
+            Ok(()) => {}
+            Err(QueueError::Full) => {
+                tracing::info!(peer = %self.peer, "disconnecting a client that does not read");
+                self.writer.abort();
+                ctx.stop();
+            }
+            Err(QueueError::Closed) => ctx.stop(),
+        }
+    }
+
+    fn reply(&mut self, ctx: &mut Context<Self>, reply: Reply) {
+        let text = match reply {
+            Ok(Answer { data, ok }) if ok.is_empty() => format!("{data}OK\n"),
+            Ok(Answer { data, ok }) => format!("{data}OK {ok}\n"),
+            Err(e) => format!("{e}\n"),
+        };
+        self.send_text(ctx, Arc::from(text));
+    }
+
+    fn error(&mut self, ctx: &mut Context<Self>, code: ErrorCode, message: impl Into<String>) {
+        self.reply(ctx, Err(ProtocolError::new(code, message)));
+    }
+
+    /// Sends `msg` to `addr` and hands the answer to `then`, holding back input and
+    /// events meanwhile (see the module docs).
+    fn ask<A, M, F>(&mut self, ctx: &mut Context<Self>, addr: &Addr<A>, msg: M, then: F)
+    where
+        A: Actor + actix::Handler<M>,
+        A::Context: ToEnvelope<A, M>,
+        M: Message + Send + 'static,
+        M::Result: Send,
+        F: FnOnce(&mut Session, &mut Context<Session>, M::Result) + 'static,
+    {
+        let request = addr
+            .send(msg)
+            .into_actor(self)
+            .map(move |answer, act, ctx| match answer {
+                Ok(answer) => then(act, ctx, answer),
+                Err(_) => act.error(ctx, ErrorCode::NotFound, "that game has ended"),
+            });
+        ctx.wait(request);
+    }
+
+    fn member(&self, ctx: &Context<Self>) -> Option<Member> {
+        self.name.clone().map(|name| Member {
+            name,
+            session: ctx.address(),
+        })
+    }
+
+    fn arm_idle_timer(&mut self, ctx: &mut Context<Self>, after: Duration) {
+        ctx.run_later(after, |act, ctx| {
+            let timeout = Duration::from_secs(act.shared.config.idle_timeout_secs);
+            let idle = act.last_input.elapsed();
+            if idle >= timeout {
+                act.send_text(ctx, Arc::from("INFO closing an idle connection\n"));
+                ctx.stop();
+            } else {
+                act.arm_idle_timer(ctx, timeout - idle);
+            }
+        });
+    }
+
+    fn on_line(&mut self, ctx: &mut Context<Self>, line: Line) {
+        if matches!(&line, Line::Text(text) if text.trim().is_empty()) {
+            return;
+        }
+        if !self.bucket.take(Instant::now()) {
+            return self.error(ctx, ErrorCode::TooMany, "too many commands, slow down");
+        }
+        match line {
+            Line::Text(text) => match Command::parse(&text) {
+                Ok(command) if command.needs_login() && self.name.is_none() => {
+                    self.error(ctx, ErrorCode::Unauthorized, "LOGIN first")
+                }
+                Ok(command) => self.dispatch(ctx, command),
+                Err(e) => self.reply(ctx, Err(e)),
+            },
+            Line::TooLong => {
+                let max = self.shared.config.max_line_bytes;
+                self.error(
+                    ctx,
+                    ErrorCode::TooLong,
+                    format!("line too long (at most {max} bytes)"),
+                )
+            }
+            Line::NotUtf8 => self.error(ctx, ErrorCode::BadRequest, "line is not UTF-8"),
+        }
+    }
+}
+
+impl Session {
+    /// One function per command keeps this match short.
+    fn dispatch(&mut self, ctx: &mut Context<Self>, command: Command) {
+        match command {
+            Command::Login { name, password: _ } => self.login(ctx, name),
+            Command::Seek { variant, clock } => self.seek(ctx, variant, clock),
+            Command::New(spec) => self.new_game(ctx, spec),
+            Command::Join(game) => self.join(ctx, game),
+            Command::Watch(game) => self.watch(ctx, game),
+            Command::Leave => self.leave(ctx),
+            Command::List => self.list(ctx, ListGames),
+            Command::Who => self.list(ctx, ListPlayers),
+            Command::Move(square) => self.play(ctx, Action::Move(square)),
+            Command::Pass => self.play(ctx, Action::Pass),
+            Command::End => self.play(ctx, Action::Resign),
+            Command::Board => self.board(ctx),
+            Command::Say(text) => self.play(ctx, Action::Say(text)),
+            Command::Rematch => self.rematch(ctx),
+            Command::Hint => self.hint(ctx),
+            Command::Ping => self.reply(ctx, Ok(Answer::ok("pong"))),
+            Command::Help => self.help(ctx),
+            Command::Quit => {
+                self.reply(ctx, Ok(Answer::ok("bye")));
+                ctx.stop();
+            }
+        }
+    }
+
+    fn login(&mut self, ctx: &mut Context<Self>, name: String) {
+        match &self.name {
+            Some(current) if *current == name => return self.reply(ctx, Ok(Answer::ok(name))),
+            Some(current) => {
+                let message = format!("already logged in as {current}");
+                return self.error(ctx, ErrorCode::Conflict, message);
+            }
+            None => {}
+        }
+        let member = Member {
+            name: name.clone(),
+            session: ctx.address(),
+        };
+        let lobby = self.shared.lobby.clone();
+        self.ask(ctx, &lobby, Login(member), move |act, ctx, result| {
+            if result.is_ok() {
+                act.name = Some(name.clone());
+            }
+            act.reply(ctx, result.map(|()| Answer::ok(name)));
+        });
+    }
+
+    /// Leaves the current game (if it is not in play) before `then` starts another.
+    fn free_seat_then<F>(&mut self, ctx: &mut Context<Self>, then: F)
+    where
+        F: FnOnce(&mut Session, &mut Context<Session>) + 'static,
+    {
+        let (Some(seat), Some(name)) = (self.seat.clone(), self.name.clone()) else {
+            return then(self, ctx);
+        };
+        let play = Play {
+            name,
+            action: Action::Leave,
+        };
+        self.ask(ctx, &seat.addr, play, |act, ctx, result| match result {
+            Ok(_) => {
+                act.seat = None;
+                then(act, ctx);
+            }
+            Err(e) => act.reply(ctx, Err(e)),
+        });
+    }
+
+    fn seek(
+        &mut self,
+        ctx: &mut Context<Self>,
+        variant: flipline::Variant,
+        clock: Option<flipline::protocol::ClockSpec>,
+    ) {
+        self.free_seat_then(ctx, move |act, ctx| act.seek_now(ctx, variant, clock));
+    }
+
+    fn seek_now(
+        &mut self,
+        ctx: &mut Context<Self>,
+        variant: flipline::Variant,
+        clock: Option<flipline::protocol::ClockSpec>,
+    ) {
+        let Some(member) = self.member(ctx) else {
+            return;
+        };
+        let lobby = self.shared.lobby.clone();
+        self.ask(
+            ctx,
+            &lobby,
+            Seek {
+                member,
+                variant,
+                clock,
+            },
+            |act, ctx, result| match result {
+                Ok(Some(seat)) => {
+                    let game = seat.game;
+                    act.take_seat(seat);
+                    act.reply(ctx, Ok(Answer::ok(game.to_string())));
+                }
+                Ok(None) => act.reply(ctx, Ok(Answer::ok("seeking"))),
+                Err(e) => act.reply(ctx, Err(e)),
+            },
+        );
+    }
+
+    fn new_game(&mut self, ctx: &mut Context<Self>, spec: flipline::protocol::NewGame) {
+        self.free_seat_then(ctx, move |act, ctx| act.new_game_now(ctx, spec));
+    }
+
+    fn new_game_now(&mut self, ctx: &mut Context<Self>, spec: flipline::protocol::NewGame) {
+        let Some(creator) = self.member(ctx) else {
+            return;
+        };
+        let lobby = self.shared.lobby.clone();
+        self.ask(
+            ctx,
+            &lobby,
+            Create { creator, spec },
+            |act, ctx, result| match result {
+                Ok(seat) => {
+                    let game = seat.game;
+                    act.take_seat(seat);
+                    act.reply(ctx, Ok(Answer::ok(game.to_string())));
+                }
+                Err(e) => act.reply(ctx, Err(e)),
+            },
+        );
+    }
+
+    /// Moves this session into `seat`, leaving a previous (finished) game.
+    fn take_seat(&mut self, seat: SeatRef) {
+        if let (Some(old), Some(name)) = (self.seat.take(), &self.name)
+            && old.game != seat.game
+        {
+            old.addr.do_send(Play {
+                name: name.clone(),
+                action: Action::Leave,
+            });
+        }
+        self.seat = Some(seat);
+    }
+
+    /// Looks a game up in the lobby, then goes on with its actor.
+    fn find_game<F>(&mut self, ctx: &mut Context<Self>, game: flipline::protocol::GameId, then: F)
+    where
+        F: FnOnce(&mut Session, &mut Context<Session>, Addr<crate::game::GameActor>) + 'static,
+    {
+        let lobby = self.shared.lobby.clone();
+        self.ask(
+            ctx,
+            &lobby,
+            Find(game),
+            move |act, ctx, found| match found {
+                Some(addr) => then(act, ctx, addr),
+                None => act.error(ctx, ErrorCode::NotFound, format!("no game {game}")),
+            },
+        );
+    }
+
+    fn join(&mut self, ctx: &mut Context<Self>, game: flipline::protocol::GameId) {
+        if self.seat.as_ref().is_some_and(|s| s.game == game) {
+            return self.join_now(ctx, game);
+        }
+        self.free_seat_then(ctx, move |act, ctx| act.join_now(ctx, game));
+    }
+
+    fn join_now(&mut self, ctx: &mut Context<Self>, game: flipline::protocol::GameId) {
+        let Some(member) = self.member(ctx) else {
+            return;
+        };
+        self.find_game(ctx, game, move |act, ctx, addr| {
+            let seat = SeatRef {
+                game,
+                addr: addr.clone(),
+            };
+            act.ask(
+                ctx,
+                &addr,
+                Join(member),
+                move |act, ctx, result| match result {
+                    Ok(color) => {
+                        act.take_seat(seat);
+                        act.reply(ctx, Ok(Answer::ok(format!("{game} {color}"))));
+                    }
+                    Err(e) => act.reply(ctx, Err(e)),
+                },
+            );
+        });
+    }
+
+    fn watch(&mut self, ctx: &mut Context<Self>, game: flipline::protocol::GameId) {
+        let session = ctx.address();
+        self.find_game(ctx, game, move |act, ctx, addr| {
+            let seat = SeatRef {
+                game,
+                addr: addr.clone(),
+            };
+            act.ask(ctx, &addr, Watch { session }, move |act, ctx, result| {
+                if result.is_ok() && !act.watching.iter().any(|w| w.game == game) {
+                    act.watching.push(seat);
+                }
+                act.reply(ctx, result);
+            });
+        });
+    }
+
+    fn leave(&mut self, ctx: &mut Context<Self>) {
+        if let (Some(seat), Some(name)) = (self.seat.clone(), self.name.clone()) {
+            let play = Play {
+                name,
+                action: Action::Leave,
+            };
+            return self.ask(ctx, &seat.addr, play, |act, ctx, result| {
+                if result.is_ok() {
+                    act.seat = None;
+                }
+                act.reply(ctx, result);
+            });
+        }
+        if !self.watching.is_empty() {
+            for seat in self.watching.drain(..) {
+                seat.addr.do_send(Unwatch {
+                    session: ctx.address(),
+                });
+            }
+            return self.reply(ctx, Ok(Answer::default()));
+        }
+        let Some(name) = self.name.clone() else {
+            return self.error(ctx, ErrorCode::Conflict, "nothing to leave");
+        };
+        let lobby = self.shared.lobby.clone();
+        self.ask(ctx, &lobby, CancelSeek { name }, |act, ctx, had_seek| {
+            let reply = match had_seek {
+                true => Ok(Answer::ok("seek withdrawn")),
+                false => Err(ProtocolError::new(ErrorCode::Conflict, "nothing to leave")),
+            };
+            act.reply(ctx, reply);
+        });
+    }
+
+    fn list<M>(&mut self, ctx: &mut Context<Self>, msg: M)
+    where
+        M: Message<Result = Vec<Event>> + Send + 'static,
+        Lobby: Handler<M>,
+    {
+        let lobby = self.shared.lobby.clone();
+        self.ask(ctx, &lobby, msg, |act, ctx, events| {
+            let data: String = events.iter().map(|e| format!("{e}\n")).collect();
+            let ok = events.len().to_string();
+            act.reply(ctx, Ok(Answer { data, ok }));
+        });
+    }
+
+    /// The game a game command is for: the seat, else (for `BOARD`) the game
+    /// being watched most recently.
+    fn current_game(&self, spectator_ok: bool) -> Option<SeatRef> {
+        self.seat.clone().or_else(|| {
+            if spectator_ok {
+                self.watching.last().cloned()
+            } else {
+                None
+            }
+        })
+    }
+
+    fn play(&mut self, ctx: &mut Context<Self>, action: Action) {
+        let (Some(seat), Some(name)) = (self.current_game(false), self.name.clone()) else {
+            return self.error(ctx, ErrorCode::Forbidden, "you are not in a game");
+        };
+        self.ask(
+            ctx,
+            &seat.addr,
+            Play { name, action },
+            |act, ctx, result| act.reply(ctx, result),
+        );
+    }
+
+    fn board(&mut self, ctx: &mut Context<Self>) {
+        let Some(seat) = self.current_game(true) else {
+            return self.error(ctx, ErrorCode::Forbidden, "you are not in a game");
+        };
+        // Spectators have no seat; any name reads the board.
+        let name = self.name.clone().unwrap_or_default();
+        self.ask(
+            ctx,
+            &seat.addr,
+            Play {
+                name,
+                action: Action::Board,
+            },
+            |act, ctx, result| act.reply(ctx, result),
+        );
+    }
+
+    fn rematch(&mut self, ctx: &mut Context<Self>) {
+        let (Some(seat), Some(name)) = (self.current_game(false), self.name.clone()) else {
+            return self.error(ctx, ErrorCode::Forbidden, "you are not in a game");
+        };
+        self.ask(ctx, &seat.addr, Rematch { name }, |act, ctx, result| {
+            act.reply(ctx, result)
+        });
+    }
+
+    fn hint(&mut self, ctx: &mut Context<Self>) {
+        let (Some(seat), Some(name)) = (self.current_game(false), self.name.clone()) else {
+            return self.error(ctx, ErrorCode::Forbidden, "you are not in a game");
+        };
+        self.ask(ctx, &seat.addr, Hint { name }, |act, ctx, result| {
+            act.reply(ctx, result)
+        });
+    }
+
+    fn help(&mut self, ctx: &mut Context<Self>) {
+        let data: String = COMMAND_HELP
+            .iter()
+            .map(|(usage, what)| format!("INFO {usage:<34} {what}\n"))
+            .collect();
+        self.reply(
+            ctx,
+            Ok(Answer {
+                data,
+                ok: String::new(),
+            }),
+        );
+    }
+}
+
+impl Actor for Session {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        self.shared.lobby.do_send(Connected {
+            id: self.id,
+            session: ctx.address(),
+        });
+        self.send_text(ctx, Arc::from(format!("{GREETING}\n")));
+        let timeout = Duration::from_secs(self.shared.config.idle_timeout_secs);
+        self.arm_idle_timer(ctx, timeout);
+        tracing::debug!(peer = %self.peer, id = self.id, "connected");
+    }
+
+    fn stopped(&mut self, ctx: &mut Context<Self>) {
+        if let (Some(seat), Some(name)) = (self.seat.take(), self.name.clone()) {
+            seat.addr.do_send(Disconnected { name });
+        }
+        for seat in self.watching.drain(..) {
+            seat.addr.do_send(Unwatch {
+                session: ctx.address(),
+            });
+        }
+        self.shared.lobby.do_send(Gone {
+            id: self.id,
+            name: self.name.take(),
+        });
+        // Let the writer send the last lines, but not forever.
+        let writer = self.writer.clone();
+        actix::spawn(async move {
+            tokio::time::sleep(LINGER).await;
+            writer.abort();
+        });
+        tracing::debug!(peer = %self.peer, id = self.id, "disconnected");
+    }
+}
+
+impl StreamHandler<Result<Line, std::io::Error>> for Session {
+    fn handle(&mut self, item: Result<Line, std::io::Error>, ctx: &mut Context<Self>) {
+        self.last_input = Instant::now();
+        match item {
+            Ok(line) => self.on_line(ctx, line),
+            Err(e) => {
+                tracing::debug!(peer = %self.peer, error = %e, "read failed");
+                ctx.stop();
+            }
+        }
+    }
+}
+
+impl Handler<Deliver> for Session {
+    type Result = ();
+
+    fn handle(&mut self, Deliver(text): Deliver, ctx: &mut Context<Self>) {
+        self.send_text(ctx, text);
+    }
+}
+
+impl Handler<Seated> for Session {
+    type Result = ();
+
+    fn handle(&mut self, Seated(seat): Seated, _: &mut Context<Self>) {
+        self.take_seat(seat);
+    }
+}
+
+impl Handler<ShutdownNotice> for Session {
+    type Result = ();
+
+    fn handle(&mut self, _: ShutdownNotice, ctx: &mut Context<Self>) {
+        self.send_text(ctx, Arc::from("INFO shutting down\n"));
+        ctx.stop();
+    }
+}
