@@ -1,30 +1,74 @@
 //! `flip`: flipline's line client and engine tools. Flags are parsed here; each
 //! subcommand lives in a module of its own.
 
+mod bot;
+mod link;
+mod local;
+mod paths;
 mod perft_cmd;
+mod play;
+mod render;
+mod view;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
-/// flipline's client: play Othello and its cousins, and measure the engine.
+/// flipline's client: play Othello and its cousins on a flipd server or offline,
+/// run the engine as a bot, measure the engine.
 #[derive(Parser, Debug)]
 #[command(name = "flip", version, about)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    #[command(flatten)]
+    play: PlayArgs,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Play on a server (the default when no subcommand is given).
+    Play(PlayArgs),
+    /// Run the built-in engine as a network bot.
+    Bot(bot::BotArgs),
     /// Count the leaves of the game tree DEPTH plies deep (passes are plies).
     Perft(perft_cmd::PerftArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+struct PlayArgs {
+    /// The daemon's address (default: the one in config/default.ron).
+    #[arg(long)]
+    server: Option<String>,
+    /// Log in with this name at once.
+    #[arg(long)]
+    name: Option<String>,
+    /// Play offline against an embedded daemon (bot or hotseat games).
+    #[arg(long, conflicts_with = "server")]
+    local: bool,
+    /// Show server lines as they are instead of boards and sentences.
+    #[arg(long)]
+    raw: bool,
+    /// When the connection drops, reconnect and take the seat back.
+    #[arg(long)]
+    reconnect: bool,
+}
+
+/// The address the daemon listens on by default (config/default.ron), as a client
+/// reaches it.
+pub fn default_server() -> String {
+    let listen =
+        flipd::Config::embedded().map_or_else(|_| "127.0.0.1:7341".to_string(), |c| c.listen);
+    listen.replace("0.0.0.0", "127.0.0.1")
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Perft(args) => perft_cmd::run(&args),
+        Some(Command::Perft(args)) => perft_cmd::run(&args),
+        Some(Command::Bot(args)) => bot::run(&args),
+        Some(Command::Play(args)) => run_play(&args),
+        None => run_play(&cli.play),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -33,4 +77,62 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn run_play(args: &PlayArgs) -> Result<(), String> {
+    if args.local {
+        return run_local(args);
+    }
+    let options = play::PlayOptions {
+        server: args.server.clone().unwrap_or_else(default_server),
+        name: args.name.clone(),
+        raw: args.raw,
+        reconnect: args.reconnect,
+        on_update: None,
+    };
+    play::run(&options, Vec::new())
+}
+
+/// Starts an embedded daemon on a free loopback port and plays on it; an
+/// unfinished local game from an earlier run is set up again first.
+fn run_local(args: &PlayArgs) -> Result<(), String> {
+    let mut config = flipd::Config::embedded().map_err(|e| e.to_string())?;
+    config.listen = "127.0.0.1:0".to_string();
+    config.workers = 1;
+    let daemon = flipd::DaemonThread::start(config)
+        .map_err(|e| format!("cannot start the local daemon: {e}"))?;
+    let name = args.name.clone().unwrap_or_else(local_name);
+    let mut first = Vec::new();
+    if let Some(saved) = local::load() {
+        match saved.new_command() {
+            Ok(command) => {
+                println!(
+                    "resuming your unfinished {} game against {}",
+                    saved.variant, saved.opponent
+                );
+                first.push(command);
+            }
+            Err(e) => eprintln!("flip: the saved local game is unreadable ({e}); starting afresh"),
+        }
+    } else {
+        println!("local mode: try `new othello vs bot:3` or `new tictactoe hotseat`");
+    }
+    let options = play::PlayOptions {
+        server: daemon.addr.to_string(),
+        name: Some(name),
+        raw: args.raw,
+        reconnect: false,
+        on_update: Some(local::sync),
+    };
+    let result = play::run(&options, first);
+    drop(daemon);
+    result
+}
+
+/// The login name for local play: the user's name if it is a valid one.
+fn local_name() -> String {
+    std::env::var("USER")
+        .ok()
+        .filter(|n| flipline::protocol::valid_name(n))
+        .unwrap_or_else(|| "player".to_string())
 }

@@ -37,6 +37,8 @@ pub struct GameSetup {
     pub black: SeatSpec,
     /// White's seat.
     pub white: SeatSpec,
+    /// Moves already played, every pass written out (from `NEW ... from`).
+    pub start: Vec<Move>,
     /// Daemon settings.
     pub config: Arc<Config>,
     /// The lobby, told of status changes.
@@ -151,17 +153,29 @@ fn conflict(message: impl Into<String>) -> ProtocolError {
 }
 
 impl GameActor {
-    /// A game from its setup; it begins once both seats are filled.
+    /// A game from its setup; it begins once both seats are filled. Start moves
+    /// that are not legal (the lobby checks them) are left out.
     pub fn new(setup: GameSetup) -> GameActor {
+        let mut game = Game::new(setup.variant);
+        let mut history = Vec::with_capacity(setup.start.len());
+        for mv in setup.start {
+            if game.apply(mv).is_ok() {
+                history.push(mv);
+            }
+        }
+        setup.ply.store(
+            u32::try_from(history.len()).unwrap_or(u32::MAX),
+            Ordering::Relaxed,
+        );
         GameActor {
             id: setup.id,
-            game: Game::new(setup.variant),
+            game,
             seats: [Seat::from_spec(setup.black), Seat::from_spec(setup.white)],
             spectators: Vec::new(),
             clocks: setup.clock.map(Clocks::new),
             flag_timer: None,
             phase: Phase::Waiting,
-            history: Vec::new(),
+            history,
             rematch: [false; 2],
             config: setup.config,
             lobby: setup.lobby,
@@ -584,6 +598,7 @@ impl GameActor {
             clock: self.clocks.as_ref().map(Clocks::spec),
             black,
             white,
+            start: Vec::new(),
         };
         Box::pin(
             self.lobby

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use actix::{Actor, Addr, ArbiterHandle, AsyncContext, Context, Handler};
 use flipline::Color;
 use flipline::Variant;
+use flipline::notation::replay_with_passes;
 use flipline::protocol::{
     ClockSpec, ErrorCode, Event, GameId, Opponent, ProtocolError, SeatChoice,
 };
@@ -80,6 +81,7 @@ impl Lobby {
             clock: order.clock,
             black: order.black,
             white: order.white,
+            start: order.start,
             config: Arc::clone(&self.config),
             lobby: ctx.address(),
             engine: self.engine.clone(),
@@ -178,11 +180,17 @@ impl Handler<Create> for Lobby {
             Color::Black => (creator, other),
             Color::White => (other, creator),
         };
+        let (position, start) = replay_with_passes(spec.variant, &spec.from)
+            .map_err(|e| ProtocolError::bad(format!("from: {e}")))?;
+        if position.is_over() {
+            return Err(ProtocolError::bad("from: those moves end the game"));
+        }
         let order = Spawn {
             variant: spec.variant,
             clock: spec.clock,
             black,
             white,
+            start,
         };
         Ok(self.spawn_game(ctx, order))
     }
@@ -222,6 +230,7 @@ impl Handler<Seek> for Lobby {
                 clock: msg.clock,
                 black,
                 white,
+                start: Vec::new(),
             },
         );
         waiting.member.session.do_send(Seated(seat.clone()));

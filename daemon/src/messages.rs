@@ -223,6 +223,8 @@ pub struct Spawn {
     pub black: SeatSpec,
     /// White's seat.
     pub white: SeatSpec,
+    /// Moves already played (every pass written out), checked to be legal.
+    pub start: Vec<flipline::Move>,
 }
 
 /// The actor of a game, for `JOIN` and `WATCH`.

@@ -176,18 +176,29 @@ pub fn transcript_string(moves: &[Move]) -> String {
 /// Plays a transcript from the start of `variant`. A square where the side to move
 /// has no move implies the pass that many transcripts leave out.
 pub fn replay(variant: Variant, moves: &[Move]) -> Result<Game, ParseError> {
+    replay_with_passes(variant, moves).map(|(game, _)| game)
+}
+
+/// [`replay`], also returning the moves with every pass written out.
+pub fn replay_with_passes(
+    variant: Variant,
+    moves: &[Move],
+) -> Result<(Game, Vec<Move>), ParseError> {
     let mut game = Game::new(variant);
+    let mut played = Vec::with_capacity(moves.len());
     for (i, &mv) in moves.iter().enumerate() {
         if matches!(mv, Move::Place(_)) && game.must_pass() {
             // Cannot fail: the side to move has no move.
             let _ = game.apply(Move::Pass);
+            played.push(Move::Pass);
         }
         game.apply(mv).map_err(|error| {
             let kind = ParseErrorKind::IllegalMove { ply: i + 1, error };
             ParseError::new(kind, &mv.to_string())
         })?;
+        played.push(mv);
     }
-    Ok(game)
+    Ok((game, played))
 }
 
 #[cfg(test)]

@@ -210,7 +210,7 @@ pub enum Opponent {
 }
 
 /// The arguments of `NEW`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewGame {
     /// The game to play.
     pub variant: Variant,
@@ -220,6 +220,8 @@ pub struct NewGame {
     pub opponent: Opponent,
     /// The clock, if any.
     pub clock: Option<ClockSpec>,
+    /// Moves to play from the start before the game begins (`from TRANSCRIPT`).
+    pub from: Vec<crate::square::Move>,
 }
 
 /// Game ids are small numbers, unique for the daemon's life.
@@ -242,7 +244,7 @@ pub enum Command {
         /// The clock wanted.
         clock: Option<ClockSpec>,
     },
-    /// `NEW [variant] [as X|O|random] [vs bot[:level] | hotseat] [clock M+S]`.
+    /// `NEW [variant] [as X|O|random] [vs bot[:level] | hotseat] [clock M+S] [from TRANSCRIPT]`.
     New(NewGame),
     /// `JOIN game`.
     Join(GameId),
@@ -425,6 +427,7 @@ fn parse_new<'a>(args: &mut impl Iterator<Item = &'a str>) -> Result<NewGame, Pr
         seat: SeatChoice::Random,
         opponent: Opponent::Open,
         clock: None,
+        from: Vec::new(),
     };
     let mut variant_given = false;
     while let Some(token) = args.next() {
@@ -433,6 +436,13 @@ fn parse_new<'a>(args: &mut impl Iterator<Item = &'a str>) -> Result<NewGame, Pr
             "vs" => new.opponent = parse_opponent(args.next())?,
             "hotseat" => new.opponent = Opponent::Hotseat,
             "clock" => new.clock = Some(ClockSpec::parse(args.next().unwrap_or(""))?),
+            "from" => {
+                let moves = args
+                    .next()
+                    .ok_or_else(|| ProtocolError::bad("from needs moves, e.g. f5d6c3"))?;
+                new.from = crate::notation::parse_transcript(moves)
+                    .map_err(|e| ProtocolError::bad(e.to_string()))?;
+            }
             _ if !variant_given => {
                 new.variant = parse_variant(token)?;
                 variant_given = true;
@@ -896,6 +906,7 @@ mod tests {
             ("LOGIN bad!name", "'bad!name'"),
             ("SEEK clock 5", "'5'"),
             ("PASS now", "'now'"),
+            ("NEW from f5z9", "'z9'"),
         ] {
             let err = Command::parse(line).unwrap_err();
             assert_eq!(err.code, ErrorCode::BadRequest, "{line}");

@@ -1,0 +1,255 @@
+//! `flip bot`: the built-in engine as a network bot. Each of N connections seeks a
+//! game, answers `TURN` lines with the engine's move, seeks again after `OVER`, and
+//! reconnects (taking its seat back) when the daemon goes away and comes back.
+
+use std::io::{BufRead, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use flipline::engine;
+use flipline::notation::parse_board;
+use flipline::protocol::{ClockSpec, Event, GameId, ServerLine};
+use flipline::{Color, Game, Move, Variant};
+
+use crate::link::open;
+
+#[derive(Args, Debug, Clone)]
+pub struct BotArgs {
+    /// The daemon's address.
+    #[arg(long, default_value_t = crate::default_server())]
+    server: String,
+    /// Name to log in with (with -1, -2, ... added when playing several games).
+    #[arg(long, default_value = "flipbot")]
+    name: String,
+    /// Engine level, 1 (random) to 10.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=10))]
+    level: u8,
+    /// The variant to seek.
+    #[arg(long, default_value = "othello")]
+    variant: Variant,
+    /// Clock to seek, as minutes+seconds (e.g. 5+3).
+    #[arg(long, value_parser = parse_clock)]
+    clock: Option<ClockSpec>,
+    /// Games played at once (one connection each).
+    #[arg(long, default_value_t = 1)]
+    games: usize,
+    /// Games each connection plays before it stops (default: until interrupted).
+    #[arg(long)]
+    rounds: Option<u32>,
+    /// Longest the engine thinks per move, in milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    think_ms: u64,
+}
+
+fn parse_clock(text: &str) -> Result<ClockSpec, String> {
+    ClockSpec::parse(text).map_err(|e| e.message)
+}
+
+/// Runs the bots until every one has played its rounds.
+pub fn run(args: &BotArgs) -> Result<(), String> {
+    let handles: Vec<_> = (1..=args.games.max(1))
+        .map(|i| {
+            let mut bot = Bot::new(args.clone(), i);
+            std::thread::spawn(move || bot.run())
+        })
+        .collect();
+    let mut failures = Vec::new();
+    for handle in handles {
+        match handle.join() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => failures.push(e),
+            Err(_) => failures.push("a bot thread panicked".to_string()),
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("; "))
+    }
+}
+
+/// One connection's bot.
+struct Bot {
+    args: BotArgs,
+    name: String,
+    played: u32,
+    game: Option<BotGame>,
+    seed: u64,
+}
+
+/// The game a bot is in.
+struct BotGame {
+    id: GameId,
+    variant: Variant,
+    colors: Vec<Color>,
+    position: Option<Game>,
+}
+
+/// How a connection ended.
+enum Ended {
+    /// Every round is played.
+    Done,
+    /// The connection dropped.
+    Lost,
+}
+
+impl Bot {
+    fn new(args: BotArgs, index: usize) -> Bot {
+        let name = if args.games > 1 {
+            format!("{}-{index}", args.name)
+        } else {
+            args.name.clone()
+        };
+        Bot {
+            args,
+            name,
+            played: 0,
+            game: None,
+            seed: index as u64,
+        }
+    }
+
+    fn run(&mut self) -> Result<(), String> {
+        let mut failures = 0u32;
+        loop {
+            match open(&self.args.server) {
+                Ok((stream, reader)) => {
+                    failures = 0;
+                    match self.serve(stream, reader) {
+                        Ok(Ended::Done) => return Ok(()),
+                        Ok(Ended::Lost) => {
+                            eprintln!("{}: connection lost, reconnecting", self.name)
+                        }
+                        Err(e) => return Err(format!("{}: {e}", self.name)),
+                    }
+                }
+                Err(e) if failures == 0 => eprintln!("{}: {e}; retrying", self.name),
+                Err(_) => {}
+            }
+            failures = failures.saturating_add(1);
+            std::thread::sleep(Duration::from_millis(200 * u64::from(failures.min(25))));
+        }
+    }
+
+    /// Plays on one connection until it drops or the rounds are done.
+    fn serve(
+        &mut self,
+        mut stream: TcpStream,
+        reader: std::io::BufReader<TcpStream>,
+    ) -> Result<Ended, String> {
+        let mut hello = vec![format!("LOGIN {}", self.name)];
+        match &self.game {
+            Some(game) => hello.push(format!("JOIN {}", game.id)),
+            None => hello.push(self.seek_line()),
+        }
+        for line in hello {
+            send(&mut stream, &line)?;
+        }
+        for line in reader.lines() {
+            let Ok(line) = line else { break };
+            if let Some(reply) = self.on_line(&line)? {
+                send(&mut stream, &reply)?;
+            }
+            if self.args.rounds.is_some_and(|r| self.played >= r) && self.game.is_none() {
+                let _ = send(&mut stream, "QUIT");
+                return Ok(Ended::Done);
+            }
+        }
+        Ok(Ended::Lost)
+    }
+
+    fn seek_line(&self) -> String {
+        match self.args.clock {
+            Some(clock) => format!("SEEK {} clock {clock}", self.args.variant),
+            None => format!("SEEK {}", self.args.variant),
+        }
+    }
+
+    /// The answer to one server line, if it needs one.
+    fn on_line(&mut self, line: &str) -> Result<Option<String>, String> {
+        match ServerLine::parse(line) {
+            ServerLine::Event(Event::Start {
+                game,
+                variant,
+                black,
+                white,
+                ..
+            }) => {
+                let colors = [(Color::Black, black), (Color::White, white)]
+                    .into_iter()
+                    .filter(|(_, n)| *n == self.name)
+                    .map(|(c, _)| c)
+                    .collect();
+                self.game = Some(BotGame {
+                    id: game,
+                    variant,
+                    colors,
+                    position: None,
+                });
+            }
+            ServerLine::Event(Event::Board {
+                game,
+                cells,
+                to_move: Some(side),
+            }) => {
+                if let Some(g) = self.game.as_mut().filter(|g| g.id == game) {
+                    g.position = parse_board(&format!("{cells} {}", side.letter()), g.variant).ok();
+                }
+            }
+            ServerLine::Event(Event::Turn { game, side, .. }) => {
+                return Ok(self.on_turn(game, side));
+            }
+            ServerLine::Event(Event::Over {
+                game,
+                winner,
+                black,
+                white,
+                ..
+            }) if self.game.as_ref().is_some_and(|g| g.id == game) => {
+                self.game = None;
+                self.played += 1;
+                let result = winner.map_or("draw".to_string(), |w| format!("{w} wins"));
+                println!("{}: game {game} over: {result} {black}-{white}", self.name);
+                let more = self.args.rounds.is_none_or(|r| self.played < r);
+                return Ok(more.then(|| self.seek_line()));
+            }
+            ServerLine::Err(e)
+                if e.code.number() == 401
+                    || (e.code.number() == 409 && e.message.contains("name")) =>
+            {
+                return Err(e.to_string());
+            }
+            ServerLine::Err(e) if e.code.number() == 404 => {
+                // The game we came back for is gone: look for another.
+                self.game = None;
+                return Ok(Some(self.seek_line()));
+            }
+            ServerLine::Err(e) => eprintln!("{}: {e}", self.name),
+            _ => {}
+        }
+        Ok(None)
+    }
+
+    fn on_turn(&mut self, game: GameId, side: Color) -> Option<String> {
+        let g = self
+            .game
+            .as_ref()
+            .filter(|g| g.id == game && g.colors.contains(&side))?;
+        let position = g.position?;
+        self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let deadline = Instant::now() + Duration::from_millis(self.args.think_ms);
+        let mut stop = || Instant::now() >= deadline;
+        let choice = engine::choose(&position, self.args.level, self.seed, &mut stop)?;
+        Some(match choice.mv {
+            Move::Pass => "PASS".to_string(),
+            Move::Place(square) => format!("MOVE {square}"),
+        })
+    }
+}
+
+fn send(stream: &mut TcpStream, line: &str) -> Result<(), String> {
+    stream
+        .write_all(format!("{line}\n").as_bytes())
+        .map_err(|e| format!("cannot send: {e}"))
+}

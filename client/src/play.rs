@@ -1,0 +1,376 @@
+//! `flip play`: the interactive client (rustyline prompt, boards printed while the
+//! person types) and its plain mode for scripts and pipes.
+
+use std::io::{BufRead, BufReader, IsTerminal};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use flipline::protocol::COMMAND_HELP;
+use flipline::{Square, Variant};
+use rustyline::completion::Completer;
+use rustyline::error::ReadlineError;
+use rustyline::hint::HistoryHinter;
+use rustyline::history::DefaultHistory;
+use rustyline::{
+    Completer, Config, Editor, ExternalPrinter, Helper, Highlighter, Hinter, Validator,
+};
+
+use crate::link::{Link, Sink, StdoutSink, open};
+use crate::paths::data_file;
+use crate::view::Style;
+
+/// How the client was asked to run.
+#[derive(Clone, Debug)]
+pub struct PlayOptions {
+    /// `host:port` of the daemon.
+    pub server: String,
+    /// A name to log in with at once.
+    pub name: Option<String>,
+    /// Show server lines as they are.
+    pub raw: bool,
+    /// Reconnect (and take the seat back) when the connection drops.
+    pub reconnect: bool,
+    /// Called with the view after every server line.
+    pub on_update: Option<fn(&crate::view::View)>,
+}
+
+/// How long a script waits for its turn or for a reply before going on.
+const SCRIPT_WAIT: Duration = Duration::from_secs(120);
+
+/// Runs the client until the person quits, stdin ends, or the connection is lost.
+pub fn run(options: &PlayOptions, first: Vec<String>) -> Result<(), String> {
+    let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    let color = interactive && std::env::var_os("NO_COLOR").is_none();
+    let style = Style {
+        color,
+        raw: options.raw,
+    };
+    let (link, reader) = Link::connect(&options.server, style, options.on_update)?;
+    let mut commands = first;
+    if let Some(name) = &options.name {
+        commands.insert(0, format!("LOGIN {name}"));
+    }
+    if interactive {
+        interactive_loop(&link, reader, options, commands)
+    } else {
+        println!("connected to {}", options.server);
+        spawn_reader(&link, reader, Box::new(StdoutSink), options);
+        script_loop(&link, commands)
+    }
+}
+
+/// Starts the thread that reads server lines; on a lost connection it either
+/// reconnects or ends the process with status 2.
+fn spawn_reader(
+    link: &Arc<Link>,
+    reader: BufReader<TcpStream>,
+    mut sink: Box<dyn Sink>,
+    options: &PlayOptions,
+) {
+    let link = Arc::clone(link);
+    let options = options.clone();
+    std::thread::spawn(move || {
+        let mut reader = reader;
+        loop {
+            link.read_all(reader, sink.as_mut());
+            if link.closing.load(Ordering::Acquire) {
+                return;
+            }
+            if options.reconnect
+                && let Some(again) = reconnect(&link, &options, sink.as_mut())
+            {
+                reader = again;
+                continue;
+            }
+            link.mark_lost();
+            sink.show(vec![format!("connection to {} lost", options.server)]);
+            std::process::exit(2);
+        }
+    });
+}
+
+/// Tries to reconnect for about a minute; logs in again and takes back the seat
+/// of the game that was going on.
+fn reconnect(
+    link: &Link,
+    options: &PlayOptions,
+    sink: &mut dyn Sink,
+) -> Option<BufReader<TcpStream>> {
+    sink.show(vec![format!(
+        "connection to {} lost; reconnecting",
+        options.server
+    )]);
+    let (name, game) = {
+        let view = link.view();
+        let game = view.live_game().and(view.current);
+        (view.name.clone(), game)
+    };
+    for attempt in 0..60u32 {
+        std::thread::sleep(Duration::from_millis(250 * u64::from(attempt.min(4) + 1)));
+        let Ok((stream, reader)) = open(&options.server) else {
+            continue;
+        };
+        link.replace(stream);
+        let resumed = name
+            .iter()
+            .map(|n| format!("LOGIN {n}"))
+            .chain(game.map(|g| format!("JOIN {g}")));
+        if resumed.into_iter().all(|line| link.send(&line).is_ok()) {
+            sink.show(vec!["reconnected".to_string()]);
+            return Some(reader);
+        }
+    }
+    None
+}
+
+/// What a line typed by the person becomes.
+enum Input {
+    /// Send this to the server.
+    Send(String),
+    /// Print this locally.
+    Show(Vec<String>),
+    /// Leave.
+    Quit,
+    /// Nothing to do.
+    Nothing,
+}
+
+/// A square alone means `MOVE`; `help` and `quit` are answered locally.
+fn translate(line: &str) -> Input {
+    let line = line.trim();
+    let lower = line.to_ascii_lowercase();
+    match lower.as_str() {
+        "" => Input::Nothing,
+        "help" | "?" => Input::Show(help_lines()),
+        "quit" | "exit" => Input::Quit,
+        _ if line.parse::<Square>().is_ok() => Input::Send(format!("MOVE {line}")),
+        _ => Input::Send(line.to_string()),
+    }
+}
+
+fn help_lines() -> Vec<String> {
+    let mut lines: Vec<String> = COMMAND_HELP
+        .iter()
+        .map(|(usage, what)| format!("  {usage:<34} {what}"))
+        .collect();
+    lines.insert(0, "commands (keywords in any case):".to_string());
+    lines.push("  d3                                 a square alone plays it".to_string());
+    lines.push(format!(
+        "  variants: {}",
+        Variant::ALL.map(|v| v.name()).join(", ")
+    ));
+    lines
+}
+
+/// Whether a command is a move, which a script sends only on its turn.
+fn is_move(line: &str) -> bool {
+    let keyword = line
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_ascii_uppercase();
+    matches!(keyword.as_str(), "MOVE" | "PASS")
+}
+
+/// Plain mode: one command at a time, each sent after the previous reply and,
+/// for moves, on the client's turn, so that `printf ... | flip` plays sensibly.
+fn script_loop(link: &Arc<Link>, first: Vec<String>) -> Result<(), String> {
+    let stdin = std::io::stdin();
+    let typed = stdin.lock().lines().map_while(Result::ok);
+    for line in first.into_iter().chain(typed) {
+        match translate(&line) {
+            Input::Nothing => {}
+            Input::Show(lines) => StdoutSink.show(lines),
+            Input::Quit => break,
+            Input::Send(command) => {
+                let moving = is_move(&command);
+                if moving {
+                    link.wait_until(SCRIPT_WAIT, |v| v.my_turn());
+                }
+                let before = link.view().moves_seen();
+                link.send(&command)?;
+                // A move counts as done once its MOVED line is in, which comes
+                // after the OK; then the next line sees the new position.
+                let done = link.wait_until(SCRIPT_WAIT, |v| {
+                    v.pending.is_empty() && (!moving || !v.last_ok || v.moves_seen() > before)
+                });
+                if !done && link.lost.load(Ordering::Acquire) {
+                    return Err("connection lost".to_string());
+                }
+            }
+        }
+    }
+    link.wait_until(SCRIPT_WAIT, |v| v.pending.is_empty());
+    link.closing.store(true, Ordering::Release);
+    Ok(())
+}
+
+/// Completion of commands, variants and the squares that are legal right now;
+/// hints from history.
+#[derive(Helper, Completer, Hinter, Highlighter, Validator)]
+struct FlipHelper {
+    #[rustyline(Completer)]
+    completer: FlipCompleter,
+    #[rustyline(Hinter)]
+    hinter: HistoryHinter,
+}
+
+struct FlipCompleter {
+    link: Arc<Link>,
+}
+
+impl Completer for FlipCompleter {
+    type Candidate = String;
+
+    fn complete(
+        &self,
+        line: &str,
+        pos: usize,
+        _: &rustyline::Context<'_>,
+    ) -> rustyline::Result<(usize, Vec<String>)> {
+        let head = line.get(..pos).unwrap_or(line);
+        let start = head.rfind(' ').map_or(0, |i| i + 1);
+        let word = head.get(start..).unwrap_or("").to_ascii_lowercase();
+        let first_word = !head
+            .get(..start)
+            .unwrap_or("")
+            .contains(|c: char| !c.is_whitespace());
+        let keyword = head
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let squares: Vec<String> = self
+            .link
+            .view()
+            .legal_now()
+            .iter()
+            .map(Square::to_string)
+            .collect();
+        let options: Vec<String> = if first_word {
+            let commands = COMMAND_HELP
+                .iter()
+                .filter_map(|(usage, _)| usage.split(' ').next());
+            commands
+                .map(str::to_ascii_lowercase)
+                .chain(squares)
+                .collect()
+        } else {
+            match keyword.as_str() {
+                "move" => squares,
+                "new" | "seek" => {
+                    let words = [
+                        "as", "vs", "bot", "hotseat", "clock", "from", "x", "o", "random",
+                    ];
+                    Variant::ALL
+                        .iter()
+                        .map(|v| v.name())
+                        .chain(words)
+                        .map(str::to_string)
+                        .collect()
+                }
+                _ => Vec::new(),
+            }
+        };
+        Ok((
+            start,
+            options
+                .into_iter()
+                .filter(|o| o.starts_with(&word))
+                .collect(),
+        ))
+    }
+}
+
+/// Sends lines to rustyline's external printer, so that they appear above the
+/// prompt without garbling what the person is typing.
+struct PrinterSink<P: ExternalPrinter + Send>(P);
+
+impl<P: ExternalPrinter + Send> Sink for PrinterSink<P> {
+    fn show(&mut self, lines: Vec<String>) {
+        let _ = self.0.print(lines.join("\n"));
+    }
+}
+
+fn history_path() -> Option<PathBuf> {
+    data_file("history.txt")
+}
+
+fn interactive_loop(
+    link: &Arc<Link>,
+    reader: BufReader<TcpStream>,
+    options: &PlayOptions,
+    first: Vec<String>,
+) -> Result<(), String> {
+    let config = Config::builder()
+        .auto_add_history(false)
+        .history_ignore_space(true)
+        .build();
+    let mut editor: Editor<FlipHelper, DefaultHistory> =
+        Editor::with_config(config).map_err(|e| e.to_string())?;
+    editor.set_helper(Some(FlipHelper {
+        completer: FlipCompleter {
+            link: Arc::clone(link),
+        },
+        hinter: HistoryHinter::new(),
+    }));
+    let history = history_path();
+    if let Some(path) = &history {
+        let _ = editor.load_history(path);
+    }
+    println!(
+        "connected to {}; type help for the commands",
+        options.server
+    );
+    let printer = editor
+        .create_external_printer()
+        .map_err(|e| e.to_string())?;
+    spawn_reader(link, reader, Box::new(PrinterSink(printer)), options);
+    for line in first {
+        link.send(&line)?;
+    }
+    loop {
+        match editor.readline("flip> ") {
+            Ok(line) => {
+                if !line.trim().is_empty() {
+                    let _ = editor.add_history_entry(line.as_str());
+                    if let Some(path) = &history {
+                        let _ = editor.save_history(path);
+                    }
+                }
+                match translate(&line) {
+                    Input::Send(command) => link.send(&command)?,
+                    Input::Show(lines) => lines.iter().for_each(|l| println!("{l}")),
+                    Input::Quit => break,
+                    Input::Nothing => {}
+                }
+            }
+            Err(ReadlineError::Interrupted) => continue,
+            Err(ReadlineError::Eof) => break,
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+    link.closing.store(true, Ordering::Release);
+    let _ = link.send("QUIT");
+    link.wait_until(Duration::from_secs(2), |v| v.pending.is_empty());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_square_alone_is_a_move_and_help_is_local() {
+        assert!(matches!(translate("d3"), Input::Send(s) if s == "MOVE d3"));
+        assert!(matches!(translate(" D3 "), Input::Send(s) if s == "MOVE D3"));
+        assert!(matches!(translate("pass"), Input::Send(s) if s == "pass"));
+        assert!(matches!(translate("help"), Input::Show(_)));
+        assert!(matches!(translate("QUIT"), Input::Quit));
+        assert!(matches!(translate("   "), Input::Nothing));
+        assert!(is_move("move d3") && is_move("PASS") && !is_move("board"));
+    }
+}

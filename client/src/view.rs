@@ -1,0 +1,428 @@
+//! What the client knows of its games, built from server lines, and the text a
+//! person sees for each line. Pure: lines in, text out, no I/O.
+
+use std::collections::{HashMap, VecDeque};
+
+use flipline::notation::parse_board;
+use flipline::protocol::{ClockSpec, EndReason, Event, GameId, ServerLine};
+use flipline::{Color, Game, Move, Square, Variant};
+
+use crate::render::{BoardView, board, clock};
+
+/// One game as the client follows it.
+#[derive(Clone, Debug)]
+pub struct GameView {
+    /// The variant.
+    pub variant: Variant,
+    /// Black's name.
+    pub black: String,
+    /// White's name.
+    pub white: String,
+    /// The position of the last BOARD line.
+    pub game: Game,
+    /// Whether OVER has come.
+    pub over: bool,
+    /// The last move played.
+    pub last: Option<Move>,
+    /// Milliseconds left (black, white) as of the last MOVED.
+    pub clocks: Option<(u64, u64)>,
+    /// Every move seen since START, for saving and resuming.
+    pub moves: Vec<Move>,
+}
+
+/// How output is drawn.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Style {
+    /// ANSI colour.
+    pub color: bool,
+    /// Server lines as they are, no rendering.
+    pub raw: bool,
+}
+
+/// The client's view of the server: its name, its games, its unanswered commands.
+#[derive(Debug, Default)]
+pub struct View {
+    /// The name logged in with.
+    pub name: Option<String>,
+    /// Games seen, by id.
+    pub games: HashMap<GameId, GameView>,
+    /// The game played (or watched) most recently.
+    pub current: Option<GameId>,
+    /// Keywords of commands sent and not yet answered, oldest first.
+    pub pending: VecDeque<String>,
+    /// Whether the last reply was `OK`.
+    pub last_ok: bool,
+    style: Style,
+}
+
+impl View {
+    /// An empty view drawing with `style`.
+    pub fn new(style: Style) -> View {
+        View {
+            style,
+            ..View::default()
+        }
+    }
+
+    /// Records a command sent, so that its reply can be understood.
+    pub fn sent(&mut self, line: &str) {
+        let keyword = line
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_ascii_uppercase();
+        if !keyword.is_empty() {
+            self.pending.push_back(keyword);
+        }
+    }
+
+    /// The colours this client plays in `game` (both in a hotseat game).
+    pub fn my_colors(&self, game: &GameView) -> Vec<Color> {
+        let me = self.name.as_deref().unwrap_or("");
+        let mut colors = Vec::new();
+        if game.black == me {
+            colors.push(Color::Black);
+        }
+        if game.white == me {
+            colors.push(Color::White);
+        }
+        colors
+    }
+
+    /// The current game, if this client plays in it and it goes on.
+    pub fn live_game(&self) -> Option<&GameView> {
+        let game = self.games.get(&self.current?)?;
+        (!game.over && !self.my_colors(game).is_empty()).then_some(game)
+    }
+
+    /// Whether the side to move in the current game is this client's.
+    pub fn my_turn(&self) -> bool {
+        self.live_game()
+            .is_some_and(|g| self.my_colors(g).contains(&g.game.to_move()) && !g.game.is_over())
+    }
+
+    /// Moves seen in the current game.
+    pub fn moves_seen(&self) -> usize {
+        self.current
+            .and_then(|id| self.games.get(&id))
+            .map_or(0, |g| g.moves.len())
+    }
+
+    /// The squares this client may play now (for completion).
+    pub fn legal_now(&self) -> Vec<Square> {
+        match self.live_game() {
+            Some(g) if self.my_turn() => g.game.legal_moves().iter().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Takes one server line; returns what to show for it (possibly nothing).
+    pub fn on_line(&mut self, line: &str) -> Vec<String> {
+        let parsed = ServerLine::parse(line);
+        let shown = match parsed {
+            ServerLine::Hello(version) => vec![format!("connected (flipline protocol {version})")],
+            ServerLine::Ok(text) => self.on_reply(Ok(text)),
+            ServerLine::Err(e) => {
+                self.on_reply(Err(format!("error {}: {}", e.code.number(), e.message)))
+            }
+            ServerLine::Event(event) => self.on_event(event),
+            ServerLine::Unknown(text) => vec![text],
+        };
+        if self.style.raw {
+            vec![line.to_string()]
+        } else {
+            shown
+        }
+    }
+
+    fn on_reply(&mut self, reply: Result<String, String>) -> Vec<String> {
+        let command = self.pending.pop_front().unwrap_or_default();
+        self.last_ok = reply.is_ok();
+        match (command.as_str(), reply) {
+            (_, Err(message)) => vec![message],
+            ("LOGIN", Ok(name)) => {
+                let line = format!("logged in as {name}");
+                self.name = Some(name);
+                vec![line]
+            }
+            ("MOVE" | "PASS" | "SAY" | "END" | "BOARD", Ok(text)) if text.is_empty() => Vec::new(),
+            (_, Ok(text)) if text.is_empty() => vec!["ok".to_string()],
+            ("NEW" | "SEEK" | "JOIN" | "WATCH", Ok(text)) => {
+                if let Some(id) = text.split_whitespace().next().and_then(|t| t.parse().ok()) {
+                    self.current = Some(id);
+                }
+                vec![format!("ok {text}")]
+            }
+            (_, Ok(text)) => vec![format!("ok {text}")],
+        }
+    }
+
+    fn on_event(&mut self, event: Event) -> Vec<String> {
+        match event {
+            Event::Start {
+                game,
+                variant,
+                black,
+                white,
+                clock,
+            } => self.on_start(game, variant, black, white, clock),
+            Event::Board {
+                game,
+                cells,
+                to_move,
+            } => self.on_board(game, &cells, to_move),
+            Event::Turn { game, side, .. } => self.on_turn(game, side),
+            Event::Moved {
+                game,
+                side,
+                played,
+                clocks,
+                ..
+            } => self.on_moved(game, side, played, clocks),
+            Event::Over {
+                game,
+                winner,
+                black,
+                white,
+                reason,
+            } => self.on_over(game, winner, black, white, reason),
+            Event::Chat { game, name, text } => vec![format!("[{game}] <{name}> {text}")],
+            Event::Game {
+                game,
+                variant,
+                black,
+                white,
+                status,
+                ply,
+            } => {
+                let seat = |s: Option<String>| s.unwrap_or_else(|| "(open)".to_string());
+                vec![format!(
+                    "game {game}: {variant}, {} (X) vs {} (O), {status}, ply {ply}",
+                    seat(black),
+                    seat(white)
+                )]
+            }
+            Event::Player { name, status } => vec![format!("{name}: {status}")],
+            Event::Info(text) => vec![format!("* {text}")],
+        }
+    }
+
+    fn on_start(
+        &mut self,
+        id: GameId,
+        variant: Variant,
+        black: String,
+        white: String,
+        clock: Option<ClockSpec>,
+    ) -> Vec<String> {
+        let clock_text = clock.map_or("no clock".to_string(), |c| format!("clock {c}"));
+        let line = format!("game {id} ({variant}): {black} (X) vs {white} (O), {clock_text}");
+        let game = GameView {
+            variant,
+            black,
+            white,
+            game: Game::new(variant),
+            over: false,
+            last: None,
+            clocks: clock.map(|c| (c.base_ms, c.base_ms)),
+            moves: Vec::new(),
+        };
+        let mine = !self.my_colors(&game).is_empty();
+        self.games.insert(id, game);
+        if mine || self.current.is_none() {
+            self.current = Some(id);
+        }
+        vec![line]
+    }
+
+    fn on_board(&mut self, id: GameId, cells: &str, to_move: Option<Color>) -> Vec<String> {
+        let Some(view) = self.games.get_mut(&id) else {
+            return Vec::new();
+        };
+        let side = to_move.unwrap_or(view.game.to_move());
+        match parse_board(&format!("{cells} {}", side.letter()), view.variant) {
+            Ok(game) => view.game = game,
+            Err(e) => return vec![format!("unreadable board: {e}")],
+        }
+        if to_move.is_none() {
+            view.over = true;
+        }
+        self.render(id)
+    }
+
+    /// The board of game `id` with its status lines.
+    pub fn render(&self, id: GameId) -> Vec<String> {
+        let Some(view) = self.games.get(&id) else {
+            return Vec::new();
+        };
+        let last = match view.last {
+            Some(Move::Place(square)) => Some(square),
+            _ => None,
+        };
+        let board_view = BoardView {
+            last,
+            show_legal: !view.over,
+            color: self.style.color,
+        };
+        let mut lines = board(&view.game, &board_view);
+        lines.push(self.status_line(id, view));
+        lines
+    }
+
+    fn status_line(&self, id: GameId, view: &GameView) -> String {
+        let counts = view.game.counts();
+        let mut line = format!(
+            "game {id}  X {} {}  O {} {}",
+            view.black, counts.black, view.white, counts.white
+        );
+        if let Some((black, white)) = view.clocks {
+            line.push_str(&format!("  clocks X {} O {}", clock(black), clock(white)));
+        }
+        if view.over {
+            line.push_str("  game over");
+        } else {
+            let side = view.game.to_move();
+            let yours = self.my_colors(view).contains(&side);
+            line.push_str(&format!(
+                "  {side} to move{}",
+                if yours { " (you)" } else { "" }
+            ));
+        }
+        line
+    }
+
+    fn on_turn(&mut self, id: GameId, side: Color) -> Vec<String> {
+        let Some(view) = self.games.get(&id) else {
+            return Vec::new();
+        };
+        if !self.my_colors(view).contains(&side) {
+            return Vec::new();
+        }
+        let legal: Vec<String> = view
+            .game
+            .legal_moves()
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        if legal.is_empty() {
+            vec![format!(
+                "your move ({side}): no move, you must pass (type pass)"
+            )]
+        } else {
+            vec![format!("your move ({side}): {}", legal.join(" "))]
+        }
+    }
+
+    fn on_moved(
+        &mut self,
+        id: GameId,
+        side: Color,
+        played: Move,
+        clocks: Option<(u64, u64)>,
+    ) -> Vec<String> {
+        let Some(view) = self.games.get_mut(&id) else {
+            return Vec::new();
+        };
+        view.last = Some(played);
+        view.moves.push(played);
+        if clocks.is_some() {
+            view.clocks = clocks;
+        }
+        let who = match side {
+            Color::Black => &view.black,
+            Color::White => &view.white,
+        };
+        match played {
+            Move::Pass => vec![format!("{who} ({side}) passes")],
+            Move::Place(square) => vec![format!("{who} ({side}) played {square}")],
+        }
+    }
+
+    fn on_over(
+        &mut self,
+        id: GameId,
+        winner: Option<Color>,
+        black: u32,
+        white: u32,
+        reason: EndReason,
+    ) -> Vec<String> {
+        let Some(view) = self.games.get_mut(&id) else {
+            return Vec::new();
+        };
+        view.over = true;
+        let result = match winner {
+            Some(Color::Black) => format!("{} (X) wins", view.black),
+            Some(Color::White) => format!("{} (O) wins", view.white),
+            None => "draw".to_string(),
+        };
+        vec![format!(
+            "game {id} over: {result} {black}-{white} ({})",
+            reason.word()
+        )]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn feed(view: &mut View, lines: &[&str]) -> Vec<String> {
+        lines.iter().flat_map(|l| view.on_line(l)).collect()
+    }
+
+    #[test]
+    fn a_game_is_followed_from_start_to_over() {
+        let mut view = View::new(Style::default());
+        view.sent("LOGIN ann");
+        view.sent("NEW othello as X vs bot:1");
+        let out = feed(
+            &mut view,
+            &[
+                "HELLO flipline 1",
+                "OK ann",
+                "OK 4",
+                "START 4 othello ann bot:1 -",
+                "BOARD 4 ---------------------------OX------XO--------------------------- X",
+                "TURN 4 X d3,c4,f5,e6",
+            ],
+        );
+        assert!(
+            out.contains(&"game 4 (othello): ann (X) vs bot:1 (O), no clock".to_string()),
+            "{out:?}"
+        );
+        assert!(
+            out.contains(&"your move (X): d3 c4 f5 e6".to_string()),
+            "{out:?}"
+        );
+        assert!(view.my_turn());
+        assert_eq!(view.legal_now().len(), 4);
+        let out = feed(
+            &mut view,
+            &[
+                "MOVED 4 X d3 4 1",
+                "BOARD 4 -------------------X-------XX------XO--------------------------- O",
+            ],
+        );
+        assert_eq!(out.first().map(String::as_str), Some("ann (X) played d3"));
+        assert!(out.iter().any(|l| l.contains("[X]")), "{out:?}");
+        assert!(!view.my_turn());
+        let out = feed(&mut view, &["OVER 4 O 0 64 resign"]);
+        assert_eq!(
+            out,
+            vec!["game 4 over: bot:1 (O) wins 0-64 (resign)".to_string()]
+        );
+        assert!(view.live_game().is_none());
+    }
+
+    #[test]
+    fn raw_style_shows_lines_as_they_are() {
+        let mut view = View::new(Style {
+            color: false,
+            raw: true,
+        });
+        assert_eq!(
+            feed(&mut view, &["TURN 1 X pass"]),
+            vec!["TURN 1 X pass".to_string()]
+        );
+    }
+}
