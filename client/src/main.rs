@@ -3,6 +3,7 @@
 
 mod bot;
 mod link;
+mod load;
 mod local;
 mod paths;
 mod perft_cmd;
@@ -33,6 +34,10 @@ enum Command {
     Bot(bot::BotArgs),
     /// Count the leaves of the game tree DEPTH plies deep (passes are plies).
     Perft(perft_cmd::PerftArgs),
+    /// Hold many games against a server and measure moves/s and latency.
+    Load(load::LoadArgs),
+    /// The bare line-relay baseline that `load` is compared against.
+    Baseline(load::BaselineArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -67,6 +72,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Perft(args)) => perft_cmd::run(&args),
         Some(Command::Bot(args)) => bot::run(&args),
+        Some(Command::Load(args)) => load::run(&args),
+        Some(Command::Baseline(args)) => load::run_baseline(&args),
         Some(Command::Play(args)) => run_play(&args),
         None => run_play(&cli.play),
     };

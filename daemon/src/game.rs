@@ -290,6 +290,21 @@ impl GameActor {
     fn begin(&mut self, ctx: &mut Context<Self>) {
         self.phase = Phase::Playing;
         self.tell_lobby();
+        // The seat message comes from this actor, before START, so that a
+        // session knows its game before it can read (and answer) START.
+        let seat = SeatRef {
+            game: self.id,
+            addr: ctx.address(),
+        };
+        for seat_holder in &self.seats {
+            if let Seat::Human(Player {
+                session: Some(session),
+                ..
+            }) = seat_holder
+            {
+                session.do_send(Seated(seat.clone()));
+            }
+        }
         self.broadcast(&self.snapshot());
         self.next_turn(ctx);
     }

@@ -233,7 +233,6 @@ impl Handler<Seek> for Lobby {
                 start: Vec::new(),
             },
         );
-        waiting.member.session.do_send(Seated(seat.clone()));
         Ok(Some(seat))
     }
 }
@@ -252,18 +251,7 @@ impl Handler<Spawn> for Lobby {
     type Result = Result<SeatRef, ProtocolError>;
 
     fn handle(&mut self, msg: Spawn, ctx: &mut Context<Self>) -> Self::Result {
-        let members: Vec<Member> = [&msg.black, &msg.white]
-            .into_iter()
-            .filter_map(|s| match s {
-                SeatSpec::Human(m) => Some(m.clone()),
-                _ => None,
-            })
-            .collect();
-        let seat = self.spawn_game(ctx, msg);
-        for member in members {
-            member.session.do_send(Seated(seat.clone()));
-        }
-        Ok(seat)
+        Ok(self.spawn_game(ctx, msg))
     }
 }
 

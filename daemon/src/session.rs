@@ -352,6 +352,7 @@ impl Session {
     }
 
     fn new_game(&mut self, ctx: &mut Context<Self>, spec: flipline::protocol::NewGame) {
+        self.withdraw_seek();
         self.free_seat_then(ctx, move |act, ctx| act.new_game_now(ctx, spec));
     }
 
@@ -405,7 +406,17 @@ impl Session {
         );
     }
 
+    /// An open seek would later pair this player into a second game and move
+    /// their seat there, away from the game they create or join: withdraw it.
+    /// The lobby reads this before whatever this session asks it next.
+    fn withdraw_seek(&self) {
+        if let Some(name) = self.name.clone() {
+            self.shared.lobby.do_send(CancelSeek { name });
+        }
+    }
+
     fn join(&mut self, ctx: &mut Context<Self>, game: flipline::protocol::GameId) {
+        self.withdraw_seek();
         if self.seat.as_ref().is_some_and(|s| s.game == game) {
             return self.join_now(ctx, game);
         }

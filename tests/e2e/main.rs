@@ -1,1 +1,14 @@
+//! End-to-end tests over real TCP on 127.0.0.1: the flipd daemon (and, in
+//! `client`, the flip client and the example bot). Each test starts its own
+//! daemon on port 0 (in-process, or the real binary for signals), so the tests
+//! run in parallel, and every read is bounded, so none can hang. The helpers are
+//! in the crate's library (tests/lib.rs).
 
+mod client;
+mod engine;
+mod games;
+mod limits;
+mod lobby;
+mod rules;
+mod sessions;
+mod shutdown;

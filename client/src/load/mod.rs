@@ -1,0 +1,340 @@
+//! `flip load`: many concurrent games against a daemon (or the bare baseline
+//! relay), playing random legal moves from `TURN` lines, and a report of what
+//! it measured.
+
+mod baseline;
+mod stats;
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use flipline::Variant;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{TcpSocket, TcpStream};
+
+pub use baseline::BaselineArgs;
+use stats::{Counters, Report, rss_kib};
+
+#[derive(Args, Debug, Clone)]
+pub struct LoadArgs {
+    /// The server's address.
+    #[arg(long, default_value_t = crate::default_server())]
+    server: String,
+    /// Games to hold at once (two connections each).
+    #[arg(long, default_value_t = 100)]
+    games: usize,
+    /// Seconds to measure, after every connection is logged in.
+    #[arg(long, default_value_t = 10.0)]
+    duration: f64,
+    /// Milliseconds each player waits before answering a TURN.
+    #[arg(long, default_value_t = 0)]
+    think_ms: u64,
+    /// The variant to play.
+    #[arg(long, default_value = "othello")]
+    variant: Variant,
+    /// The daemon's process id, to read its resident memory from /proc.
+    #[arg(long)]
+    pid: Option<u32>,
+    /// Print one JSON object instead of lines.
+    #[arg(long)]
+    json: bool,
+    /// Threads driving the connections.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Seconds allowed for connecting and logging in every connection.
+    #[arg(long, default_value_t = 60.0)]
+    ramp: f64,
+}
+
+/// Runs the load and prints the report.
+pub fn run(args: &LoadArgs) -> Result<(), String> {
+    let server: SocketAddr = args.server.parse().map_err(|_| {
+        format!(
+            "--server wants an IP address and port, not {:?}",
+            args.server
+        )
+    })?;
+    let (connections, note) = connection_budget(args.games * 2);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(args.threads.max(1))
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let mut report = runtime.block_on(drive(args, server, connections));
+    report.wanted = args.games * 2;
+    report.notes.extend(note);
+    print!(
+        "{}",
+        if args.json {
+            report.json() + "\n"
+        } else {
+            report.text()
+        }
+    );
+    Ok(())
+}
+
+/// Raises the open-file limit as far as the system allows; returns how many
+/// connections fit, with a note when the limit caps them.
+fn connection_budget(wanted: usize) -> (usize, Option<String>) {
+    let needed = wanted as u64 + 64;
+    match rlimit::increase_nofile_limit(needed) {
+        Ok(limit) if limit >= needed => (wanted, None),
+        Ok(limit) => {
+            let fit = (limit.saturating_sub(64) as usize) & !1;
+            (
+                fit,
+                Some(format!(
+                    "the file-descriptor limit {limit} caps connections at {fit}"
+                )),
+            )
+        }
+        Err(e) => (
+            wanted,
+            Some(format!("cannot raise the file-descriptor limit: {e}")),
+        ),
+    }
+}
+
+async fn drive(args: &LoadArgs, server: SocketAddr, connections: usize) -> Report {
+    let counters = Arc::new(Counters::default());
+    let rss_before = args.pid.and_then(rss_kib);
+    let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel::<()>(connections.max(1));
+    let mut tasks = Vec::with_capacity(connections);
+    for index in 0..connections {
+        let player = Player {
+            index,
+            server,
+            variant: args.variant,
+            think: Duration::from_millis(args.think_ms),
+            counters: Arc::clone(&counters),
+            ready: ready_tx.clone(),
+        };
+        tasks.push(tokio::spawn(player.run()));
+    }
+    drop(ready_tx);
+    // Measure once every connection is in (or the ramp time is up).
+    let ramp_end = Instant::now() + Duration::from_secs_f64(args.ramp);
+    let mut ready = 0;
+    while ready < connections {
+        match tokio::time::timeout_at(ramp_end.into(), ready_rx.recv()).await {
+            Ok(Some(())) => ready += 1,
+            _ => break,
+        }
+    }
+    counters.measuring.store(true, Ordering::Release);
+    let start = Instant::now();
+    tokio::time::sleep(Duration::from_secs_f64(args.duration)).await;
+    counters.measuring.store(false, Ordering::Release);
+    let seconds = start.elapsed().as_secs_f64();
+    let rss_after = args.pid.and_then(rss_kib);
+    counters.stopping.store(true, Ordering::Release);
+    for task in tasks {
+        task.abort();
+    }
+    Report {
+        connections: counters.peak.load(Ordering::Acquire),
+        games: counters.games.load(Ordering::Acquire),
+        moves: counters.moves.load(Ordering::Acquire),
+        seconds,
+        latency_ms: counters.latencies.percentiles_ms(),
+        errors: counters
+            .errors
+            .lock()
+            .map(|e| e.clone())
+            .unwrap_or_default(),
+        failures: counters
+            .failures
+            .lock()
+            .map(|f| f.clone())
+            .unwrap_or_default(),
+        rss_kib: rss_before.zip(rss_after),
+        ..Report::default()
+    }
+}
+
+/// One connection: logs in, seeks, answers its turns with random legal moves.
+struct Player {
+    index: usize,
+    server: SocketAddr,
+    variant: Variant,
+    think: Duration,
+    counters: Arc<Counters>,
+    ready: tokio::sync::mpsc::Sender<()>,
+}
+
+impl Player {
+    async fn run(self) {
+        match self.play().await {
+            Ok(()) => {}
+            Err(reason) if !self.counters.stopping.load(Ordering::Acquire) => {
+                self.counters.failure(reason)
+            }
+            Err(_) => {}
+        }
+    }
+
+    /// Source addresses are spread over 127.0.0.1-254 so that tens of thousands of
+    /// connections to one port do not run out of local ports.
+    async fn connect(&self) -> Result<TcpStream, String> {
+        let socket = TcpSocket::new_v4().map_err(|e| format!("socket: {}", e.kind()))?;
+        let host = 1 + (self.index % 254) as u8;
+        if self.server.ip().is_loopback() {
+            let source = SocketAddr::new(IpAddr::V4(Ipv4Addr::new(127, 0, 0, host)), 0);
+            socket
+                .bind(source)
+                .map_err(|e| format!("bind: {}", e.kind()))?;
+        }
+        let stream = socket
+            .connect(self.server)
+            .await
+            .map_err(|e| format!("connect: {}", e.kind()))?;
+        let _ = stream.set_nodelay(true);
+        Ok(stream)
+    }
+
+    async fn play(&self) -> Result<(), String> {
+        let stream = self.connect().await?;
+        self.counters.opened();
+        let result = self.converse(stream).await;
+        self.counters.open.fetch_sub(1, Ordering::AcqRel);
+        result
+    }
+
+    async fn converse(&self, stream: TcpStream) -> Result<(), String> {
+        let (read, mut write) = stream.into_split();
+        let mut lines = BufReader::new(read).lines();
+        let name = format!("ld{}", self.index);
+        let seek = format!("SEEK {}\n", self.variant);
+        write
+            .write_all(format!("LOGIN {name}\n{seek}").as_bytes())
+            .await
+            .map_err(|e| format!("write: {}", e.kind()))?;
+        let mut state = PlayerState::new(name, self.index as u64);
+        while let Some(line) = lines
+            .next_line()
+            .await
+            .map_err(|e| format!("read: {}", e.kind()))?
+        {
+            let reply = state.on_line(&line, &self.counters, &self.ready);
+            if let Some(reply) = reply {
+                if reply.starts_with("MOVE") || reply.starts_with("PASS") {
+                    if !self.think.is_zero() {
+                        tokio::time::sleep(self.think).await;
+                    }
+                    state.sent_at = Some(Instant::now());
+                }
+                let text = if reply == "SEEK" {
+                    seek.clone()
+                } else {
+                    format!("{reply}\n")
+                };
+                write
+                    .write_all(text.as_bytes())
+                    .await
+                    .map_err(|e| format!("write: {}", e.kind()))?;
+            }
+        }
+        Err("closed by the server".to_string())
+    }
+}
+
+/// What one connection remembers between lines.
+struct PlayerState {
+    name: String,
+    /// `X`, `O` or both (hotseat never happens here, but names decide).
+    colors: Vec<&'static str>,
+    sent_at: Option<Instant>,
+    logged_in: bool,
+    rng: u64,
+}
+
+impl PlayerState {
+    fn new(name: String, seed: u64) -> PlayerState {
+        PlayerState {
+            name,
+            colors: Vec::new(),
+            sent_at: None,
+            logged_in: false,
+            rng: seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
+        }
+    }
+
+    /// The answer to a line: a move, `SEEK`, or nothing.
+    fn on_line(
+        &mut self,
+        line: &str,
+        counters: &Counters,
+        ready: &tokio::sync::mpsc::Sender<()>,
+    ) -> Option<String> {
+        let mut words = line.split(' ');
+        match words.next()? {
+            "OK" if !self.logged_in => {
+                self.logged_in = true;
+                let _ = ready.try_send(());
+            }
+            "OK" => self.acknowledged(counters),
+            "ERR" => {
+                counters.error(words.next()?.parse().ok()?);
+                self.sent_at = None;
+            }
+            "START" => {
+                let (black, white) = (words.nth(2)?, words.next()?);
+                self.colors = [("X", black), ("O", white)]
+                    .into_iter()
+                    .filter(|(_, n)| *n == self.name)
+                    .map(|(c, _)| c)
+                    .collect();
+            }
+            "TURN" => {
+                let (side, moves) = (words.nth(1)?, words.next()?);
+                if self.colors.contains(&side) {
+                    return Some(self.pick(moves));
+                }
+            }
+            "OVER" => {
+                if counters.measuring.load(Ordering::Relaxed) && self.colors.first() == Some(&"X") {
+                    counters.games.fetch_add(1, Ordering::Relaxed);
+                }
+                return Some("SEEK".to_string());
+            }
+            _ => {}
+        }
+        None
+    }
+
+    fn acknowledged(&mut self, counters: &Counters) {
+        let Some(sent) = self.sent_at.take() else {
+            return;
+        };
+        if counters.measuring.load(Ordering::Relaxed) {
+            let micros = u64::try_from(sent.elapsed().as_micros()).unwrap_or(u64::MAX);
+            counters.latencies.record(micros);
+            counters.moves.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    fn pick(&mut self, moves: &str) -> String {
+        if moves == "pass" {
+            return "PASS".to_string();
+        }
+        // xorshift64: plenty for choosing among legal moves.
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        let count = moves.split(',').count().max(1);
+        let chosen = moves
+            .split(',')
+            .nth((self.rng % count as u64) as usize)
+            .unwrap_or(moves);
+        format!("MOVE {chosen}")
+    }
+}
+
+/// Runs the bare relay baseline.
+pub fn run_baseline(args: &BaselineArgs) -> Result<(), String> {
+    baseline::run(args)
+}

@@ -1,0 +1,211 @@
+//! The `flip` client in its plain (non-terminal) mode against a real daemon, and
+//! the example Python bot.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use flipline_tests::{start, test_config, workspace_binary};
+
+/// `flip` as a child process with piped stdin and stdout; killed when dropped.
+struct FlipProcess {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl FlipProcess {
+    fn start(args: &[&str]) -> FlipProcess {
+        let binary = workspace_binary("flip", "flip");
+        let mut child = Command::new(&binary)
+            .args(args)
+            .env("NO_COLOR", "1")
+            .env(
+                "XDG_DATA_HOME",
+                std::env::temp_dir().join("flipline-e2e-client"),
+            )
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
+        let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        FlipProcess {
+            child,
+            stdin,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    fn type_line(&mut self, line: &str) {
+        let stdin = self
+            .stdin
+            .as_mut()
+            .unwrap_or_else(|| panic!("stdin closed"));
+        writeln!(stdin, "{line}").unwrap_or_else(|e| panic!("cannot type {line:?}: {e}"));
+    }
+
+    /// Reads output until a line satisfies `want` (at most 20 s).
+    fn until(&mut self, want: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.seen.push(line.clone());
+                    if want(&line) {
+                        return line;
+                    }
+                }
+                Err(_) => panic!(
+                    "flip printed no expected line; it printed:\n{}",
+                    self.seen.join("\n")
+                ),
+            }
+        }
+    }
+
+    /// Closes stdin and waits (at most 20 s) for the exit code.
+    fn finish(&mut self) -> Option<i32> {
+        self.stdin = None;
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.code();
+            }
+            assert!(Instant::now() < deadline, "flip did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for FlipProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_full_game_against_the_bot_typed_as_squares_alone() {
+    let daemon = start(test_config());
+    let addr = daemon.addr.to_string();
+    let mut flip = FlipProcess::start(&["--server", &addr, "--name", "ann"]);
+    flip.until(|l| l == "logged in as ann");
+    flip.type_line("new othello6 as X vs bot:2");
+    let mut moves = 0;
+    loop {
+        let line = flip.until(|l| l.starts_with("your move (X):") || l.starts_with("game 1 over:"));
+        if line.starts_with("game 1 over:") {
+            break;
+        }
+        let first = line.split_whitespace().nth(3).unwrap_or("pass");
+        // A square typed alone is a move; `pass` is typed as it is.
+        flip.type_line(if first == "no" { "pass" } else { first });
+        moves += 1;
+        assert!(moves < 40, "the game did not end");
+    }
+    assert!(moves >= 2, "too few moves: {moves}");
+    assert!(
+        flip.seen.iter().any(|l| l.starts_with("ann (X) played ")),
+        "{:?}",
+        flip.seen
+    );
+    assert!(flip.seen.iter().any(|l| l.starts_with("bot:2 (O) played ")));
+    assert_eq!(flip.finish(), Some(0));
+}
+
+#[test]
+fn the_board_of_a_known_position_renders_line_by_line() {
+    let daemon = start(test_config());
+    let addr = daemon.addr.to_string();
+    let mut flip = FlipProcess::start(&["--server", &addr, "--name", "bea"]);
+    flip.until(|l| l == "logged in as bea");
+    flip.type_line("new othello hotseat from f5d6c3");
+    flip.until(|l| l.starts_with("game 1 (othello): bea (X) vs bea (O)"));
+    let expect = [
+        "     a  b  c  d  e  f  g  h",
+        "  1  .  .  .  .  .  .  .  .  1",
+        "  2  .  .  .  .  .  .  .  .  2",
+        "  3  .  .  X  *  .  *  .  .  3",
+        "  4  .  .  .  X  X  *  .  .  4",
+        "  5  .  .  .  O  X  X  *  .  5",
+        "  6  .  .  .  O  .  .  .  .  6",
+        "  7  .  .  .  .  .  .  .  .  7",
+        "  8  .  .  .  .  .  .  .  .  8",
+        "     a  b  c  d  e  f  g  h",
+        "game 1  X bea 5  O bea 2  O to move (you)",
+    ];
+    let first = flip.until(|l| l.starts_with("     a  b"));
+    let mut board = vec![first];
+    for _ in 1..expect.len() {
+        board.push(flip.until(|_| true));
+    }
+    assert_eq!(board, expect);
+    assert_eq!(flip.finish(), Some(0));
+}
+
+#[test]
+fn a_lost_connection_is_reported_and_exits_non_zero() {
+    let daemon = start(test_config());
+    let addr = daemon.addr.to_string();
+    let mut flip = FlipProcess::start(&["--server", &addr, "--name", "cid"]);
+    flip.until(|l| l == "logged in as cid");
+    daemon.stop().unwrap_or_else(|e| panic!("stop: {e}"));
+    flip.until(|l| l.contains("lost"));
+    let code = flip.finish();
+    assert!(code.is_some_and(|c| c != 0), "exit code {code:?}");
+}
+
+#[test]
+fn the_example_python_bot_plays_its_games() {
+    let daemon = start(test_config());
+    let addr = daemon.addr.to_string();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/random_bot.py");
+    let bots: Vec<Child> = ["py1", "py2"]
+        .iter()
+        .map(|name| {
+            Command::new("python3")
+                .arg(&script)
+                .args([addr.as_str(), name, "2", "tictactoe"])
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap_or_else(|e| panic!("cannot run python3: {e}"))
+        })
+        .collect();
+    for bot in bots {
+        let output = wait_bounded(bot, Duration::from_secs(30));
+        let text = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{text}");
+        let games: Vec<&str> = text.lines().filter(|l| l.starts_with("game ")).collect();
+        assert_eq!(games.len(), 2, "{text}");
+        assert!(games.iter().all(|g| g.contains("(normal)")), "{text}");
+    }
+}
+
+/// Waits for a child at most `limit`, killing it past that.
+fn wait_bounded(mut child: Child, limit: Duration) -> std::process::Output {
+    let deadline = Instant::now() + limit;
+    while child.try_wait().ok().flatten().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("wait: {e}"))
+}

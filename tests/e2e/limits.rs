@@ -1,0 +1,229 @@
+//! Bad input and the daemon's limits: unknown commands, long lines, bad bytes,
+//! empty lines, floods, the connection cap, clients that never read, idle
+//! connections. After each, the daemon still serves a new connection.
+
+use std::io::ErrorKind;
+use std::time::{Duration, Instant};
+
+use flipline_tests::*;
+
+#[test]
+fn unknown_commands_and_bad_arguments_are_400_and_the_connection_stays() {
+    let daemon = start(test_config());
+    let mut c = Client::connect(daemon.addr);
+    let err = c.err("FROB 1 2", 400);
+    assert_eq!(err, "ERR 400 unknown command 'FROB'");
+    for line in [
+        "NEW chess",
+        "NEW vs bot:11",
+        "SEEK clock 5",
+        "PING now",
+        "SAY",
+        "WATCH x",
+    ] {
+        c.err(line, 400);
+    }
+    // Keywords are case-insensitive, CRLF is accepted.
+    c.send_bytes(b"pInG\r\n");
+    assert_eq!(c.line(), "OK pong");
+    assert_serves(daemon.addr);
+}
+
+#[test]
+fn an_over_long_line_is_413_and_the_connection_still_answers() {
+    let mut config = test_config();
+    config.max_line_bytes = 64;
+    let daemon = start(config);
+    let mut c = Client::connect(daemon.addr);
+    let long = format!("SAY {}", "x".repeat(200));
+    let err = c.err(&long, 413);
+    assert_eq!(err, "ERR 413 line too long (at most 64 bytes)");
+    // Longer than any read buffer, sent in pieces: still one 413.
+    let huge = "y".repeat(100_000);
+    c.send_bytes(huge.as_bytes());
+    c.send_bytes(b"\nPING\n");
+    assert!(c.line().starts_with("ERR 413 "));
+    assert_eq!(c.line(), "OK pong");
+    // Exactly the limit is fine.
+    let fits = format!("LOGIN {}", "a".repeat(14));
+    let at_limit = format!("{fits}{}", " ".repeat(64 - fits.len()));
+    assert_eq!(at_limit.len(), 64);
+    assert_eq!(c.ok(&at_limit).1, format!("OK {}", "a".repeat(14)));
+    assert_serves(daemon.addr);
+}
+
+#[test]
+fn invalid_utf8_is_400_and_the_connection_stays() {
+    let daemon = start(test_config());
+    let mut c = Client::connect(daemon.addr);
+    c.send_bytes(b"SAY \xff\xfe hello\n");
+    assert_eq!(c.line(), "ERR 400 line is not UTF-8");
+    c.send_bytes(b"\xc3\n");
+    assert_eq!(c.line(), "ERR 400 line is not UTF-8");
+    assert_eq!(c.ok("PING").1, "OK pong");
+    assert_serves(daemon.addr);
+}
+
+#[test]
+fn empty_lines_get_no_reply_and_do_not_count_against_the_rate_limit() {
+    let mut config = test_config();
+    config.rate_limit.per_second = 1;
+    config.rate_limit.burst = 1;
+    let daemon = start(config);
+    let mut c = Client::connect(daemon.addr);
+    c.send_bytes(b"\n\r\n   \n\t\n");
+    c.send_bytes("\n".repeat(50).as_bytes());
+    c.expect_silence(Duration::from_millis(200));
+    // The next command's reply is the first line, and it is within the limit.
+    assert_eq!(c.command("PING"), (vec![], "OK pong".to_string()));
+    assert_serves(daemon.addr);
+}
+
+#[test]
+fn a_flood_gets_429_and_each_command_still_gets_one_reply() {
+    let mut config = test_config();
+    config.rate_limit.per_second = 1;
+    config.rate_limit.burst = 5;
+    let daemon = start(config);
+    let mut c = Client::connect(daemon.addr);
+    c.send_bytes("PING\n".repeat(20).as_bytes());
+    let replies: Vec<String> = (0..20).map(|_| c.line()).collect();
+    let pongs = replies.iter().filter(|r| *r == "OK pong").count();
+    let slow = replies
+        .iter()
+        .filter(|r| *r == "ERR 429 too many commands, slow down")
+        .count();
+    assert_eq!(pongs + slow, 20, "{replies:?}");
+    assert!((5..=7).contains(&pongs), "burst of 5: {replies:?}");
+    assert!(slow >= 13, "{replies:?}");
+    // The bucket refills: a second later a command goes through again.
+    std::thread::sleep(Duration::from_millis(1100));
+    assert_eq!(c.command("PING").1, "OK pong");
+    assert_serves(daemon.addr);
+}
+
+#[test]
+fn past_max_connections_a_connection_gets_503_and_is_closed() {
+    let mut config = test_config();
+    config.max_connections = 2;
+    let daemon = start(config);
+    let mut first = Client::connect(daemon.addr);
+    let mut second = Client::connect(daemon.addr);
+    let mut third = Client::connect_raw(daemon.addr);
+    assert_eq!(third.line(), "ERR 503 server full");
+    third.expect_closed(Duration::from_secs(2));
+    // The two inside are unaffected.
+    assert_eq!(first.command("PING").1, "OK pong");
+    assert_eq!(second.command("PING").1, "OK pong");
+    // Once one leaves, a newcomer gets in (as soon as the daemon sees it go).
+    first.ok("QUIT");
+    first.expect_closed(Duration::from_secs(2));
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let mut c = Client::connect_raw(daemon.addr);
+        let line = c.line();
+        if line == "HELLO flipline 1" {
+            assert_eq!(c.command("PING").1, "OK pong");
+            break;
+        }
+        assert_eq!(line, "ERR 503 server full");
+        assert!(Instant::now() < deadline, "the slot was never freed");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_client_that_never_reads_is_disconnected_and_others_carry_on() {
+    let mut config = test_config();
+    config.outbound_queue_lines = 16;
+    config.rate_limit.per_second = 1_000_000;
+    config.rate_limit.burst = 1_000_000;
+    let daemon = start(config);
+    let (mut a, mut b, start) = new_and_join(daemon.addr, "othello", ["qa", "qb"]);
+    let g = start.game;
+    let mut stuck = Client::connect(daemon.addr);
+    // Each HELP answers with 19 lines; the socket buffers fill, then the queue.
+    let burst = "HELP\n".repeat(1000);
+    let began = Instant::now();
+    let mut sent = 0;
+    let refused = loop {
+        match stuck.try_send_bytes(burst.as_bytes()) {
+            Ok(()) => sent += 1000,
+            Err(e) => break e,
+        }
+        assert!(
+            began.elapsed() < Duration::from_secs(20),
+            "never disconnected after {sent} HELPs"
+        );
+    };
+    // The server closed the socket (reset or broken pipe); a write timeout
+    // would mean it had merely stopped reading.
+    assert!(
+        !matches!(refused.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut),
+        "{refused}"
+    );
+    let read = stuck.drain_until_closed(Duration::from_secs(10));
+    eprintln!(
+        "disconnected after {sent} HELPs sent, {read} bytes read back, {:?}",
+        began.elapsed()
+    );
+    // The game next door did not notice.
+    a.lines_through(&format!("TURN {g} X"));
+    b.lines_through(&format!("TURN {g} X"));
+    assert_eq!(a.ok("MOVE d3").1, "OK");
+    assert!(b.line().starts_with(&format!("MOVED {g} X d3 ")));
+    assert_serves(daemon.addr);
+}
+
+#[test]
+fn an_idle_connection_is_closed_and_a_talking_one_is_not() {
+    let mut config = test_config();
+    config.idle_timeout_secs = 1;
+    let daemon = start(config);
+    let mut quiet = Client::connect(daemon.addr);
+    let mut talker = Client::connect(daemon.addr);
+    let began = Instant::now();
+    let talking = std::thread::spawn(move || {
+        for _ in 0..8 {
+            std::thread::sleep(Duration::from_millis(250));
+            assert_eq!(talker.command("PING").1, "OK pong");
+        }
+        talker
+    });
+    let lines = quiet.expect_closed(Duration::from_secs(4));
+    let waited = began.elapsed();
+    assert_eq!(lines, ["INFO closing an idle connection"]);
+    assert!(
+        waited >= Duration::from_millis(900),
+        "closed after {waited:?}"
+    );
+    assert!(
+        waited < Duration::from_millis(2500),
+        "closed after {waited:?}"
+    );
+    // The talker outlived the timeout by talking.
+    let mut talker = talking.join().unwrap();
+    assert_eq!(talker.command("PING").1, "OK pong");
+    assert_serves(daemon.addr);
+}
+
+#[test]
+fn a_client_that_pipelines_many_commands_and_reads_is_not_disconnected() {
+    let mut config = test_config();
+    config.outbound_queue_lines = 16;
+    config.rate_limit.per_second = 1_000_000;
+    config.rate_limit.burst = 1_000_000;
+    let daemon = start(config);
+    let mut c = Client::connect(daemon.addr);
+    let n = 5000;
+    c.send_bytes("PING\n".repeat(n).as_bytes());
+    for i in 0..n {
+        assert_eq!(c.line(), "OK pong", "reply {i}");
+    }
+    c.send_bytes("HELP\n".repeat(200).as_bytes());
+    for _ in 0..200 {
+        let (help, ok) = c.final_reply("HELP");
+        let commands = flipline::protocol::COMMAND_HELP.len();
+        assert_eq!((help.len(), ok.as_str()), (commands, "OK"));
+    }
+}
