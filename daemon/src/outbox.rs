@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use tokio::io::{AsyncWrite, AsyncWriteExt, BufWriter};
+use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
@@ -41,7 +41,7 @@ impl Outbox {
 }
 
 /// Starts the writer task on the current runtime. It writes queued text in order,
-/// flushing whenever the queue runs dry, and shuts the socket's write side down
+/// batching whatever is queued into one write, and shuts the socket's write side down
 /// once every [`Outbox`] is dropped and the queue is written out. The returned
 /// handle aborts it: a writer blocked on a client that never reads would
 /// otherwise hold the socket forever.
@@ -54,19 +54,29 @@ where
     (Outbox { tx }, task.abort_handle())
 }
 
-async fn write_queue<W: AsyncWrite + Unpin>(writer: W, mut rx: mpsc::Receiver<Text>) {
-    let mut writer = BufWriter::new(writer);
+/// Largest batch gathered into one write.
+const MAX_BATCH: usize = 64 * 1024;
+
+async fn write_queue<W: AsyncWrite + Unpin>(mut writer: W, mut rx: mpsc::Receiver<Text>) {
+    // No buffer is kept while idle: an idle connection costs no write buffer,
+    // and one queued text (the common case) is written as it is.
+    let mut batch: Vec<u8> = Vec::new();
     while let Some(text) = rx.recv().await {
-        if writer.write_all(text.as_bytes()).await.is_err() {
-            return;
-        }
-        // Batch whatever else is already queued into the same flush.
-        while let Ok(text) = rx.try_recv() {
-            if writer.write_all(text.as_bytes()).await.is_err() {
-                return;
+        let written = match rx.try_recv() {
+            Err(_) => writer.write_all(text.as_bytes()).await,
+            Ok(next) => {
+                batch.extend_from_slice(text.as_bytes());
+                batch.extend_from_slice(next.as_bytes());
+                while batch.len() < MAX_BATCH {
+                    let Ok(more) = rx.try_recv() else { break };
+                    batch.extend_from_slice(more.as_bytes());
+                }
+                let result = writer.write_all(&batch).await;
+                batch = Vec::new();
+                result
             }
-        }
-        if writer.flush().await.is_err() {
+        };
+        if written.is_err() {
             return;
         }
     }

@@ -300,7 +300,8 @@ mod tests {
         assert!((p99 - 9.9).abs() <= 0.1, "{p99}");
         assert_eq!(max, 10.0);
         assert_eq!(Histogram::default().quantile(0.5), 0);
-        assert_eq!(bucket_upper(bucket_of(12_345)), 12_400);
+        assert_eq!(bucket_upper(bucket_of(5_432)), 5_500);
+        assert_eq!(bucket_upper(bucket_of(12_345)), 13_000);
         assert_eq!(bucket_upper(bucket_of(5)), 10);
     }
 
