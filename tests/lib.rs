@@ -7,18 +7,21 @@
 //! called from tests); nothing here talks to anything but 127.0.0.1.
 //!
 //! # Layout
-//! - [`test_config`], [`start`]: an in-process daemon ([`flipd::DaemonThread`]).
+//! - [`test_config`], [`start`]: an in-process daemon ([`flipd::DaemonThread`])
+//!   with a store of its own in a fresh temporary directory ([`TestDaemon`]).
 //! - [`Client`]: connect, send, read lines, run commands, wait for events.
 //! - [`seek_pair`], [`new_and_join`]: two clients seated in one game.
 //! - [`play_game`]: plays a game to `OVER` for any mix of clients and bots.
 //! - [`check_transcript`]: the ordering and counting rules of a game's lines.
 //! - [`Rng`]: a small seeded generator for random legal moves.
-//! - [`ChildDaemon`]: the `flipd` binary as a child process, killed on drop.
+//! - [`ChildDaemon`]: the `flipd` binary as a child process with a config file
+//!   and a store of its own, killed on drop.
 
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -31,8 +34,10 @@ pub use flipd::{Config, DaemonThread};
 /// The longest any single read waits: no test can hang on a silent server.
 pub const READ_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The embedded default, listening on port 0, with few threads and short engine
-/// and shutdown times; each test changes what it needs on top.
+/// The embedded default, listening on port 0, with few threads, short engine
+/// and shutdown times, and a store in a fresh temporary directory (see
+/// [`temp_dir`]; [`start`] removes it with the daemon); each test changes what
+/// it needs on top.
 pub fn test_config() -> Config {
     let mut config = Config::embedded().unwrap_or_else(|e| panic!("embedded config: {e}"));
     config.listen = "127.0.0.1:0".to_string();
@@ -40,12 +45,82 @@ pub fn test_config() -> Config {
     config.engine_threads = 1;
     config.engine_move_ms = 100;
     config.shutdown_drain_ms = 500;
+    config.store.path = temp_dir("store").join("flipline.db");
+    // No fsync per commit: in-process daemons are never killed, and the tests
+    // stay quick. The kill -9 test runs the binary with the default (full).
+    config.store.synchronous = flipd::config::Synchronous::Normal;
     config
 }
 
+/// Where the tests keep their temporary files: a directory per test daemon
+/// under this, named after the process and a counter, so that parallel tests
+/// and parallel runs never share one; each is removed with its daemon.
+fn temp_root() -> PathBuf {
+    std::env::temp_dir().join("flipline-tests")
+}
+
+/// A new empty directory for one test's files, named after `what`, this process
+/// and a counter.
+pub fn temp_dir(what: &str) -> PathBuf {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let dir = temp_root().join(format!("{}-{n}-{what}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)
+        .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+    dir
+}
+
+/// Removes a directory made by [`temp_dir`] (and nothing else).
+pub fn remove_temp_dir(dir: &Path) {
+    if dir.starts_with(temp_root()) {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+/// An in-process daemon whose store directory is removed when it is dropped
+/// (unless stopped with [`TestDaemon::stop_keeping_store`]).
+pub struct TestDaemon {
+    daemon: Option<DaemonThread>,
+    /// Where it listens.
+    pub addr: SocketAddr,
+    store: PathBuf,
+    /// The configuration it runs with (to start another on the same store).
+    pub config: Config,
+}
+
+impl TestDaemon {
+    /// Shuts the daemon down gracefully and removes its store.
+    pub fn stop(mut self) -> std::io::Result<()> {
+        self.daemon.take().map_or(Ok(()), DaemonThread::stop)
+    }
+
+    /// Shuts the daemon down gracefully and leaves its store for the next one.
+    pub fn stop_keeping_store(mut self) -> std::io::Result<()> {
+        self.store = PathBuf::new();
+        self.daemon.take().map_or(Ok(()), DaemonThread::stop)
+    }
+}
+
+impl Drop for TestDaemon {
+    fn drop(&mut self) {
+        drop(self.daemon.take());
+        if let Some(dir) = self.store.parent() {
+            remove_temp_dir(dir);
+        }
+    }
+}
+
 /// Starts an in-process daemon; dropping the handle stops it.
-pub fn start(config: Config) -> DaemonThread {
-    DaemonThread::start(config).unwrap_or_else(|e| panic!("cannot start the daemon: {e}"))
+pub fn start(config: Config) -> TestDaemon {
+    let daemon = DaemonThread::start(config.clone())
+        .unwrap_or_else(|e| panic!("cannot start the daemon: {e}"));
+    TestDaemon {
+        addr: daemon.addr,
+        daemon: Some(daemon),
+        store: config.store.path.clone(),
+        config,
+    }
 }
 
 /// What a bounded read found.
@@ -732,15 +807,30 @@ pub struct ChildDaemon {
     pub child: Child,
     /// Where it listens.
     pub addr: SocketAddr,
+    /// Its configuration file.
+    pub config: PathBuf,
+    /// A directory of its own, removed when it is dropped.
+    owned: Option<PathBuf>,
 }
 
 impl ChildDaemon {
-    /// Builds (if need be) and starts `flipd --listen 127.0.0.1:0`, and reads the
-    /// address from its log line `listening on 127.0.0.1:PORT`.
+    /// Starts `flipd` with a configuration file of its own that listens on port
+    /// 0 and keeps its store beside the file, in a fresh temporary directory.
     pub fn start() -> ChildDaemon {
+        let dir = temp_dir("child");
+        let config = write_config(&dir, "");
+        let mut daemon = ChildDaemon::start_with(&config);
+        daemon.owned = Some(dir);
+        daemon
+    }
+
+    /// Builds (if need be) and starts `flipd --config FILE`, and reads the
+    /// address from its log line `listening on 127.0.0.1:PORT`.
+    pub fn start_with(config: &Path) -> ChildDaemon {
         let binary = flipd_binary();
         let mut child = Command::new(&binary)
-            .args(["--listen", "127.0.0.1:0"])
+            .arg("--config")
+            .arg(config)
             .env("NO_COLOR", "1")
             .env("RUST_LOG", "info")
             .stdin(Stdio::null())
@@ -755,10 +845,20 @@ impl ChildDaemon {
         let mut daemon = ChildDaemon {
             child,
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            config: config.to_path_buf(),
+            owned: None,
         };
         // Dropping `daemon` on a failure below kills the child.
         daemon.addr = listen_address(stderr);
         daemon
+    }
+
+    /// Kills the process with SIGKILL, as a crash would, and waits for it.
+    pub fn kill(&mut self) {
+        self.child
+            .kill()
+            .unwrap_or_else(|e| panic!("cannot kill flipd: {e}"));
+        let _ = self.child.wait();
     }
 
     /// Sends SIGTERM.
@@ -792,7 +892,24 @@ impl Drop for ChildDaemon {
             let _ = self.child.kill();
             let _ = self.child.wait();
         }
+        if let Some(dir) = &self.owned {
+            remove_temp_dir(dir);
+        }
     }
+}
+
+/// Writes `<dir>/flipd.ron`: listen on port 0, the store at `<dir>/flipline.db`,
+/// then `extra` settings (RON fields, each followed by a comma).
+pub fn write_config(dir: &Path, extra: &str) -> PathBuf {
+    let store = dir.join("flipline.db");
+    let text = format!(
+        "(\n    listen: \"127.0.0.1:0\",\n    workers: 2,\n    shutdown_drain_ms: 500,\n    \
+         store: (path: {:?}),\n    {extra}\n)\n",
+        store.display().to_string()
+    );
+    let path = dir.join("flipd.ron");
+    std::fs::write(&path, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+    path
 }
 
 /// Reads the daemon's log on a thread (which then keeps draining it, so that the
@@ -833,6 +950,20 @@ fn flipd_binary() -> PathBuf {
 /// current code; `cargo test` builds only libraries for this crate. Without
 /// cargo at hand an existing binary is used.
 pub fn workspace_binary(package: &str, binary: &str) -> PathBuf {
+    // Built once per test process: cargo takes a moment even when all is fresh.
+    static BUILT: std::sync::Mutex<Vec<(String, PathBuf)>> = std::sync::Mutex::new(Vec::new());
+    let mut built = BUILT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, path)) = built.iter().find(|(name, _)| name == binary) {
+        return path.clone();
+    }
+    let path = build_binary(package, binary);
+    built.push((binary.to_string(), path.clone()));
+    path
+}
+
+fn build_binary(package: &str, binary: &str) -> PathBuf {
     let exe = std::env::current_exe().unwrap_or_else(|e| panic!("current_exe: {e}"));
     // target/<profile>/deps/e2e-<hash>
     let Some(profile_dir) = exe.parent().and_then(|deps| deps.parent()) else {

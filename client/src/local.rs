@@ -1,131 +1,126 @@
 //! `flip --local`: a daemon embedded in the client on a free loopback port, so that
-//! anyone can play the built-in bot or hotseat with nothing else running. An
-//! unfinished local game is kept in the user's data directory and resumed at the
-//! next start.
+//! anyone can play the built-in bot or hotseat with nothing else running.
+//!
+//! The embedded daemon keeps its store in the user's data directory
+//! (`local.db`), like any daemon: a local game left unfinished (the client quit,
+//! or crashed) is recovered by the daemon at the next start, and the client
+//! takes its seat back with `JOIN`. The same file is an archive of every local
+//! game (`flip export --db ~/.local/share/flipline/local.db`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use flipline::notation::{parse_transcript, transcript_string};
-use flipline::{Color, Variant};
-use serde::{Deserialize, Serialize};
+use flipd::store::{Archive, GameRecord};
 
 use crate::paths::data_file;
-use crate::view::View;
+use crate::play;
 
-/// An unfinished local game, as saved between runs.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
-pub struct SavedGame {
-    /// The variant's name.
-    pub variant: String,
-    /// `X` or `O`: the person's colour (ignored for hotseat).
-    pub seat: String,
-    /// `bot:N` or `hotseat`.
-    pub opponent: String,
-    /// The moves so far, passes written out.
-    pub moves: String,
-}
-
-impl SavedGame {
-    /// The game the person is playing now, if it is a local one worth keeping
-    /// (against a bot, or hotseat) and still going on.
-    pub fn from_view(view: &View) -> Option<SavedGame> {
-        let game = view.live_game()?;
-        let colors = view.my_colors(game);
-        let (seat, opponent) = match colors.as_slice() {
-            [_, _] => (Color::Black, "hotseat".to_string()),
-            [Color::Black] => (Color::Black, game.white.clone()),
-            [_] => (Color::White, game.black.clone()),
-            _ => return None,
-        };
-        if !(opponent == "hotseat" || opponent.starts_with("bot:")) {
-            return None;
+/// Starts an embedded daemon on a free loopback port, with its store in the
+/// user's data directory, and plays on it as `name`; an unfinished local game,
+/// which the daemon recovers from the store, is joined again first.
+pub fn run(name: String, raw: bool) -> Result<(), String> {
+    let mut config = flipd::Config::embedded().map_err(|e| e.to_string())?;
+    config.listen = "127.0.0.1:0".to_string();
+    config.workers = 1;
+    config.store.path = store_path();
+    let daemon = flipd::DaemonThread::start(config.clone())
+        .map_err(|e| format!("cannot start the local daemon: {e}"))?;
+    let mut first = Vec::new();
+    match unfinished_game(&config.store.path, &name) {
+        Some(game) => {
+            println!("{}", resume_note(&game, &name));
+            first.push(format!("JOIN {}", game.id));
         }
-        Some(SavedGame {
-            variant: game.variant.name().to_string(),
-            seat: seat.letter().to_string(),
-            opponent,
-            moves: transcript_string(&game.moves),
-        })
+        None => println!("local mode: try `new othello vs bot:3` or `new tictactoe hotseat`"),
     }
-
-    /// The `NEW` command that sets the game up again.
-    pub fn new_command(&self) -> Result<String, String> {
-        let variant: Variant = self
-            .variant
-            .parse()
-            .map_err(|e: flipline::ParseError| e.to_string())?;
-        parse_transcript(&self.moves).map_err(|e| e.to_string())?;
-        let opponent = match self.opponent.as_str() {
-            "hotseat" => "hotseat".to_string(),
-            bot if bot.starts_with("bot:") => format!("vs {bot}"),
-            other => return Err(format!("unknown opponent {other:?}")),
-        };
-        let from = if self.moves.is_empty() {
-            String::new()
-        } else {
-            format!(" from {}", self.moves)
-        };
-        Ok(format!("NEW {variant} as {} {opponent}{from}", self.seat))
-    }
+    let options = play::PlayOptions {
+        server: daemon.addr.to_string(),
+        name: Some(name),
+        raw,
+        reconnect: false,
+        on_update: None,
+    };
+    let result = play::run(&options, first);
+    drop(daemon);
+    result
 }
 
-/// Where the unfinished local game is kept.
-pub fn save_path() -> Option<PathBuf> {
-    data_file("local-game.ron")
+/// Where the embedded daemon keeps its store: the data directory, else (no home
+/// known) a file of this process in the temporary directory.
+pub fn store_path() -> PathBuf {
+    data_file("local.db").unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("flipline-local-{}.db", std::process::id()))
+    })
 }
 
-/// Reads the saved game, if there is a readable one.
-pub fn load() -> Option<SavedGame> {
-    let text = std::fs::read_to_string(save_path()?).ok()?;
-    ron::from_str(&text).ok()
+/// The latest unfinished game in the store at `path` that `name` plays against
+/// a bot or hotseat: the one to resume.
+pub fn unfinished_game(path: &Path, name: &str) -> Option<GameRecord> {
+    let archive = Archive::open(path).ok()?;
+    let games = archive.playing_games().ok()?;
+    games
+        .into_iter()
+        .rev()
+        .find(|game| is_local_game_of(game, name))
 }
 
-/// Keeps the file in step with the view: written while a local game goes on,
-/// removed once it has ended.
-pub fn sync(view: &View) {
-    let Some(path) = save_path() else { return };
-    match SavedGame::from_view(view) {
-        Some(saved) => {
-            if let Ok(text) = ron::ser::to_string_pretty(&saved, ron::ser::PrettyConfig::default())
-            {
-                let _ = std::fs::write(&path, text);
-            }
-        }
-        None if view
-            .current
-            .is_some_and(|id| view.games.get(&id).is_some_and(|g| g.over)) =>
-        {
-            let _ = std::fs::remove_file(&path);
-        }
-        None => {}
-    }
+/// Whether `name` sits in `game` against a bot or against themself.
+fn is_local_game_of(game: &GameRecord, name: &str) -> bool {
+    let (black, white) = (
+        game.black.as_deref().unwrap_or(""),
+        game.white.as_deref().unwrap_or(""),
+    );
+    let local = |other: &str| other == name || other.starts_with("bot:");
+    (black == name && local(white)) || (white == name && local(black))
+}
+
+/// What the person is told when their game is resumed.
+pub fn resume_note(game: &GameRecord, name: &str) -> String {
+    let opponent = match (game.black.as_deref(), game.white.as_deref()) {
+        (Some(b), Some(w)) if b == w => "yourself (hotseat)".to_string(),
+        (Some(b), Some(w)) if b == name => w.to_string(),
+        (Some(b), _) => b.to_string(),
+        _ => "nobody".to_string(),
+    };
+    format!(
+        "resuming your unfinished {} game {} against {opponent} ({} moves played)",
+        game.variant,
+        game.id,
+        game.moves.len()
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::view::Style;
+    use flipd::store::Status;
+    use flipline::Variant;
+
+    fn game(black: &str, white: &str) -> GameRecord {
+        GameRecord {
+            id: 3,
+            variant: Variant::Othello,
+            black: Some(black.into()),
+            white: Some(white.into()),
+            clock: None,
+            status: Status::Playing,
+            result: None,
+            started_at: String::new(),
+            ended_at: None,
+            moves: Vec::new(),
+        }
+    }
 
     #[test]
-    fn a_bot_game_saves_and_becomes_a_new_command() {
-        let mut view = View::new(Style::default());
-        view.sent("LOGIN ann");
-        let board = format!("BOARD 2 {}OX------XXX{} O", "-".repeat(27), "-".repeat(26));
-        for line in [
-            "OK ann",
-            "START 2 othello bot:4 ann -",
-            "MOVED 2 X f5 4 1",
-            &board,
-        ] {
-            assert!(!view.on_line(line).iter().any(|l| l.contains("unreadable")));
-        }
-        let saved = SavedGame::from_view(&view).unwrap();
-        assert_eq!(saved.seat, "O");
+    fn only_bot_and_hotseat_games_of_the_name_are_resumed() {
+        assert!(is_local_game_of(&game("ann", "bot:3"), "ann"));
+        assert!(is_local_game_of(&game("bot:1", "ann"), "ann"));
+        assert!(is_local_game_of(&game("ann", "ann"), "ann"));
+        assert!(!is_local_game_of(&game("ann", "bob"), "ann"));
+        assert!(!is_local_game_of(&game("bob", "bot:3"), "ann"));
         assert_eq!(
-            saved.new_command().unwrap(),
-            "NEW othello as O vs bot:4 from f5"
+            resume_note(&game("bot:1", "ann"), "ann"),
+            "resuming your unfinished othello game 3 against bot:1 (0 moves played)"
         );
-        view.on_line("OVER 2 X 64 0 resign");
-        assert!(SavedGame::from_view(&view).is_none());
+        assert!(resume_note(&game("ann", "ann"), "ann").contains("yourself"));
     }
 }

@@ -2,6 +2,7 @@
 //! subcommand lives in a module of its own.
 
 mod bot;
+mod export;
 mod link;
 mod load;
 mod local;
@@ -38,6 +39,8 @@ enum Command {
     Load(load::LoadArgs),
     /// The bare line-relay baseline that `load` is compared against.
     Baseline(load::BaselineArgs),
+    /// Write the finished games of a store file as GGF or transcript lines.
+    Export(export::ExportArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -74,6 +77,7 @@ fn main() -> ExitCode {
         Some(Command::Bot(args)) => bot::run(&args),
         Some(Command::Load(args)) => load::run(&args),
         Some(Command::Baseline(args)) => load::run_baseline(&args),
+        Some(Command::Export(args)) => export::run(&args),
         Some(Command::Play(args)) => run_play(&args),
         None => run_play(&cli.play),
     };
@@ -100,40 +104,10 @@ fn run_play(args: &PlayArgs) -> Result<(), String> {
     play::run(&options, Vec::new())
 }
 
-/// Starts an embedded daemon on a free loopback port and plays on it; an
-/// unfinished local game from an earlier run is set up again first.
+/// `flip --local` (see local.rs).
 fn run_local(args: &PlayArgs) -> Result<(), String> {
-    let mut config = flipd::Config::embedded().map_err(|e| e.to_string())?;
-    config.listen = "127.0.0.1:0".to_string();
-    config.workers = 1;
-    let daemon = flipd::DaemonThread::start(config)
-        .map_err(|e| format!("cannot start the local daemon: {e}"))?;
     let name = args.name.clone().unwrap_or_else(local_name);
-    let mut first = Vec::new();
-    if let Some(saved) = local::load() {
-        match saved.new_command() {
-            Ok(command) => {
-                println!(
-                    "resuming your unfinished {} game against {}",
-                    saved.variant, saved.opponent
-                );
-                first.push(command);
-            }
-            Err(e) => eprintln!("flip: the saved local game is unreadable ({e}); starting afresh"),
-        }
-    } else {
-        println!("local mode: try `new othello vs bot:3` or `new tictactoe hotseat`");
-    }
-    let options = play::PlayOptions {
-        server: daemon.addr.to_string(),
-        name: Some(name),
-        raw: args.raw,
-        reconnect: false,
-        on_update: Some(local::sync),
-    };
-    let result = play::run(&options, first);
-    drop(daemon);
-    result
+    local::run(name, args.raw)
 }
 
 /// The login name for local play: the user's name if it is a valid one.

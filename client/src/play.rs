@@ -3,7 +3,7 @@
 
 use std::io::{BufRead, BufReader, IsTerminal};
 use std::net::TcpStream;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -18,6 +18,7 @@ use rustyline::{
     Completer, Config, Editor, ExternalPrinter, Helper, Highlighter, Hinter, Validator,
 };
 
+use crate::export::GameLine;
 use crate::link::{Link, Sink, StdoutSink, open};
 use crate::paths::data_file;
 use crate::view::Style;
@@ -134,21 +135,93 @@ enum Input {
     Show(Vec<String>),
     /// Leave.
     Quit,
+    /// Write the current game to this file.
+    Save(PathBuf),
     /// Nothing to do.
     Nothing,
 }
 
-/// A square alone means `MOVE`; `help` and `quit` are answered locally.
+/// A square alone means `MOVE`; `help`, `quit` and `save FILE` are done
+/// locally; `load FILE [options]` becomes the `NEW` that replays the file's
+/// game.
 fn translate(line: &str) -> Input {
     let line = line.trim();
     let lower = line.to_ascii_lowercase();
+    let (keyword, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+    let rest = rest.trim();
     match lower.as_str() {
         "" => Input::Nothing,
         "help" | "?" => Input::Show(help_lines()),
         "quit" | "exit" => Input::Quit,
+        "save" | "load" => Input::Show(vec![format!("{lower} needs a file name")]),
+        _ if keyword.eq_ignore_ascii_case("save") => Input::Save(PathBuf::from(rest)),
+        _ if keyword.eq_ignore_ascii_case("load") => {
+            let (file, options) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            match load_command(Path::new(file), options.trim()) {
+                Ok(command) => Input::Send(command),
+                Err(e) => Input::Show(vec![e]),
+            }
+        }
         _ if line.parse::<Square>().is_ok() => Input::Send(format!("MOVE {line}")),
         _ => Input::Send(line.to_string()),
     }
+}
+
+/// How long `save` waits for the server's record of the game.
+const SAVE_WAIT: Duration = Duration::from_secs(10);
+
+/// `save FILE`: asks the server for the current game's record (`HISTORY`, so
+/// that moves made before this client joined are in it too) and writes it as a
+/// transcript line (see export.rs), which `load` reads back.
+fn save_game(link: &Link, path: &Path) -> Vec<String> {
+    let Some(id) = link.view().current else {
+        return vec!["no game to save".to_string()];
+    };
+    if let Err(e) = link.send(&format!("HISTORY {id}")) {
+        return vec![e];
+    }
+    link.wait_until(SAVE_WAIT, |v| v.pending.is_empty());
+    let line = {
+        let view = link.view();
+        let Some(record) = view.records.get(&id) else {
+            return vec![format!("the server sent no record of game {id}")];
+        };
+        GameLine {
+            id,
+            variant: record.variant,
+            black: record.black.clone(),
+            white: record.white.clone(),
+            result: record.result,
+            moves: record.moves.clone(),
+        }
+    };
+    match std::fs::write(path, format!("{line}\n")) {
+        Ok(()) => vec![format!("saved game {id} to {}", path.display())],
+        Err(e) => vec![format!("cannot write {}: {e}", path.display())],
+    }
+}
+
+/// `load FILE [options]`: `NEW <variant> <options> from <moves>` for the first
+/// game line of the file (written by `save` or `flip export --format
+/// transcript`).
+fn load_command(path: &Path, options: &str) -> Result<String, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let line = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .ok_or_else(|| format!("{} holds no game", path.display()))?;
+    let game = GameLine::parse(line).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut command = format!("NEW {}", game.variant);
+    if !options.is_empty() {
+        command.push(' ');
+        command.push_str(options);
+    }
+    if !game.moves.is_empty() {
+        let moves = flipline::notation::transcript_string(&game.moves);
+        command.push_str(&format!(" from {moves}"));
+    }
+    Ok(command)
 }
 
 fn help_lines() -> Vec<String> {
@@ -158,6 +231,10 @@ fn help_lines() -> Vec<String> {
         .collect();
     lines.insert(0, "commands (keywords in any case):".to_string());
     lines.push("  d3                                 a square alone plays it".to_string());
+    lines.push("  save FILE                          write the current game to FILE".to_string());
+    lines.push(
+        "  load FILE [as/vs/clock ...]        a new game from the moves saved in FILE".to_string(),
+    );
     lines.push(format!(
         "  variants: {}",
         Variant::ALL.map(|v| v.name()).join(", ")
@@ -184,6 +261,7 @@ fn script_loop(link: &Arc<Link>, first: Vec<String>) -> Result<(), String> {
         match translate(&line) {
             Input::Nothing => {}
             Input::Show(lines) => StdoutSink.show(lines),
+            Input::Save(path) => StdoutSink.show(save_game(link, &path)),
             Input::Quit => break,
             Input::Send(command) => {
                 let moving = is_move(&command);
@@ -256,6 +334,7 @@ impl Completer for FlipCompleter {
                 .filter_map(|(usage, _)| usage.split(' ').next());
             commands
                 .map(str::to_ascii_lowercase)
+                .chain(["save", "load"].map(str::to_string))
                 .chain(squares)
                 .collect()
         } else {
@@ -344,6 +423,9 @@ fn interactive_loop(
                 match translate(&line) {
                     Input::Send(command) => link.send(&command)?,
                     Input::Show(lines) => lines.iter().for_each(|l| println!("{l}")),
+                    Input::Save(path) => {
+                        save_game(link, &path).iter().for_each(|l| println!("{l}"))
+                    }
                     Input::Quit => break,
                     Input::Nothing => {}
                 }
@@ -372,5 +454,31 @@ mod tests {
         assert!(matches!(translate("QUIT"), Input::Quit));
         assert!(matches!(translate("   "), Input::Nothing));
         assert!(is_move("move d3") && is_move("PASS") && !is_move("board"));
+        assert!(
+            matches!(translate("Save my game.txt"), Input::Save(p) if p == Path::new("my game.txt"))
+        );
+        assert!(matches!(translate("save"), Input::Show(_)));
+    }
+
+    #[test]
+    fn load_turns_a_saved_line_into_new_from() {
+        let dir = std::env::temp_dir().join(format!("flip-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("game.txt");
+        std::fs::write(&file, "\n7 othello ann bot:3 - f5d6c3\n").unwrap();
+        let typed = format!("load {} vs bot:2 as X", file.display());
+        assert!(
+            matches!(translate(&typed), Input::Send(s) if s == "NEW othello vs bot:2 as X from f5d6c3")
+        );
+        std::fs::write(&file, "8 tictactoe ann ann - -\n").unwrap();
+        assert_eq!(load_command(&file, "").unwrap(), "NEW tictactoe");
+        std::fs::write(&file, "garbage\n").unwrap();
+        assert!(load_command(&file, "").unwrap_err().contains("1 fields"));
+        assert!(
+            load_command(&dir.join("none.txt"), "")
+                .unwrap_err()
+                .contains("cannot read")
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -4,7 +4,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use flipline::notation::parse_board;
-use flipline::protocol::{ClockSpec, EndReason, Event, GameId, ServerLine};
+use flipline::protocol::{ClockSpec, EndReason, Event, GameId, GameResult, ServerLine};
 use flipline::{Color, Game, Move, Square, Variant};
 
 use crate::render::{BoardView, board, clock};
@@ -30,6 +30,23 @@ pub struct GameView {
     pub moves: Vec<Move>,
 }
 
+/// A game as the server's store has it, from a `HISTORY` line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// The variant.
+    pub variant: Variant,
+    /// Black's name, if seated.
+    pub black: Option<String>,
+    /// White's name, if seated.
+    pub white: Option<String>,
+    /// `open`, `playing`, `over` or `cancelled`.
+    pub status: String,
+    /// The result, once over.
+    pub result: Option<GameResult>,
+    /// Every move from the start, passes written out.
+    pub moves: Vec<Move>,
+}
+
 /// How output is drawn.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Style {
@@ -52,6 +69,8 @@ pub struct View {
     pub pending: VecDeque<String>,
     /// Whether the last reply was `OK`.
     pub last_ok: bool,
+    /// Games as `HISTORY` last described them, by id.
+    pub records: HashMap<GameId, Record>,
     style: Style,
 }
 
@@ -145,7 +164,11 @@ impl View {
                 self.name = Some(name);
                 vec![line]
             }
-            ("MOVE" | "PASS" | "SAY" | "END" | "BOARD", Ok(text)) if text.is_empty() => Vec::new(),
+            ("MOVE" | "PASS" | "SAY" | "END" | "BOARD" | "HISTORY", Ok(text))
+                if text.is_empty() =>
+            {
+                Vec::new()
+            }
             (_, Ok(text)) if text.is_empty() => vec!["ok".to_string()],
             ("NEW" | "SEEK" | "JOIN" | "WATCH", Ok(text)) => {
                 if let Some(id) = text.split_whitespace().next().and_then(|t| t.parse().ok()) {
@@ -204,6 +227,28 @@ impl View {
             }
             Event::Player { name, status } => vec![format!("{name}: {status}")],
             Event::Info(text) => vec![format!("* {text}")],
+            Event::History {
+                game,
+                variant,
+                black,
+                white,
+                status,
+                result,
+                moves,
+                ..
+            } => {
+                let record = Record {
+                    variant,
+                    black,
+                    white,
+                    status,
+                    result,
+                    moves,
+                };
+                let line = describe_record(game, &record);
+                self.records.insert(game, record);
+                vec![line]
+            }
         }
     }
 
@@ -362,6 +407,35 @@ impl View {
     }
 }
 
+/// One line about a stored game: players, status or result, and its moves.
+fn describe_record(id: GameId, record: &Record) -> String {
+    let seat = |s: &Option<String>| s.clone().unwrap_or_else(|| "(open)".to_string());
+    let (black, white) = (seat(&record.black), seat(&record.white));
+    let standing = match &record.result {
+        Some(result) => {
+            let winner = match result.winner {
+                Some(Color::Black) => format!("{black} (X) won"),
+                Some(Color::White) => format!("{white} (O) won"),
+                None => "a draw".to_string(),
+            };
+            format!(
+                "{winner} {}-{} ({})",
+                result.black,
+                result.white,
+                result.reason.word()
+            )
+        }
+        None => record.status.clone(),
+    };
+    let moves = flipline::notation::transcript_string(&record.moves);
+    format!(
+        "game {id} ({}): {black} (X) vs {white} (O), {standing}, {} moves: {}",
+        record.variant,
+        record.moves.len(),
+        if moves.is_empty() { "-" } else { &moves }
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -412,6 +486,30 @@ mod tests {
             vec!["game 4 over: bot:1 (O) wins 0-64 (resign)".to_string()]
         );
         assert!(view.live_game().is_none());
+    }
+
+    #[test]
+    fn a_history_line_is_kept_and_described() {
+        let mut view = View::new(Style::default());
+        view.sent("HISTORY 9");
+        let out = feed(
+            &mut view,
+            &[
+                "HISTORY 9 othello ann bot:2 - over O:20-44:resign f5d6c3",
+                "OK",
+            ],
+        );
+        assert_eq!(
+            out,
+            vec![
+                "game 9 (othello): ann (X) vs bot:2 (O), bot:2 (O) won 20-44 (resign), 3 moves: f5d6c3"
+                    .to_string()
+            ]
+        );
+        let record = view.records.get(&9).unwrap();
+        assert_eq!(record.moves.len(), 3);
+        assert_eq!(record.status, "over");
+        assert!(view.pending.is_empty());
     }
 
     #[test]

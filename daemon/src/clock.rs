@@ -49,13 +49,19 @@ impl Clocks {
         let Some((side, since)) = self.running.take() else {
             return Ok(());
         };
-        let used = millis(now.saturating_duration_since(since));
+        self.charge(side, millis(now.saturating_duration_since(since)))
+    }
+
+    /// Takes `used_ms` off `side`'s time as for a move that took that long (the
+    /// increment is added). `Err(side)` when that is all of its time. Recovery
+    /// replays stored moves through this, so restored clocks are exact.
+    pub fn charge(&mut self, side: Color, used_ms: u64) -> Result<(), Color> {
         let left = self.left_ms.get_mut(slot(side)).ok_or(side)?;
-        if used >= *left {
+        if used_ms >= *left {
             *left = 0;
             return Err(side);
         }
-        *left = *left - used + self.spec.increment_ms;
+        *left = *left - used_ms + self.spec.increment_ms;
         Ok(())
     }
 
@@ -82,7 +88,8 @@ impl Clocks {
     }
 }
 
-fn millis(d: Duration) -> u64 {
+/// A duration in whole milliseconds, saturating.
+pub fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
@@ -107,6 +114,22 @@ mod tests {
             clocks.stop(t0 + Duration::from_millis(1000)),
             Err(Color::White)
         );
+        assert_eq!(clocks.left(Color::White, t0), 0);
+    }
+
+    #[test]
+    fn charging_stored_moves_restores_the_clocks() {
+        let spec = ClockSpec {
+            base_ms: 10_000,
+            increment_ms: 1000,
+        };
+        let mut clocks = Clocks::new(spec);
+        assert_eq!(clocks.charge(Color::Black, 2500), Ok(()));
+        assert_eq!(clocks.charge(Color::White, 400), Ok(()));
+        assert_eq!(clocks.charge(Color::Black, 100), Ok(()));
+        let t0 = Instant::now();
+        assert_eq!(clocks.both(t0), (10_000 - 2500 + 1000 - 100 + 1000, 10_600));
+        assert_eq!(clocks.charge(Color::White, 10_600), Err(Color::White));
         assert_eq!(clocks.left(Color::White, t0), 0);
     }
 }

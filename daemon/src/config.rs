@@ -2,7 +2,7 @@
 //! which is embedded in the binary as the default.
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
@@ -37,6 +37,48 @@ pub struct Config {
     pub hints: Hints,
     /// Milliseconds allowed for shutting down.
     pub shutdown_drain_ms: u64,
+    /// The game store (SQLite).
+    pub store: StoreConfig,
+    /// Whether names without a password may play.
+    pub guests: bool,
+    /// Password hashing and the slow-down after wrong passwords.
+    pub passwords: Passwords,
+}
+
+/// Where and how games, moves and accounts are kept.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct StoreConfig {
+    /// The SQLite file, created on first start (its directory too).
+    pub path: PathBuf,
+    /// How hard each commit is pushed to the disk.
+    pub synchronous: Synchronous,
+    /// The most writes committed in one transaction.
+    pub batch_max: usize,
+}
+
+/// SQLite's `synchronous` setting for the store, as it applies in WAL mode.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Synchronous {
+    /// Every commit is on the disk (fsync) before it is acknowledged: survives a
+    /// crash of the machine.
+    Full,
+    /// Commits survive a crash of the daemon, not of the machine; faster.
+    Normal,
+}
+
+/// Accounts: hashing threads and the delay after wrong passwords.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Passwords {
+    /// Threads that hash and check passwords (argon2 is slow by design).
+    pub hash_threads: usize,
+    /// Delay before the 401 of the first wrong password for a name, in ms;
+    /// it doubles with each further failure.
+    pub failure_delay_ms: u64,
+    /// The longest such delay, in ms.
+    pub failure_delay_max_ms: u64,
 }
 
 /// A token bucket: `burst` commands at once, refilled at `per_second`.
@@ -142,6 +184,18 @@ impl Config {
                 self.idle_timeout_secs >= 1,
                 "idle_timeout_secs must be at least 1",
             ),
+            (
+                !self.store.path.as_os_str().is_empty(),
+                "store.path must name a file",
+            ),
+            (
+                self.store.batch_max >= 1,
+                "store.batch_max must be at least 1",
+            ),
+            (
+                self.passwords.hash_threads >= 1,
+                "passwords.hash_threads must be at least 1",
+            ),
         ];
         match checks.iter().find(|(ok, _)| !ok) {
             Some((_, why)) => Err((*why).to_string()),
@@ -174,6 +228,50 @@ struct PartialConfig {
     grace_secs: Option<u64>,
     hints: Option<Hints>,
     shutdown_drain_ms: Option<u64>,
+    store: Option<PartialStore>,
+    guests: Option<bool>,
+    passwords: Option<PartialPasswords>,
+}
+
+/// [`StoreConfig`] with every field optional: `store: (path: "x.db")` alone is
+/// enough to move the file.
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PartialStore {
+    path: Option<PathBuf>,
+    synchronous: Option<Synchronous>,
+    batch_max: Option<usize>,
+}
+
+/// [`Passwords`] with every field optional.
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PartialPasswords {
+    hash_threads: Option<usize>,
+    failure_delay_ms: Option<u64>,
+    failure_delay_max_ms: Option<u64>,
+}
+
+impl PartialStore {
+    fn over(self, base: Option<&StoreConfig>) -> Option<StoreConfig> {
+        Some(StoreConfig {
+            path: self.path.or_else(|| base.map(|b| b.path.clone()))?,
+            synchronous: self.synchronous.or(base.map(|b| b.synchronous))?,
+            batch_max: self.batch_max.or(base.map(|b| b.batch_max))?,
+        })
+    }
+}
+
+impl PartialPasswords {
+    fn over(self, base: Option<&Passwords>) -> Option<Passwords> {
+        Some(Passwords {
+            hash_threads: self.hash_threads.or(base.map(|b| b.hash_threads))?,
+            failure_delay_ms: self.failure_delay_ms.or(base.map(|b| b.failure_delay_ms))?,
+            failure_delay_max_ms: self
+                .failure_delay_max_ms
+                .or(base.map(|b| b.failure_delay_max_ms))?,
+        })
+    }
 }
 
 impl PartialConfig {
@@ -201,6 +299,15 @@ impl PartialConfig {
             grace_secs: pick!(grace_secs),
             hints: pick!(hints),
             shutdown_drain_ms: pick!(shutdown_drain_ms),
+            guests: pick!(guests),
+            store: self
+                .store
+                .unwrap_or_default()
+                .over(base.as_ref().map(|b| &b.store))?,
+            passwords: self
+                .passwords
+                .unwrap_or_default()
+                .over(base.as_ref().map(|b| &b.passwords))?,
         })
     }
 }
@@ -237,5 +344,33 @@ mod tests {
         assert!(err.to_string().contains("1:"), "{err}");
         let err = Config::parse("(max_line_bytes: 3)", "f.ron").unwrap_err();
         assert!(err.to_string().contains("max_line_bytes"), "{err}");
+    }
+
+    #[test]
+    fn nested_settings_may_be_given_in_part() {
+        let embedded = Config::embedded().unwrap();
+        assert_eq!(embedded.store.path, PathBuf::from("data/flipline.db"));
+        assert_eq!(embedded.store.synchronous, Synchronous::Full);
+        assert!(embedded.guests);
+        let config = Config::parse(
+            "(store: (path: \"/tmp/x.db\"), passwords: (failure_delay_ms: 7))",
+            "f.ron",
+        )
+        .unwrap();
+        assert_eq!(config.store.path, PathBuf::from("/tmp/x.db"));
+        assert_eq!(config.store.batch_max, embedded.store.batch_max);
+        assert_eq!(config.passwords.failure_delay_ms, 7);
+        assert_eq!(
+            config.passwords.hash_threads,
+            embedded.passwords.hash_threads
+        );
+        let config = Config::parse("(store: (synchronous: normal), guests: false)", "f.ron");
+        let config = config.unwrap();
+        assert_eq!(config.store.synchronous, Synchronous::Normal);
+        assert!(!config.guests);
+        let err = Config::parse("(store: (colour: 1))", "f.ron").unwrap_err();
+        assert!(err.to_string().contains("colour"), "{err}");
+        let err = Config::parse("(store: (batch_max: 0))", "f.ron").unwrap_err();
+        assert!(err.to_string().contains("batch_max"), "{err}");
     }
 }

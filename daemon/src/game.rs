@@ -1,29 +1,44 @@
 //! The game actor: one per game. It owns the board (a pure `flipline::Game`), the
 //! seats, the spectators and the clocks, serialises moves, and tells everyone in
 //! the game what happened. The rules themselves are in `flipline`; this is a shell.
+//!
+//! Durability: a move is applied, handed to the store, and announced only once
+//! it is committed (`OK` to the mover, `MOVED` to everyone). While the commit is
+//! pending the actor waits (`ctx.wait`), which holds its mailbox and timers, so
+//! no other move of this game can slip in; other games are not held. If the
+//! commit fails, the game, its clocks and its history go back to what they were
+//! and the mover gets `ERR 503`. Creation, seats and the end are written too;
+//! nothing waits for those, but the store keeps their order with the moves.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
+use actix::dev::{MessageResponse, OneshotSender};
 use actix::fut::{self, ActorFutureExt, WrapFuture};
 use actix::{
     Actor, ActorContext, Addr, AsyncContext, Context, Handler, ResponseActFuture, SpawnHandle,
 };
 use flipline::notation::cells_string;
-use flipline::protocol::{ClockSpec, EndReason, ErrorCode, Event, GameId, ProtocolError};
+use flipline::protocol::{
+    ClockSpec, EndReason, ErrorCode, Event, GameId, GameResult, ProtocolError,
+};
 use flipline::{Color, Game, Move, MoveError, Variant};
 
-use crate::clock::Clocks;
+use crate::clock::{Clocks, millis};
 use crate::config::Config;
 use crate::engine_pool::{EngineWorker, Think};
 use crate::lobby::Lobby;
 use crate::messages::*;
 use crate::random_u64;
 use crate::session::Session;
+use crate::store::{Store, StoredMove, Write};
 
 /// The engine level `HINT` uses.
 const HINT_LEVEL: u8 = 6;
+
+/// How long a bot waits before trying again when its move could not be saved.
+const BOT_RETRY: Duration = Duration::from_secs(1);
 
 /// Everything a game actor starts from.
 pub struct GameSetup {
@@ -37,8 +52,12 @@ pub struct GameSetup {
     pub black: SeatSpec,
     /// White's seat.
     pub white: SeatSpec,
-    /// Moves already played, every pass written out (from `NEW ... from`).
-    pub start: Vec<Move>,
+    /// Moves already played, every pass written out (from `NEW ... from`, or
+    /// the stored moves of a recovered game with the time each took).
+    pub start: Vec<StoredMove>,
+    /// Whether the game is recovered from the store: its people are not
+    /// connected yet, and their grace period runs from the start.
+    pub recovered: bool,
     /// Daemon settings.
     pub config: Arc<Config>,
     /// The lobby, told of status changes.
@@ -47,6 +66,8 @@ pub struct GameSetup {
     pub engine: Addr<EngineWorker>,
     /// Plies played, shared with the lobby for `LIST`.
     pub ply: Arc<AtomicU32>,
+    /// Where moves are committed.
+    pub store: Store,
 }
 
 /// A person in a seat; `session` is `None` while they are disconnected.
@@ -54,6 +75,19 @@ struct Player {
     name: String,
     session: Option<Addr<Session>>,
     grace: Option<SpawnHandle>,
+    /// When the connection went, while it is gone.
+    away_since: Option<Instant>,
+}
+
+impl Player {
+    fn new(name: String, session: Option<Addr<Session>>) -> Player {
+        Player {
+            name,
+            session,
+            grace: None,
+            away_since: None,
+        }
+    }
 }
 
 enum Seat {
@@ -67,11 +101,8 @@ impl Seat {
         match spec {
             SeatSpec::Open => Seat::Open,
             SeatSpec::Bot(level) => Seat::Bot(level),
-            SeatSpec::Human(m) => Seat::Human(Player {
-                name: m.name,
-                session: Some(m.session),
-                grace: None,
-            }),
+            SeatSpec::Human(m) => Seat::Human(Player::new(m.name, Some(m.session))),
+            SeatSpec::Away(name) => Seat::Human(Player::new(name, None)),
         }
     }
 
@@ -130,11 +161,55 @@ pub struct GameActor {
     flag_timer: Option<SpawnHandle>,
     phase: Phase,
     history: Vec<Move>,
+    /// When the side to move began its turn (what a move's stored time counts).
+    turn_started: Instant,
     rematch: [bool; 2],
+    recovered: bool,
     config: Arc<Config>,
     lobby: Addr<Lobby>,
     engine: Addr<EngineWorker>,
     ply: Arc<AtomicU32>,
+    store: Store,
+}
+
+/// What a move changed, to put back if its commit fails.
+struct Undo {
+    game: Game,
+    clocks: Option<Clocks>,
+    turn_started: Instant,
+}
+
+/// A move applied and on its way to the store: resolves once it is committed
+/// and announced, or undone.
+type Commit = ResponseActFuture<GameActor, Result<(), ProtocolError>>;
+
+/// The answer to [`Play`]: at once, or once the move is committed. The second is
+/// awaited with `ctx.wait`, so the game takes no other message meanwhile, and the
+/// reply goes out before anything else the actor does.
+pub enum PlayResponse {
+    /// Answered now.
+    Now(Reply),
+    /// Answered once the move is committed (or refused).
+    AfterCommit(ResponseActFuture<GameActor, Reply>),
+}
+
+impl MessageResponse<GameActor, Play> for PlayResponse {
+    fn handle(self, ctx: &mut Context<GameActor>, tx: Option<OneshotSender<Reply>>) {
+        match self {
+            PlayResponse::Now(reply) => {
+                if let Some(tx) = tx {
+                    let _ = tx.send(reply);
+                }
+            }
+            PlayResponse::AfterCommit(future) => {
+                ctx.wait(future.map(move |reply, _, _| {
+                    if let Some(tx) = tx {
+                        let _ = tx.send(reply);
+                    }
+                }));
+            }
+        }
+    }
 }
 
 fn slot(color: Color) -> usize {
@@ -154,13 +229,20 @@ fn conflict(message: impl Into<String>) -> ProtocolError {
 
 impl GameActor {
     /// A game from its setup; it begins once both seats are filled. Start moves
-    /// that are not legal (the lobby checks them) are left out.
+    /// that are not legal (the lobby checks them) are left out. The time stored
+    /// with each start move is charged to its side's clock.
     pub fn new(setup: GameSetup) -> GameActor {
         let mut game = Game::new(setup.variant);
+        let mut clocks = setup.clock.map(Clocks::new);
         let mut history = Vec::with_capacity(setup.start.len());
-        for mv in setup.start {
-            if game.apply(mv).is_ok() {
-                history.push(mv);
+        for stored in setup.start {
+            let side = game.to_move();
+            if game.apply(stored.mv).is_err() {
+                continue;
+            }
+            history.push(stored.mv);
+            if let (Some(clocks), Some(ms)) = (&mut clocks, stored.ms) {
+                let _ = clocks.charge(side, ms);
             }
         }
         setup.ply.store(
@@ -172,15 +254,18 @@ impl GameActor {
             game,
             seats: [Seat::from_spec(setup.black), Seat::from_spec(setup.white)],
             spectators: Vec::new(),
-            clocks: setup.clock.map(Clocks::new),
+            clocks,
             flag_timer: None,
             phase: Phase::Waiting,
             history,
+            turn_started: Instant::now(),
             rematch: [false; 2],
+            recovered: setup.recovered,
             config: setup.config,
             lobby: setup.lobby,
             engine: setup.engine,
             ply: setup.ply,
+            store: setup.store,
         }
     }
 
@@ -312,8 +397,9 @@ impl GameActor {
     /// Starts the clock of the side to move and lets a bot think.
     fn next_turn(&mut self, ctx: &mut Context<Self>) {
         let side = self.game.to_move();
+        self.turn_started = Instant::now();
         if let Some(clocks) = &mut self.clocks {
-            clocks.start(side, Instant::now());
+            clocks.start(side, self.turn_started);
             self.arm_flag_timer(ctx);
         }
         if let Seat::Bot(level) = *self.seat(side) {
@@ -336,14 +422,18 @@ impl GameActor {
     /// Wakes the game when the running clock would reach zero: one timer per game
     /// in play with a clock, none otherwise.
     fn arm_flag_timer(&mut self, ctx: &mut Context<Self>) {
-        if let Some(old) = self.flag_timer.take() {
-            ctx.cancel_future(old);
-        }
+        self.cancel_flag_timer(ctx);
         let Some(clocks) = &self.clocks else { return };
         let left = clocks.left(self.game.to_move(), Instant::now());
         let ply = self.history.len();
         let wait = Duration::from_millis(left + 1);
         self.flag_timer = Some(ctx.run_later(wait, move |act, ctx| act.check_flag(ctx, ply)));
+    }
+
+    fn cancel_flag_timer(&mut self, ctx: &mut Context<Self>) {
+        if let Some(old) = self.flag_timer.take() {
+            ctx.cancel_future(old);
+        }
     }
 
     /// Asks the engine pool for a bot move; the answer is played if the game has
@@ -376,11 +466,31 @@ impl GameActor {
                         .next()
                         .map_or(Move::Pass, Move::Place),
                 };
-                if let Err(e) = act.play(ctx, side, mv) {
-                    tracing::warn!(game = act.id, error = %e.message, "bot move refused");
+                match act.play(ctx, side, mv) {
+                    Ok(commit) => {
+                        ctx.wait(commit.map(move |result, act, ctx| {
+                            if result.is_err() {
+                                act.retry_bot(ctx, ply);
+                            }
+                        }));
+                    }
+                    Err(e) => tracing::warn!(game = act.id, error = %e.message, "bot move refused"),
                 }
             });
         ctx.spawn(request);
+    }
+
+    /// A bot's move was not saved: think again a little later, if it is still
+    /// the bot's turn at the same ply.
+    fn retry_bot(&mut self, ctx: &mut Context<Self>, ply: usize) {
+        ctx.run_later(BOT_RETRY, move |act, ctx| {
+            if act.phase != Phase::Playing || act.history.len() != ply {
+                return;
+            }
+            if let Seat::Bot(level) = *act.seat(act.game.to_move()) {
+                act.think(ctx, level);
+            }
+        });
     }
 
     /// How long a bot may think: the configured time, and under a clock a share of
@@ -394,24 +504,73 @@ impl GameActor {
         Duration::from_millis(ms)
     }
 
-    /// Plays `mv` for `side`: checks it, charges the clock, tells everyone.
+    /// Plays `mv` for `side`: checks it, charges the clock and applies it. The
+    /// returned future commits it, then tells everyone; it must be awaited with
+    /// `ctx.wait` so that nothing else happens in the game meanwhile.
     fn play(
         &mut self,
         ctx: &mut Context<Self>,
         side: Color,
         mv: Move,
-    ) -> Result<(), ProtocolError> {
+    ) -> Result<Commit, ProtocolError> {
         let mut next = self.game;
         next.apply(mv).map_err(|e| self.illegal(e))?;
+        let (undo, used) = self.stop_clock(ctx)?;
+        self.game = next;
+        self.history.push(mv);
+        Ok(self.commit(side, mv, used, undo))
+    }
+
+    /// Stops the mover's clock (it stands still while the move is committed);
+    /// returns what to put back should the commit fail and the milliseconds the
+    /// move took. A flag that fell ends the game instead.
+    fn stop_clock(&mut self, ctx: &mut Context<Self>) -> Result<(Undo, u64), ProtocolError> {
         let now = Instant::now();
+        let undo = Undo {
+            game: self.game,
+            clocks: self.clocks.clone(),
+            turn_started: self.turn_started,
+        };
         if let Some(clocks) = &mut self.clocks
             && let Err(flagged) = clocks.stop(now)
         {
             self.finish(ctx, EndReason::Time, Some(flagged.opponent()));
             return Err(conflict("your time ran out"));
         }
-        self.game = next;
-        self.history.push(mv);
+        self.cancel_flag_timer(ctx);
+        Ok((
+            undo,
+            millis(now.saturating_duration_since(self.turn_started)),
+        ))
+    }
+
+    /// Hands the move just applied to the store; once committed it is announced,
+    /// if refused it is undone and the mover told `ERR 503`.
+    fn commit(&mut self, side: Color, mv: Move, used: u64, undo: Undo) -> Commit {
+        let ply = u32::try_from(self.history.len()).unwrap_or(u32::MAX);
+        let saved = self.store.append_move(self.id, ply, mv, used);
+        Box::pin(
+            saved
+                .into_actor(self)
+                .map(move |saved, act, ctx| match saved {
+                    Ok(()) => {
+                        act.announce(ctx, side, mv);
+                        Ok(())
+                    }
+                    Err(error) => {
+                        act.undo(ctx, undo, &error);
+                        Err(ProtocolError::new(
+                            ErrorCode::Unavailable,
+                            "the move could not be saved and was not played; try again",
+                        ))
+                    }
+                }),
+        )
+    }
+
+    /// Tells everyone of a committed move, then ends the game or starts the
+    /// next turn.
+    fn announce(&mut self, ctx: &mut Context<Self>, side: Color, mv: Move) {
         self.ply.store(
             u32::try_from(self.history.len()).unwrap_or(u32::MAX),
             Ordering::Relaxed,
@@ -423,7 +582,7 @@ impl GameActor {
             played: mv,
             black: counts.black,
             white: counts.white,
-            clocks: self.clocks.as_ref().map(|c| c.both(now)),
+            clocks: self.clocks.as_ref().map(|c| c.both(Instant::now())),
         };
         if self.game.is_over() {
             self.broadcast(&[moved]);
@@ -434,7 +593,19 @@ impl GameActor {
             self.broadcast(&events);
             self.next_turn(ctx);
         }
-        Ok(())
+    }
+
+    /// Puts the game back as it was before a move whose commit failed: the same
+    /// side to move, its clock running from when its turn began.
+    fn undo(&mut self, ctx: &mut Context<Self>, undo: Undo, error: &crate::store::StoreError) {
+        tracing::error!(game = self.id, %error, "a move could not be saved");
+        self.game = undo.game;
+        self.clocks = undo.clocks;
+        self.turn_started = undo.turn_started;
+        self.history.pop();
+        if self.clocks.is_some() {
+            self.arm_flag_timer(ctx);
+        }
     }
 
     fn illegal(&self, error: MoveError) -> ProtocolError {
@@ -474,6 +645,16 @@ impl GameActor {
             white: score.white,
             reason,
         };
+        let result = GameResult {
+            winner: score.winner,
+            black: score.black,
+            white: score.white,
+            reason,
+        };
+        self.store.write(Write::End {
+            game: self.id,
+            result,
+        });
         self.broadcast(&[self.board_event(), over]);
         self.tell_lobby();
         self.stop_if_deserted(ctx);
@@ -495,21 +676,26 @@ impl GameActor {
         }
     }
 
-    fn act(&mut self, ctx: &mut Context<Self>, name: &str, action: Action) -> Reply {
-        match action {
-            Action::Move(square) => self.human_move(ctx, name, Move::Place(square)),
-            Action::Pass => self.human_move(ctx, name, Move::Pass),
+    fn act(&mut self, ctx: &mut Context<Self>, name: &str, action: Action) -> PlayResponse {
+        let reply = match action {
+            Action::Move(square) => return self.human_move(ctx, name, Move::Place(square)),
+            Action::Pass => return self.human_move(ctx, name, Move::Pass),
             Action::Resign => self.resign(ctx, name),
             Action::Board => Ok(self.board_answer()),
             Action::Say(text) => self.say(name, text),
             Action::Leave => self.leave(ctx, name),
-        }
+        };
+        PlayResponse::Now(reply)
     }
 
-    fn human_move(&mut self, ctx: &mut Context<Self>, name: &str, mv: Move) -> Reply {
-        let side = self.mover(name)?;
-        self.play(ctx, side, mv)?;
-        Ok(Answer::default())
+    fn human_move(&mut self, ctx: &mut Context<Self>, name: &str, mv: Move) -> PlayResponse {
+        let commit = self.mover(name).and_then(|side| self.play(ctx, side, mv));
+        match commit {
+            Ok(commit) => PlayResponse::AfterCommit(Box::pin(
+                commit.map(|result, _, _| result.map(|()| Answer::default())),
+            )),
+            Err(e) => PlayResponse::Now(Err(e)),
+        }
     }
 
     fn resign(&mut self, ctx: &mut Context<Self>, name: &str) -> Reply {
@@ -568,7 +754,7 @@ impl GameActor {
             }
         }
         if self.phase == Phase::Waiting {
-            self.phase = Phase::Over;
+            self.cancel();
         }
         self.stop_if_deserted(ctx);
         Ok(Answer::default())
@@ -638,10 +824,11 @@ impl GameActor {
             .into_iter()
             .find(|&c| matches!(self.seat(c), Seat::Open))
             .ok_or_else(|| conflict(format!("game {} has no free seat", self.id)))?;
-        self.seats[slot(free)] = Seat::Human(Player {
-            name: member.name,
-            session: Some(member.session),
-            grace: None,
+        self.seats[slot(free)] = Seat::Human(Player::new(member.name, Some(member.session)));
+        self.store.write(Write::Seats {
+            game: self.id,
+            black: self.seat(Color::Black).name(),
+            white: self.seat(Color::White).name(),
         });
         self.begin(ctx);
         Ok(free)
@@ -670,6 +857,7 @@ impl GameActor {
                     _ => {}
                 }
                 p.session = Some(member.session.clone());
+                p.away_since = None;
                 if let Some(timer) = p.grace.take() {
                     ctx.cancel_future(timer);
                 }
@@ -679,34 +867,60 @@ impl GameActor {
         Ok(Some(color))
     }
 
-    fn disconnected(&mut self, ctx: &mut Context<Self>, name: &str) {
-        let grace = Duration::from_secs(self.config.grace_secs);
+    /// An open game closes before anyone joined it.
+    fn cancel(&mut self) {
+        self.phase = Phase::Over;
+        self.store.write(Write::Cancel { game: self.id });
+    }
+
+    fn disconnected(&mut self, ctx: &mut Context<Self>, name: &str, since: Instant) {
         let colors = self.colors_of(name);
         for &c in &colors {
             if let Seat::Human(p) = &mut self.seats[slot(c)] {
                 p.session = None;
+                p.away_since = Some(since);
             }
         }
         match self.phase {
             Phase::Playing => {
                 if let Some(&c) = colors.first() {
-                    let owner = name.to_string();
-                    let timer = ctx.run_later(grace, move |act, ctx| act.abandon(ctx, &owner));
-                    if let Seat::Human(p) = &mut self.seats[slot(c)] {
-                        p.grace = Some(timer);
-                    }
-                    let text = format!(
-                        "{name} disconnected: the seat is kept for {}s",
-                        grace.as_secs()
-                    );
-                    self.broadcast(&[Event::Info(text)]);
+                    self.keep_seat(ctx, c, name);
                 }
             }
             Phase::Waiting => {
-                self.phase = Phase::Over;
+                self.cancel();
                 self.stop_if_deserted(ctx);
             }
             Phase::Over => self.stop_if_deserted(ctx),
+        }
+    }
+
+    /// Keeps `name`'s seat for the grace period, telling the others.
+    fn keep_seat(&mut self, ctx: &mut Context<Self>, color: Color, name: &str) {
+        let grace = Duration::from_secs(self.config.grace_secs);
+        let owner = name.to_string();
+        let timer = ctx.run_later(grace, move |act, ctx| act.abandon(ctx, &owner));
+        if let Seat::Human(p) = &mut self.seats[slot(color)] {
+            p.grace = Some(timer);
+        }
+        let text = format!(
+            "{name} disconnected: the seat is kept for {}s",
+            grace.as_secs()
+        );
+        self.broadcast(&[Event::Info(text)]);
+    }
+
+    /// A recovered game: every person's seat waits for them for the grace
+    /// period from now, as after a disconnect.
+    fn await_players(&mut self, ctx: &mut Context<Self>) {
+        let now = Instant::now();
+        let mut names: Vec<String> = self.seats.iter().filter_map(Seat::name).collect();
+        names.dedup();
+        for name in names {
+            if self.colors_of(&name).is_empty() {
+                continue;
+            }
+            self.disconnected(ctx, &name, now);
         }
     }
 
@@ -715,14 +929,24 @@ impl GameActor {
             return;
         }
         let colors = self.colors_of(name);
-        let still_gone = colors
-            .iter()
-            .any(|&c| matches!(self.seat(c), Seat::Human(Player { session: None, .. })));
-        if !still_gone {
+        let away = |seat: &Seat| match seat {
+            Seat::Human(Player {
+                session: None,
+                away_since,
+                ..
+            }) => *away_since,
+            _ => None,
+        };
+        let Some(since) = colors.iter().find_map(|&c| away(self.seat(c))) else {
             return;
-        }
+        };
+        // Whoever has been away longer loses; both away since the same moment
+        // (a recovered game nobody came back to) is a draw.
         let winner = match colors.as_slice() {
-            [only] => Some(only.opponent()),
+            [only] => match away(self.seat(only.opponent())) {
+                Some(other) if other <= since => None,
+                _ => Some(only.opponent()),
+            },
             _ => None,
         };
         self.finish(ctx, EndReason::Abandon, winner);
@@ -771,6 +995,9 @@ impl Actor for GameActor {
         if filled {
             self.begin(ctx);
         }
+        if self.recovered {
+            self.await_players(ctx);
+        }
     }
 
     fn stopped(&mut self, _: &mut Context<Self>) {
@@ -779,10 +1006,11 @@ impl Actor for GameActor {
 }
 
 impl Handler<Play> for GameActor {
-    /// Answered synchronously, so that the reply is out before the actor may stop.
-    type Result = Reply;
+    /// Answered synchronously, so that the reply is out before the actor may
+    /// stop, except moves, which are answered once committed.
+    type Result = PlayResponse;
 
-    fn handle(&mut self, msg: Play, ctx: &mut Context<Self>) -> Reply {
+    fn handle(&mut self, msg: Play, ctx: &mut Context<Self>) -> PlayResponse {
         self.act(ctx, &msg.name, msg.action)
     }
 }
@@ -871,6 +1099,6 @@ impl Handler<Disconnected> for GameActor {
     type Result = ();
 
     fn handle(&mut self, msg: Disconnected, ctx: &mut Context<Self>) {
-        self.disconnected(ctx, &msg.name);
+        self.disconnected(ctx, &msg.name, Instant::now());
     }
 }

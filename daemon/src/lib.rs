@@ -16,8 +16,13 @@
 //! - [`clock`]: chess clocks.
 //! - [`engine_pool`]: engine threads for bot moves and hints, with deadlines.
 //! - [`messages`]: the messages between the actors.
+//! - [`store`]: the SQLite store: one writer thread committing in batches, a
+//!   reader thread, recovery at start, and [`store::Archive`] for exports.
+//! - [`accounts`]: `LOGIN` with passwords: argon2 off the actor threads, the
+//!   slow-down after wrong passwords, guests.
 //! - [`config`]: the RON configuration and its embedded default.
 
+pub mod accounts;
 pub mod clock;
 pub mod codec;
 pub mod config;
@@ -29,6 +34,7 @@ pub mod messages;
 pub mod outbox;
 pub mod server;
 pub mod session;
+pub mod store;
 
 pub use config::Config;
 pub use server::{DaemonThread, serve};

@@ -1,16 +1,19 @@
 //! The lobby: who is online, open seeks, game ids, the list of games, pairing.
 //! It is never on the move path: moves go from a session straight to its game.
+//! It writes each new game to the store before its actor starts, so that the
+//! game's first move, written by the game, follows it in the store's queue; and
+//! at start it brings back the games the store holds as in play.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use actix::{Actor, Addr, ArbiterHandle, AsyncContext, Context, Handler};
+use actix::{Actor, Addr, ArbiterHandle, AsyncContext, Context, Handler, WeakAddr};
 use flipline::Color;
 use flipline::Variant;
 use flipline::notation::replay_with_passes;
 use flipline::protocol::{
-    ClockSpec, ErrorCode, Event, GameId, Opponent, ProtocolError, SeatChoice,
+    ClockSpec, EndReason, ErrorCode, Event, GameId, GameResult, Opponent, ProtocolError, SeatChoice,
 };
 
 use crate::config::Config;
@@ -19,6 +22,7 @@ use crate::game::{GameActor, GameSetup};
 use crate::messages::*;
 use crate::random_u64;
 use crate::session::Session;
+use crate::store::{GameRecord, Status, Store, StoredMove, Write};
 
 /// What the lobby knows of a game.
 struct GameEntry {
@@ -44,36 +48,75 @@ pub struct Lobby {
     workers: Vec<ArbiterHandle>,
     next_worker: usize,
     next_game: GameId,
-    sessions: HashMap<u64, Addr<Session>>,
-    names: HashMap<String, Addr<Session>>,
+    /// Weak addresses: a strong one costs two allocations per copy, and the
+    /// lobby only needs these to reach sessions that still exist.
+    sessions: HashMap<u64, WeakAddr<Session>>,
+    names: HashMap<String, WeakAddr<Session>>,
     seeks: Vec<OpenSeek>,
     games: HashMap<GameId, GameEntry>,
+    store: Store,
 }
 
 impl Lobby {
-    /// A lobby that starts games on `workers` (round robin) with `engine` for bots.
+    /// A lobby that starts games on `workers` (round robin) with `engine` for
+    /// bots, writing them to `store`, numbering new games from `next_game`.
     pub fn new(
         config: Arc<Config>,
         engine: Addr<EngineWorker>,
         workers: Vec<ArbiterHandle>,
+        store: Store,
+        next_game: GameId,
     ) -> Lobby {
         Lobby {
             config,
             engine,
             workers,
             next_worker: 0,
-            next_game: 1,
+            next_game: next_game.max(1),
             sessions: HashMap::new(),
             names: HashMap::new(),
             seeks: Vec::new(),
             games: HashMap::new(),
+            store,
         }
     }
 
-    /// Starts a game actor on the next worker thread and records it.
+    /// Numbers a new game, writes it to the store and starts it.
     fn spawn_game(&mut self, ctx: &mut Context<Self>, order: Spawn) -> SeatRef {
         let game = self.next_game;
         self.next_game += 1;
+        let (black, white) = (order.black.name(), order.white.name());
+        let status = if black.is_some() && white.is_some() {
+            Status::Playing
+        } else {
+            Status::Open
+        };
+        self.store.write(Write::NewGame {
+            id: game,
+            variant: order.variant,
+            black,
+            white,
+            clock: order.clock,
+            status,
+            start: order.start.clone(),
+        });
+        let start = order
+            .start
+            .iter()
+            .map(|&mv| StoredMove { mv, ms: None })
+            .collect();
+        self.launch(ctx, game, order, start, false)
+    }
+
+    /// Starts a game actor on the next worker thread and records it.
+    fn launch(
+        &mut self,
+        ctx: &mut Context<Self>,
+        game: GameId,
+        order: Spawn,
+        start: Vec<StoredMove>,
+        recovered: bool,
+    ) -> SeatRef {
         let ply = Arc::new(AtomicU32::new(0));
         let setup = GameSetup {
             id: game,
@@ -81,18 +124,15 @@ impl Lobby {
             clock: order.clock,
             black: order.black,
             white: order.white,
-            start: order.start,
+            start,
+            recovered,
             config: Arc::clone(&self.config),
             lobby: ctx.address(),
             engine: self.engine.clone(),
             ply: Arc::clone(&ply),
+            store: self.store.clone(),
         };
-        let name_of = |seat: &SeatSpec| match seat {
-            SeatSpec::Human(m) => Some(m.name.clone()),
-            SeatSpec::Bot(level) => Some(format!("bot:{level}")),
-            SeatSpec::Open => None,
-        };
-        let (black, white) = (name_of(&setup.black), name_of(&setup.white));
+        let (black, white) = (setup.black.name(), setup.white.name());
         let addr = match self
             .workers
             .get(self.next_worker % self.workers.len().max(1))
@@ -127,7 +167,7 @@ impl Handler<Connected> for Lobby {
     type Result = ();
 
     fn handle(&mut self, msg: Connected, _: &mut Context<Self>) {
-        self.sessions.insert(msg.id, msg.session);
+        self.sessions.insert(msg.id, msg.session.downgrade());
     }
 }
 
@@ -148,12 +188,14 @@ impl Handler<Login> for Lobby {
 
     fn handle(&mut self, Login(member): Login, _: &mut Context<Self>) -> Self::Result {
         match self.names.get(&member.name) {
-            Some(holder) if *holder != member.session => Err(ProtocolError::new(
-                ErrorCode::Conflict,
-                format!("name '{}' is in use", member.name),
-            )),
+            Some(holder) if holder.upgrade().is_some_and(|h| h != member.session) => {
+                Err(ProtocolError::new(
+                    ErrorCode::Conflict,
+                    format!("name '{}' is in use", member.name),
+                ))
+            }
             _ => {
-                self.names.insert(member.name, member.session);
+                self.names.insert(member.name, member.session.downgrade());
                 Ok(())
             }
         }
@@ -255,6 +297,58 @@ impl Handler<Spawn> for Lobby {
     }
 }
 
+impl Lobby {
+    /// Starts the actor of a game the store holds as in play, its people away
+    /// and its bots in their seats. A game whose stored moves already end it
+    /// (its end was not written before the daemon stopped) is ended instead.
+    fn recover(&mut self, ctx: &mut Context<Self>, record: GameRecord) -> bool {
+        let moves = record.transcript();
+        let position = match replay_with_passes(record.variant, &moves) {
+            Ok((position, _)) => position,
+            Err(e) => {
+                tracing::error!(game = record.id, error = %e, "a stored game does not replay");
+                return false;
+            }
+        };
+        if position.is_over() {
+            let score = position.score();
+            let result = GameResult {
+                winner: score.winner,
+                black: score.black,
+                white: score.white,
+                reason: EndReason::Normal,
+            };
+            self.store.write(Write::End {
+                game: record.id,
+                result,
+            });
+            return false;
+        }
+        let order = Spawn {
+            variant: record.variant,
+            clock: record.clock,
+            black: SeatSpec::from_stored(record.black.as_deref()),
+            white: SeatSpec::from_stored(record.white.as_deref()),
+            start: Vec::new(),
+        };
+        self.next_game = self.next_game.max(record.id + 1);
+        self.launch(ctx, record.id, order, record.moves, true);
+        true
+    }
+}
+
+impl Handler<Recover> for Lobby {
+    type Result = usize;
+
+    fn handle(&mut self, Recover(records): Recover, ctx: &mut Context<Self>) -> usize {
+        let mut started = 0;
+        for record in records {
+            started += usize::from(self.recover(ctx, record));
+        }
+        started
+    }
+}
+
 impl Handler<Find> for Lobby {
     type Result = Option<Addr<GameActor>>;
 
@@ -338,7 +432,7 @@ impl Handler<BroadcastShutdown> for Lobby {
     type Result = usize;
 
     fn handle(&mut self, _: BroadcastShutdown, _: &mut Context<Self>) -> usize {
-        for session in self.sessions.values() {
+        for session in self.sessions.values().filter_map(WeakAddr::upgrade) {
             session.do_send(ShutdownNotice);
         }
         self.sessions.len()

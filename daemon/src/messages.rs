@@ -179,6 +179,33 @@ pub enum SeatSpec {
     Human(Member),
     /// The engine at a level.
     Bot(u8),
+    /// A person who is not connected: a game recovered at start, whose players
+    /// come back with `LOGIN` and `JOIN` within the grace period.
+    Away(String),
+}
+
+impl SeatSpec {
+    /// The name in the seat (`bot:N` for a bot), `None` while open.
+    pub fn name(&self) -> Option<String> {
+        match self {
+            SeatSpec::Open => None,
+            SeatSpec::Human(member) => Some(member.name.clone()),
+            SeatSpec::Bot(level) => Some(format!("bot:{level}")),
+            SeatSpec::Away(name) => Some(name.clone()),
+        }
+    }
+
+    /// The seat a stored name stands for: `bot:N` is the engine, any other name
+    /// a person (not connected yet), none an open seat.
+    pub fn from_stored(name: Option<&str>) -> SeatSpec {
+        match name {
+            None => SeatSpec::Open,
+            Some(name) => match name.strip_prefix("bot:").map(str::parse::<u8>) {
+                Some(Ok(level)) => SeatSpec::Bot(level),
+                _ => SeatSpec::Away(name.to_string()),
+            },
+        }
+    }
 }
 
 /// `NEW`.
@@ -226,6 +253,12 @@ pub struct Spawn {
     /// Moves already played (every pass written out), checked to be legal.
     pub start: Vec<flipline::Move>,
 }
+
+/// Games that were in play when the daemon last stopped: the lobby starts their
+/// actors again (answers how many it started).
+#[derive(Message)]
+#[rtype(result = "usize")]
+pub struct Recover(pub Vec<crate::store::GameRecord>);
 
 /// The actor of a game, for `JOIN` and `WATCH`.
 #[derive(Message)]

@@ -1,25 +1,29 @@
-//! The bounded outbound queue of a connection and the task that writes it.
+//! The bounded outbound queue of a connection, written from inside the session
+//! actor's own context.
 //!
-//! Lines for a client go through a bounded channel to a writer task that owns the
-//! socket's write half. A client that stops reading fills the channel; the next
-//! line then fails to queue and the session disconnects it, so a stalled reader
-//! costs at most the queue's bound, never unbounded memory.
+//! Lines for a client wait in a queue owned by the session; a small future spawned
+//! into the session's context writes them whenever the socket accepts bytes. So a
+//! connection needs no task and no channel of its own for writing (that cost
+//! about 1.4 KiB per connection), and a client that stops reading fills the queue
+//! to its bound, after which the session disconnects it: memory stays bounded.
+//! When the session ends, whatever is still queued gets a short-lived task of its
+//! own that writes it out (bounded in time) and closes the socket.
 
+use std::collections::VecDeque;
+use std::io;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
 
 use tokio::io::{AsyncWrite, AsyncWriteExt};
-use tokio::sync::mpsc;
-use tokio::task::AbortHandle;
 
 /// Text for one client: one or more whole lines, each ending in LF. Shared so that
 /// an event sent to many clients is formatted once.
 pub type Text = Arc<str>;
 
-/// The sending side of a connection's outbound queue.
-#[derive(Clone, Debug)]
-pub struct Outbox {
-    tx: mpsc::Sender<Text>,
-}
+/// Most texts handed to one vectored write.
+const MAX_SLICES: usize = 32;
 
 /// Why text could not be queued.
 #[derive(Debug, PartialEq, Eq)]
@@ -30,55 +34,176 @@ pub enum QueueError {
     Closed,
 }
 
-impl Outbox {
-    /// Queues `text` without waiting.
-    pub fn push(&self, text: Text) -> Result<(), QueueError> {
-        self.tx.try_send(text).map_err(|e| match e {
-            mpsc::error::TrySendError::Full(_) => QueueError::Full,
-            mpsc::error::TrySendError::Closed(_) => QueueError::Closed,
-        })
-    }
+/// A connection's write side and the lines waiting for it.
+pub struct Outbox<W> {
+    writer: Option<W>,
+    queue: VecDeque<Text>,
+    /// Bytes of the front text already written.
+    written: usize,
+    limit: usize,
+    /// The waker of the task that last found the queue empty: a push wakes it,
+    /// since the actor context only polls its futures when woken.
+    waker: Option<Waker>,
 }
 
-/// Starts the writer task on the current runtime. It writes queued text in order,
-/// batching whatever is queued into one write, and shuts the socket's write side down
-/// once every [`Outbox`] is dropped and the queue is written out. The returned
-/// handle aborts it: a writer blocked on a client that never reads would
-/// otherwise hold the socket forever.
-pub fn spawn_writer<W>(writer: W, capacity: usize) -> (Outbox, AbortHandle)
-where
-    W: AsyncWrite + Unpin + 'static,
-{
-    let (tx, rx) = mpsc::channel(capacity);
-    let task = tokio::task::spawn_local(write_queue(writer, rx));
-    (Outbox { tx }, task.abort_handle())
-}
-
-/// Largest batch gathered into one write.
-const MAX_BATCH: usize = 64 * 1024;
-
-async fn write_queue<W: AsyncWrite + Unpin>(mut writer: W, mut rx: mpsc::Receiver<Text>) {
-    // No buffer is kept while idle: an idle connection costs no write buffer,
-    // and one queued text (the common case) is written as it is.
-    let mut batch: Vec<u8> = Vec::new();
-    while let Some(text) = rx.recv().await {
-        let written = match rx.try_recv() {
-            Err(_) => writer.write_all(text.as_bytes()).await,
-            Ok(next) => {
-                batch.extend_from_slice(text.as_bytes());
-                batch.extend_from_slice(next.as_bytes());
-                while batch.len() < MAX_BATCH {
-                    let Ok(more) = rx.try_recv() else { break };
-                    batch.extend_from_slice(more.as_bytes());
-                }
-                let result = writer.write_all(&batch).await;
-                batch = Vec::new();
-                result
-            }
-        };
-        if written.is_err() {
-            return;
+impl<W: AsyncWrite + Unpin + 'static> Outbox<W> {
+    /// An empty queue of at most `limit` texts in front of `writer`.
+    pub fn new(writer: W, limit: usize) -> Outbox<W> {
+        Outbox {
+            writer: Some(writer),
+            queue: VecDeque::new(),
+            written: 0,
+            limit,
+            waker: None,
         }
     }
-    let _ = writer.shutdown().await;
+
+    /// Queues `text`; the next [`Outbox::poll_write`] sends it.
+    pub fn push(&mut self, text: Text) -> Result<(), QueueError> {
+        if self.writer.is_none() {
+            return Err(QueueError::Closed);
+        }
+        if self.queue.len() >= self.limit {
+            return Err(QueueError::Full);
+        }
+        self.queue.push_back(text);
+        if let Some(waker) = self.waker.take() {
+            waker.wake();
+        }
+        Ok(())
+    }
+
+    /// Writes queued text until the queue is empty (`Pending`: more may come) or
+    /// the socket is full (`Pending`: woken when it drains). `Ready` means the
+    /// connection failed and nothing more can be written.
+    pub fn poll_write(&mut self, cx: &mut Context<'_>) -> Poll<io::Error> {
+        while !self.queue.is_empty() {
+            match self.poll_write_queued(cx) {
+                Poll::Ready(Ok(0)) => return self.fail(io::ErrorKind::WriteZero.into()),
+                Poll::Ready(Ok(n)) => self.consume(n),
+                Poll::Ready(Err(e)) => return self.fail(e),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        if !self.waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+            self.waker = Some(cx.waker().clone());
+        }
+        Poll::Pending
+    }
+
+    /// One vectored write (writev) of everything queued, up to `MAX_SLICES` texts.
+    fn poll_write_queued(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        let Some(writer) = self.writer.as_mut() else {
+            return Poll::Ready(Err(io::ErrorKind::NotConnected.into()));
+        };
+        let mut slices = [io::IoSlice::new(&[]); MAX_SLICES];
+        let mut count = 0;
+        for (slot, text) in slices.iter_mut().zip(self.queue.iter()) {
+            let skip = if count == 0 { self.written } else { 0 };
+            *slot = io::IoSlice::new(text.as_bytes().get(skip..).unwrap_or_default());
+            count += 1;
+        }
+        Pin::new(writer).poll_write_vectored(cx, slices.get(..count).unwrap_or_default())
+    }
+
+    /// Drops `n` written bytes from the front of the queue.
+    fn consume(&mut self, mut n: usize) {
+        while let Some(front) = self.queue.front() {
+            let left = front.len() - self.written;
+            if n < left {
+                self.written += n;
+                return;
+            }
+            n -= left;
+            self.queue.pop_front();
+            self.written = 0;
+        }
+    }
+
+    /// Drops the queue and the socket's write side at once (a client that does
+    /// not read gets nothing more).
+    pub fn abandon(&mut self) {
+        self.writer = None;
+        self.queue.clear();
+    }
+
+    fn fail(&mut self, error: io::Error) -> Poll<io::Error> {
+        self.writer = None;
+        self.queue.clear();
+        Poll::Ready(error)
+    }
+
+    /// Hands what is still queued to a task of its own that writes it (for at
+    /// most `linger`) and then closes the write side. Without a task nothing is
+    /// left to do: the socket closes when the writer drops.
+    pub fn close(&mut self, linger: Duration) {
+        if self.queue.is_empty() {
+            self.writer = None;
+            return;
+        }
+        let Some(mut writer) = self.writer.take() else {
+            return;
+        };
+        let queue = std::mem::take(&mut self.queue);
+        let written = std::mem::take(&mut self.written);
+        tokio::task::spawn_local(async move {
+            let drain = async {
+                for (i, text) in queue.iter().enumerate() {
+                    let skip = if i == 0 { written } else { 0 };
+                    let bytes = text.as_bytes().get(skip..).unwrap_or_default();
+                    writer.write_all(bytes).await?;
+                }
+                writer.shutdown().await
+            };
+            let _ = tokio::time::timeout(linger, drain).await;
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_queue_refuses_and_a_closed_one_too() {
+        let mut outbox = Outbox::new(tokio::io::sink(), 2);
+        assert_eq!(outbox.push(Arc::from("a\n")), Ok(()));
+        assert_eq!(outbox.push(Arc::from("b\n")), Ok(()));
+        assert_eq!(outbox.push(Arc::from("c\n")), Err(QueueError::Full));
+        let waker = std::task::Waker::noop();
+        let mut cx = Context::from_waker(waker);
+        assert!(outbox.poll_write(&mut cx).is_pending());
+        assert!(outbox.queue.is_empty(), "a sink takes everything");
+        assert_eq!(outbox.push(Arc::from("d\n")), Ok(()));
+    }
+
+    #[test]
+    fn partial_writes_resume_where_they_stopped() {
+        // A writer that takes at most 3 bytes a call.
+        struct Trickle(Vec<u8>);
+        impl AsyncWrite for Trickle {
+            fn poll_write(
+                mut self: Pin<&mut Self>,
+                _: &mut Context<'_>,
+                buf: &[u8],
+            ) -> Poll<io::Result<usize>> {
+                let n = buf.len().min(3);
+                self.0.extend_from_slice(&buf[..n]);
+                Poll::Ready(Ok(n))
+            }
+            fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+                Poll::Ready(Ok(()))
+            }
+            fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+                Poll::Ready(Ok(()))
+            }
+        }
+        let mut outbox = Outbox::new(Trickle(Vec::new()), 8);
+        outbox.push(Arc::from("HELLO flipline 1\n")).unwrap();
+        outbox.push(Arc::from("OK\n")).unwrap();
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        assert!(outbox.poll_write(&mut cx).is_pending());
+        let written = outbox.writer.as_ref().map(|w| w.0.clone()).unwrap();
+        assert_eq!(written, b"HELLO flipline 1\nOK\n");
+    }
 }

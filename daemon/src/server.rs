@@ -1,5 +1,6 @@
-//! Starting and stopping the daemon: the actors, the worker threads, the engine
-//! pool, and the graceful shutdown.
+//! Starting and stopping the daemon: the store (opened, checked and recovered
+//! before anything listens), the actors, the worker threads, the engine and
+//! password pools, and the graceful shutdown.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -10,12 +11,14 @@ use std::time::{Duration, Instant};
 use actix::{Actor, Addr, Arbiter, SyncArbiter, System};
 use tokio::net::TcpListener;
 
+use crate::accounts::{Accounts, PasswordWorker};
 use crate::config::Config;
 use crate::engine_pool::EngineWorker;
 use crate::listener::{Listener, StopAccepting};
 use crate::lobby::Lobby;
-use crate::messages::BroadcastShutdown;
+use crate::messages::{BroadcastShutdown, Recover};
 use crate::session::Shared;
+use crate::store::Store;
 
 /// A daemon that is running.
 struct Running {
@@ -28,16 +31,27 @@ struct Running {
 
 /// Runs the daemon until `stop` resolves, then shuts it down gracefully. `ready`
 /// is told the address once the daemon listens. Blocks the calling thread.
+///
+/// The store is opened first: a file that is not flipline's store, or one in
+/// use by another daemon, is an error naming the file before anything listens.
+/// Last, once every actor has stopped, the store commits what is queued.
 pub fn serve<S, F>(config: Config, stop: S, ready: impl FnOnce(SocketAddr)) -> std::io::Result<()>
 where
     S: FnOnce() -> F,
     F: Future<Output = ()>,
 {
+    let opened = Store::open(&config.store).map_err(std::io::Error::other)?;
+    let threads = opened.threads;
+    let recovery = Recovery {
+        store: opened.store,
+        playing: opened.playing,
+        next_game: opened.next_game,
+    };
     let system = System::new();
     // Arbiters belong to a System: create them after it.
     let workers: Vec<Arbiter> = (0..config.worker_count()).map(|_| Arbiter::new()).collect();
     let result = system.block_on(async {
-        let running = start(config, &workers).await?;
+        let running = start(config, &workers, recovery).await?;
         ready(running.addr);
         stop().await;
         shutdown(running).await;
@@ -49,10 +63,22 @@ where
     for worker in workers {
         let _ = worker.join();
     }
+    threads.close();
     result
 }
 
-async fn start(config: Config, workers: &[Arbiter]) -> std::io::Result<Running> {
+/// What the store gave at start.
+struct Recovery {
+    store: Store,
+    playing: Vec<crate::store::GameRecord>,
+    next_game: flipline::protocol::GameId,
+}
+
+async fn start(
+    config: Config,
+    workers: &[Arbiter],
+    recovery: Recovery,
+) -> std::io::Result<Running> {
     let config = Arc::new(config);
     let socket = TcpListener::bind(config.listen.as_str())
         .await
@@ -62,12 +88,35 @@ async fn start(config: Config, workers: &[Arbiter]) -> std::io::Result<Running> 
     let addr = socket.local_addr()?;
     let handles: Vec<_> = workers.iter().map(Arbiter::handle).collect();
     let engine = SyncArbiter::start(config.engine_threads, || EngineWorker);
-    let lobby = Lobby::new(Arc::clone(&config), engine, handles.clone()).start();
+    let Recovery {
+        store,
+        playing,
+        next_game,
+    } = recovery;
+    let lobby = Lobby::new(
+        Arc::clone(&config),
+        engine,
+        handles.clone(),
+        store.clone(),
+        next_game,
+    )
+    .start();
+    let recovered = lobby
+        .send(Recover(playing))
+        .await
+        .map_err(|e| std::io::Error::other(format!("cannot recover games: {e}")))?;
+    if recovered > 0 {
+        tracing::info!(recovered, "recovered {recovered} games in play");
+    }
+    let hasher = SyncArbiter::start(config.passwords.hash_threads, || PasswordWorker);
+    let accounts = Accounts::new(store.clone(), hasher, config.guests, config.passwords);
     let connections = Arc::new(AtomicUsize::new(0));
     let shared = Arc::new(Shared {
         config: Arc::clone(&config),
         lobby: lobby.clone(),
         connections: Arc::clone(&connections),
+        store,
+        accounts: Arc::new(accounts),
     });
     let listener = Listener::new(socket, shared, handles).start();
     tracing::info!(%addr, workers = workers.len(), "listening on {addr}");

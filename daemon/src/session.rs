@@ -20,14 +20,16 @@ use actix::{
 };
 use flipline::protocol::{COMMAND_HELP, Command, ErrorCode, Event, GREETING, ProtocolError};
 use tokio::net::TcpStream;
-use tokio::task::AbortHandle;
+use tokio::net::tcp::OwnedWriteHalf;
 use tokio_util::codec::FramedRead;
 
+use crate::accounts::Accounts;
 use crate::codec::{Line, LineCodec};
 use crate::config::Config;
 use crate::lobby::Lobby;
 use crate::messages::*;
-use crate::outbox::{Outbox, QueueError, spawn_writer};
+use crate::outbox::{Outbox, QueueError};
+use crate::store::{GameRecord, Store};
 
 /// What every session shares.
 pub struct Shared {
@@ -37,6 +39,10 @@ pub struct Shared {
     pub lobby: Addr<Lobby>,
     /// Connections open now.
     pub connections: Arc<AtomicUsize>,
+    /// The store, for `HISTORY`.
+    pub store: Store,
+    /// Password checks for `LOGIN`.
+    pub accounts: Arc<Accounts>,
 }
 
 /// Holds one place in the connection count; gives it back when dropped.
@@ -89,6 +95,33 @@ impl TokenBucket {
     }
 }
 
+/// Writes the session's queued lines whenever the socket takes them; it lives in
+/// the session's context, so a connection needs no writer task of its own.
+struct Flusher;
+
+impl actix::ActorFuture<Session> for Flusher {
+    type Output = ();
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        act: &mut Session,
+        ctx: &mut Context<Session>,
+        task: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        match act.outbox.poll_write(task) {
+            std::task::Poll::Pending => std::task::Poll::Pending,
+            std::task::Poll::Ready(e) => {
+                tracing::debug!(peer = %act.peer, error = %e, "write failed");
+                ctx.stop();
+                std::task::Poll::Ready(())
+            }
+        }
+    }
+}
+
+/// The first size of a connection's read buffer, in bytes.
+const READ_BUFFER: usize = 128;
+
 /// How long a closing connection may take to write its last lines.
 const LINGER: Duration = Duration::from_secs(5);
 
@@ -97,8 +130,7 @@ pub struct Session {
     id: u64,
     peer: SocketAddr,
     shared: Arc<Shared>,
-    outbox: Outbox,
-    writer: AbortHandle,
+    outbox: Outbox<OwnedWriteHalf>,
     name: Option<String>,
     seat: Option<SeatRef>,
     watching: Vec<SeatRef>,
@@ -126,8 +158,12 @@ impl Session {
             Session::create(move |ctx: &mut Context<Session>| {
                 let (read, write) = stream.into_split();
                 let config = &shared.config;
-                ctx.add_stream(FramedRead::new(read, LineCodec::new(config.max_line_bytes)));
-                let (outbox, writer) = spawn_writer(write, config.outbound_queue_lines);
+                // Commands are short: a small first buffer (it grows for long
+                // lines) keeps an idle connection cheap; the default is 8 KiB.
+                let codec = LineCodec::new(config.max_line_bytes);
+                ctx.add_stream(FramedRead::with_capacity(read, codec, READ_BUFFER));
+                let outbox = Outbox::new(write, config.outbound_queue_lines);
+                ctx.spawn(Flusher);
                 let bucket =
                     TokenBucket::new(config.rate_limit.per_second, config.rate_limit.burst);
                 Session {
@@ -135,7 +171,6 @@ impl Session {
                     peer,
                     shared,
                     outbox,
-                    writer,
                     name: None,
                     seat: None,
                     watching: Vec::new(),
@@ -153,7 +188,7 @@ impl Session {
             Ok(()) => {}
             Err(QueueError::Full) => {
                 tracing::info!(peer = %self.peer, "disconnecting a client that does not read");
-                self.writer.abort();
+                self.outbox.abandon();
                 ctx.stop();
             }
             Err(QueueError::Closed) => ctx.stop(),
@@ -245,11 +280,12 @@ impl Session {
     /// One function per command keeps this match short.
     fn dispatch(&mut self, ctx: &mut Context<Self>, command: Command) {
         match command {
-            Command::Login { name, password: _ } => self.login(ctx, name),
+            Command::Login { name, password } => self.login(ctx, name, password),
             Command::Seek { variant, clock } => self.seek(ctx, variant, clock),
             Command::New(spec) => self.new_game(ctx, spec),
             Command::Join(game) => self.join(ctx, game),
             Command::Watch(game) => self.watch(ctx, game),
+            Command::History(game) => self.history(ctx, game),
             Command::Leave => self.leave(ctx),
             Command::List => self.list(ctx, ListGames),
             Command::Who => self.list(ctx, ListPlayers),
@@ -269,7 +305,9 @@ impl Session {
         }
     }
 
-    fn login(&mut self, ctx: &mut Context<Self>, name: String) {
+    /// `LOGIN`: the password (or the guest rule) first, off this thread, then
+    /// the name in the lobby.
+    fn login(&mut self, ctx: &mut Context<Self>, name: String, password: Option<String>) {
         match &self.name {
             Some(current) if *current == name => return self.reply(ctx, Ok(Answer::ok(name))),
             Some(current) => {
@@ -278,6 +316,20 @@ impl Session {
             }
             None => {}
         }
+        let accounts = Arc::clone(&self.shared.accounts);
+        let check = accounts.check(name.clone(), password);
+        ctx.wait(
+            check
+                .into_actor(self)
+                .map(move |checked, act, ctx| match checked {
+                    Ok(()) => act.claim_name(ctx, name),
+                    Err(e) => act.reply(ctx, Err(e)),
+                }),
+        );
+    }
+
+    /// Takes `name` in the lobby (refused while another connection holds it).
+    fn claim_name(&mut self, ctx: &mut Context<Self>, name: String) {
         let member = Member {
             name: name.clone(),
             session: ctx.address(),
@@ -463,6 +515,31 @@ impl Session {
         });
     }
 
+    /// `HISTORY`: the game as the store has it (committed moves only).
+    fn history(&mut self, ctx: &mut Context<Self>, game: flipline::protocol::GameId) {
+        let read = self.shared.store.history(game);
+        ctx.wait(read.into_actor(self).map(move |found, act, ctx| {
+            let reply = match found {
+                Ok(Some(record)) => Ok(Answer {
+                    data: format!("{}\n", history_line(record)),
+                    ok: String::new(),
+                }),
+                Ok(None) => Err(ProtocolError::new(
+                    ErrorCode::NotFound,
+                    format!("no game {game}"),
+                )),
+                Err(e) => {
+                    tracing::error!(error = %e, "HISTORY could not read the store");
+                    Err(ProtocolError::new(
+                        ErrorCode::Unavailable,
+                        "the store is not available, try again",
+                    ))
+                }
+            };
+            act.reply(ctx, reply);
+        }));
+    }
+
     fn leave(&mut self, ctx: &mut Context<Self>) {
         if let (Some(seat), Some(name)) = (self.seat.clone(), self.name.clone()) {
             let play = Play {
@@ -584,6 +661,21 @@ impl Session {
     }
 }
 
+/// The `HISTORY` data line of a stored game.
+fn history_line(record: GameRecord) -> Event {
+    let moves = record.transcript();
+    Event::History {
+        game: record.id,
+        variant: record.variant,
+        black: record.black,
+        white: record.white,
+        clock: record.clock,
+        status: record.status.word().to_string(),
+        result: record.result,
+        moves,
+    }
+}
+
 impl Actor for Session {
     type Context = Context<Self>;
 
@@ -611,12 +703,8 @@ impl Actor for Session {
             id: self.id,
             name: self.name.take(),
         });
-        // Let the writer send the last lines, but not forever.
-        let writer = self.writer.clone();
-        actix::spawn(async move {
-            tokio::time::sleep(LINGER).await;
-            writer.abort();
-        });
+        // The last lines (a reply to QUIT, a notice) still go out, briefly.
+        self.outbox.close(LINGER);
         tracing::debug!(peer = %self.peer, id = self.id, "disconnected");
     }
 }

@@ -250,6 +250,8 @@ pub enum Command {
     Join(GameId),
     /// `WATCH game`.
     Watch(GameId),
+    /// `HISTORY game`: the stored record of a game.
+    History(GameId),
     /// `LEAVE`.
     Leave,
     /// `LIST`.
@@ -279,10 +281,10 @@ pub enum Command {
 }
 
 /// One line of help per command, for `HELP` and the client.
-pub const COMMAND_HELP: [(&str, &str); 18] = [
+pub const COMMAND_HELP: [(&str, &str); 19] = [
     (
         "LOGIN name [password]",
-        "take a name (1-20 letters, digits, _ or -)",
+        "take a name (1-20 letters, digits, _ or -); a password registers it",
     ),
     ("SEEK [variant] [clock M+S]", "pair with another seeker"),
     (
@@ -294,6 +296,10 @@ pub const COMMAND_HELP: [(&str, &str); 18] = [
         "take the free seat of a game, or your own seat back",
     ),
     ("WATCH game", "follow a game as a spectator"),
+    (
+        "HISTORY game",
+        "a game's players, result and moves, from the store",
+    ),
     ("LEAVE", "leave the current game, seek or watch"),
     ("LIST", "games open and in play"),
     ("WHO", "players online"),
@@ -326,6 +332,7 @@ impl Command {
             "NEW" => Command::New(parse_new(&mut args)?),
             "JOIN" => Command::Join(parse_game_id(args.next())?),
             "WATCH" => Command::Watch(parse_game_id(args.next())?),
+            "HISTORY" => Command::History(parse_game_id(args.next())?),
             "MOVE" => Command::Move(parse_square_arg(args.next())?),
             "SAY" if !rest.is_empty() => return Ok(Command::Say(one_line(rest))),
             "SAY" => return Err(ProtocolError::bad("SAY needs text")),
@@ -365,6 +372,7 @@ impl Command {
             self,
             Command::Login { .. }
                 | Command::Watch(_)
+                | Command::History(_)
                 | Command::List
                 | Command::Who
                 | Command::Ping
@@ -540,7 +548,8 @@ impl EndReason {
         }
     }
 
-    fn from_word(word: &str) -> Option<EndReason> {
+    /// The reason for a word on the wire.
+    pub fn from_word(word: &str) -> Option<EndReason> {
         [
             EndReason::Normal,
             EndReason::Resign,
@@ -554,6 +563,48 @@ impl EndReason {
 
 /// A square played, or a pass, as `MOVED` carries it.
 pub type Played = crate::square::Move;
+
+/// How a finished game ended, as one token: `<X|O|draw>:<black>-<white>:<reason>`
+/// (`X:40-24:normal`), the form `HISTORY` and the archives use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GameResult {
+    /// The winner, `None` for a draw.
+    pub winner: Option<Color>,
+    /// Black's score.
+    pub black: u32,
+    /// White's score.
+    pub white: u32,
+    /// Why it ended.
+    pub reason: EndReason,
+}
+
+impl GameResult {
+    /// Reads the token [`GameResult`]'s `Display` writes; `None` for anything else.
+    pub fn parse(token: &str) -> Option<GameResult> {
+        let mut parts = token.split(':');
+        let (winner, scores, reason) = (parts.next()?, parts.next()?, parts.next()?);
+        if parts.next().is_some() {
+            return None;
+        }
+        let (black, white) = scores.split_once('-')?;
+        Some(GameResult {
+            winner: optional_word(winner, "draw", Color::from_letter)?,
+            black: black.parse().ok()?,
+            white: white.parse().ok()?,
+            reason: EndReason::from_word(reason)?,
+        })
+    }
+}
+
+impl fmt::Display for GameResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.winner {
+            Some(color) => write!(f, "{}", color.letter())?,
+            None => f.write_str("draw")?,
+        }
+        write!(f, ":{}-{}:{}", self.black, self.white, self.reason.word())
+    }
+}
 
 /// A line the server sends that is not a final reply.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -650,6 +701,26 @@ pub enum Event {
     },
     /// `INFO <text>`.
     Info(String),
+    /// `HISTORY <game> <variant> <black|-> <white|-> <clock|-> <status> <result|-> <moves|->`
+    /// (the data line of `HISTORY`).
+    History {
+        /// The game.
+        game: GameId,
+        /// Its variant.
+        variant: Variant,
+        /// Black's name, if seated.
+        black: Option<String>,
+        /// White's name, if seated.
+        white: Option<String>,
+        /// The clock, if any.
+        clock: Option<ClockSpec>,
+        /// `open`, `playing`, `over` or `cancelled`.
+        status: String,
+        /// The result, once over.
+        result: Option<GameResult>,
+        /// Every move from the start, passes written out.
+        moves: Vec<crate::square::Move>,
+    },
 }
 
 impl fmt::Display for Event {
@@ -728,6 +799,32 @@ impl fmt::Display for Event {
             }
             Event::Player { name, status } => write!(f, "PLAYER {name} {status}"),
             Event::Info(text) => write!(f, "INFO {text}"),
+            Event::History {
+                game,
+                variant,
+                black,
+                white,
+                clock,
+                status,
+                result,
+                moves,
+            } => {
+                let dash = |s: Option<String>| s.unwrap_or_else(|| "-".to_string());
+                let transcript = crate::notation::transcript_string(moves);
+                write!(
+                    f,
+                    "HISTORY {game} {variant} {} {} {} {status} {} {}",
+                    dash(black.clone()),
+                    dash(white.clone()),
+                    dash(clock.map(|c| c.to_string())),
+                    dash(result.map(|r| r.to_string())),
+                    if transcript.is_empty() {
+                        "-"
+                    } else {
+                        &transcript
+                    },
+                )
+            }
         }
     }
 }
@@ -793,6 +890,7 @@ fn parse_server_line(line: &str) -> Option<ServerLine> {
             moves: parse_move_list(f.get(2)?)?,
         }),
         "MOVED" if f.len() == 5 || f.len() == 7 => ServerLine::Event(parse_moved(&f)?),
+        "HISTORY" if f.len() == 8 => ServerLine::Event(parse_history(&f)?),
         "OVER" if f.len() == 5 => ServerLine::Event(Event::Over {
             game: game()?,
             winner: optional_word(f.get(1)?, "draw", Color::from_letter)?,
@@ -831,6 +929,24 @@ fn parse_moved(f: &[&str]) -> Option<Event> {
         black: f.get(3)?.parse().ok()?,
         white: f.get(4)?.parse().ok()?,
         clocks,
+    })
+}
+
+fn parse_history(f: &[&str]) -> Option<Event> {
+    let name = |s: &str| Some(s.to_string());
+    let moves = match *f.get(7)? {
+        "-" => Vec::new(),
+        text => crate::notation::parse_transcript(text).ok()?,
+    };
+    Some(Event::History {
+        game: f.first()?.parse().ok()?,
+        variant: f.get(1)?.parse().ok()?,
+        black: optional(f.get(2)?, name)?,
+        white: optional(f.get(3)?, name)?,
+        clock: optional(f.get(4)?, |c| ClockSpec::parse(c).ok())?,
+        status: f.get(5)?.to_string(),
+        result: optional(f.get(6)?, GameResult::parse)?,
+        moves,
     })
 }
 
@@ -893,6 +1009,12 @@ mod tests {
                 clock: None
             }
         );
+        assert_eq!(Command::parse("history 12").unwrap(), Command::History(12));
+        assert!(!Command::History(12).needs_login());
+        assert_eq!(
+            Command::parse("LOGIN ann pass word").unwrap_err().message,
+            "unexpected 'word'"
+        );
     }
 
     #[test]
@@ -911,6 +1033,32 @@ mod tests {
             let err = Command::parse(line).unwrap_err();
             assert_eq!(err.code, ErrorCode::BadRequest, "{line}");
             assert!(err.message.contains(token), "{line}: {err}");
+        }
+    }
+
+    #[test]
+    fn results_round_trip_as_one_token() {
+        let result = GameResult {
+            winner: None,
+            black: 32,
+            white: 32,
+            reason: EndReason::Normal,
+        };
+        assert_eq!(result.to_string(), "draw:32-32:normal");
+        assert_eq!(GameResult::parse("draw:32-32:normal"), Some(result));
+        let won = GameResult::parse("X:40-24:time").unwrap();
+        assert_eq!(won.winner, Some(Color::Black));
+        assert_eq!(won.to_string(), "X:40-24:time");
+        for bad in [
+            "",
+            "X",
+            "X:40-24",
+            "X:40:normal",
+            "Y:1-2:normal",
+            "X:1-2:nap",
+            "X:1-2:normal:",
+        ] {
+            assert_eq!(GameResult::parse(bad), None, "{bad}");
         }
     }
 
@@ -981,6 +1129,34 @@ mod tests {
                 status: "playing 7".into(),
             },
             Event::Info("shutting down".into()),
+            Event::History {
+                game: 7,
+                variant: Variant::Othello,
+                black: Some("ann".into()),
+                white: Some("bot:3".into()),
+                clock: None,
+                status: "over".into(),
+                result: Some(GameResult {
+                    winner: Some(Color::White),
+                    black: 20,
+                    white: 44,
+                    reason: EndReason::Resign,
+                }),
+                moves: crate::notation::parse_transcript("f5d6c3passd3").unwrap(),
+            },
+            Event::History {
+                game: 8,
+                variant: Variant::TicTacToe,
+                black: Some("ann".into()),
+                white: None,
+                clock: Some(ClockSpec {
+                    base_ms: 60_000,
+                    increment_ms: 0,
+                }),
+                status: "open".into(),
+                result: None,
+                moves: Vec::new(),
+            },
         ];
         for event in events {
             let line = event.to_string();

@@ -5,6 +5,7 @@ use flipline::notation::{
     board_string, cells_string, parse_board, parse_cells, parse_transcript, replay,
     transcript_string,
 };
+use flipline::protocol::{Command, ErrorCode, ServerLine};
 use flipline::{Game, Move, MoveError, ParseError, ParseErrorKind, Square, Variant};
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -120,6 +121,51 @@ fn plausible() -> impl Strategy<Value = String> {
     vec(piece(), 0..24).prop_map(|pieces| pieces.concat())
 }
 
+/// Lines that look like protocol lines, both ways: a keyword, then tokens that
+/// are often the right kind, so that the parsers get past their first checks.
+fn protocol_line() -> impl Strategy<Value = String> {
+    let keyword = select(vec![
+        "LOGIN", "SEEK", "NEW", "JOIN", "WATCH", "HISTORY", "MOVE", "SAY", "PASS", "HELLO", "OK",
+        "ERR", "START", "BOARD", "TURN", "MOVED", "OVER", "GAME", "PLAYER", "CHAT", "INFO",
+        "login", "new", "history",
+    ]);
+    let token = prop_oneof![
+        3 => (0u64..40).prop_map(|n| n.to_string()),
+        2 => plausible(),
+        1 => select(vec![
+            "-", "X", "O", "draw", "pass", "vs", "bot:3", "bot:11", "as", "hotseat", "clock",
+            "5+3", "0.5+0", "99999+9", "from", "f5d6c3", "normal", "resign", "X:40-24:normal",
+            "draw:1-2:time", "O:1-:x", "d3,c4,f5", "flipline", "400", "503", "over", "playing",
+        ])
+        .prop_map(String::from),
+        1 => any::<String>(),
+    ];
+    (keyword, vec(token, 0..9), select(vec![" ", "  ", "\t"])).prop_map(|(k, tokens, sep)| {
+        let mut line = k.to_string();
+        for token in tokens {
+            line.push_str(sep);
+            line.push_str(&token);
+        }
+        line
+    })
+}
+
+/// Feeds a line to both protocol parsers: neither may panic, a refused command
+/// is a 400, and a command the parser reads is not refused for its keyword.
+fn parse_protocol(line: &str) -> Result<(), TestCaseError> {
+    match Command::parse(line) {
+        Ok(_) => {}
+        Err(err) => {
+            prop_assert_eq!(err.code, ErrorCode::BadRequest);
+            prop_assert!(!err.message.contains('\n'), "{}", err.message);
+        }
+    }
+    if let ServerLine::Unknown(text) = ServerLine::parse(line) {
+        prop_assert_eq!(text, line);
+    }
+    Ok(())
+}
+
 /// A board string of `variant`'s length or close to it, mostly from the OBF alphabet.
 fn board_text() -> impl Strategy<Value = (Variant, String)> {
     (select(Variant::ALL.to_vec()), -2i32..=2).prop_flat_map(|(variant, delta)| {
@@ -195,6 +241,17 @@ proptest! {
     #[test]
     fn no_plausible_string_makes_a_parser_panic(text in plausible()) {
         parse_everything(&text)?;
+    }
+
+    #[test]
+    fn no_byte_string_makes_a_protocol_parser_panic(bytes in vec(any::<u8>(), 0..300)) {
+        // As the daemon and the clients read a line: bytes, then text.
+        parse_protocol(&String::from_utf8_lossy(&bytes))?;
+    }
+
+    #[test]
+    fn no_protocol_like_line_makes_a_protocol_parser_panic(line in protocol_line()) {
+        parse_protocol(&line)?;
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use flipline_tests::{start, test_config, workspace_binary};
+use flipline_tests::{Client, remove_temp_dir, start, temp_dir, test_config, workspace_binary};
 
 /// `flip` as a child process with piped stdin and stdout; killed when dropped.
 struct FlipProcess {
@@ -18,14 +18,17 @@ struct FlipProcess {
 
 impl FlipProcess {
     fn start(args: &[&str]) -> FlipProcess {
+        let shared = std::env::temp_dir().join("flipline-e2e-client");
+        FlipProcess::start_in(args, &shared)
+    }
+
+    /// `flip` with its data directory (history, local store) in `data_home`.
+    fn start_in(args: &[&str], data_home: &std::path::Path) -> FlipProcess {
         let binary = workspace_binary("flip", "flip");
         let mut child = Command::new(&binary)
             .args(args)
             .env("NO_COLOR", "1")
-            .env(
-                "XDG_DATA_HOME",
-                std::env::temp_dir().join("flipline-e2e-client"),
-            )
+            .env("XDG_DATA_HOME", data_home)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -167,6 +170,85 @@ fn a_lost_connection_is_reported_and_exits_non_zero() {
     flip.until(|l| l.contains("lost"));
     let code = flip.finish();
     assert!(code.is_some_and(|c| c != 0), "exit code {code:?}");
+}
+
+/// The first square of a `your move (X): d3 c4 ...` line, or `pass`.
+fn first_square(line: &str) -> String {
+    match line.split_whitespace().nth(3) {
+        Some("no") | None => "pass".to_string(),
+        Some(square) => square.to_string(),
+    }
+}
+
+#[test]
+fn local_mode_resumes_an_unfinished_game_from_its_store() {
+    let data = temp_dir("local");
+    let mut flip = FlipProcess::start_in(&["--local", "--name", "loc"], &data);
+    flip.until(|l| l.starts_with("local mode:"));
+    flip.type_line("new othello as X vs bot:1");
+    let turn = flip.until(|l| l.starts_with("your move (X):"));
+    let first = first_square(&turn);
+    flip.type_line(&first);
+    flip.until(|l| l.starts_with("bot:1 (O) played "));
+    flip.until(|l| l.starts_with("your move (X):"));
+    flip.type_line("quit");
+    assert_eq!(flip.finish(), Some(0));
+    drop(flip);
+
+    let mut flip = FlipProcess::start_in(&["--local", "--name", "loc"], &data);
+    flip.until(|l| l == "resuming your unfinished othello game 1 against bot:1 (2 moves played)");
+    flip.until(|l| l.starts_with("game 1 (othello): loc (X) vs bot:1 (O)"));
+    let turn = flip.until(|l| l.starts_with("your move (X):"));
+    let second = first_square(&turn);
+    flip.type_line(&second);
+    flip.until(|l| *l == format!("loc (X) played {second}"));
+    flip.until(|l| l.starts_with("bot:1 (O) played "));
+    flip.type_line("quit");
+    assert_eq!(flip.finish(), Some(0));
+    let store = data.join("flipline").join("local.db");
+    let archive = flipd::store::Archive::open(&store).unwrap_or_else(|e| panic!("{e}"));
+    let game = archive
+        .game(1)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .unwrap_or_else(|| panic!("no game 1"));
+    assert_eq!(game.moves.len(), 4, "{game:?}");
+    assert_eq!(game.moves[0].mv.to_string(), first);
+    assert_eq!(game.moves[2].mv.to_string(), second);
+    drop(archive);
+    remove_temp_dir(&data);
+}
+
+#[test]
+fn save_writes_the_game_and_load_plays_it_again() {
+    let daemon = start(test_config());
+    let addr = daemon.addr.to_string();
+    let dir = temp_dir("save");
+    let file = dir.join("game.txt");
+    let mut flip = FlipProcess::start(&["--server", &addr, "--name", "sv"]);
+    flip.until(|l| l == "logged in as sv");
+    flip.type_line("new othello hotseat from f5d6");
+    flip.until(|l| l.starts_with("your move (X):"));
+    flip.type_line("c3");
+    flip.until(|l| l == "sv (X) played c3");
+    flip.type_line(&format!("save {}", file.display()));
+    flip.until(|l| *l == format!("saved game 1 to {}", file.display()));
+    let saved = std::fs::read_to_string(&file).unwrap_or_default();
+    assert_eq!(saved, "1 othello sv sv - f5d6c3\n");
+    flip.type_line("end");
+    flip.until(|l| l.starts_with("game 1 over:"));
+    flip.type_line(&format!("load {} as X vs bot:2", file.display()));
+    flip.until(|l| l.starts_with("game 2 (othello): sv (X) vs bot:2 (O)"));
+    flip.until(|l| l.starts_with("bot:2 (O) played "));
+    flip.type_line("quit");
+    assert_eq!(flip.finish(), Some(0));
+    let mut reader = Client::connect(daemon.addr);
+    let (data, _) = reader.ok("HISTORY 2");
+    let line = data.last().cloned().unwrap_or_default();
+    assert!(
+        line.starts_with("HISTORY 2 othello sv bot:2 - playing - f5d6c3"),
+        "{line}"
+    );
+    remove_temp_dir(&dir);
 }
 
 #[test]

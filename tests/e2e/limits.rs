@@ -142,7 +142,7 @@ fn a_client_that_never_reads_is_disconnected_and_others_carry_on() {
     let (mut a, mut b, start) = new_and_join(daemon.addr, "othello", ["qa", "qb"]);
     let g = start.game;
     let mut stuck = Client::connect(daemon.addr);
-    // Each HELP answers with 19 lines; the socket buffers fill, then the queue.
+    // Each HELP answers with 20 lines; the socket buffers fill, then the queue.
     let burst = "HELP\n".repeat(1000);
     let began = Instant::now();
     let mut sent = 0;

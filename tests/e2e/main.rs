@@ -4,10 +4,14 @@
 //! run in parallel, and every read is bounded, so none can hang. The helpers are
 //! in the crate's library (tests/lib.rs).
 
+mod accounts;
+mod archive;
 mod client;
+mod durability;
 mod engine;
 mod games;
 mod limits;
+mod load;
 mod lobby;
 mod rules;
 mod sessions;

@@ -10,14 +10,21 @@ by the daemon, so the moves are made by whoever is black or white.
 """
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 binary = sys.argv[1]
+# A store of its own, so that the games are numbered from 1.
+store_dir = tempfile.mkdtemp(prefix="flipline-capture-")
+config = os.path.join(store_dir, "flipd.ron")
+with open(config, "w") as f:
+    f.write('(store: (path: "%s"))\n' % os.path.join(store_dir, "flipline.db"))
 proc = subprocess.Popen(
-    [binary, "--listen", "127.0.0.1:0"],
+    [binary, "--config", config, "--listen", "127.0.0.1:0"],
     stderr=subprocess.PIPE,
     env=dict(os.environ, NO_COLOR="1"),
     text=True,
@@ -96,4 +103,5 @@ for conn in everyone:
     step(conn, "QUIT")
 proc.terminate()
 proc.wait(5)
+shutil.rmtree(store_dir, ignore_errors=True)
 print("\n".join(log))

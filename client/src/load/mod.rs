@@ -29,7 +29,8 @@ pub struct LoadArgs {
     /// Seconds to measure, after every connection is logged in.
     #[arg(long, default_value_t = 10.0)]
     duration: f64,
-    /// Milliseconds each player waits before answering a TURN.
+    /// Milliseconds each player waits before answering a TURN, on average (each
+    /// wait is drawn from half to one and a half times this).
     #[arg(long, default_value_t = 0)]
     think_ms: u64,
     /// The variant to play.
@@ -207,7 +208,9 @@ impl Player {
     async fn converse(&self, stream: TcpStream) -> Result<(), String> {
         let (read, mut write) = stream.into_split();
         let mut lines = BufReader::new(read).lines();
-        let name = format!("ld{}", self.index);
+        // The process id keeps names apart when several load processes share a
+        // daemon (one process cannot hold more descriptors than its limit).
+        let name = format!("l{}x{}", std::process::id(), self.index);
         let seek = format!("SEEK {}\n", self.variant);
         write
             .write_all(format!("LOGIN {name}\n{seek}").as_bytes())
@@ -223,7 +226,7 @@ impl Player {
             if let Some(reply) = reply {
                 if reply.starts_with("MOVE") || reply.starts_with("PASS") {
                     if !self.think.is_zero() {
-                        tokio::time::sleep(self.think).await;
+                        tokio::time::sleep(state.think_time(self.think)).await;
                     }
                     state.sent_at = Some(Instant::now());
                 }
@@ -315,6 +318,21 @@ impl PlayerState {
             counters.latencies.record(micros);
             counters.moves.fetch_add(1, Ordering::Relaxed);
         }
+    }
+
+    /// Think times vary uniformly from half to one and a half times `mean`, so
+    /// that games started together do not all move in the same millisecond.
+    fn think_time(&mut self, mean: Duration) -> Duration {
+        let permille = 500 + self.next_random() % 1001;
+        mean * u32::try_from(permille).unwrap_or(1000) / 1000
+    }
+
+    fn next_random(&mut self) -> u64 {
+        // xorshift64: plenty for choosing moves and think times.
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        self.rng
     }
 
     fn pick(&mut self, moves: &str) -> String {

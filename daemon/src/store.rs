@@ -1,0 +1,832 @@
+//! The game store: SQLite (WAL mode) in one file, written by one thread that
+//! commits in batches, read by another.
+//!
+//! rusqlite blocks, so no actor thread ever calls it. Actors hold a [`Store`], a
+//! cheap handle that queues requests to the two store threads and hands back a
+//! future for each answer:
+//! - The writer thread owns the only read-write connection. It blocks for the
+//!   first request, takes whatever else is queued (up to `batch_max`), runs them
+//!   all in one transaction, commits, and only then answers each: group commit,
+//!   so a thousand games moving at once cost a few disk syncs, not a thousand.
+//!   Should the batch fail, its writes are retried one transaction each, so one
+//!   bad write fails alone.
+//! - The reader thread owns a read-only connection (WAL lets it read while the
+//!   writer writes) for `HISTORY` and accounts.
+//!
+//! Requests are answered in the order they were queued, and a write queued after
+//! another is committed with it or after it: a game's moves reach the file in
+//! the order they were played.
+//!
+//! [`Store::open`] checks the file (see [`schema`]), finds the games to recover,
+//! and starts the threads; [`StoreThreads::close`] lets them finish what is
+//! queued and stops them. [`Archive`] reads a store without a daemon (`flip
+//! export`).
+
+mod records;
+pub mod schema;
+
+use std::fs::File;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::thread::JoinHandle;
+
+use flipline::Move;
+use flipline::protocol::GameId;
+use rusqlite::{Connection, OpenFlags};
+use tokio::sync::oneshot;
+
+pub use records::{GameRecord, Status, StoredMove, Write};
+
+use crate::config::StoreConfig;
+use schema::{describe, refuse};
+
+/// Why the store could not do something.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StoreError {
+    /// The file cannot be used as the store (at start, or by `flip export`).
+    Open {
+        /// The file.
+        path: PathBuf,
+        /// Why, in words.
+        why: String,
+    },
+    /// A statement failed: a full disk, an I/O error, a broken constraint.
+    Failed(String),
+    /// The store's threads have stopped (the daemon is shutting down).
+    Closed,
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::Open { path, why } => {
+                write!(f, "cannot use the store {}: {why}", path.display())
+            }
+            StoreError::Failed(why) => write!(f, "the store failed: {why}"),
+            StoreError::Closed => f.write_str("the store is closed"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+fn failed(error: rusqlite::Error) -> StoreError {
+    StoreError::Failed(describe(&error))
+}
+
+/// A write's answer: the rows it changed, once committed.
+type WriteAnswer = oneshot::Sender<Result<usize, StoreError>>;
+
+/// A write and who waits for its commit (nobody, for fire-and-forget writes).
+struct WriteJob {
+    write: Write,
+    done: Option<WriteAnswer>,
+}
+
+enum ToWriter {
+    Job(WriteJob),
+    /// Commit what is queued before this, then stop.
+    Close,
+}
+
+type ReadJob = Box<dyn FnOnce(&Connection) + Send>;
+
+enum ToReader {
+    Job(ReadJob),
+    Close,
+}
+
+/// Counts of the writer's work, for the log and for measuring group commit.
+#[derive(Debug, Default)]
+pub struct StoreStats {
+    transactions: AtomicU64,
+    writes: AtomicU64,
+    largest_batch: AtomicU64,
+}
+
+impl StoreStats {
+    /// (transactions committed, writes in them, the largest batch).
+    pub fn snapshot(&self) -> (u64, u64, u64) {
+        (
+            self.transactions.load(Ordering::Relaxed),
+            self.writes.load(Ordering::Relaxed),
+            self.largest_batch.load(Ordering::Relaxed),
+        )
+    }
+
+    fn committed(&self, batch: usize) {
+        let batch = u64::try_from(batch).unwrap_or(u64::MAX);
+        self.transactions.fetch_add(1, Ordering::Relaxed);
+        self.writes.fetch_add(batch, Ordering::Relaxed);
+        self.largest_batch.fetch_max(batch, Ordering::Relaxed);
+    }
+}
+
+/// The handle actors use: cloned freely, never blocks.
+#[derive(Clone)]
+pub struct Store {
+    writes: Sender<ToWriter>,
+    reads: Sender<ToReader>,
+    stats: Arc<StoreStats>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("stats", &self.stats).finish()
+    }
+}
+
+/// The store's threads; [`StoreThreads::close`] stops them after the work queued.
+pub struct StoreThreads {
+    writes: Sender<ToWriter>,
+    reads: Sender<ToReader>,
+    writer: JoinHandle<()>,
+    reader: JoinHandle<()>,
+    stats: Arc<StoreStats>,
+    /// Held for the daemon's life: a second daemon on the same file is refused.
+    _lock: File,
+}
+
+/// An opened store and what the daemon needs from it to start.
+pub struct Opened {
+    /// The handle for the actors.
+    pub store: Store,
+    /// The threads, to close at the end.
+    pub threads: StoreThreads,
+    /// Games that were being played when the daemon last stopped.
+    pub playing: Vec<GameRecord>,
+    /// The number for the next new game.
+    pub next_game: GameId,
+}
+
+impl Store {
+    /// Opens (or creates) the store of `config`, checks and migrates it, cancels
+    /// games left open, loads the games in play and starts the threads.
+    pub fn open(config: &StoreConfig) -> Result<Opened, StoreError> {
+        let path = config.path.as_path();
+        let lock = lock_file(path)?;
+        let mut conn = Connection::open(path).map_err(|e| refuse(path, describe(&e)))?;
+        schema::prepare_writer(&mut conn, path, config.synchronous)?;
+        let startup = |e: rusqlite::Error| refuse(path, describe(&e));
+        let cancelled = records::cancel_open(&conn).map_err(startup)?;
+        let playing = records::playing(&conn).map_err(startup)?;
+        let next_game = records::next_game_id(&conn).map_err(startup)?;
+        let reader = open_reader(path)?;
+        if cancelled > 0 {
+            tracing::info!(cancelled, "cancelled games left open at the last stop");
+        }
+        let threads = StoreThreads::start(conn, reader, config.batch_max, lock)?;
+        let store = Store {
+            writes: threads.writes.clone(),
+            reads: threads.reads.clone(),
+            stats: Arc::clone(&threads.stats),
+        };
+        Ok(Opened {
+            store,
+            threads,
+            playing,
+            next_game,
+        })
+    }
+
+    /// Queues a write nobody waits for; a failure is logged.
+    pub fn write(&self, write: Write) {
+        let job = WriteJob { write, done: None };
+        if self.writes.send(ToWriter::Job(job)).is_err() {
+            tracing::warn!("a write after the store closed was dropped");
+        }
+    }
+
+    /// Queues a write; the future resolves with the rows it changed once it is
+    /// committed, or with why it was not.
+    pub fn commit(
+        &self,
+        write: Write,
+    ) -> impl Future<Output = Result<usize, StoreError>> + Send + 'static + use<> {
+        let (tx, rx) = oneshot::channel();
+        let job = WriteJob {
+            write,
+            done: Some(tx),
+        };
+        let sent = self.writes.send(ToWriter::Job(job));
+        async move {
+            sent.map_err(|_| StoreError::Closed)?;
+            rx.await.map_err(|_| StoreError::Closed)?
+        }
+    }
+
+    /// Appends a move; resolves once it is committed.
+    pub fn append_move(
+        &self,
+        game: GameId,
+        ply: u32,
+        mv: Move,
+        ms: u64,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send + 'static + use<> {
+        let commit = self.commit(Write::Move { game, ply, mv, ms });
+        async move { commit.await.map(|_| ()) }
+    }
+
+    /// Runs `query` on the reader thread.
+    pub fn read<T, F>(&self, query: F) -> impl Future<Output = Result<T, StoreError>> + use<T, F>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    {
+        let (tx, rx) = oneshot::channel();
+        let job: ReadJob = Box::new(move |conn| {
+            let _ = tx.send(query(conn).map_err(failed));
+        });
+        let sent = self.reads.send(ToReader::Job(job));
+        async move {
+            sent.map_err(|_| StoreError::Closed)?;
+            rx.await.map_err(|_| StoreError::Closed)?
+        }
+    }
+
+    /// A game with its moves, as committed.
+    pub fn history(
+        &self,
+        game: GameId,
+    ) -> impl Future<Output = Result<Option<GameRecord>, StoreError>> + use<> {
+        self.read(move |conn| records::game(conn, game))
+    }
+
+    /// The password hash a name is registered with, if it is.
+    pub fn password_hash(
+        &self,
+        name: String,
+    ) -> impl Future<Output = Result<Option<String>, StoreError>> + use<> {
+        self.read(move |conn| records::password_hash(conn, &name))
+    }
+
+    /// The writer's counts so far.
+    pub fn stats(&self) -> (u64, u64, u64) {
+        self.stats.snapshot()
+    }
+}
+
+/// `<store>.lock`, locked for as long as the returned file is open: two daemons
+/// writing one store would hand out the same game numbers.
+fn lock_file(path: &Path) -> Result<File, StoreError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| refuse(path, format!("cannot create {}: {e}", dir.display())))?;
+    }
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    let lock_path = PathBuf::from(name);
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| refuse(path, format!("cannot open {}: {e}", lock_path.display())))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(refuse(
+            path,
+            "in use by another flipd (its .lock file is held)",
+        )),
+        Err(std::fs::TryLockError::Error(e)) => Err(refuse(
+            path,
+            format!("cannot lock {}: {e}", lock_path.display()),
+        )),
+    }
+}
+
+fn open_reader(path: &Path) -> Result<Connection, StoreError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| refuse(path, describe(&e)))?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))
+        .map_err(|e| refuse(path, describe(&e)))?;
+    Ok(conn)
+}
+
+impl StoreThreads {
+    fn start(
+        writer_conn: Connection,
+        reader_conn: Connection,
+        batch_max: usize,
+        lock: File,
+    ) -> Result<StoreThreads, StoreError> {
+        let stats = Arc::new(StoreStats::default());
+        let (writes, write_rx) = channel();
+        let (reads, read_rx) = channel();
+        let writer_stats = Arc::clone(&stats);
+        let spawn_error = |e: std::io::Error| StoreError::Failed(format!("cannot start: {e}"));
+        let writer = std::thread::Builder::new()
+            .name("store-writer".into())
+            .spawn(move || run_writer(writer_conn, &write_rx, batch_max, &writer_stats))
+            .map_err(spawn_error)?;
+        let reader = std::thread::Builder::new()
+            .name("store-reader".into())
+            .spawn(move || run_reader(&reader_conn, &read_rx))
+            .map_err(spawn_error)?;
+        Ok(StoreThreads {
+            writes,
+            reads,
+            writer,
+            reader,
+            stats,
+            _lock: lock,
+        })
+    }
+
+    /// Commits everything queued so far, stops both threads and waits for them.
+    /// Requests queued later fail with [`StoreError::Closed`].
+    pub fn close(self) {
+        let _ = self.writes.send(ToWriter::Close);
+        let _ = self.reads.send(ToReader::Close);
+        let _ = self.writer.join();
+        let _ = self.reader.join();
+        let (transactions, writes, largest) = self.stats.snapshot();
+        tracing::info!(
+            transactions,
+            writes,
+            largest_batch = largest,
+            "store closed: {writes} writes in {transactions} transactions"
+        );
+    }
+}
+
+/// The writer: blocks for a request, drains the queue into one batch, commits
+/// it, answers; until told to close.
+fn run_writer(
+    mut conn: Connection,
+    requests: &Receiver<ToWriter>,
+    batch_max: usize,
+    stats: &StoreStats,
+) {
+    loop {
+        let (batch, closing) = next_batch(requests, batch_max);
+        if !batch.is_empty() {
+            commit_batch(&mut conn, batch, stats);
+        }
+        if closing {
+            return;
+        }
+    }
+}
+
+/// The next batch: the first request (waited for), then whatever else is queued,
+/// up to `batch_max`. `true` when the queue was closed.
+fn next_batch(requests: &Receiver<ToWriter>, batch_max: usize) -> (Vec<WriteJob>, bool) {
+    let mut batch = Vec::new();
+    let first = match requests.recv() {
+        Ok(ToWriter::Job(job)) => job,
+        Ok(ToWriter::Close) | Err(_) => return (batch, true),
+    };
+    batch.push(first);
+    while batch.len() < batch_max {
+        match requests.try_recv() {
+            Ok(ToWriter::Job(job)) => batch.push(job),
+            Ok(ToWriter::Close) => return (batch, true),
+            Err(std::sync::mpsc::TryRecvError::Empty) => break,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => return (batch, true),
+        }
+    }
+    (batch, false)
+}
+
+/// Commits `batch` in one transaction; if that fails, each write alone, so that
+/// a failing write does not take the others with it.
+fn commit_batch(conn: &mut Connection, batch: Vec<WriteJob>, stats: &StoreStats) {
+    let writes: Vec<&Write> = batch.iter().map(|job| &job.write).collect();
+    match run_transaction(conn, &writes) {
+        Ok(counts) => {
+            stats.committed(batch.len());
+            for (job, count) in batch.into_iter().zip(counts) {
+                answer(job, Ok(count));
+            }
+        }
+        Err(error) if batch.len() == 1 => {
+            let why = describe(&error);
+            batch
+                .into_iter()
+                .for_each(|job| answer(job, Err(StoreError::Failed(why.clone()))));
+        }
+        Err(_) => batch
+            .into_iter()
+            .for_each(|job| commit_alone(conn, job, stats)),
+    }
+}
+
+fn commit_alone(conn: &mut Connection, job: WriteJob, stats: &StoreStats) {
+    let result = run_transaction(conn, &[&job.write]);
+    if result.is_ok() {
+        stats.committed(1);
+    }
+    let result = result.map(|counts| counts.into_iter().sum());
+    answer(job, result.map_err(failed));
+}
+
+fn run_transaction(conn: &mut Connection, writes: &[&Write]) -> rusqlite::Result<Vec<usize>> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let counts = writes
+        .iter()
+        .map(|write| write.apply(&tx))
+        .collect::<rusqlite::Result<Vec<usize>>>()?;
+    tx.commit()?;
+    Ok(counts)
+}
+
+fn answer(job: WriteJob, result: Result<usize, StoreError>) {
+    match job.done {
+        Some(done) => {
+            let _ = done.send(result);
+        }
+        None => {
+            if let Err(error) = result {
+                let write = job.write.summary();
+                tracing::error!(%error, %write, "a store write failed");
+            }
+        }
+    }
+}
+
+fn run_reader(conn: &Connection, requests: &Receiver<ToReader>) {
+    while let Ok(ToReader::Job(job)) = requests.recv() {
+        job(conn);
+    }
+}
+
+/// A store opened read-only, without a daemon: for `flip export`.
+pub struct Archive {
+    conn: Connection,
+}
+
+impl Archive {
+    /// Opens the store at `path` read-only; refuses anything that is not a
+    /// flipline store of this build's schema.
+    pub fn open(path: &Path) -> Result<Archive, StoreError> {
+        if !path.exists() {
+            return Err(refuse(path, "no such file"));
+        }
+        let conn = open_reader(path)?;
+        schema::check_reader(&conn, path)?;
+        Ok(Archive { conn })
+    }
+
+    /// Finished games, by number; only `player`'s if given, only those ended on
+    /// or after `since` (`YYYY-MM-DD` or a full UTC time) if given.
+    pub fn finished_games(
+        &self,
+        player: Option<&str>,
+        since: Option<&str>,
+    ) -> Result<Vec<GameRecord>, StoreError> {
+        records::finished(&self.conn, player, since).map_err(failed)
+    }
+
+    /// One game, in whatever state.
+    pub fn game(&self, id: GameId) -> Result<Option<GameRecord>, StoreError> {
+        records::game(&self.conn, id).map_err(failed)
+    }
+
+    /// Games being played, by number.
+    pub fn playing_games(&self) -> Result<Vec<GameRecord>, StoreError> {
+        records::playing(&self.conn).map_err(failed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Synchronous;
+    use flipline::Variant;
+    use flipline::protocol::{EndReason, GameResult};
+    use std::sync::atomic::AtomicUsize;
+
+    /// A store path in a fresh directory of its own, removed when dropped.
+    struct TempDb(PathBuf);
+
+    impl std::ops::Deref for TempDb {
+        type Target = PathBuf;
+
+        fn deref(&self) -> &PathBuf {
+            &self.0
+        }
+    }
+
+    impl AsRef<Path> for TempDb {
+        fn as_ref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for TempDb {
+        fn drop(&mut self) {
+            if let Some(dir) = self.0.parent() {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+        }
+    }
+
+    fn temp_path(what: &str) -> TempDb {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir()
+            .join("flipd-store-tests")
+            .join(format!("{}-{n}-{what}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDb(dir.join("flipline.db"))
+    }
+
+    fn config(path: &Path) -> StoreConfig {
+        StoreConfig {
+            path: path.to_path_buf(),
+            synchronous: Synchronous::Normal,
+            batch_max: 64,
+        }
+    }
+
+    fn new_game(id: GameId, white: Option<&str>, start: &str) -> Write {
+        Write::NewGame {
+            id,
+            variant: Variant::Othello,
+            black: Some("ann".into()),
+            white: white.map(str::to_string),
+            clock: flipline::protocol::ClockSpec::parse("5+3").ok(),
+            status: if white.is_some() {
+                Status::Playing
+            } else {
+                Status::Open
+            },
+            start: flipline::notation::parse_transcript(start).unwrap(),
+        }
+    }
+
+    fn block_on<F: Future>(future: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(future)
+    }
+
+    /// A writer connection on a new store at `path`.
+    fn writer(path: &Path) -> Connection {
+        let mut conn = Connection::open(path).unwrap();
+        schema::prepare_writer(&mut conn, path, Synchronous::Normal).unwrap();
+        conn
+    }
+
+    fn job(write: Write) -> (WriteJob, oneshot::Receiver<Result<usize, StoreError>>) {
+        let (tx, rx) = oneshot::channel();
+        (
+            WriteJob {
+                write,
+                done: Some(tx),
+            },
+            rx,
+        )
+    }
+
+    #[test]
+    fn a_store_keeps_games_across_restarts_and_cancels_open_ones() {
+        let path = temp_path("restart");
+        let opened = Store::open(&config(&path)).unwrap();
+        assert_eq!((opened.playing.len(), opened.next_game), (0, 1));
+        let store = opened.store;
+        store.write(new_game(1, Some("bot:3"), "f5d6"));
+        store.write(new_game(2, None, ""));
+        block_on(store.append_move(1, 3, "c3".parse().unwrap(), 1500)).unwrap();
+        opened.threads.close();
+        assert!(block_on(store.append_move(1, 4, Move::Pass, 1)).is_err());
+
+        let opened = Store::open(&config(&path)).unwrap();
+        assert_eq!(opened.next_game, 3);
+        let [game] = opened.playing.as_slice() else {
+            panic!("{:?}", opened.playing)
+        };
+        assert_eq!(game.id, 1);
+        assert_eq!(game.white.as_deref(), Some("bot:3"));
+        assert_eq!(game.clock.map(|c| c.to_string()).as_deref(), Some("5+3"));
+        let ms: Vec<Option<u64>> = game.moves.iter().map(|m| m.ms).collect();
+        assert_eq!(ms, [None, None, Some(1500)]);
+        assert_eq!(
+            flipline::notation::transcript_string(&game.transcript()),
+            "f5d6c3"
+        );
+        let open = block_on(opened.store.history(2)).unwrap().unwrap();
+        assert_eq!(open.status, Status::Cancelled);
+        assert!(open.ended_at.is_some());
+        assert_eq!(block_on(opened.store.history(9)).unwrap(), None);
+        opened.threads.close();
+    }
+
+    #[test]
+    fn writes_queued_together_are_committed_in_one_transaction() {
+        let path = temp_path("batch");
+        let conn = writer(&path);
+        let (requests, queue) = channel();
+        let mut answers = Vec::new();
+        let (first, _) = job(new_game(1, Some("bob"), ""));
+        requests.send(ToWriter::Job(first)).unwrap();
+        for ply in 1..=40 {
+            let mv = if ply % 2 == 1 { "f5" } else { "d6" };
+            let (job, answer) = job(Write::Move {
+                game: 1,
+                ply,
+                mv: if ply <= 2 {
+                    mv.parse().unwrap()
+                } else {
+                    Move::Pass
+                },
+                ms: 10,
+            });
+            requests.send(ToWriter::Job(job)).unwrap();
+            answers.push(answer);
+        }
+        requests.send(ToWriter::Close).unwrap();
+        let stats = StoreStats::default();
+        run_writer(conn, &queue, 1000, &stats);
+        assert_eq!(stats.snapshot(), (1, 41, 41));
+        for mut answer in answers {
+            assert_eq!(answer.try_recv().unwrap(), Ok(1));
+        }
+    }
+
+    #[test]
+    fn a_failing_write_fails_alone_and_the_batch_bound_holds() {
+        let path = temp_path("alone");
+        let mut conn = writer(&path);
+        let stats = StoreStats::default();
+        let (create, _) = job(new_game(1, Some("bob"), ""));
+        let (good, mut good_answer) = job(Write::Move {
+            game: 1,
+            ply: 1,
+            mv: "f5".parse().unwrap(),
+            ms: 5,
+        });
+        // No game 7: the foreign key refuses the move.
+        let (bad, mut bad_answer) = job(Write::Move {
+            game: 7,
+            ply: 1,
+            mv: "f5".parse().unwrap(),
+            ms: 5,
+        });
+        commit_batch(&mut conn, vec![create, bad, good], &stats);
+        assert_eq!(good_answer.try_recv().unwrap(), Ok(1));
+        assert!(matches!(
+            bad_answer.try_recv().unwrap(),
+            Err(StoreError::Failed(_))
+        ));
+        assert_eq!(stats.snapshot().0, 2, "the two good writes, each alone");
+        let (requests, queue) = channel();
+        for _ in 0..5 {
+            requests
+                .send(ToWriter::Job(job(Write::Cancel { game: 1 }).0))
+                .unwrap();
+        }
+        assert_eq!(next_batch(&queue, 3).0.len(), 3);
+        assert_eq!(next_batch(&queue, 3).0.len(), 2);
+    }
+
+    #[test]
+    fn a_full_disk_refuses_writes_and_the_store_goes_on_after() {
+        let path = temp_path("full");
+        let mut conn = writer(&path);
+        let stats = StoreStats::default();
+        let (create, _) = job(new_game(1, Some("bob"), ""));
+        commit_batch(&mut conn, vec![create], &stats);
+        let pages: i64 = conn
+            .pragma_query_value(None, "page_count", |r| r.get(0))
+            .unwrap();
+        conn.pragma_update(None, "max_page_count", pages).unwrap();
+        let mut refused = None;
+        for ply in 1..=5000 {
+            let (write, mut answer) = job(Write::Register {
+                name: format!("player{ply}"),
+                hash: "x".repeat(200),
+            });
+            commit_batch(&mut conn, vec![write], &stats);
+            if let Err(e) = answer.try_recv().unwrap() {
+                refused = Some(e);
+                break;
+            }
+        }
+        let refused = refused.expect("the page limit was never reached");
+        assert!(refused.to_string().contains("disk is full"), "{refused}");
+        conn.pragma_update(None, "max_page_count", pages * 100)
+            .unwrap();
+        let (write, mut answer) = job(Write::Register {
+            name: "later".into(),
+            hash: "x".into(),
+        });
+        commit_batch(&mut conn, vec![write], &stats);
+        assert_eq!(answer.try_recv().unwrap(), Ok(1));
+    }
+
+    #[test]
+    fn files_that_are_not_a_store_are_refused_by_name_and_left_alone() {
+        let garbage = temp_path("garbage");
+        let bytes: Vec<u8> = (0..8192u32).map(|i| (i * 7 % 251) as u8).collect();
+        std::fs::write(&garbage, &bytes).unwrap();
+        let foreign = temp_path("foreign");
+        Connection::open(&foreign)
+            .unwrap()
+            .execute_batch("CREATE TABLE accounts (id INTEGER); INSERT INTO accounts VALUES (1);")
+            .unwrap();
+        let newer = temp_path("newer");
+        let conn = Connection::open(&newer).unwrap();
+        conn.pragma_update(None, "application_id", schema::APPLICATION_ID)
+            .unwrap();
+        conn.pragma_update(None, "user_version", 99).unwrap();
+        conn.execute_batch("CREATE TABLE t (x);").unwrap();
+        drop(conn);
+        for (path, why) in [
+            (&garbage, "not a SQLite database"),
+            (&foreign, "another program"),
+            (&newer, "newer flipd"),
+        ] {
+            let before = std::fs::read(path).unwrap();
+            let error = Store::open(&config(path)).err().unwrap();
+            let text = error.to_string();
+            assert!(text.contains(&path.display().to_string()), "{text}");
+            assert!(text.contains(why), "{text}");
+            assert_eq!(
+                std::fs::read(path).unwrap(),
+                before,
+                "{} changed",
+                path.display()
+            );
+            let error = Archive::open(path).err().unwrap();
+            assert!(error.to_string().contains(why), "{error}");
+        }
+    }
+
+    #[test]
+    fn a_damaged_store_is_refused_at_start() {
+        let path = temp_path("damaged");
+        let opened = Store::open(&config(&path)).unwrap();
+        for id in 1..=300 {
+            opened.store.write(new_game(id, Some("bob"), "f5d6c3d3c4"));
+        }
+        opened.threads.close();
+        let mut bytes = std::fs::read(&path).unwrap();
+        assert!(bytes.len() > 8 * 4096, "{} bytes", bytes.len());
+        // Scribble over the pages after the first, as a bad disk might.
+        for (i, byte) in bytes.iter_mut().enumerate().skip(4096 * 2).take(4096 * 4) {
+            *byte = (i % 251) as u8;
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        let error = Store::open(&config(&path)).err().unwrap().to_string();
+        assert!(error.contains(&path.display().to_string()), "{error}");
+        assert!(error.contains("damaged"), "{error}");
+        assert_eq!(std::fs::read(&path).unwrap(), bytes, "left as it was");
+    }
+
+    #[test]
+    fn a_second_store_on_the_same_file_is_refused() {
+        let path = temp_path("twice");
+        let opened = Store::open(&config(&path)).unwrap();
+        let error = Store::open(&config(&path)).err().unwrap();
+        assert!(error.to_string().contains("in use"), "{error}");
+        opened.threads.close();
+        Store::open(&config(&path)).unwrap().threads.close();
+    }
+
+    #[test]
+    fn the_archive_finds_finished_games_by_player_and_date() {
+        let path = temp_path("archive");
+        let opened = Store::open(&config(&path)).unwrap();
+        let store = opened.store;
+        let result = GameResult {
+            winner: Some(flipline::Color::Black),
+            black: 40,
+            white: 24,
+            reason: EndReason::Normal,
+        };
+        store.write(new_game(1, Some("bob"), "f5"));
+        store.write(new_game(2, Some("cid"), "f5d6"));
+        store.write(new_game(3, Some("bob"), ""));
+        store.write(Write::End { game: 1, result });
+        block_on(store.commit(Write::End { game: 2, result })).unwrap();
+        let archive = Archive::open(&path).unwrap();
+        let all = archive.finished_games(None, None).unwrap();
+        assert_eq!(all.iter().map(|g| g.id).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(all[1].result, Some(result));
+        assert_eq!(all[1].moves.len(), 2);
+        let bobs = archive.finished_games(Some("bob"), None).unwrap();
+        assert_eq!(bobs.iter().map(|g| g.id).collect::<Vec<_>>(), [1]);
+        assert!(
+            archive
+                .finished_games(None, Some("2999-01-01"))
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(
+            archive
+                .finished_games(None, Some("2000-01-01"))
+                .unwrap()
+                .len(),
+            2
+        );
+        assert_eq!(archive.playing_games().unwrap().len(), 1);
+        opened.threads.close();
+    }
+}

@@ -1,0 +1,382 @@
+//! What the store keeps, as Rust values, and the statements that write and read
+//! it. Every function here takes a connection and does its work at once: the
+//! threads that own the connections are in the parent module.
+
+use std::str::FromStr;
+
+use flipline::protocol::{ClockSpec, EndReason, GameId, GameResult};
+use flipline::{Color, Move, Variant};
+use rusqlite::types::Type;
+use rusqlite::{Connection, OptionalExtension, Row, params};
+
+use super::schema::NOW;
+
+/// Where a game stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Created with a free seat; nobody has joined yet.
+    Open,
+    /// Both seats filled, being played.
+    Playing,
+    /// Finished, with a result.
+    Over,
+    /// Closed while still open (its creator left before anyone joined).
+    Cancelled,
+}
+
+impl Status {
+    /// The word in the `status` column (and in `HISTORY` lines).
+    pub fn word(self) -> &'static str {
+        match self {
+            Status::Open => "open",
+            Status::Playing => "playing",
+            Status::Over => "over",
+            Status::Cancelled => "cancelled",
+        }
+    }
+
+    fn from_word(word: &str) -> Option<Status> {
+        [
+            Status::Open,
+            Status::Playing,
+            Status::Over,
+            Status::Cancelled,
+        ]
+        .into_iter()
+        .find(|s| s.word() == word)
+    }
+}
+
+/// One stored move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StoredMove {
+    /// The square, or a pass.
+    pub mv: Move,
+    /// Milliseconds the mover took; `None` for a move given by `NEW ... from`.
+    pub ms: Option<u64>,
+}
+
+/// A game as the store has it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRecord {
+    /// The game's number.
+    pub id: GameId,
+    /// Its variant.
+    pub variant: Variant,
+    /// Black: a name, `bot:N`, or `None` while the seat is open.
+    pub black: Option<String>,
+    /// White, likewise.
+    pub white: Option<String>,
+    /// The clock, if any.
+    pub clock: Option<ClockSpec>,
+    /// Where it stands.
+    pub status: Status,
+    /// The result, once over.
+    pub result: Option<GameResult>,
+    /// When it was created (UTC, ISO 8601).
+    pub started_at: String,
+    /// When it ended or was cancelled.
+    pub ended_at: Option<String>,
+    /// Every move from the start, in order, passes written out.
+    pub moves: Vec<StoredMove>,
+}
+
+impl GameRecord {
+    /// The moves alone.
+    pub fn transcript(&self) -> Vec<Move> {
+        self.moves.iter().map(|m| m.mv).collect()
+    }
+}
+
+/// A change to the store. Each is one or a few statements inside the batch's
+/// transaction. Not `Debug`: a registration carries a password hash, which
+/// stays out of logs ([`Write::summary`] describes a write).
+#[derive(Clone, PartialEq, Eq)]
+pub enum Write {
+    /// A game was created, with the moves it starts from (`NEW ... from`).
+    NewGame {
+        /// Its number.
+        id: GameId,
+        /// Its variant.
+        variant: Variant,
+        /// Black's seat.
+        black: Option<String>,
+        /// White's seat.
+        white: Option<String>,
+        /// Its clock.
+        clock: Option<ClockSpec>,
+        /// `Open` or `Playing`.
+        status: Status,
+        /// Moves it starts from.
+        start: Vec<Move>,
+    },
+    /// The open seat was taken: the game is played from now on.
+    Seats {
+        /// The game.
+        game: GameId,
+        /// Black's seat.
+        black: Option<String>,
+        /// White's seat.
+        white: Option<String>,
+    },
+    /// A move was played.
+    Move {
+        /// The game.
+        game: GameId,
+        /// 1 for the first move of the game.
+        ply: u32,
+        /// The move.
+        mv: Move,
+        /// Milliseconds the mover took.
+        ms: u64,
+    },
+    /// The game ended.
+    End {
+        /// The game.
+        game: GameId,
+        /// How.
+        result: GameResult,
+    },
+    /// An open game closed before anyone joined.
+    Cancel {
+        /// The game.
+        game: GameId,
+    },
+    /// A name is registered with a password hash, unless it already is (then
+    /// nothing changes and the write counts 0 rows).
+    Register {
+        /// The name.
+        name: String,
+        /// The argon2 hash in PHC form.
+        hash: String,
+    },
+}
+
+impl Write {
+    /// What the write is, for logs (without a password hash).
+    pub fn summary(&self) -> String {
+        match self {
+            Write::NewGame { id, .. } => format!("creation of game {id}"),
+            Write::Seats { game, .. } => format!("seats of game {game}"),
+            Write::Move { game, ply, .. } => format!("move {ply} of game {game}"),
+            Write::End { game, .. } => format!("end of game {game}"),
+            Write::Cancel { game } => format!("cancellation of game {game}"),
+            Write::Register { name, .. } => format!("registration of {name}"),
+        }
+    }
+
+    /// Runs the write on `conn` (inside the caller's transaction); returns the
+    /// rows it changed.
+    pub fn apply(&self, conn: &Connection) -> rusqlite::Result<usize> {
+        match self {
+            Write::NewGame {
+                id,
+                variant,
+                black,
+                white,
+                clock,
+                status,
+                start,
+            } => {
+                let sql = format!(
+                    "INSERT INTO games (id, variant, black, white, clock, status, started_at) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, {NOW})"
+                );
+                let clock = clock.map(|c| c.to_string());
+                let row = params![id, variant.name(), black, white, clock, status.word()];
+                let mut changed = conn.prepare_cached(&sql)?.execute(row)?;
+                for (ply, mv) in (1u32..).zip(start) {
+                    changed += insert_move(conn, *id, ply, *mv, None)?;
+                }
+                Ok(changed)
+            }
+            Write::Seats { game, black, white } => conn
+                .prepare_cached(
+                    "UPDATE games SET black = ?2, white = ?3, status = 'playing' WHERE id = ?1",
+                )?
+                .execute(params![game, black, white]),
+            Write::Move { game, ply, mv, ms } => insert_move(conn, *game, *ply, *mv, Some(*ms)),
+            Write::End { game, result } => end_game(conn, *game, result),
+            Write::Cancel { game } => {
+                let sql = format!(
+                    "UPDATE games SET status = 'cancelled', ended_at = {NOW} \
+                     WHERE id = ?1 AND status = 'open'"
+                );
+                conn.prepare_cached(&sql)?.execute(params![game])
+            }
+            Write::Register { name, hash } => {
+                let sql = format!(
+                    "INSERT INTO players (name, password_hash, created_at) VALUES (?1, ?2, {NOW}) \
+                     ON CONFLICT (name) DO NOTHING"
+                );
+                conn.prepare_cached(&sql)?.execute(params![name, hash])
+            }
+        }
+    }
+}
+
+fn insert_move(
+    conn: &Connection,
+    game: GameId,
+    ply: u32,
+    mv: Move,
+    ms: Option<u64>,
+) -> rusqlite::Result<usize> {
+    conn.prepare_cached("INSERT INTO moves (game, ply, move, ms) VALUES (?1, ?2, ?3, ?4)")?
+        .execute(params![game, ply, mv.to_string(), ms])
+}
+
+fn end_game(conn: &Connection, game: GameId, result: &GameResult) -> rusqlite::Result<usize> {
+    let sql = format!(
+        "UPDATE games SET status = 'over', result = ?2, black_score = ?3, white_score = ?4, \
+         reason = ?5, ended_at = {NOW} WHERE id = ?1"
+    );
+    let winner = result
+        .winner
+        .map_or_else(|| "draw".to_string(), |c| c.letter().to_string());
+    conn.prepare_cached(&sql)?.execute(params![
+        game,
+        winner,
+        result.black,
+        result.white,
+        result.reason.word()
+    ])
+}
+
+/// The columns [`game_from_row`] reads, in its order.
+const GAME_COLUMNS: &str = "id, variant, black, white, clock, status, result, black_score, \
+                            white_score, reason, started_at, ended_at";
+
+/// A text column parsed with `parse`; a value that does not parse (an operator
+/// edited the file by hand, say) is an error naming the column, not a panic.
+fn parsed<T>(
+    row: &Row<'_>,
+    index: usize,
+    parse: impl FnOnce(&str) -> Option<T>,
+) -> rusqlite::Result<T> {
+    let text: String = row.get(index)?;
+    parse(&text).ok_or_else(|| {
+        let why = format!("unreadable value {text:?}");
+        rusqlite::Error::FromSqlConversionFailure(index, Type::Text, why.into())
+    })
+}
+
+fn from_str<T: FromStr>(text: &str) -> Option<T> {
+    text.parse().ok()
+}
+
+fn game_from_row(row: &Row<'_>) -> rusqlite::Result<GameRecord> {
+    let clock: Option<String> = row.get(4)?;
+    let clock = match clock {
+        Some(text) => Some(ClockSpec::parse(&text).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(4, Type::Text, e.message.into())
+        })?),
+        None => None,
+    };
+    let winner: Option<String> = row.get(6)?;
+    let result = match winner {
+        Some(_) => Some(GameResult {
+            winner: parsed(row, 6, |w| match w {
+                "draw" => Some(None),
+                letter => Color::from_letter(letter).map(Some),
+            })?,
+            black: row.get(7)?,
+            white: row.get(8)?,
+            reason: parsed(row, 9, EndReason::from_word)?,
+        }),
+        None => None,
+    };
+    Ok(GameRecord {
+        id: row.get(0)?,
+        variant: parsed(row, 1, from_str)?,
+        black: row.get(2)?,
+        white: row.get(3)?,
+        clock,
+        status: parsed(row, 5, Status::from_word)?,
+        result,
+        started_at: row.get(10)?,
+        ended_at: row.get(11)?,
+        moves: Vec::new(),
+    })
+}
+
+fn moves_of(conn: &Connection, game: GameId) -> rusqlite::Result<Vec<StoredMove>> {
+    let mut statement =
+        conn.prepare_cached("SELECT move, ms FROM moves WHERE game = ?1 ORDER BY ply")?;
+    let rows = statement.query_map(params![game], |row| {
+        Ok(StoredMove {
+            mv: parsed(row, 0, from_str)?,
+            ms: row.get(1)?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// Games matching `filter` (SQL after `WHERE`, with `args`), by number, each
+/// with its moves.
+fn games_where(
+    conn: &Connection,
+    filter: &str,
+    args: &[&dyn rusqlite::ToSql],
+) -> rusqlite::Result<Vec<GameRecord>> {
+    let sql = format!("SELECT {GAME_COLUMNS} FROM games WHERE {filter} ORDER BY id");
+    let mut statement = conn.prepare(&sql)?;
+    let games: Vec<GameRecord> = statement
+        .query_map(args, game_from_row)?
+        .collect::<rusqlite::Result<_>>()?;
+    games
+        .into_iter()
+        .map(|mut game| {
+            game.moves = moves_of(conn, game.id)?;
+            Ok(game)
+        })
+        .collect()
+}
+
+/// One game with its moves.
+pub fn game(conn: &Connection, id: GameId) -> rusqlite::Result<Option<GameRecord>> {
+    Ok(games_where(conn, "id = ?1", &[&id])?.into_iter().next())
+}
+
+/// The games being played (for recovery at start).
+pub fn playing(conn: &Connection) -> rusqlite::Result<Vec<GameRecord>> {
+    games_where(conn, "status = 'playing'", &[])
+}
+
+/// Finished games, optionally only those `player` sat in and those that ended
+/// at or after `since` (a date or time in the stored form, compared as text).
+pub fn finished(
+    conn: &Connection,
+    player: Option<&str>,
+    since: Option<&str>,
+) -> rusqlite::Result<Vec<GameRecord>> {
+    games_where(
+        conn,
+        "status = 'over' AND (?1 IS NULL OR black = ?1 OR white = ?1) \
+         AND (?2 IS NULL OR ended_at >= ?2)",
+        &[&player, &since],
+    )
+}
+
+/// Games still open when the daemon stopped: their creators are gone with the
+/// old connections, as after a disconnect, so they are cancelled.
+pub fn cancel_open(conn: &Connection) -> rusqlite::Result<usize> {
+    conn.execute(
+        &format!("UPDATE games SET status = 'cancelled', ended_at = {NOW} WHERE status = 'open'"),
+        [],
+    )
+}
+
+/// The number the next game gets: one past the largest ever stored.
+pub fn next_game_id(conn: &Connection) -> rusqlite::Result<GameId> {
+    conn.query_row("SELECT COALESCE(MAX(id), 0) + 1 FROM games", [], |r| {
+        r.get(0)
+    })
+}
+
+/// The password hash of a registered name.
+pub fn password_hash(conn: &Connection, name: &str) -> rusqlite::Result<Option<String>> {
+    conn.prepare_cached("SELECT password_hash FROM players WHERE name = ?1")?
+        .query_row(params![name], |r| r.get(0))
+        .optional()
+}

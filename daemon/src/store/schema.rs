@@ -1,0 +1,190 @@
+//! The store's file: what makes it flipline's, the migrations that build its
+//! tables, and the checks made before the daemon trusts it.
+//!
+//! A file is flipline's store when its SQLite header carries [`APPLICATION_ID`];
+//! its `user_version` is the number of migrations applied. A new (empty) file is
+//! set up; any other file — not SQLite, damaged, another program's database, or a
+//! newer flipline's — is refused with an error naming it, never reset.
+
+use std::path::Path;
+
+use rusqlite::Connection;
+
+use super::StoreError;
+use crate::config::Synchronous;
+
+/// "FLIP" in the SQLite header's application id field.
+pub const APPLICATION_ID: i32 = 0x464C_4950;
+
+/// The schema, one migration per version: `MIGRATIONS[n]` takes a file from
+/// version `n` to `n + 1`. Plain tables, so that `sqlite3 data/flipline.db`
+/// answers an operator's questions; times are UTC in ISO 8601.
+const MIGRATIONS: [&str; 1] = [r"
+CREATE TABLE players (
+    name          TEXT PRIMARY KEY,   -- the login name
+    password_hash TEXT NOT NULL,      -- argon2id in PHC form; never the password
+    created_at    TEXT NOT NULL       -- when the name was registered
+);
+CREATE TABLE games (
+    id          INTEGER PRIMARY KEY,  -- the game number of the protocol
+    variant     TEXT NOT NULL,        -- othello, reversi, freeplace, anti, ...
+    black       TEXT,                 -- a name, bot:N, or NULL while open
+    white       TEXT,
+    clock       TEXT,                 -- M+S, or NULL for no clock
+    status      TEXT NOT NULL
+                CHECK (status IN ('open', 'playing', 'over', 'cancelled')),
+    result      TEXT CHECK (result IN ('X', 'O', 'draw')),   -- the winner
+    black_score INTEGER,
+    white_score INTEGER,
+    reason      TEXT CHECK (reason IN ('normal', 'resign', 'time', 'abandon')),
+    started_at  TEXT NOT NULL,
+    ended_at    TEXT
+);
+CREATE INDEX games_by_status ON games (status);
+CREATE TABLE moves (
+    game INTEGER NOT NULL REFERENCES games (id),
+    ply  INTEGER NOT NULL CHECK (ply >= 1),  -- 1 for the first move; passes count
+    move TEXT NOT NULL,                      -- a square (f5) or pass
+    ms   INTEGER,                            -- milliseconds the mover took;
+                                             -- NULL for moves given by NEW ... from
+    PRIMARY KEY (game, ply)
+) WITHOUT ROWID;
+"];
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
+
+/// The SQL expression for the current time as the store writes it.
+pub const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')";
+
+/// What a file's header says it is.
+struct Identity {
+    application_id: i32,
+    version: i32,
+    objects: i64,
+}
+
+fn identify(conn: &Connection) -> rusqlite::Result<Identity> {
+    Ok(Identity {
+        application_id: conn.pragma_query_value(None, "application_id", |r| r.get(0))?,
+        version: conn.pragma_query_value(None, "user_version", |r| r.get(0))?,
+        objects: conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?,
+    })
+}
+
+/// An error about the file at `path`.
+pub fn refuse(path: &Path, why: impl Into<String>) -> StoreError {
+    StoreError::Open {
+        path: path.to_path_buf(),
+        why: why.into(),
+    }
+}
+
+/// Checks that `conn` is flipline's store (or a new file), sets it up for the
+/// writer (WAL, `synchronous`, foreign keys) and brings its schema up to date.
+pub fn prepare_writer(
+    conn: &mut Connection,
+    path: &Path,
+    synchronous: Synchronous,
+) -> Result<(), StoreError> {
+    let sql = |e: rusqlite::Error| refuse(path, describe(&e));
+    let identity = identify(conn).map_err(sql)?;
+    let fresh = identity.application_id == 0 && identity.version == 0 && identity.objects == 0;
+    if !fresh {
+        check_identity(&identity, path, false)?;
+        check_integrity(conn, path)?;
+    }
+    let mode: String = conn
+        .pragma_update_and_check(None, "journal_mode", "wal", |r| r.get(0))
+        .map_err(sql)?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(refuse(path, format!("cannot use WAL mode (got {mode})")));
+    }
+    let level = match synchronous {
+        Synchronous::Full => "FULL",
+        Synchronous::Normal => "NORMAL",
+    };
+    conn.pragma_update(None, "synchronous", level)
+        .map_err(sql)?;
+    conn.pragma_update(None, "foreign_keys", "ON")
+        .map_err(sql)?;
+    migrate(conn, identity.version).map_err(sql)
+}
+
+/// Checks, for a reader that must not change the file, that it is flipline's
+/// store at exactly this build's schema version.
+pub fn check_reader(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    let identity = identify(conn).map_err(|e| refuse(path, describe(&e)))?;
+    check_identity(&identity, path, true)
+}
+
+fn check_identity(identity: &Identity, path: &Path, exact: bool) -> Result<(), StoreError> {
+    if identity.application_id != APPLICATION_ID {
+        return Err(refuse(
+            path,
+            format!(
+                "not a flipline store: a SQLite database of another program \
+                 (application id {:#x}, {} tables and indexes)",
+                identity.application_id, identity.objects
+            ),
+        ));
+    }
+    if identity.version > SCHEMA_VERSION {
+        return Err(refuse(
+            path,
+            format!(
+                "written by a newer flipd (schema version {}, this one knows up to {})",
+                identity.version, SCHEMA_VERSION
+            ),
+        ));
+    }
+    if exact && identity.version < SCHEMA_VERSION {
+        return Err(refuse(
+            path,
+            format!(
+                "written by an older flipd (schema version {}): start this flipd on it once to upgrade it",
+                identity.version
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `PRAGMA quick_check`: a damaged file is refused at start rather than found
+/// out in the middle of a game.
+fn check_integrity(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    let verdict: String = conn
+        .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))
+        .map_err(|e| refuse(path, describe(&e)))?;
+    if verdict == "ok" {
+        Ok(())
+    } else {
+        Err(refuse(path, format!("the database is damaged: {verdict}")))
+    }
+}
+
+/// Applies the migrations after `from`, each in its own transaction with its
+/// version number, so a crash mid-way leaves a file at a known version.
+fn migrate(conn: &mut Connection, from: i32) -> rusqlite::Result<()> {
+    let start = usize::try_from(from).unwrap_or(0);
+    for (index, sql) in MIGRATIONS.iter().enumerate().skip(start) {
+        let tx = conn.transaction()?;
+        tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", index + 1)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+/// An SQLite error in words an operator can act on.
+pub fn describe(error: &rusqlite::Error) -> String {
+    match error.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::NotADatabase) => {
+            "not a SQLite database (the file holds something else)".to_string()
+        }
+        Some(rusqlite::ErrorCode::DatabaseCorrupt) => format!("the database is damaged: {error}"),
+        Some(rusqlite::ErrorCode::DiskFull) => format!("the disk is full: {error}"),
+        _ => error.to_string(),
+    }
+}

@@ -1,0 +1,98 @@
+//! `flip load` at tiny scale against a real daemon: games finish, nothing errs,
+//! and the report has the figures it promises.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use flipline_tests::{start, test_config, workspace_binary};
+
+/// Runs `flip load` with `args` (bounded in time) and returns its report.
+fn load_report(args: &[&str]) -> String {
+    let binary = workspace_binary("flip", "flip");
+    let mut child = Command::new(&binary)
+        .arg("load")
+        .args(args)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while child.try_wait().ok().flatten().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("flip load did not finish");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let output = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("wait: {e}"));
+    assert!(output.status.success(), "flip load failed: {output:?}");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The number after `name ` on its line of the report.
+fn figure(report: &str, name: &str) -> f64 {
+    report
+        .lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' '))
+        .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no '{name}' in the report:\n{report}"))
+}
+
+#[test]
+fn twenty_games_for_a_few_seconds_finish_games_without_errors() {
+    let daemon = start(test_config());
+    let pid = std::process::id().to_string();
+    let server = daemon.addr.to_string();
+    let report = load_report(&[
+        "--server",
+        &server,
+        "--games",
+        "20",
+        "--duration",
+        "4",
+        "--think-ms",
+        "20",
+        "--variant",
+        "tictactoe",
+        "--pid",
+        &pid,
+    ]);
+    assert_eq!(figure(&report, "connections"), 40.0, "{report}");
+    assert!(figure(&report, "games") >= 1.0, "{report}");
+    assert!(figure(&report, "moves/s") > 0.0, "{report}");
+    assert_eq!(figure(&report, "errors"), 0.0, "{report}");
+    assert!(
+        figure(&report, "latency p99") >= figure(&report, "latency p50"),
+        "{report}"
+    );
+    assert!(figure(&report, "rss after") > 0.0, "{report}");
+}
+
+#[test]
+fn the_json_report_is_one_object_with_the_same_figures() {
+    let daemon = start(test_config());
+    let server = daemon.addr.to_string();
+    let report = load_report(&[
+        "--server",
+        &server,
+        "--games",
+        "4",
+        "--duration",
+        "1",
+        "--think-ms",
+        "20",
+        "--json",
+    ]);
+    let line = report.trim();
+    assert!(line.starts_with('{') && line.ends_with('}'), "{report}");
+    assert_eq!(report.lines().count(), 1, "{report}");
+    for key in [
+        "\"connections\":8",
+        "\"moves_per_s\":",
+        "\"latency_ms\":{\"p50\":",
+        "\"errors\":{\"total\":0",
+    ] {
+        assert!(line.contains(key), "{key} missing in {line}");
+    }
+}
