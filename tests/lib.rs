@@ -987,3 +987,19 @@ fn build_binary(package: &str, binary: &str) -> PathBuf {
     );
     path
 }
+
+/// Waits for a child at most `limit`, killing it past that, and returns its
+/// output (so that no test can hang on a child process).
+pub fn wait_bounded(mut child: std::process::Child, limit: Duration) -> std::process::Output {
+    let deadline = Instant::now() + limit;
+    while child.try_wait().ok().flatten().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("wait: {e}"))
+}

@@ -87,24 +87,14 @@ fn history_gives_a_game_its_players_moves_and_result() {
 /// Runs `flip` with `args`, at most 30 s.
 fn flip(args: &[&str]) -> Output {
     let binary = workspace_binary("flip", "flip");
-    let mut child = Command::new(binary)
+    let child = Command::new(binary)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("cannot run flip: {e}"));
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while child.try_wait().ok().flatten().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child
-        .wait_with_output()
-        .unwrap_or_else(|e| panic!("wait: {e}"))
+    wait_bounded(child, Duration::from_secs(30))
 }
 
 /// Plays `moves` in a new hotseat game, then resigns it; returns the game.

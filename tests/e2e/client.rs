@@ -6,7 +6,9 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use flipline_tests::{Client, remove_temp_dir, start, temp_dir, test_config, workspace_binary};
+use flipline_tests::{
+    Client, remove_temp_dir, start, temp_dir, test_config, wait_bounded, workspace_binary,
+};
 
 /// `flip` as a child process with piped stdin and stdout; killed when dropped.
 struct FlipProcess {
@@ -275,19 +277,4 @@ fn the_example_python_bot_plays_its_games() {
         assert_eq!(games.len(), 2, "{text}");
         assert!(games.iter().all(|g| g.contains("(normal)")), "{text}");
     }
-}
-
-/// Waits for a child at most `limit`, killing it past that.
-fn wait_bounded(mut child: Child, limit: Duration) -> std::process::Output {
-    let deadline = Instant::now() + limit;
-    while child.try_wait().ok().flatten().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child
-        .wait_with_output()
-        .unwrap_or_else(|e| panic!("wait: {e}"))
 }

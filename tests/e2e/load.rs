@@ -2,30 +2,20 @@
 //! and the report has the figures it promises.
 
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use flipline_tests::{start, test_config, workspace_binary};
+use flipline_tests::{start, test_config, wait_bounded, workspace_binary};
 
 /// Runs `flip load` with `args` (bounded in time) and returns its report.
 fn load_report(args: &[&str]) -> String {
     let binary = workspace_binary("flip", "flip");
-    let mut child = Command::new(&binary)
+    let child = Command::new(&binary)
         .arg("load")
         .args(args)
         .stdout(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while child.try_wait().ok().flatten().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("flip load did not finish");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let output = child
-        .wait_with_output()
-        .unwrap_or_else(|e| panic!("wait: {e}"));
+    let output = wait_bounded(child, Duration::from_secs(60));
     assert!(output.status.success(), "flip load failed: {output:?}");
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
