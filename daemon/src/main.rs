@@ -44,6 +44,7 @@ fn main() -> ExitCode {
     if let Some(listen) = flags.listen {
         config.listen = listen;
     }
+    raise_open_file_limit(config.max_connections);
     match serve(config, termination_signal, |_| {}) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -53,11 +54,33 @@ fn main() -> ExitCode {
     }
 }
 
+/// Every connection is an open file: raise the soft limit as far as the hard
+/// limit allows, and say so when it still caps `max_connections`.
+fn raise_open_file_limit(max_connections: usize) {
+    let wanted = u64::try_from(max_connections)
+        .unwrap_or(u64::MAX)
+        .saturating_add(64);
+    match rlimit::increase_nofile_limit(wanted) {
+        Ok(limit) if limit < wanted => tracing::warn!(
+            limit,
+            max_connections,
+            "the open-file limit caps connections at about {}",
+            limit.saturating_sub(64)
+        ),
+        Ok(limit) => tracing::debug!(limit, "open-file limit"),
+        Err(e) => tracing::warn!(error = %e, "cannot raise the open-file limit"),
+    }
+}
+
 fn init_logging(format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // Colour codes only for a person at a terminal, never in a log file.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr())
+        && std::env::var_os("NO_COLOR").is_none();
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(ansi)
         .with_writer(std::io::stderr);
     match format {
         LogFormat::Text => builder.init(),
