@@ -38,6 +38,8 @@ pub struct Link {
     pub lost: AtomicBool,
     /// Set before a deliberate close, so that the reader does not report a loss.
     pub closing: AtomicBool,
+    /// The server's greeting (`HELLO flipline 1`).
+    pub greeting: String,
     /// Called with the view after every server line (local mode saves its game).
     pub on_update: Option<fn(&View)>,
 }
@@ -49,7 +51,7 @@ impl Link {
         style: Style,
         on_update: Option<fn(&View)>,
     ) -> Result<(Arc<Link>, BufReader<TcpStream>), String> {
-        let (stream, reader) = open(server)?;
+        let (stream, reader, greeting) = open_with_greeting(server)?;
         let link = Arc::new(Link {
             writer: Mutex::new(Some(stream)),
             view: Mutex::new(View::new(style)),
@@ -57,6 +59,7 @@ impl Link {
             lost: AtomicBool::new(false),
             closing: AtomicBool::new(false),
             on_update,
+            greeting,
         });
         Ok((link, reader))
     }
@@ -131,6 +134,13 @@ impl Link {
 
 /// Opens a connection and reads the greeting.
 pub fn open(server: &str) -> Result<(TcpStream, BufReader<TcpStream>), String> {
+    open_with_greeting(server).map(|(stream, reader, _)| (stream, reader))
+}
+
+/// [`open`], also returning the server's greeting line.
+pub fn open_with_greeting(
+    server: &str,
+) -> Result<(TcpStream, BufReader<TcpStream>, String), String> {
     let stream =
         TcpStream::connect(server).map_err(|e| format!("cannot connect to {server}: {e}"))?;
     let _ = stream.set_nodelay(true);
@@ -145,5 +155,5 @@ pub fn open(server: &str) -> Result<(TcpStream, BufReader<TcpStream>), String> {
             greeting.trim_end()
         ));
     }
-    Ok((stream, reader))
+    Ok((stream, reader, greeting.trim_end().to_string()))
 }

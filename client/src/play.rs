@@ -57,7 +57,7 @@ pub fn run(options: &PlayOptions, first: Vec<String>) -> Result<(), String> {
     if interactive {
         interactive_loop(&link, reader, options, commands)
     } else {
-        println!("connected to {}", options.server);
+        println!("connected to {}: {}", options.server, link.greeting);
         spawn_reader(&link, reader, Box::new(StdoutSink), options);
         script_loop(&link, commands)
     }
@@ -401,8 +401,8 @@ fn interactive_loop(
         let _ = editor.load_history(path);
     }
     println!(
-        "connected to {}; type help for the commands",
-        options.server
+        "connected to {}: {}; type help for the commands",
+        options.server, link.greeting
     );
     let printer = editor
         .create_external_printer()
