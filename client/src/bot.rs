@@ -238,7 +238,9 @@ impl Bot {
             .filter(|g| g.id == game && g.colors.contains(&side))?;
         let position = g.position?;
         self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let deadline = Instant::now() + Duration::from_millis(self.args.think_ms);
+        let think = Duration::from_millis(self.args.think_ms)
+            .min(engine::level(self.args.level).time_budget());
+        let deadline = Instant::now() + think;
         let mut stop = || Instant::now() >= deadline;
         let choice = engine::choose(&position, self.args.level, self.seed, &mut stop)?;
         Some(match choice.mv {

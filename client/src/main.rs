@@ -1,6 +1,7 @@
 //! `flip`: flipline's line client and engine tools. Flags are parsed here; each
 //! subcommand lives in a module of its own.
 
+mod analyze_cmd;
 mod bot;
 mod export;
 mod link;
@@ -10,6 +11,8 @@ mod paths;
 mod perft_cmd;
 mod play;
 mod render;
+mod solve_cmd;
+mod tourney_cmd;
 mod view;
 
 use std::process::ExitCode;
@@ -35,6 +38,12 @@ enum Command {
     Bot(bot::BotArgs),
     /// Count the leaves of the game tree DEPTH plies deep (passes are plies).
     Perft(perft_cmd::PerftArgs),
+    /// Solve every position of an OBF file exactly (the FFO endgame benchmark).
+    Solve(solve_cmd::SolveArgs),
+    /// List the legal moves of a position with the engine's scores, best first.
+    Analyze(analyze_cmd::AnalyzeArgs),
+    /// Play a round robin between engine levels.
+    Tourney(tourney_cmd::TourneyArgs),
     /// Hold many games against a server and measure moves/s and latency.
     Load(load::LoadArgs),
     /// The bare line-relay baseline that `load` is compared against.
@@ -74,6 +83,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Perft(args)) => perft_cmd::run(&args),
+        Some(Command::Solve(args)) => solve_cmd::run(&args),
+        Some(Command::Analyze(args)) => analyze_cmd::run(&args),
+        Some(Command::Tourney(args)) => tourney_cmd::run(&args),
         Some(Command::Bot(args)) => bot::run(&args),
         Some(Command::Load(args)) => load::run(&args),
         Some(Command::Baseline(args)) => load::run_baseline(&args),

@@ -32,7 +32,11 @@ impl Handler<Think> for EngineWorker {
     type Result = Option<Choice>;
 
     fn handle(&mut self, job: Think, _: &mut SyncContext<Self>) -> Option<Choice> {
-        let mut stop = || Instant::now() >= job.deadline;
+        // The level's own budget caps the deadline: a weak level answers quickly.
+        let deadline = job
+            .deadline
+            .min(Instant::now() + engine::level(job.level).time_budget());
+        let mut stop = || Instant::now() >= deadline;
         engine::choose(&job.game, job.level, job.seed, &mut stop)
     }
 }

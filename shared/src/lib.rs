@@ -15,7 +15,10 @@
 //!   the score, the hash.
 //! - [`notation`]: board strings (OBF), transcripts, `ParseError`.
 //! - [`perft`]: leaf counts for any variant.
-//! - [`engine`]: the computer player: levels 1..=10, alpha-beta search, move ranking.
+//! - [`engine`]: the computer player: levels 1..=10, the 8x8 midgame search and
+//!   exact endgame solver on bitboards, the generic search for the other boards,
+//!   move ranking.
+//! - [`obf`]: OBF lines, the format of the FFO endgame test positions.
 //! - [`protocol`]: protocol v1: `Command` parsing, `Event` lines, `ServerLine` for clients.
 
 pub mod bits;
@@ -23,6 +26,7 @@ pub mod board8;
 pub mod engine;
 pub mod game;
 pub mod notation;
+pub mod obf;
 pub mod perft;
 pub mod protocol;
 pub mod square;

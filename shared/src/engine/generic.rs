@@ -1,46 +1,22 @@
-//! The computer player: a move for the side to move, at ten levels of strength.
+//! The search for every variant through [`Game`]'s public API: the path for the
+//! boards the bitboard engine does not cover (6x6, 10x10, free placement) and for
+//! tic-tac-toe, which it solves to the end.
 //!
 //! Levels 1 and 2 do not search (a seeded random move; the greediest move).
 //! Levels 3 and up run negamax with alpha-beta, deepening one ply at a time so that
-//! a `stop` request still leaves the answer of the last finished depth. Everything
-//! goes through [`Game`]'s public API, so every variant is played by the same code;
-//! only the [`Evaluator`] knows one variant from another.
-//!
-//! Pure like the rest of the crate: no clock and no randomness of its own. Time
-//! limits are the caller's, through `stop`; variety between bots comes from `seed`.
+//! a `stop` request still leaves the answer of the last finished depth. Only the
+//! [`Evaluator`] knows one variant from another.
 
+use super::{Choice, MAX_LEVEL, MIN_LEVEL, SplitMix64, WIN_FACTOR};
 use crate::game::Game;
 use crate::square::{Move, Square};
 use crate::variant::{Color, Variant};
 
-/// How hard the engine looks: 1 random, 2 greedy (most discs flipped; in anti the
-/// fewest), 3..=10 alpha-beta to depth `level - 1` (iterative deepening from depth 1).
-pub const MIN_LEVEL: u8 = 1;
-/// The strongest level; see [`MIN_LEVEL`].
-pub const MAX_LEVEL: u8 = 10;
-
-/// What one disc of final margin is worth. Larger than any heuristic score (these are
-/// clamped below it), so a won end always beats a good-looking position.
-const WIN_FACTOR: i32 = 10_000;
 /// Beyond every score: the largest margin is 100 discs, i.e. 1,000,000.
 const INFINITY: i32 = 1 << 30;
 /// Nodes between two calls of `stop`: often enough to answer promptly, rarely
 /// enough that a slow callback costs nothing.
 const POLL_INTERVAL: u64 = 4096;
-
-/// The engine's answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Choice {
-    /// The move.
-    pub mv: Move,
-    /// Its value for the side to move: a final margin times a large factor for
-    /// finished games, otherwise the [`Evaluator`]'s score. Higher is better.
-    pub score: i32,
-    /// Plies searched (0 when nothing was searched: a random move or a forced pass).
-    pub depth: u32,
-    /// Positions visited.
-    pub nodes: u64,
-}
 
 /// Scores a position that has not ended, from the side to move's point of view.
 /// Results are clamped to less than one disc of final margin.
@@ -171,7 +147,7 @@ fn is_corner(square: Square, size: u8) -> bool {
     (square.row == 0 || square.row == last) && (square.col == 0 || square.col == last)
 }
 
-/// Chooses a move for the side to move. `seed` drives level 1's random pick and
+/// Chooses a move for the side to move (see [`super::choose`]). `seed` drives level 1's random pick and
 /// breaks ties so bots vary (same seed, same answer). `stop` is polled every few
 /// thousand nodes; when it returns true the search ends and the best move of the last
 /// completed iteration is returned (at least depth 1 is always completed, so a move
@@ -191,6 +167,7 @@ pub fn choose(game: &Game, level: u8, seed: u64, stop: &mut dyn FnMut() -> bool)
             score,
             depth: 0,
             nodes: 0,
+            exact: false,
         };
         return Some(choice);
     }
@@ -309,6 +286,7 @@ fn one_ply_choice(game: &Game, mv: Move, depth: u32, nodes: u64) -> Option<Choic
         score,
         depth,
         nodes,
+        exact: child.is_over(),
     })
 }
 
@@ -398,6 +376,7 @@ impl<'a> Search<'a> {
                 score,
                 depth,
                 nodes: self.nodes,
+                exact: !self.horizon,
             });
             if !self.horizon {
                 break;
@@ -470,8 +449,12 @@ impl<'a> Search<'a> {
                 score,
                 depth,
                 nodes,
+                exact: false,
             });
         }
+        // Known only now: whether any line of any move reached the depth limit.
+        let exact = !self.horizon;
+        scores.iter_mut().for_each(|choice| choice.exact = exact);
         Some(scores)
     }
 
@@ -515,34 +498,6 @@ impl<'a> Search<'a> {
             self.stopped = true;
         }
         self.stopped
-    }
-}
-
-/// splitmix64: a tiny, well-mixed generator, enough to draw moves and break ties.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (0 when `n` is 0).
-    fn below(&mut self, n: usize) -> usize {
-        match u64::try_from(n) {
-            Ok(n) if n > 0 => usize::try_from(self.next() % n).unwrap_or(0),
-            _ => 0,
-        }
-    }
-
-    /// Fisher-Yates.
-    fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            items.swap(i, self.below(i + 1));
-        }
     }
 }
 

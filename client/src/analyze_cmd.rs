@@ -1,0 +1,76 @@
+//! `flip analyze`: every legal move of a position with its score, best first, as
+//! the engine sees it at a level (the move advisor's view, the same as `HINT`).
+
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use flipline::Variant;
+use flipline::engine::{self, Choice};
+use flipline::notation::parse_board;
+
+#[derive(Args, Debug)]
+pub struct AnalyzeArgs {
+    /// The position: "<cells> <X|O>" (OBF cells, row by row from a1; a leading
+    /// `-` is an empty square, not a flag).
+    #[arg(allow_hyphen_values = true)]
+    board: String,
+    /// Engine level, 1 to 10.
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u8).range(1..=10))]
+    level: u8,
+    /// The game whose rules apply.
+    #[arg(long, default_value = "othello")]
+    variant: Variant,
+    /// Longest the analysis may think, in milliseconds (default: the level's
+    /// time budget).
+    #[arg(long)]
+    time_ms: Option<u64>,
+}
+
+/// Prints one line a move: the move, its score, how it was found.
+pub fn run(args: &AnalyzeArgs) -> Result<(), String> {
+    let game = parse_board(&args.board, args.variant).map_err(|e| e.to_string())?;
+    if game.is_over() {
+        return Err("the game is over: no moves to analyze".to_string());
+    }
+    let budget = args.time_ms.map_or_else(
+        || engine::level(args.level).time_budget(),
+        Duration::from_millis,
+    );
+    let start = Instant::now();
+    let deadline = start + budget;
+    let ranked = engine::rank_moves(&game, args.level, &mut || Instant::now() >= deadline);
+    let seconds = start.elapsed().as_secs_f64();
+    let nodes: u64 = ranked.iter().map(|c| c.nodes).max().unwrap_or(0);
+    println!(
+        "{} to move, level {}: {} moves, {nodes} nodes, {seconds:.3} s",
+        game.to_move(),
+        args.level,
+        ranked.len()
+    );
+    // The bitboard engine scores in hundredths of a disc; the generic one (other
+    // boards) in units of its own.
+    let hundredths = game.size() == 8 && args.variant != Variant::Freeplace;
+    for choice in &ranked {
+        let score = score_text(choice, hundredths);
+        println!("{:>5} {:>8}  {}", choice.mv.to_string(), score, how(choice));
+    }
+    Ok(())
+}
+
+/// An exact score as a disc margin (`+12`), a heuristic one in discs to two
+/// places (`+1.25`) when it is in hundredths of a disc, else as it is.
+fn score_text(choice: &Choice, hundredths: bool) -> String {
+    match choice.margin() {
+        Some(margin) => format!("{margin:+}"),
+        None if hundredths => format!("{:+.2}", f64::from(choice.score) / 100.0),
+        None => format!("{:+}", choice.score),
+    }
+}
+
+fn how(choice: &Choice) -> String {
+    if choice.exact {
+        "exact".to_string()
+    } else {
+        format!("depth {}", choice.depth)
+    }
+}

@@ -1,0 +1,380 @@
+//! The last four empty squares, where most nodes of an exact search are: the
+//! squares travel as indices rather than as a bit set, moves are tried in
+//! quadrant-parity order, a square with no opponent disc next to it is skipped
+//! without computing its flips, and the very last move only counts its flips
+//! from tables, since with one empty square every other square is taken.
+
+use super::board::{SCORE_INF, Squares, after, final_score, quadrant_bit};
+use super::endgame::Solver;
+use super::flip::flips;
+
+/// The squares around each square.
+pub static NEIGHBOURS: [u64; 64] = {
+    let mut t = [0u64; 64];
+    let mut s = 0;
+    while s < 64 {
+        let (r, c) = (s as i32 / 8, s as i32 % 8);
+        let mut dr = -1;
+        while dr <= 1 {
+            let mut dc = -1;
+            while dc <= 1 {
+                let (rr, cc) = (r + dr, c + dc);
+                if (dr != 0 || dc != 0) && rr >= 0 && rr < 8 && cc >= 0 && cc < 8 {
+                    t[s] |= 1 << (rr * 8 + cc);
+                }
+                dc += 1;
+            }
+            dr += 1;
+        }
+        s += 1;
+    }
+    t
+};
+
+/// The a1-h8 (step 9) and h1-a8 (step 7) diagonals through each square.
+static DIAGONALS: [[u64; 2]; 64] = {
+    let mut t = [[0u64; 2]; 64];
+    let mut s = 0;
+    while s < 64 {
+        let (r, c) = (s as i32 / 8, s as i32 % 8);
+        let mut k = -7;
+        while k <= 7 {
+            let (rr, c9, c7) = (r + k, c + k, c - k);
+            if rr >= 0 && rr < 8 {
+                if c9 >= 0 && c9 < 8 {
+                    t[s][0] |= 1 << (rr * 8 + c9);
+                }
+                if c7 >= 0 && c7 < 8 {
+                    t[s][1] |= 1 << (rr * 8 + c7);
+                }
+            }
+            k += 1;
+        }
+        s += 1;
+    }
+    t
+};
+
+/// `COUNT_FLIPS[pos][line]`: discs flipped along an 8-square line by a disc
+/// played at `pos` when `line` holds the player's discs and every other square of
+/// the line is the opponent's. Squares beyond a short diagonal read as the
+/// opponent's, which is harmless: a run through them is never closed.
+static COUNT_FLIPS: [[u8; 256]; 8] = {
+    let mut t = [[0u8; 256]; 8];
+    let mut pos = 0;
+    while pos < 8 {
+        let mut line = 0;
+        while line < 256 {
+            let mut count = 0;
+            let mut y = pos as i32 - 1;
+            while y >= 0 && line >> y & 1 == 0 {
+                y -= 1;
+            }
+            if y >= 0 {
+                count += pos as i32 - y - 1;
+            }
+            let mut y = pos as i32 + 1;
+            while y < 8 && line >> y & 1 == 0 {
+                y += 1;
+            }
+            if y < 8 {
+                count += y - pos as i32 - 1;
+            }
+            t[pos][line] = count as u8;
+            line += 1;
+        }
+        pos += 1;
+    }
+    t
+};
+
+/// Discs `p` flips by playing `x`, the only empty square.
+#[inline(always)]
+fn count_last_flips(x: u32, p: u64) -> i32 {
+    let (row, col) = ((x >> 3) as usize, (x & 7) as usize);
+    let [d9, d7] = DIAGONALS[x as usize & 63];
+    // Any set of squares in distinct columns gathers into the top byte under
+    // this multiplication, each square at its column.
+    let gather = |bits: u64| (bits.wrapping_mul(0x0101_0101_0101_0101) >> 56) as usize;
+    let column = ((p >> col) & 0x0101_0101_0101_0101).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+    let by_col = &COUNT_FLIPS[col];
+    let n = COUNT_FLIPS[row][column as usize]
+        + by_col[(p >> (row * 8)) as usize & 0xFF]
+        + by_col[gather(p & d9)]
+        + by_col[gather(p & d7)];
+    i32::from(n)
+}
+
+/// The final score with one empty square `x` left, `p` to move: whoever can play
+/// it does (`p` first).
+#[inline(always)]
+pub fn last1<const ANTI: bool>(p: u64, o: u64, x: u32) -> i32 {
+    // 63 discs: own - other = 2 * own - 63.
+    let diff = 2 * p.count_ones() as i32 - 63;
+    let n = count_last_flips(x, p);
+    let score = if n > 0 {
+        diff + 2 * n + 1
+    } else {
+        let m = count_last_flips(x, o);
+        if m > 0 {
+            diff - 2 * m - 1
+        } else if diff > 0 {
+            diff + 1
+        } else {
+            diff - 1
+        }
+    };
+    if ANTI { -score } else { score }
+}
+
+/// The discs `p` flips by playing `x`, skipping the work when no opponent disc
+/// touches `x` (then nothing can flip).
+#[inline(always)]
+fn flips_near(x: u32, p: u64, o: u64) -> u64 {
+    if NEIGHBOURS[x as usize & 63] & o == 0 {
+        0
+    } else {
+        flips(x, p, o)
+    }
+}
+
+/// The squares with those alone in an odd quadrant first: playing there keeps
+/// the last move of the quadrant for the side that entered it.
+#[inline(always)]
+fn parity_order<const N: usize>(squares: impl Iterator<Item = u32>, parity: u32) -> [u32; N] {
+    let mut all = [0u32; N];
+    for (slot, x) in all.iter_mut().zip(squares) {
+        *slot = x;
+    }
+    let mut out = [0u32; N];
+    let mut k = 0;
+    for want_odd in [true, false] {
+        for &x in &all {
+            if (parity & quadrant_bit(x) != 0) == want_odd {
+                out[k] = x;
+                k += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The three squares of four other than the `skip`th.
+#[inline(always)]
+fn others(squares: [u32; 4], skip: usize) -> [u32; 3] {
+    let [a, b, c, d] = squares;
+    match skip {
+        0 => [b, c, d],
+        1 => [a, c, d],
+        2 => [a, b, d],
+        _ => [a, b, c],
+    }
+}
+
+impl<const ANTI: bool> Solver<'_, ANTI> {
+    /// Any window, 0 to 4 empties.
+    pub(super) fn solve_few(
+        &mut self,
+        p: u64,
+        o: u64,
+        alpha: i32,
+        beta: i32,
+        n: u32,
+        parity: u32,
+    ) -> i32 {
+        let mut squares = Squares(!(p | o));
+        let mut next = || squares.next().unwrap_or(0);
+        match n {
+            4 => self.solve4(p, o, alpha, beta, parity),
+            3 => {
+                let (a, b, c) = (next(), next(), next());
+                self.solve3(p, o, alpha, beta, [a, b, c], parity)
+            }
+            2 => {
+                let (a, b) = (next(), next());
+                self.solve2(p, o, alpha, beta, a, b)
+            }
+            1 => {
+                self.nodes += 1;
+                last1::<ANTI>(p, o, next())
+            }
+            _ => {
+                self.nodes += 1;
+                final_score::<ANTI>(p, o)
+            }
+        }
+    }
+
+    /// Four empties: the squares in parity order, then [`Solver::solve3`].
+    pub(super) fn solve4(&mut self, p: u64, o: u64, alpha: i32, beta: i32, parity: u32) -> i32 {
+        self.nodes += 1;
+        if let Some(bound) = self.stability_cutoff(p, o, alpha, 4) {
+            return bound;
+        }
+        let squares: [u32; 4] = parity_order(Squares(!(p | o)), parity);
+        let v = self.solve4_side(p, o, alpha, beta, squares, parity);
+        if v > -SCORE_INF {
+            return v;
+        }
+        let v = self.solve4_side(o, p, -beta, -alpha, squares, parity);
+        if v > -SCORE_INF {
+            return -v;
+        }
+        final_score::<ANTI>(p, o)
+    }
+
+    /// Four empties, `p` to move; `-SCORE_INF` when `p` has no move.
+    #[inline(always)]
+    fn solve4_side(
+        &mut self,
+        p: u64,
+        o: u64,
+        mut alpha: i32,
+        beta: i32,
+        squares: [u32; 4],
+        parity: u32,
+    ) -> i32 {
+        let mut best = -SCORE_INF;
+        for (i, &x) in squares.iter().enumerate() {
+            let f = flips_near(x, p, o);
+            if f == 0 {
+                continue;
+            }
+            let (np, no) = after(x, f, p, o);
+            let rest = others(squares, i);
+            let v = -self.solve3(np, no, -beta, -alpha, rest, parity ^ quadrant_bit(x));
+            if v > best {
+                best = v;
+                if v >= beta {
+                    return v;
+                }
+                alpha = alpha.max(v);
+            }
+        }
+        best
+    }
+
+    /// Three empties (already in parity order when they come from four).
+    pub(super) fn solve3(
+        &mut self,
+        p: u64,
+        o: u64,
+        alpha: i32,
+        beta: i32,
+        squares: [u32; 3],
+        parity: u32,
+    ) -> i32 {
+        self.nodes += 1;
+        let squares: [u32; 3] = parity_order(squares.into_iter(), parity);
+        let v = self.solve3_side(p, o, alpha, beta, squares);
+        if v > -SCORE_INF {
+            return v;
+        }
+        let v = self.solve3_side(o, p, -beta, -alpha, squares);
+        if v > -SCORE_INF {
+            return -v;
+        }
+        final_score::<ANTI>(p, o)
+    }
+
+    /// Three empties, `p` to move; `-SCORE_INF` when `p` has no move.
+    #[inline(always)]
+    fn solve3_side(
+        &mut self,
+        p: u64,
+        o: u64,
+        mut alpha: i32,
+        beta: i32,
+        [a, b, c]: [u32; 3],
+    ) -> i32 {
+        let mut best = -SCORE_INF;
+        for (x, y, z) in [(a, b, c), (b, a, c), (c, a, b)] {
+            let f = flips_near(x, p, o);
+            if f == 0 {
+                continue;
+            }
+            let (np, no) = after(x, f, p, o);
+            let v = -self.solve2(np, no, -beta, -alpha, y, z);
+            if v > best {
+                best = v;
+                if v >= beta {
+                    return v;
+                }
+                alpha = alpha.max(v);
+            }
+        }
+        best
+    }
+
+    /// Two empties.
+    pub(super) fn solve2(&mut self, p: u64, o: u64, alpha: i32, beta: i32, a: u32, b: u32) -> i32 {
+        self.nodes += 1;
+        let mut best = -SCORE_INF;
+        let f = flips_near(a, p, o);
+        if f != 0 {
+            let (np, no) = after(a, f, p, o);
+            self.nodes += 1;
+            best = -last1::<ANTI>(np, no, b);
+            if best >= beta {
+                return best;
+            }
+        }
+        let f = flips_near(b, p, o);
+        if f != 0 {
+            let (np, no) = after(b, f, p, o);
+            self.nodes += 1;
+            return best.max(-last1::<ANTI>(np, no, a));
+        }
+        if best > -SCORE_INF {
+            return best;
+        }
+        // We pass: the opponent picks the lower of our scores.
+        let mut worst = SCORE_INF;
+        let f = flips_near(a, o, p);
+        if f != 0 {
+            let (np, no) = after(a, f, o, p);
+            self.nodes += 1;
+            worst = last1::<ANTI>(np, no, b);
+            if worst <= alpha {
+                return worst;
+            }
+        }
+        let f = flips_near(b, o, p);
+        if f != 0 {
+            let (np, no) = after(b, f, o, p);
+            self.nodes += 1;
+            return worst.min(last1::<ANTI>(np, no, a));
+        }
+        if worst < SCORE_INF {
+            return worst;
+        }
+        final_score::<ANTI>(p, o)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board8::flips;
+
+    #[test]
+    fn last_flip_counts_match_the_flips() {
+        let mut seed = 7u64;
+        for _ in 0..20_000 {
+            seed = crate::game::mix64(seed.wrapping_add(0x9E37_79B9_7F4A_7C15));
+            let x = (seed >> 58) as u32;
+            let p = crate::game::mix64(seed) & !(1 << x);
+            let o = !p & !(1 << x);
+            assert_eq!(
+                count_last_flips(x, p),
+                flips(x, p, o).count_ones() as i32,
+                "{x} {p:#x}"
+            );
+            assert_eq!(
+                count_last_flips(x, o),
+                flips(x, o, p).count_ones() as i32,
+                "{x} {o:#x}"
+            );
+        }
+    }
+}
