@@ -8,12 +8,14 @@ use flipline::protocol::{Event, GameResult};
 use flipline_tests::*;
 
 /// `HISTORY game` until its line satisfies `want` (some writes, like a game's
-/// end, are committed a moment after the events); returns the line.
+/// creation or end, are committed a moment after the events: until then the
+/// store may not know the game, a 404); returns the line.
 fn history_until(client: &mut Client, game: u64, want: impl Fn(&str) -> bool) -> String {
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         let (data, ok) = client.command(&format!("HISTORY {game}"));
-        assert_eq!(ok, "OK", "HISTORY {game}");
+        let not_yet = ok.starts_with("ERR 404") && Instant::now() < deadline;
+        assert!(ok == "OK" || not_yet, "HISTORY {game}: {ok}");
         let line = data.last().cloned().unwrap_or_default();
         if want(&line) {
             return line;
