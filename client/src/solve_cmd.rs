@@ -170,6 +170,12 @@ impl Printer {
             .best
             .map_or(Move::Pass, |x| Move::Place(Square::from_index(x, 8)));
         let verdict = verdict(&task.position, mv, solved.score);
+        // A finished game has no move at all; a blocked side has its pass.
+        let shown = if game.is_over() {
+            "--".to_string()
+        } else {
+            mv.to_string()
+        };
         if verdict.is_some() {
             self.disagreements.push(task.number);
         }
@@ -177,7 +183,7 @@ impl Printer {
             "{:>4} {:>7} {:>5} {:>+6} {:>14} {:>9.3} {:>14.0} {}",
             task.number,
             empties,
-            mv.to_string(),
+            shown,
             solved.score,
             solved.nodes,
             solved.seconds,

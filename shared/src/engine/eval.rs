@@ -10,9 +10,11 @@
 //!
 //! Its weights depend on the number of empty squares. In the endgame (12 to 24
 //! empties) they are a least-squares fit of these features to the exact scores of
-//! positions solved by the solver itself (`shared/examples/fit_eval.rs`
-//! regenerates them); towards the opening they blend into hand-set weights, since
-//! no exact score is known there.
+//! 4,132 positions solved by the solver itself (`shared/examples/fit_eval.rs`
+//! regenerates them; the fit misses by 10.8 discs, root mean square); towards
+//! the opening they blend into hand-set weights, since no exact score is known
+//! there. The solver sorts deep nodes and decides ProbCut with it, so its
+//! accuracy near the end is worth solver speed.
 
 use super::board::{CORNERS, neighbours};
 use super::stability::{corner_stability, stable_count};

@@ -610,18 +610,24 @@ mod tests {
     }
 
     #[test]
-    fn tictactoe_level_three_plays_perfectly_from_every_position() {
+    fn tictactoe_levels_three_and_up_play_perfectly_from_every_position() {
         let mut memo = HashMap::new();
         let mut seen = HashSet::new();
         let mut stack = vec![Game::new(Variant::TicTacToe)];
+        let mut wins = 0;
         while let Some(game) = stack.pop() {
             if game.is_over() || !seen.insert(game) {
                 continue;
             }
             let value = solve(&game, &mut memo);
-            for seed in 0..2 {
-                let choice = choose(&game, 3, seed, &mut || true).unwrap();
+            wins += usize::from(value == 1);
+            // Through the public entry point, as bots call it; a stop that
+            // says "now" at once must not matter.
+            for (level, seed) in [(3, 0), (3, 1), (6, 2), (10, 3)] {
+                let choice = super::super::choose(&game, level, seed, &mut || true).unwrap();
                 let after = play(&game, choice.mv).expect("legal");
+                // Never worse than the position's value: a forced win is won, a
+                // draw is never lost.
                 assert_eq!(-solve(&after, &mut memo), value, "{game:?} {choice:?}");
             }
             stack.extend(
@@ -631,6 +637,7 @@ mod tests {
             );
         }
         assert_eq!(seen.len(), 4520, "non-final positions of tic-tac-toe");
+        assert!(wins > 1000, "forced wins checked: {wins}");
     }
 
     /// Every legal move with its solved value, for a position near the end.
