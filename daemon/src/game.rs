@@ -58,14 +58,21 @@ pub struct GameSetup {
     /// Whether the game is recovered from the store: its people are not
     /// connected yet, and their grace period runs from the start.
     pub recovered: bool,
+    /// What every game uses, shared.
+    pub services: Arc<GameServices>,
+    /// Plies played, shared with the lobby for `LIST`.
+    pub ply: Arc<AtomicU32>,
+}
+
+/// What every game talks to, made once by the lobby and shared: a copy of an
+/// `Addr` costs two allocations, and an idle game should cost little.
+pub struct GameServices {
     /// Daemon settings.
     pub config: Arc<Config>,
     /// The lobby, told of status changes.
     pub lobby: Addr<Lobby>,
     /// The engine pool, for bots and hints.
     pub engine: Addr<EngineWorker>,
-    /// Plies played, shared with the lobby for `LIST`.
-    pub ply: Arc<AtomicU32>,
     /// Where moves are committed.
     pub store: Store,
 }
@@ -74,9 +81,16 @@ pub struct GameSetup {
 struct Player {
     name: String,
     session: Option<Addr<Session>>,
+    /// Set while the connection is gone; boxed, since few players are away.
+    away: Option<Box<Away>>,
+}
+
+/// A seat kept for someone who lost their connection.
+struct Away {
+    /// When the connection went.
+    since: Instant,
+    /// The timer that ends the game when the grace period runs out.
     grace: Option<SpawnHandle>,
-    /// When the connection went, while it is gone.
-    away_since: Option<Instant>,
 }
 
 impl Player {
@@ -84,8 +98,7 @@ impl Player {
         Player {
             name,
             session,
-            grace: None,
-            away_since: None,
+            away: None,
         }
     }
 }
@@ -157,7 +170,8 @@ pub struct GameActor {
     /// Black's seat, then white's.
     seats: [Seat; 2],
     spectators: Vec<Addr<Session>>,
-    clocks: Option<Clocks>,
+    /// Boxed: most games have no clock, and an idle game should be small.
+    clocks: Option<Box<Clocks>>,
     flag_timer: Option<SpawnHandle>,
     phase: Phase,
     history: Vec<Move>,
@@ -165,11 +179,8 @@ pub struct GameActor {
     turn_started: Instant,
     rematch: [bool; 2],
     recovered: bool,
-    config: Arc<Config>,
-    lobby: Addr<Lobby>,
-    engine: Addr<EngineWorker>,
+    services: Arc<GameServices>,
     ply: Arc<AtomicU32>,
-    store: Store,
 }
 
 /// What a move changed, to put back if its commit fails.
@@ -233,7 +244,7 @@ impl GameActor {
     /// with each start move is charged to its side's clock.
     pub fn new(setup: GameSetup) -> GameActor {
         let mut game = Game::new(setup.variant);
-        let mut clocks = setup.clock.map(Clocks::new);
+        let mut clocks = setup.clock.map(|spec| Box::new(Clocks::new(spec)));
         let mut history = Vec::with_capacity(setup.start.len());
         for stored in setup.start {
             let side = game.to_move();
@@ -261,11 +272,8 @@ impl GameActor {
             turn_started: Instant::now(),
             rematch: [false; 2],
             recovered: setup.recovered,
-            config: setup.config,
-            lobby: setup.lobby,
-            engine: setup.engine,
+            services: setup.services,
             ply: setup.ply,
-            store: setup.store,
         }
     }
 
@@ -329,7 +337,7 @@ impl GameActor {
             variant: self.game.variant(),
             black: self.seat(Color::Black).name().unwrap_or_else(|| "-".into()),
             white: self.seat(Color::White).name().unwrap_or_else(|| "-".into()),
-            clock: self.clocks.as_ref().map(Clocks::spec),
+            clock: self.clocks.as_deref().map(Clocks::spec),
         }
     }
 
@@ -363,7 +371,7 @@ impl GameActor {
             Phase::Playing => "playing",
             Phase::Over => "over",
         };
-        self.lobby.do_send(GameChanged {
+        self.services.lobby.do_send(GameChanged {
             game: self.id,
             black: self.seat(Color::Black).name(),
             white: self.seat(Color::White).name(),
@@ -447,36 +455,39 @@ impl GameActor {
             deadline,
         };
         let (ply, side) = (self.history.len(), self.game.to_move());
-        let request = self
-            .engine
-            .send(job)
-            .into_actor(self)
-            .map(move |answer, act, ctx| {
-                if act.phase != Phase::Playing || act.history.len() != ply {
-                    return;
-                }
-                let mv = match answer {
-                    Ok(Some(choice)) => choice.mv,
-                    // The pool is gone (shutting down) or had no answer: play on
-                    // with the first legal move rather than stall the game.
-                    _ => act
-                        .game
-                        .legal_moves()
-                        .iter()
-                        .next()
-                        .map_or(Move::Pass, Move::Place),
-                };
-                match act.play(ctx, side, mv) {
-                    Ok(commit) => {
-                        ctx.wait(commit.map(move |result, act, ctx| {
-                            if result.is_err() {
-                                act.retry_bot(ctx, ply);
-                            }
-                        }));
+        let request =
+            self.services
+                .engine
+                .send(job)
+                .into_actor(self)
+                .map(move |answer, act, ctx| {
+                    if act.phase != Phase::Playing || act.history.len() != ply {
+                        return;
                     }
-                    Err(e) => tracing::warn!(game = act.id, error = %e.message, "bot move refused"),
-                }
-            });
+                    let mv = match answer {
+                        Ok(Some(choice)) => choice.mv,
+                        // The pool is gone (shutting down) or had no answer: play on
+                        // with the first legal move rather than stall the game.
+                        _ => act
+                            .game
+                            .legal_moves()
+                            .iter()
+                            .next()
+                            .map_or(Move::Pass, Move::Place),
+                    };
+                    match act.play(ctx, side, mv) {
+                        Ok(commit) => {
+                            ctx.wait(commit.map(move |result, act, ctx| {
+                                if result.is_err() {
+                                    act.retry_bot(ctx, ply);
+                                }
+                            }));
+                        }
+                        Err(e) => {
+                            tracing::warn!(game = act.id, error = %e.message, "bot move refused")
+                        }
+                    }
+                });
         ctx.spawn(request);
     }
 
@@ -496,7 +507,7 @@ impl GameActor {
     /// How long a bot may think: the configured time, and under a clock a share of
     /// what is left.
     fn think_budget(&self) -> Duration {
-        let mut ms = self.config.engine_move_ms;
+        let mut ms = self.services.config.engine_move_ms;
         if let Some(clocks) = &self.clocks {
             let left = clocks.left(self.game.to_move(), Instant::now());
             ms = ms.min(left / 20 + clocks.spec().increment_ms / 2).max(5);
@@ -528,7 +539,7 @@ impl GameActor {
         let now = Instant::now();
         let undo = Undo {
             game: self.game,
-            clocks: self.clocks.clone(),
+            clocks: self.clocks.as_deref().cloned(),
             turn_started: self.turn_started,
         };
         if let Some(clocks) = &mut self.clocks
@@ -548,7 +559,7 @@ impl GameActor {
     /// if refused it is undone and the mover told `ERR 503`.
     fn commit(&mut self, side: Color, mv: Move, used: u64, undo: Undo) -> Commit {
         let ply = u32::try_from(self.history.len()).unwrap_or(u32::MAX);
-        let saved = self.store.append_move(self.id, ply, mv, used);
+        let saved = self.services.store.append_move(self.id, ply, mv, used);
         Box::pin(
             saved
                 .into_actor(self)
@@ -600,7 +611,7 @@ impl GameActor {
     fn undo(&mut self, ctx: &mut Context<Self>, undo: Undo, error: &crate::store::StoreError) {
         tracing::error!(game = self.id, %error, "a move could not be saved");
         self.game = undo.game;
-        self.clocks = undo.clocks;
+        self.clocks = undo.clocks.map(Box::new);
         self.turn_started = undo.turn_started;
         self.history.pop();
         if self.clocks.is_some() {
@@ -651,7 +662,7 @@ impl GameActor {
             white: score.white,
             reason,
         };
-        self.store.write(Write::End {
+        self.services.store.write(Write::End {
             game: self.id,
             result,
         });
@@ -796,21 +807,18 @@ impl GameActor {
         self.rematch = [false; 2];
         let order = Spawn {
             variant: self.game.variant(),
-            clock: self.clocks.as_ref().map(Clocks::spec),
+            clock: self.clocks.as_deref().map(Clocks::spec),
             black,
             white,
             start: Vec::new(),
         };
-        Box::pin(
-            self.lobby
-                .send(order)
-                .into_actor(self)
-                .map(|answer, _, _| match answer {
-                    Ok(Ok(seat)) => Ok(Answer::ok(seat.game.to_string())),
-                    Ok(Err(e)) => Err(e),
-                    Err(_) => Err(ProtocolError::new(ErrorCode::Unavailable, "shutting down")),
-                }),
-        )
+        Box::pin(self.services.lobby.send(order).into_actor(self).map(
+            |answer, _, _| match answer {
+                Ok(Ok(seat)) => Ok(Answer::ok(seat.game.to_string())),
+                Ok(Err(e)) => Err(e),
+                Err(_) => Err(ProtocolError::new(ErrorCode::Unavailable, "shutting down")),
+            },
+        ))
     }
 
     fn join(&mut self, ctx: &mut Context<Self>, member: Member) -> Result<Color, ProtocolError> {
@@ -825,7 +833,7 @@ impl GameActor {
             .find(|&c| matches!(self.seat(c), Seat::Open))
             .ok_or_else(|| conflict(format!("game {} has no free seat", self.id)))?;
         self.seats[slot(free)] = Seat::Human(Player::new(member.name, Some(member.session)));
-        self.store.write(Write::Seats {
+        self.services.store.write(Write::Seats {
             game: self.id,
             black: self.seat(Color::Black).name(),
             white: self.seat(Color::White).name(),
@@ -857,8 +865,7 @@ impl GameActor {
                     _ => {}
                 }
                 p.session = Some(member.session.clone());
-                p.away_since = None;
-                if let Some(timer) = p.grace.take() {
+                if let Some(timer) = p.away.take().and_then(|away| away.grace) {
                     ctx.cancel_future(timer);
                 }
             }
@@ -870,7 +877,7 @@ impl GameActor {
     /// An open game closes before anyone joined it.
     fn cancel(&mut self) {
         self.phase = Phase::Over;
-        self.store.write(Write::Cancel { game: self.id });
+        self.services.store.write(Write::Cancel { game: self.id });
     }
 
     fn disconnected(&mut self, ctx: &mut Context<Self>, name: &str, since: Instant) {
@@ -878,7 +885,7 @@ impl GameActor {
         for &c in &colors {
             if let Seat::Human(p) = &mut self.seats[slot(c)] {
                 p.session = None;
-                p.away_since = Some(since);
+                p.away = Some(Box::new(Away { since, grace: None }));
             }
         }
         match self.phase {
@@ -897,11 +904,17 @@ impl GameActor {
 
     /// Keeps `name`'s seat for the grace period, telling the others.
     fn keep_seat(&mut self, ctx: &mut Context<Self>, color: Color, name: &str) {
-        let grace = Duration::from_secs(self.config.grace_secs);
+        let grace = Duration::from_secs(self.services.config.grace_secs);
         let owner = name.to_string();
         let timer = ctx.run_later(grace, move |act, ctx| act.abandon(ctx, &owner));
         if let Seat::Human(p) = &mut self.seats[slot(color)] {
-            p.grace = Some(timer);
+            let away = p.away.get_or_insert_with(|| {
+                Box::new(Away {
+                    since: Instant::now(),
+                    grace: None,
+                })
+            });
+            away.grace = Some(timer);
         }
         let text = format!(
             "{name} disconnected: the seat is kept for {}s",
@@ -932,9 +945,9 @@ impl GameActor {
         let away = |seat: &Seat| match seat {
             Seat::Human(Player {
                 session: None,
-                away_since,
+                away: Some(away),
                 ..
-            }) => *away_since,
+            }) => Some(away.since),
             _ => None,
         };
         let Some(since) = colors.iter().find_map(|&c| away(self.seat(c))) else {
@@ -1001,7 +1014,7 @@ impl Actor for GameActor {
     }
 
     fn stopped(&mut self, _: &mut Context<Self>) {
-        self.lobby.do_send(GameClosed(self.id));
+        self.services.lobby.do_send(GameClosed(self.id));
     }
 }
 
@@ -1037,10 +1050,11 @@ impl Handler<Hint> for GameActor {
             game: self.game,
             level: HINT_LEVEL,
             seed: random_u64(),
-            deadline: Instant::now() + Duration::from_millis(self.config.engine_move_ms),
+            deadline: Instant::now() + Duration::from_millis(self.services.config.engine_move_ms),
         };
         Box::pin(
-            self.engine
+            self.services
+                .engine
                 .send(job)
                 .into_actor(self)
                 .map(|answer, _, _| match answer {
@@ -1057,7 +1071,7 @@ impl Handler<Hint> for GameActor {
 
 impl GameActor {
     fn hints_allowed(&self) -> bool {
-        let hints = self.config.hints;
+        let hints = self.services.config.hints;
         let bot = self.seats.iter().any(|s| matches!(s, Seat::Bot(_)));
         let names: Vec<Option<String>> = self.seats.iter().map(Seat::name).collect();
         let hotseat = matches!(names.as_slice(), [Some(a), Some(b)] if a == b);

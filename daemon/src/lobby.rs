@@ -18,7 +18,7 @@ use flipline::protocol::{
 
 use crate::config::Config;
 use crate::engine_pool::EngineWorker;
-use crate::game::{GameActor, GameSetup};
+use crate::game::{GameActor, GameServices, GameSetup};
 use crate::messages::*;
 use crate::random_u64;
 use crate::session::Session;
@@ -55,6 +55,8 @@ pub struct Lobby {
     seeks: Vec<OpenSeek>,
     games: HashMap<GameId, GameEntry>,
     store: Store,
+    /// Made at the first game (it holds the lobby's own address).
+    services: Option<Arc<GameServices>>,
 }
 
 impl Lobby {
@@ -78,7 +80,21 @@ impl Lobby {
             seeks: Vec::new(),
             games: HashMap::new(),
             store,
+            services: None,
         }
+    }
+
+    /// What every game shares.
+    fn services(&mut self, ctx: &mut Context<Self>) -> Arc<GameServices> {
+        let services = self.services.get_or_insert_with(|| {
+            Arc::new(GameServices {
+                config: Arc::clone(&self.config),
+                lobby: ctx.address(),
+                engine: self.engine.clone(),
+                store: self.store.clone(),
+            })
+        });
+        Arc::clone(services)
     }
 
     /// Numbers a new game, writes it to the store and starts it.
@@ -126,11 +142,8 @@ impl Lobby {
             white: order.white,
             start,
             recovered,
-            config: Arc::clone(&self.config),
-            lobby: ctx.address(),
-            engine: self.engine.clone(),
+            services: self.services(ctx),
             ply: Arc::clone(&ply),
-            store: self.store.clone(),
         };
         let (black, white) = (setup.black.name(), setup.white.name());
         let addr = match self

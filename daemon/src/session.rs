@@ -7,7 +7,6 @@
 //! the reply is written. So each reply comes in command order, and the events a
 //! command causes come after its `OK`.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -25,7 +24,7 @@ use tokio_util::codec::FramedRead;
 
 use crate::accounts::Accounts;
 use crate::codec::{Line, LineCodec};
-use crate::config::Config;
+use crate::config::{Config, RateLimit};
 use crate::lobby::Lobby;
 use crate::messages::*;
 use crate::outbox::{Outbox, QueueError};
@@ -65,27 +64,28 @@ impl Drop for ConnectionSlot {
 }
 
 /// Per-connection rate limit: a bucket of `burst` tokens refilled at `rate`/s.
+/// The rate and the burst are the daemon's, and the time of the last refill is
+/// the session's last input: both are passed in rather than kept in every
+/// connection.
 struct TokenBucket {
     tokens: f64,
-    rate: f64,
-    burst: f64,
-    last: Instant,
 }
 
 impl TokenBucket {
-    fn new(rate: u32, burst: u32) -> TokenBucket {
+    fn new(limit: RateLimit) -> TokenBucket {
         TokenBucket {
-            tokens: f64::from(burst),
-            rate: f64::from(rate),
-            burst: f64::from(burst),
-            last: Instant::now(),
+            tokens: f64::from(limit.burst),
         }
     }
 
-    fn take(&mut self, now: Instant) -> bool {
-        let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
-        self.last = now;
-        self.tokens = (self.tokens + elapsed * self.rate).min(self.burst);
+    /// Adds what `elapsed` earns, up to the burst.
+    fn refill(&mut self, limit: RateLimit, elapsed: Duration) {
+        let refill = elapsed.as_secs_f64() * f64::from(limit.per_second);
+        self.tokens = (self.tokens + refill).min(f64::from(limit.burst));
+    }
+
+    /// Takes a token if there is one.
+    fn take(&mut self) -> bool {
         if self.tokens >= 1.0 {
             self.tokens -= 1.0;
             true
@@ -111,7 +111,7 @@ impl actix::ActorFuture<Session> for Flusher {
         match act.outbox.poll_write(task) {
             std::task::Poll::Pending => std::task::Poll::Pending,
             std::task::Poll::Ready(e) => {
-                tracing::debug!(peer = %act.peer, error = %e, "write failed");
+                tracing::debug!(id = act.id, error = %e, "write failed");
                 ctx.stop();
                 std::task::Poll::Ready(())
             }
@@ -125,15 +125,38 @@ const READ_BUFFER: usize = 128;
 /// How long a closing connection may take to write its last lines.
 const LINGER: Duration = Duration::from_secs(5);
 
+/// The games a connection watches, most recent last. Boxed, and absent until
+/// the first `WATCH`: few connections watch, and an idle one should be small.
+#[derive(Default)]
+struct Watching(Option<Box<Vec<SeatRef>>>);
+
+impl Watching {
+    fn contains(&self, game: flipline::protocol::GameId) -> bool {
+        self.0.iter().flat_map(|v| v.iter()).any(|w| w.game == game)
+    }
+
+    fn push(&mut self, seat: SeatRef) {
+        self.0.get_or_insert_with(Box::default).push(seat);
+    }
+
+    fn last(&self) -> Option<SeatRef> {
+        self.0.as_ref().and_then(|v| v.last().cloned())
+    }
+
+    /// Every watched game, leaving none.
+    fn take(&mut self) -> Vec<SeatRef> {
+        self.0.take().map(|v| *v).unwrap_or_default()
+    }
+}
+
 /// One connection (see the module docs).
 pub struct Session {
     id: u64,
-    peer: SocketAddr,
     shared: Arc<Shared>,
     outbox: Outbox<OwnedWriteHalf>,
     name: Option<String>,
     seat: Option<SeatRef>,
-    watching: Vec<SeatRef>,
+    watching: Watching,
     bucket: TokenBucket,
     last_input: Instant,
     _slot: ConnectionSlot,
@@ -155,6 +178,9 @@ impl Session {
                 Err(e) => return tracing::warn!(error = %e, "could not adopt a connection"),
             };
             let Ok(peer) = stream.peer_addr() else { return };
+            // Later lines about this connection name it by its id only: the
+            // address is not kept, an idle connection should be small.
+            tracing::debug!(%peer, id, "connected");
             Session::create(move |ctx: &mut Context<Session>| {
                 let (read, write) = stream.into_split();
                 let config = &shared.config;
@@ -164,16 +190,14 @@ impl Session {
                 ctx.add_stream(FramedRead::with_capacity(read, codec, READ_BUFFER));
                 let outbox = Outbox::new(write, config.outbound_queue_lines);
                 ctx.spawn(Flusher);
-                let bucket =
-                    TokenBucket::new(config.rate_limit.per_second, config.rate_limit.burst);
+                let bucket = TokenBucket::new(config.rate_limit);
                 Session {
                     id,
-                    peer,
                     shared,
                     outbox,
                     name: None,
                     seat: None,
-                    watching: Vec::new(),
+                    watching: Watching::default(),
                     bucket,
                     last_input: Instant::now(),
                     _slot: slot,
@@ -187,7 +211,7 @@ impl Session {
         match self.outbox.push(text) {
             Ok(()) => {}
             Err(QueueError::Full) => {
-                tracing::info!(peer = %self.peer, "disconnecting a client that does not read");
+                tracing::info!(id = self.id, "disconnecting a client that does not read");
                 self.outbox.abandon();
                 ctx.stop();
             }
@@ -252,7 +276,7 @@ impl Session {
         if matches!(&line, Line::Text(text) if text.trim().is_empty()) {
             return;
         }
-        if !self.bucket.take(Instant::now()) {
+        if !self.bucket.take() {
             return self.error(ctx, ErrorCode::TooMany, "too many commands, slow down");
         }
         match line {
@@ -507,7 +531,7 @@ impl Session {
                 addr: addr.clone(),
             };
             act.ask(ctx, &addr, Watch { session }, move |act, ctx, result| {
-                if result.is_ok() && !act.watching.iter().any(|w| w.game == game) {
+                if result.is_ok() && !act.watching.contains(game) {
                     act.watching.push(seat);
                 }
                 act.reply(ctx, result);
@@ -553,8 +577,9 @@ impl Session {
                 act.reply(ctx, result);
             });
         }
-        if !self.watching.is_empty() {
-            for seat in self.watching.drain(..) {
+        let watched = self.watching.take();
+        if !watched.is_empty() {
+            for seat in watched {
                 seat.addr.do_send(Unwatch {
                     session: ctx.address(),
                 });
@@ -592,7 +617,7 @@ impl Session {
     fn current_game(&self, spectator_ok: bool) -> Option<SeatRef> {
         self.seat.clone().or_else(|| {
             if spectator_ok {
-                self.watching.last().cloned()
+                self.watching.last()
             } else {
                 None
             }
@@ -687,14 +712,13 @@ impl Actor for Session {
         self.send_text(ctx, Arc::from(format!("{GREETING}\n")));
         let timeout = Duration::from_secs(self.shared.config.idle_timeout_secs);
         self.arm_idle_timer(ctx, timeout);
-        tracing::debug!(peer = %self.peer, id = self.id, "connected");
     }
 
     fn stopped(&mut self, ctx: &mut Context<Self>) {
         if let (Some(seat), Some(name)) = (self.seat.take(), self.name.clone()) {
             seat.addr.do_send(Disconnected { name });
         }
-        for seat in self.watching.drain(..) {
+        for seat in self.watching.take() {
             seat.addr.do_send(Unwatch {
                 session: ctx.address(),
             });
@@ -705,17 +729,20 @@ impl Actor for Session {
         });
         // The last lines (a reply to QUIT, a notice) still go out, briefly.
         self.outbox.close(LINGER);
-        tracing::debug!(peer = %self.peer, id = self.id, "disconnected");
+        tracing::debug!(id = self.id, "disconnected");
     }
 }
 
 impl StreamHandler<Result<Line, std::io::Error>> for Session {
     fn handle(&mut self, item: Result<Line, std::io::Error>, ctx: &mut Context<Self>) {
-        self.last_input = Instant::now();
+        let now = Instant::now();
+        let elapsed = now.saturating_duration_since(self.last_input);
+        self.last_input = now;
+        self.bucket.refill(self.shared.config.rate_limit, elapsed);
         match item {
             Ok(line) => self.on_line(ctx, line),
             Err(e) => {
-                tracing::debug!(peer = %self.peer, error = %e, "read failed");
+                tracing::debug!(id = self.id, error = %e, "read failed");
                 ctx.stop();
             }
         }
