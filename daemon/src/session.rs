@@ -128,6 +128,10 @@ const LINGER: Duration = Duration::from_secs(5);
 /// The games a connection watches, most recent last. Boxed, and absent until
 /// the first `WATCH`: few connections watch, and an idle one should be small.
 #[derive(Default)]
+#[allow(
+    clippy::box_collection,
+    reason = "one pointer in every session, not three"
+)]
 struct Watching(Option<Box<Vec<SeatRef>>>);
 
 impl Watching {
