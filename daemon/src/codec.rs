@@ -37,12 +37,19 @@ impl LineCodec {
     }
 
     fn take_line(&mut self, buf: &mut BytesMut, end: usize) -> Line {
-        let line = buf.split_to(end + 1);
+        let line = self.line(buf.get(..end).unwrap_or_default());
+        // Advancing keeps the buffer a plain one that its owner may drop once
+        // empty; splitting it off would make it shared.
+        buf.advance(end + 1);
+        line
+    }
+
+    fn line(&mut self, line: &[u8]) -> Line {
         self.scanned = 0;
         if std::mem::take(&mut self.discarding) {
             return Line::TooLong;
         }
-        let mut text = &line[..end];
+        let mut text = line;
         if let [head @ .., b'\r'] = text {
             text = head;
         }

@@ -1,4 +1,4 @@
-//! The session actor: one per connection. It frames lines, parses commands, keeps
+//! The session actor: one per connection. It reads lines, parses commands, keeps
 //! replies in command order, forwards game commands to the game's actor and writes
 //! whatever the games and the lobby tell it through a bounded outbound queue.
 //!
@@ -8,19 +8,20 @@
 //! command causes come after its `OK`.
 
 use std::sync::Arc;
+
+use bytes::BytesMut;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use actix::dev::ToEnvelope;
 use actix::fut::{ActorFutureExt, WrapFuture};
 use actix::{
-    Actor, ActorContext, Addr, ArbiterHandle, AsyncContext, Context, Handler, Message,
-    StreamHandler,
+    Actor, ActorContext, ActorState, Addr, ArbiterHandle, AsyncContext, Context, Handler, Message,
 };
 use flipline::protocol::{COMMAND_HELP, Command, ErrorCode, Event, GREETING, ProtocolError};
 use tokio::net::TcpStream;
-use tokio::net::tcp::OwnedWriteHalf;
-use tokio_util::codec::FramedRead;
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio_util::codec::Decoder;
 
 use crate::accounts::Accounts;
 use crate::codec::{Line, LineCodec};
@@ -119,8 +120,95 @@ impl actix::ActorFuture<Session> for Flusher {
     }
 }
 
-/// The first size of a connection's read buffer, in bytes.
-const READ_BUFFER: usize = 128;
+/// Reads the client's lines and hands each to the session, as actix's own
+/// stream handling would, but gives its buffer back whenever every byte read
+/// has been handled: an idle connection holds no read buffer.
+struct Reader {
+    read: OwnedReadHalf,
+    buf: BytesMut,
+    codec: LineCodec,
+}
+
+/// Room made in the read buffer before each read, in bytes: commands are short.
+const READ_CHUNK: usize = 512;
+
+/// Lines handled in one go before other work in the session gets a turn.
+const LINES_PER_TURN: usize = 16;
+
+impl actix::ActorFuture<Session> for Reader {
+    type Output = ();
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        act: &mut Session,
+        ctx: &mut Context<Session>,
+        task: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        use std::task::Poll;
+        let this = self.get_mut();
+        let mut handled = 0;
+        loop {
+            match this.codec.decode(&mut this.buf) {
+                Ok(Some(line)) => {
+                    act.on_input(ctx, Ok(line));
+                    handled += 1;
+                    // A command waiting for its answer holds back the next
+                    // line; the context polls this again once it has one.
+                    if ctx.waiting() || ctx.state() != ActorState::Running {
+                        return Poll::Pending;
+                    }
+                    if handled == LINES_PER_TURN {
+                        task.waker().wake_by_ref();
+                        return Poll::Pending;
+                    }
+                    continue;
+                }
+                Ok(None) => {}
+                Err(e) => return this.fail(act, ctx, e),
+            }
+            if this.buf.is_empty() {
+                this.buf = BytesMut::new();
+            }
+            this.buf.reserve(READ_CHUNK);
+            match tokio_util::io::poll_read_buf(
+                std::pin::Pin::new(&mut this.read),
+                task,
+                &mut this.buf,
+            ) {
+                Poll::Pending => {
+                    if this.buf.is_empty() {
+                        this.buf = BytesMut::new();
+                    }
+                    return Poll::Pending;
+                }
+                Poll::Ready(Ok(0)) => return this.finish(act, ctx),
+                Poll::Ready(Ok(_)) => {}
+                Poll::Ready(Err(e)) => return this.fail(act, ctx, e),
+            }
+        }
+    }
+}
+
+impl Reader {
+    /// The client closed its side: a last unterminated line still counts.
+    fn finish(&mut self, act: &mut Session, ctx: &mut Context<Session>) -> std::task::Poll<()> {
+        while let Ok(Some(line)) = self.codec.decode_eof(&mut self.buf) {
+            act.on_input(ctx, Ok(line));
+        }
+        ctx.stop();
+        std::task::Poll::Ready(())
+    }
+
+    fn fail(
+        &mut self,
+        act: &mut Session,
+        ctx: &mut Context<Session>,
+        error: std::io::Error,
+    ) -> std::task::Poll<()> {
+        act.on_input(ctx, Err(error));
+        std::task::Poll::Ready(())
+    }
+}
 
 /// How long a closing connection may take to write its last lines.
 const LINGER: Duration = Duration::from_secs(5);
@@ -188,10 +276,11 @@ impl Session {
             Session::create(move |ctx: &mut Context<Session>| {
                 let (read, write) = stream.into_split();
                 let config = &shared.config;
-                // Commands are short: a small first buffer (it grows for long
-                // lines) keeps an idle connection cheap; the default is 8 KiB.
-                let codec = LineCodec::new(config.max_line_bytes);
-                ctx.add_stream(FramedRead::with_capacity(read, codec, READ_BUFFER));
+                ctx.spawn(Reader {
+                    read,
+                    buf: BytesMut::new(),
+                    codec: LineCodec::new(config.max_line_bytes),
+                });
                 let outbox = Outbox::new(write, config.outbound_queue_lines);
                 ctx.spawn(Flusher);
                 let bucket = TokenBucket::new(config.rate_limit);
@@ -737,8 +826,9 @@ impl Actor for Session {
     }
 }
 
-impl StreamHandler<Result<Line, std::io::Error>> for Session {
-    fn handle(&mut self, item: Result<Line, std::io::Error>, ctx: &mut Context<Self>) {
+impl Session {
+    /// A line from the client, or why reading failed.
+    fn on_input(&mut self, ctx: &mut Context<Self>, item: Result<Line, std::io::Error>) {
         let now = Instant::now();
         let elapsed = now.saturating_duration_since(self.last_input);
         self.last_input = now;

@@ -227,3 +227,25 @@ fn a_client_that_pipelines_many_commands_and_reads_is_not_disconnected() {
         assert_eq!((help.len(), ok.as_str()), (commands, "OK"));
     }
 }
+
+#[test]
+fn pipelined_commands_that_wait_for_answers_are_answered_in_order() {
+    let daemon = start(test_config());
+    let mut c = Client::connect(daemon.addr);
+    // One write: each HISTORY waits for the store before the next line is read.
+    c.send_bytes(b"LOGIN pipe\nHISTORY 999\nPING\nHISTORY 998\r\nPING\nNOPE\nPING");
+    let mut replies = Vec::new();
+    for _ in 0..6 {
+        replies.push(c.line());
+    }
+    // The last line has no line ending yet: it waits for one.
+    c.expect_silence(Duration::from_millis(200));
+    assert!(replies[0].starts_with("OK"), "{replies:?}");
+    assert!(replies[1].starts_with("ERR 404"), "{replies:?}");
+    assert_eq!(replies[2], "OK pong", "{replies:?}");
+    assert!(replies[3].starts_with("ERR 404"), "{replies:?}");
+    assert_eq!(replies[4], "OK pong", "{replies:?}");
+    assert!(replies[5].starts_with("ERR 400"), "{replies:?}");
+    c.send_bytes(b"\n");
+    assert_eq!(c.line(), "OK pong");
+}
