@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
 
 use actix::{Actor, Addr, ArbiterHandle, AsyncContext, Context, Handler, WeakAddr};
 use flipline::Color;
@@ -174,6 +175,27 @@ impl Lobby {
 
 impl Actor for Lobby {
     type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        let timeout = Duration::from_secs(self.config.idle_timeout_secs);
+        ctx.run_interval(idle_sweep_interval(timeout), |act, _| act.sweep_idle());
+    }
+}
+
+/// How often the lobby looks for idle connections: a quarter of the timeout
+/// (so a connection closes at most a quarter late), at most once a minute.
+fn idle_sweep_interval(timeout: Duration) -> Duration {
+    (timeout / 4).clamp(Duration::from_millis(50), Duration::from_secs(60))
+}
+
+impl Lobby {
+    /// Asks every connection to close if it has been idle past the timeout: one
+    /// sweep here instead of a timer in each of thousands of connections.
+    fn sweep_idle(&mut self) {
+        for session in self.sessions.values().filter_map(WeakAddr::upgrade) {
+            session.do_send(IdleCheck);
+        }
+    }
 }
 
 impl Handler<Connected> for Lobby {
@@ -457,5 +479,22 @@ fn random_color() -> Color {
         Color::Black
     } else {
         Color::White
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn idle_sweeps_come_every_quarter_timeout_within_bounds() {
+        let s = Duration::from_secs;
+        assert_eq!(idle_sweep_interval(s(1)), Duration::from_millis(250));
+        assert_eq!(idle_sweep_interval(s(120)), s(30));
+        assert_eq!(idle_sweep_interval(s(900)), s(60), "at most once a minute");
+        assert_eq!(
+            idle_sweep_interval(Duration::ZERO),
+            Duration::from_millis(50)
+        );
     }
 }

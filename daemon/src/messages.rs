@@ -155,6 +155,11 @@ pub struct Connected {
     pub session: Addr<Session>,
 }
 
+/// The lobby's periodic call to every connection: close if idle too long.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct IdleCheck;
+
 /// A connection closed.
 #[derive(Message)]
 #[rtype(result = "()")]

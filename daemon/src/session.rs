@@ -352,19 +352,6 @@ impl Session {
         })
     }
 
-    fn arm_idle_timer(&mut self, ctx: &mut Context<Self>, after: Duration) {
-        ctx.run_later(after, |act, ctx| {
-            let timeout = Duration::from_secs(act.shared.config.idle_timeout_secs);
-            let idle = act.last_input.elapsed();
-            if idle >= timeout {
-                act.send_text(ctx, Arc::from("INFO closing an idle connection\n"));
-                ctx.stop();
-            } else {
-                act.arm_idle_timer(ctx, timeout - idle);
-            }
-        });
-    }
-
     fn on_line(&mut self, ctx: &mut Context<Self>, line: Line) {
         if matches!(&line, Line::Text(text) if text.trim().is_empty()) {
             return;
@@ -803,8 +790,6 @@ impl Actor for Session {
             session: ctx.address(),
         });
         self.send_text(ctx, Arc::from(format!("{GREETING}\n")));
-        let timeout = Duration::from_secs(self.shared.config.idle_timeout_secs);
-        self.arm_idle_timer(ctx, timeout);
     }
 
     fn stopped(&mut self, ctx: &mut Context<Self>) {
@@ -839,6 +824,21 @@ impl Session {
                 tracing::debug!(id = self.id, error = %e, "read failed");
                 ctx.stop();
             }
+        }
+    }
+}
+
+/// Idle connections are found by the lobby's sweep (see `Lobby::sweep_idle`)
+/// rather than by a timer in every connection, which would cost each one a
+/// timer entry and its allocation.
+impl Handler<IdleCheck> for Session {
+    type Result = ();
+
+    fn handle(&mut self, _: IdleCheck, ctx: &mut Context<Self>) {
+        let timeout = Duration::from_secs(self.shared.config.idle_timeout_secs);
+        if self.last_input.elapsed() >= timeout {
+            self.send_text(ctx, Arc::from("INFO closing an idle connection\n"));
+            ctx.stop();
         }
     }
 }
