@@ -309,19 +309,23 @@ impl GameActor {
     }
 
     /// Every connection that hears the game's events, each once.
-    fn audience(&self) -> Vec<Addr<Session>> {
-        let mut all: Vec<Addr<Session>> = Vec::with_capacity(2 + self.spectators.len());
-        for seat in &self.seats {
-            if let Seat::Human(Player {
-                session: Some(s), ..
-            }) = seat
-                && !all.contains(s)
-            {
-                all.push(s.clone());
+    /// Everyone who hears the game's events: the seated people who are
+    /// connected (once, though hotseat gives one person both seats), then the
+    /// spectators. By reference: a copy of an address costs two allocations,
+    /// and this runs for every move.
+    fn audience(&self) -> impl Iterator<Item = &Addr<Session>> {
+        fn connected(seat: &Seat) -> Option<&Addr<Session>> {
+            match seat {
+                Seat::Human(Player {
+                    session: Some(s), ..
+                }) => Some(s),
+                _ => None,
             }
         }
-        all.extend(self.spectators.iter().cloned());
-        all
+        let [black, white] = &self.seats;
+        let black = connected(black);
+        let white = connected(white).filter(|w| black != Some(*w));
+        black.into_iter().chain(white).chain(self.spectators.iter())
     }
 
     fn broadcast(&self, events: &[Event]) {
@@ -988,10 +992,11 @@ fn forced_score(game: &Game, winner: Option<Color>) -> flipline::Outcome {
 
 /// Events as text, one line each.
 fn lines(events: &[Event]) -> crate::outbox::Text {
+    use std::fmt::Write;
     let mut text = String::with_capacity(events.len() * 80);
     for event in events {
-        text.push_str(&event.to_string());
-        text.push('\n');
+        // Formatting into one string: no string per event.
+        let _ = writeln!(text, "{event}");
     }
     Arc::from(text)
 }

@@ -13,12 +13,15 @@ use bytes::BytesMut;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use actix::dev::ToEnvelope;
+use actix::dev::{Request, ToEnvelope};
 use actix::fut::{ActorFutureExt, WrapFuture};
 use actix::{
     Actor, ActorContext, ActorState, Addr, ArbiterHandle, AsyncContext, Context, Handler, Message,
 };
 use flipline::protocol::{COMMAND_HELP, Command, ErrorCode, Event, GREETING, ProtocolError};
+use std::io;
+
+use tokio::io::{AsyncRead, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio_util::codec::Decoder;
@@ -166,21 +169,8 @@ impl actix::ActorFuture<Session> for Reader {
                 Ok(None) => {}
                 Err(e) => return this.fail(act, ctx, e),
             }
-            if this.buf.is_empty() {
-                this.buf = BytesMut::new();
-            }
-            this.buf.reserve(READ_CHUNK);
-            match tokio_util::io::poll_read_buf(
-                std::pin::Pin::new(&mut this.read),
-                task,
-                &mut this.buf,
-            ) {
-                Poll::Pending => {
-                    if this.buf.is_empty() {
-                        this.buf = BytesMut::new();
-                    }
-                    return Poll::Pending;
-                }
+            match this.poll_fill(task) {
+                Poll::Pending => return Poll::Pending,
                 Poll::Ready(Ok(0)) => return this.finish(act, ctx),
                 Poll::Ready(Ok(_)) => {}
                 Poll::Ready(Err(e)) => return this.fail(act, ctx, e),
@@ -190,6 +180,29 @@ impl actix::ActorFuture<Session> for Reader {
 }
 
 impl Reader {
+    /// Reads what the socket has into the buffer. With nothing buffered it
+    /// reads into the stack first: the many polls that find no data allocate
+    /// nothing, and the buffer exists only while there are bytes to handle.
+    fn poll_fill(
+        &mut self,
+        task: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<io::Result<usize>> {
+        if !self.buf.is_empty() {
+            self.buf.reserve(READ_CHUNK);
+            return tokio_util::io::poll_read_buf(
+                std::pin::Pin::new(&mut self.read),
+                task,
+                &mut self.buf,
+            );
+        }
+        self.buf = BytesMut::new();
+        let mut chunk = [0u8; READ_CHUNK];
+        let mut filled = ReadBuf::new(&mut chunk);
+        std::task::ready!(std::pin::Pin::new(&mut self.read).poll_read(task, &mut filled))?;
+        self.buf.extend_from_slice(filled.filled());
+        std::task::Poll::Ready(Ok(filled.filled().len()))
+    }
+
     /// The client closed its side: a last unterminated line still counts.
     fn finish(&mut self, act: &mut Session, ctx: &mut Context<Session>) -> std::task::Poll<()> {
         while let Ok(Some(line)) = self.codec.decode_eof(&mut self.buf) {
@@ -335,8 +348,20 @@ impl Session {
         M::Result: Send,
         F: FnOnce(&mut Session, &mut Context<Session>, M::Result) + 'static,
     {
-        let request = addr
-            .send(msg)
+        let request = addr.send(msg);
+        self.await_answer(ctx, request, then);
+    }
+
+    /// Holds back everything else until `request` is answered, then `then`.
+    fn await_answer<A, M, F>(&mut self, ctx: &mut Context<Self>, request: Request<A, M>, then: F)
+    where
+        A: Actor + actix::Handler<M>,
+        A::Context: ToEnvelope<A, M>,
+        M: Message + Send + 'static,
+        M::Result: Send,
+        F: FnOnce(&mut Session, &mut Context<Session>, M::Result) + 'static,
+    {
+        let request = request
             .into_actor(self)
             .map(move |answer, act, ctx| match answer {
                 Ok(answer) => then(act, ctx, answer),
@@ -704,16 +729,17 @@ impl Session {
         })
     }
 
+    /// `MOVE`, `PASS` and the like: sent from the seat as it is, since this is
+    /// the busiest path (no copy of the game's address per move).
     fn play(&mut self, ctx: &mut Context<Self>, action: Action) {
-        let (Some(seat), Some(name)) = (self.current_game(false), self.name.clone()) else {
+        let (Some(seat), Some(name)) = (&self.seat, &self.name) else {
             return self.error(ctx, ErrorCode::Forbidden, "you are not in a game");
         };
-        self.ask(
-            ctx,
-            &seat.addr,
-            Play { name, action },
-            |act, ctx, result| act.reply(ctx, result),
-        );
+        let request = seat.addr.send(Play {
+            name: name.clone(),
+            action,
+        });
+        self.await_answer(ctx, request, |act, ctx, result| act.reply(ctx, result));
     }
 
     fn board(&mut self, ctx: &mut Context<Self>) {

@@ -753,8 +753,13 @@ impl fmt::Display for Event {
                 if moves.is_empty() {
                     return f.write_str("pass");
                 }
-                let names: Vec<String> = moves.iter().map(Square::to_string).collect();
-                f.write_str(&names.join(","))
+                for (i, square) in moves.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{square}")?;
+                }
+                Ok(())
             }
             Event::Moved {
                 game,
