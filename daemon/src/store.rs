@@ -361,10 +361,14 @@ fn run_writer(
     batch_max: usize,
     stats: &StoreStats,
 ) {
+    // One batch buffer for the writer's life: a fresh one per batch (tens of
+    // kilobytes with many games) made the allocator hand memory back to the
+    // system and fault it in again, batch after batch.
+    let mut batch = Vec::with_capacity(batch_max.min(4096));
     loop {
-        let (batch, closing) = next_batch(requests, batch_max);
+        let closing = next_batch(requests, batch_max, &mut batch);
         if !batch.is_empty() {
-            commit_batch(&mut conn, batch, stats);
+            commit_batch(&mut conn, &mut batch, stats);
         }
         if closing {
             return;
@@ -372,51 +376,51 @@ fn run_writer(
     }
 }
 
-/// The next batch: the first request (waited for), then whatever else is queued,
-/// up to `batch_max`. `true` when the queue was closed.
-fn next_batch(requests: &Receiver<ToWriter>, batch_max: usize) -> (Vec<WriteJob>, bool) {
-    let mut batch = Vec::new();
+/// Fills `batch` (empty on entry) with the next requests: the first (waited
+/// for), then whatever else is queued, up to `batch_max`. `true` when the queue
+/// was closed.
+fn next_batch(requests: &Receiver<ToWriter>, batch_max: usize, batch: &mut Vec<WriteJob>) -> bool {
     let first = match requests.recv() {
         Ok(ToWriter::Job(job)) => job,
-        Ok(ToWriter::Close) | Err(_) => return (batch, true),
+        Ok(ToWriter::Close) | Err(_) => return true,
     };
     batch.push(first);
     while batch.len() < batch_max {
         match requests.try_recv() {
             Ok(ToWriter::Job(job)) => batch.push(job),
-            Ok(ToWriter::Close) => return (batch, true),
+            Ok(ToWriter::Close) => return true,
             Err(std::sync::mpsc::TryRecvError::Empty) => break,
-            Err(std::sync::mpsc::TryRecvError::Disconnected) => return (batch, true),
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => return true,
         }
     }
-    (batch, false)
+    false
 }
 
 /// Commits `batch` in one transaction; if that fails, each write alone, so that
 /// a failing write does not take the others with it.
-fn commit_batch(conn: &mut Connection, batch: Vec<WriteJob>, stats: &StoreStats) {
-    let writes: Vec<&Write> = batch.iter().map(|job| &job.write).collect();
-    match run_transaction(conn, &writes) {
+/// Leaves `batch` empty.
+fn commit_batch(conn: &mut Connection, batch: &mut Vec<WriteJob>, stats: &StoreStats) {
+    match run_transaction(conn, batch.iter().map(|job| &job.write)) {
         Ok(counts) => {
             stats.committed(batch.len());
-            for (job, count) in batch.into_iter().zip(counts) {
+            for (job, count) in batch.drain(..).zip(counts) {
                 answer(job, Ok(count));
             }
         }
         Err(error) if batch.len() == 1 => {
             let why = describe(&error);
             batch
-                .into_iter()
+                .drain(..)
                 .for_each(|job| answer(job, Err(StoreError::Failed(why.clone()))));
         }
         Err(_) => batch
-            .into_iter()
+            .drain(..)
             .for_each(|job| commit_alone(conn, job, stats)),
     }
 }
 
 fn commit_alone(conn: &mut Connection, job: WriteJob, stats: &StoreStats) {
-    let result = run_transaction(conn, &[&job.write]);
+    let result = run_transaction(conn, std::iter::once(&job.write));
     if result.is_ok() {
         stats.committed(1);
     }
@@ -424,10 +428,12 @@ fn commit_alone(conn: &mut Connection, job: WriteJob, stats: &StoreStats) {
     answer(job, result.map_err(failed));
 }
 
-fn run_transaction(conn: &mut Connection, writes: &[&Write]) -> rusqlite::Result<Vec<usize>> {
+fn run_transaction<'a>(
+    conn: &mut Connection,
+    writes: impl Iterator<Item = &'a Write>,
+) -> rusqlite::Result<Vec<usize>> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let counts = writes
-        .iter()
         .map(|write| write.apply(&tx))
         .collect::<rusqlite::Result<Vec<usize>>>()?;
     tx.commit()?;
@@ -669,7 +675,9 @@ mod tests {
             mv: "f5".parse().unwrap(),
             ms: 5,
         });
-        commit_batch(&mut conn, vec![create, bad, good], &stats);
+        let mut batch = vec![create, bad, good];
+        commit_batch(&mut conn, &mut batch, &stats);
+        assert!(batch.is_empty(), "every job answered");
         assert_eq!(good_answer.try_recv().unwrap(), Ok(1));
         assert!(matches!(
             bad_answer.try_recv().unwrap(),
@@ -682,8 +690,13 @@ mod tests {
                 .send(ToWriter::Job(job(Write::Cancel { game: 1 }).0))
                 .unwrap();
         }
-        assert_eq!(next_batch(&queue, 3).0.len(), 3);
-        assert_eq!(next_batch(&queue, 3).0.len(), 2);
+        let mut batch = Vec::new();
+        assert!(!next_batch(&queue, 3, &mut batch));
+        assert_eq!(batch.len(), 3);
+        batch.clear();
+        drop(requests);
+        assert!(next_batch(&queue, 3, &mut batch), "the queue is closed");
+        assert_eq!(batch.len(), 2);
     }
 
     #[test]
@@ -692,7 +705,7 @@ mod tests {
         let mut conn = writer(&path);
         let stats = StoreStats::default();
         let (create, _) = job(new_game(1, Some("bob"), ""));
-        commit_batch(&mut conn, vec![create], &stats);
+        commit_batch(&mut conn, &mut vec![create], &stats);
         let pages: i64 = conn
             .pragma_query_value(None, "page_count", |r| r.get(0))
             .unwrap();
@@ -703,7 +716,7 @@ mod tests {
                 name: format!("player{ply}"),
                 hash: "x".repeat(200),
             });
-            commit_batch(&mut conn, vec![write], &stats);
+            commit_batch(&mut conn, &mut vec![write], &stats);
             if let Err(e) = answer.try_recv().unwrap() {
                 refused = Some(e);
                 break;
@@ -717,7 +730,7 @@ mod tests {
             name: "later".into(),
             hash: "x".into(),
         });
-        commit_batch(&mut conn, vec![write], &stats);
+        commit_batch(&mut conn, &mut vec![write], &stats);
         assert_eq!(answer.try_recv().unwrap(), Ok(1));
     }
 
