@@ -674,8 +674,10 @@ mod tests {
         assert_finds_only_win(cells, "h4", 10);
     }
 
+    /// The generic search itself, on a board the public entry point would give
+    /// to the bitboard engine too (engine/mod.rs tests that entry point).
     #[test]
-    fn a_stop_at_once_still_returns_a_legal_move() {
+    fn the_generic_search_stopped_at_once_still_returns_a_legal_move() {
         let othello = play(&Game::new(Variant::Othello), "f5".parse().unwrap());
         for game in [Game::new(Variant::Othello10), othello.unwrap()] {
             let mut calls = 0;
