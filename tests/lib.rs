@@ -198,6 +198,13 @@ impl Client {
             .unwrap_or_else(|e| panic!("{}: cannot send: {e}", self.who()));
     }
 
+    /// Closes the sending side (the daemon reads end of file) and keeps reading.
+    pub fn finish_sending(&mut self) {
+        self.writer
+            .shutdown(std::net::Shutdown::Write)
+            .unwrap_or_else(|e| panic!("{}: cannot shut down: {e}", self.who()));
+    }
+
     /// Sends raw bytes, telling whether the connection took them.
     pub fn try_send_bytes(&mut self, bytes: &[u8]) -> std::io::Result<()> {
         self.writer.write_all(bytes)

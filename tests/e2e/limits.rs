@@ -249,3 +249,22 @@ fn pipelined_commands_that_wait_for_answers_are_answered_in_order() {
     c.send_bytes(b"\n");
     assert_eq!(c.line(), "OK pong");
 }
+
+#[test]
+fn a_line_sent_a_byte_at_a_time_or_cut_by_the_end_of_input_is_still_read() {
+    let daemon = start(test_config());
+    let mut c = Client::connect(daemon.addr);
+    for byte in b"PING\n" {
+        c.send_bytes(&[*byte]);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(c.line(), "OK pong");
+    // The last line needs no line feed when the client closes its side.
+    c.send_bytes(b"PING\nPI");
+    c.send_bytes(b"NG");
+    c.finish_sending();
+    assert_eq!(c.line(), "OK pong");
+    assert_eq!(c.line(), "OK pong");
+    c.expect_closed(Duration::from_secs(5));
+    assert_serves(daemon.addr);
+}
