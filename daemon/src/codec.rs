@@ -89,9 +89,14 @@ impl Decoder for LineCodec {
         if let Some(line) = self.decode(buf)? {
             return Ok(Some(line));
         }
-        // A last line without LF still counts, unless it was part of a long one.
-        if buf.is_empty() || self.discarding {
+        // A last line without LF still counts; one too long to keep is one
+        // `TooLong`, as it would be with its LF.
+        if std::mem::take(&mut self.discarding) {
             buf.clear();
+            self.scanned = 0;
+            return Ok(Some(Line::TooLong));
+        }
+        if buf.is_empty() {
             return Ok(None);
         }
         buf.extend_from_slice(b"\n");
@@ -142,5 +147,40 @@ mod tests {
     fn invalid_utf8_is_an_item() {
         let lines = decode_all(&mut LineCodec::new(64), &[b"\xff\xfe\nPING\n"]);
         assert_eq!(lines, vec![Line::NotUtf8, Line::Text("PING".to_string())]);
+    }
+
+    proptest::proptest! {
+        /// However the bytes arrive, the lines are the same: cutting the input
+        /// anywhere (inside a CR LF, a UTF-8 sequence, an over-long line) must
+        /// not change what the codec yields.
+        #[test]
+        fn chunking_never_changes_the_lines(
+            input in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::num::u8::ANY,
+                    proptest::strategy::Just(b'\n'),
+                    proptest::strategy::Just(b'\r'),
+                ],
+                0..200,
+            ),
+            cuts in proptest::collection::vec(0usize..200, 0..8),
+            max in 1usize..24,
+        ) {
+            let whole = decode_all(&mut LineCodec::new(max), &[&input]);
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(input.len())).collect();
+            cuts.sort_unstable();
+            let mut chunks = Vec::new();
+            let mut from = 0;
+            for cut in cuts.into_iter().chain([input.len()]) {
+                chunks.push(&input[from..cut]);
+                from = cut;
+            }
+            let pieces = decode_all(&mut LineCodec::new(max), &chunks);
+            proptest::prop_assert_eq!(&whole, &pieces);
+            // Every line feed ends one item; a last unterminated line is one more.
+            let feeds = input.iter().filter(|&&b| b == b'\n').count();
+            let tail = usize::from(input.last().is_some_and(|&b| b != b'\n'));
+            proptest::prop_assert_eq!(whole.len(), feeds + tail);
+        }
     }
 }
