@@ -55,6 +55,8 @@ pub struct StoreConfig {
     pub synchronous: Synchronous,
     /// The most writes committed in one transaction.
     pub batch_max: usize,
+    /// The writer's page cache, in MiB (filled only as pages are used).
+    pub cache_mb: u32,
 }
 
 /// SQLite's `synchronous` setting for the store, as it applies in WAL mode.
@@ -193,6 +195,10 @@ impl Config {
                 "store.batch_max must be at least 1",
             ),
             (
+                self.store.cache_mb >= 1,
+                "store.cache_mb must be at least 1",
+            ),
+            (
                 self.passwords.hash_threads >= 1,
                 "passwords.hash_threads must be at least 1",
             ),
@@ -241,6 +247,7 @@ struct PartialStore {
     path: Option<PathBuf>,
     synchronous: Option<Synchronous>,
     batch_max: Option<usize>,
+    cache_mb: Option<u32>,
 }
 
 /// [`Passwords`] with every field optional.
@@ -258,6 +265,7 @@ impl PartialStore {
             path: self.path.or_else(|| base.map(|b| b.path.clone()))?,
             synchronous: self.synchronous.or(base.map(|b| b.synchronous))?,
             batch_max: self.batch_max.or(base.map(|b| b.batch_max))?,
+            cache_mb: self.cache_mb.or(base.map(|b| b.cache_mb))?,
         })
     }
 }
@@ -372,5 +380,8 @@ mod tests {
         assert!(err.to_string().contains("colour"), "{err}");
         let err = Config::parse("(store: (batch_max: 0))", "f.ron").unwrap_err();
         assert!(err.to_string().contains("batch_max"), "{err}");
+        assert_eq!(embedded.store.cache_mb, 64);
+        let err = Config::parse("(store: (cache_mb: 0))", "f.ron").unwrap_err();
+        assert!(err.to_string().contains("cache_mb"), "{err}");
     }
 }
