@@ -203,10 +203,15 @@ impl Reader {
         std::task::Poll::Ready(Ok(filled.filled().len()))
     }
 
-    /// The client closed its side: a last unterminated line still counts.
+    /// The client closed its side: a last unterminated line still counts, and
+    /// if it waits for an answer the session stops only after it (the socket
+    /// keeps reporting the end, so the next poll comes back here).
     fn finish(&mut self, act: &mut Session, ctx: &mut Context<Session>) -> std::task::Poll<()> {
-        while let Ok(Some(line)) = self.codec.decode_eof(&mut self.buf) {
+        if let Ok(Some(line)) = self.codec.decode_eof(&mut self.buf) {
             act.on_input(ctx, Ok(line));
+            if ctx.waiting() {
+                return std::task::Poll::Pending;
+            }
         }
         ctx.stop();
         std::task::Poll::Ready(())

@@ -268,3 +268,16 @@ fn a_line_sent_a_byte_at_a_time_or_cut_by_the_end_of_input_is_still_read() {
     c.expect_closed(Duration::from_secs(5));
     assert_serves(daemon.addr);
 }
+
+#[test]
+fn a_last_line_that_waits_for_an_answer_is_answered_before_the_close() {
+    let daemon = start(test_config());
+    let mut c = Client::connect(daemon.addr);
+    // HISTORY waits for the store; the client has already closed its side.
+    c.send_bytes(b"LOGIN last\nHISTORY 999");
+    c.finish_sending();
+    assert!(c.line().starts_with("OK"));
+    let reply = c.line();
+    assert!(reply.starts_with("ERR 404"), "{reply}");
+    c.expect_closed(Duration::from_secs(5));
+}
