@@ -44,8 +44,9 @@ struct OpenSeek {
 
 /// The lobby actor (one per daemon).
 pub struct Lobby {
-    config: Arc<Config>,
-    engine: Addr<EngineWorker>,
+    /// The config, the engine pool, the store and this lobby's own address:
+    /// what the lobby uses and what every game it starts shares.
+    services: Arc<GameServices>,
     workers: Vec<ArbiterHandle>,
     next_worker: usize,
     next_game: GameId,
@@ -55,24 +56,26 @@ pub struct Lobby {
     names: HashMap<String, WeakAddr<Session>>,
     seeks: Vec<OpenSeek>,
     games: HashMap<GameId, GameEntry>,
-    store: Store,
-    /// Made at the first game (it holds the lobby's own address).
-    services: Option<Arc<GameServices>>,
 }
 
 impl Lobby {
-    /// A lobby that starts games on `workers` (round robin) with `engine` for
-    /// bots, writing them to `store`, numbering new games from `next_game`.
-    pub fn new(
+    /// Starts a lobby that starts games on `workers` (round robin) with
+    /// `engine` for bots, writing them to `store`, numbering new games from
+    /// `next_game`.
+    pub fn start(
         config: Arc<Config>,
         engine: Addr<EngineWorker>,
         workers: Vec<ArbiterHandle>,
         store: Store,
         next_game: GameId,
-    ) -> Lobby {
-        Lobby {
-            config,
-            engine,
+    ) -> Addr<Lobby> {
+        Lobby::create(move |ctx| Lobby {
+            services: Arc::new(GameServices {
+                config,
+                lobby: ctx.address(),
+                engine,
+                store,
+            }),
             workers,
             next_worker: 0,
             next_game: next_game.max(1),
@@ -80,26 +83,11 @@ impl Lobby {
             names: HashMap::new(),
             seeks: Vec::new(),
             games: HashMap::new(),
-            store,
-            services: None,
-        }
-    }
-
-    /// What every game shares.
-    fn services(&mut self, ctx: &mut Context<Self>) -> Arc<GameServices> {
-        let services = self.services.get_or_insert_with(|| {
-            Arc::new(GameServices {
-                config: Arc::clone(&self.config),
-                lobby: ctx.address(),
-                engine: self.engine.clone(),
-                store: self.store.clone(),
-            })
-        });
-        Arc::clone(services)
+        })
     }
 
     /// Numbers a new game, writes it to the store and starts it.
-    fn spawn_game(&mut self, ctx: &mut Context<Self>, order: Spawn) -> SeatRef {
+    fn spawn_game(&mut self, order: Spawn) -> SeatRef {
         let game = self.next_game;
         self.next_game += 1;
         let (black, white) = (order.black.name(), order.white.name());
@@ -108,7 +96,7 @@ impl Lobby {
         } else {
             Status::Open
         };
-        self.store.write(Write::NewGame {
+        self.services.store.write(Write::NewGame {
             id: game,
             variant: order.variant,
             black,
@@ -122,13 +110,12 @@ impl Lobby {
             .iter()
             .map(|&mv| StoredMove { mv, ms: None })
             .collect();
-        self.launch(ctx, game, order, start, false)
+        self.launch(game, order, start, false)
     }
 
     /// Starts a game actor on the next worker thread and records it.
     fn launch(
         &mut self,
-        ctx: &mut Context<Self>,
         game: GameId,
         order: Spawn,
         start: Vec<StoredMove>,
@@ -143,7 +130,7 @@ impl Lobby {
             white: order.white,
             start,
             recovered,
-            services: self.services(ctx),
+            services: Arc::clone(&self.services),
             ply: Arc::clone(&ply),
         };
         let (black, white) = (setup.black.name(), setup.white.name());
@@ -171,13 +158,21 @@ impl Lobby {
         self.games.insert(game, entry);
         SeatRef { game, addr }
     }
+
+    /// Asks every connection to close if it has been idle past the timeout: one
+    /// sweep here instead of a timer in each of thousands of connections.
+    fn sweep_idle(&mut self) {
+        for session in self.sessions.values().filter_map(WeakAddr::upgrade) {
+            session.do_send(IdleCheck);
+        }
+    }
 }
 
 impl Actor for Lobby {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Context<Self>) {
-        let timeout = Duration::from_secs(self.config.idle_timeout_secs);
+        let timeout = Duration::from_secs(self.services.config.idle_timeout_secs);
         ctx.run_interval(idle_sweep_interval(timeout), |act, _| act.sweep_idle());
     }
 }
@@ -186,16 +181,6 @@ impl Actor for Lobby {
 /// (so a connection closes at most a quarter late), at most once a minute.
 fn idle_sweep_interval(timeout: Duration) -> Duration {
     (timeout / 4).clamp(Duration::from_millis(50), Duration::from_secs(60))
-}
-
-impl Lobby {
-    /// Asks every connection to close if it has been idle past the timeout: one
-    /// sweep here instead of a timer in each of thousands of connections.
-    fn sweep_idle(&mut self) {
-        for session in self.sessions.values().filter_map(WeakAddr::upgrade) {
-            session.do_send(IdleCheck);
-        }
-    }
 }
 
 impl Handler<Connected> for Lobby {
@@ -240,7 +225,7 @@ impl Handler<Login> for Lobby {
 impl Handler<Create> for Lobby {
     type Result = Result<SeatRef, ProtocolError>;
 
-    fn handle(&mut self, msg: Create, ctx: &mut Context<Self>) -> Self::Result {
+    fn handle(&mut self, msg: Create, _: &mut Context<Self>) -> Self::Result {
         let spec = msg.spec;
         let other = match spec.opponent {
             Opponent::Open => SeatSpec::Open,
@@ -269,14 +254,14 @@ impl Handler<Create> for Lobby {
             white,
             start,
         };
-        Ok(self.spawn_game(ctx, order))
+        Ok(self.spawn_game(order))
     }
 }
 
 impl Handler<Seek> for Lobby {
     type Result = Result<Option<SeatRef>, ProtocolError>;
 
-    fn handle(&mut self, msg: Seek, ctx: &mut Context<Self>) -> Self::Result {
+    fn handle(&mut self, msg: Seek, _: &mut Context<Self>) -> Self::Result {
         let name = msg.member.name.clone();
         self.seeks.retain(|s| s.member.name != name);
         let found = self
@@ -300,16 +285,13 @@ impl Handler<Seek> for Lobby {
             Color::Black => (first, second),
             Color::White => (second, first),
         };
-        let seat = self.spawn_game(
-            ctx,
-            Spawn {
-                variant: msg.variant,
-                clock: msg.clock,
-                black,
-                white,
-                start: Vec::new(),
-            },
-        );
+        let seat = self.spawn_game(Spawn {
+            variant: msg.variant,
+            clock: msg.clock,
+            black,
+            white,
+            start: Vec::new(),
+        });
         Ok(Some(seat))
     }
 }
@@ -327,8 +309,8 @@ impl Handler<CancelSeek> for Lobby {
 impl Handler<Spawn> for Lobby {
     type Result = Result<SeatRef, ProtocolError>;
 
-    fn handle(&mut self, msg: Spawn, ctx: &mut Context<Self>) -> Self::Result {
-        Ok(self.spawn_game(ctx, msg))
+    fn handle(&mut self, msg: Spawn, _: &mut Context<Self>) -> Self::Result {
+        Ok(self.spawn_game(msg))
     }
 }
 
@@ -336,7 +318,7 @@ impl Lobby {
     /// Starts the actor of a game the store holds as in play, its people away
     /// and its bots in their seats. A game whose stored moves already end it
     /// (its end was not written before the daemon stopped) is ended instead.
-    fn recover(&mut self, ctx: &mut Context<Self>, record: GameRecord) -> bool {
+    fn recover(&mut self, record: GameRecord) -> bool {
         let moves = record.transcript();
         let position = match replay_with_passes(record.variant, &moves) {
             Ok((position, _)) => position,
@@ -353,7 +335,7 @@ impl Lobby {
                 white: score.white,
                 reason: EndReason::Normal,
             };
-            self.store.write(Write::End {
+            self.services.store.write(Write::End {
                 game: record.id,
                 result,
             });
@@ -367,7 +349,7 @@ impl Lobby {
             start: Vec::new(),
         };
         self.next_game = self.next_game.max(record.id + 1);
-        self.launch(ctx, record.id, order, record.moves, true);
+        self.launch(record.id, order, record.moves, true);
         true
     }
 }
@@ -375,10 +357,10 @@ impl Lobby {
 impl Handler<Recover> for Lobby {
     type Result = usize;
 
-    fn handle(&mut self, Recover(records): Recover, ctx: &mut Context<Self>) -> usize {
+    fn handle(&mut self, Recover(records): Recover, _: &mut Context<Self>) -> usize {
         let mut started = 0;
         for record in records {
-            started += usize::from(self.recover(ctx, record));
+            started += usize::from(self.recover(record));
         }
         started
     }

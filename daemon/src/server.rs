@@ -93,14 +93,13 @@ async fn start(
         playing,
         next_game,
     } = recovery;
-    let lobby = Lobby::new(
+    let lobby = Lobby::start(
         Arc::clone(&config),
         engine,
         handles.clone(),
         store.clone(),
         next_game,
-    )
-    .start();
+    );
     let recovered = lobby
         .send(Recover(playing))
         .await

@@ -7,11 +7,14 @@
 //! the reply is written. So each reply comes in command order, and the events a
 //! command causes come after its `OK`.
 
+use std::io;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Poll, ready};
+use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
 
 use actix::dev::{Request, ToEnvelope};
 use actix::fut::{ActorFutureExt, WrapFuture};
@@ -19,7 +22,6 @@ use actix::{
     Actor, ActorContext, ActorState, Addr, ArbiterHandle, AsyncContext, Context, Handler, Message,
 };
 use flipline::protocol::{COMMAND_HELP, Command, ErrorCode, Event, GREETING, ProtocolError};
-use std::io;
 
 use tokio::io::{AsyncRead, ReadBuf};
 use tokio::net::TcpStream;
@@ -107,17 +109,17 @@ impl actix::ActorFuture<Session> for Flusher {
     type Output = ();
 
     fn poll(
-        self: std::pin::Pin<&mut Self>,
+        self: Pin<&mut Self>,
         act: &mut Session,
         ctx: &mut Context<Session>,
         task: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<()> {
+    ) -> Poll<()> {
         match act.outbox.poll_write(task) {
-            std::task::Poll::Pending => std::task::Poll::Pending,
-            std::task::Poll::Ready(e) => {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(e) => {
                 tracing::debug!(id = act.id, error = %e, "write failed");
                 ctx.stop();
-                std::task::Poll::Ready(())
+                Poll::Ready(())
             }
         }
     }
@@ -142,12 +144,11 @@ impl actix::ActorFuture<Session> for Reader {
     type Output = ();
 
     fn poll(
-        self: std::pin::Pin<&mut Self>,
+        self: Pin<&mut Self>,
         act: &mut Session,
         ctx: &mut Context<Session>,
         task: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<()> {
-        use std::task::Poll;
+    ) -> Poll<()> {
         let this = self.get_mut();
         let mut handled = 0;
         loop {
@@ -183,38 +184,31 @@ impl Reader {
     /// Reads what the socket has into the buffer. With nothing buffered it
     /// reads into the stack first: the many polls that find no data allocate
     /// nothing, and the buffer exists only while there are bytes to handle.
-    fn poll_fill(
-        &mut self,
-        task: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<io::Result<usize>> {
+    fn poll_fill(&mut self, task: &mut std::task::Context<'_>) -> Poll<io::Result<usize>> {
         if !self.buf.is_empty() {
             self.buf.reserve(READ_CHUNK);
-            return tokio_util::io::poll_read_buf(
-                std::pin::Pin::new(&mut self.read),
-                task,
-                &mut self.buf,
-            );
+            return tokio_util::io::poll_read_buf(Pin::new(&mut self.read), task, &mut self.buf);
         }
         self.buf = BytesMut::new();
         let mut chunk = [0u8; READ_CHUNK];
         let mut filled = ReadBuf::new(&mut chunk);
-        std::task::ready!(std::pin::Pin::new(&mut self.read).poll_read(task, &mut filled))?;
+        ready!(Pin::new(&mut self.read).poll_read(task, &mut filled))?;
         self.buf.extend_from_slice(filled.filled());
-        std::task::Poll::Ready(Ok(filled.filled().len()))
+        Poll::Ready(Ok(filled.filled().len()))
     }
 
     /// The client closed its side: a last unterminated line still counts, and
     /// if it waits for an answer the session stops only after it (the socket
     /// keeps reporting the end, so the next poll comes back here).
-    fn finish(&mut self, act: &mut Session, ctx: &mut Context<Session>) -> std::task::Poll<()> {
+    fn finish(&mut self, act: &mut Session, ctx: &mut Context<Session>) -> Poll<()> {
         if let Ok(Some(line)) = self.codec.decode_eof(&mut self.buf) {
             act.on_input(ctx, Ok(line));
             if ctx.waiting() {
-                return std::task::Poll::Pending;
+                return Poll::Pending;
             }
         }
         ctx.stop();
-        std::task::Poll::Ready(())
+        Poll::Ready(())
     }
 
     fn fail(
@@ -222,9 +216,9 @@ impl Reader {
         act: &mut Session,
         ctx: &mut Context<Session>,
         error: std::io::Error,
-    ) -> std::task::Poll<()> {
+    ) -> Poll<()> {
         act.on_input(ctx, Err(error));
-        std::task::Poll::Ready(())
+        Poll::Ready(())
     }
 }
 

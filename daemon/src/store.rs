@@ -169,8 +169,7 @@ impl Store {
         let path = config.path.as_path();
         let lock = lock_file(path)?;
         let mut conn = Connection::open(path).map_err(|e| refuse(path, describe(&e)))?;
-        schema::prepare_writer(&mut conn, path, config.synchronous)?;
-        set_cache(&conn, config.cache_mb).map_err(|e| refuse(path, describe(&e)))?;
+        schema::prepare_writer(&mut conn, config)?;
         let startup = |e: rusqlite::Error| refuse(path, describe(&e));
         let cancelled = records::cancel_open(&conn).map_err(startup)?;
         let playing = records::playing(&conn).map_err(startup)?;
@@ -297,12 +296,6 @@ fn lock_file(path: &Path) -> Result<File, StoreError> {
             format!("cannot lock {}: {e}", lock_path.display()),
         )),
     }
-}
-
-/// Sets the connection's page cache to `mb` MiB (SQLite takes a negative size
-/// as KiB).
-fn set_cache(conn: &Connection, mb: u32) -> rusqlite::Result<()> {
-    conn.pragma_update(None, "cache_size", -(i64::from(mb) * 1024))
 }
 
 fn open_reader(path: &Path) -> Result<Connection, StoreError> {
@@ -586,7 +579,7 @@ mod tests {
     fn the_writer_cache_is_set_in_mebibytes() {
         let path = temp_path("cache");
         let conn = writer(&path);
-        set_cache(&conn, 3).unwrap();
+        schema::set_cache(&conn, 3).unwrap();
         let kib: i64 = conn
             .pragma_query_value(None, "cache_size", |r| r.get(0))
             .unwrap();
@@ -595,7 +588,7 @@ mod tests {
 
     fn writer(path: &Path) -> Connection {
         let mut conn = Connection::open(path).unwrap();
-        schema::prepare_writer(&mut conn, path, Synchronous::Normal).unwrap();
+        schema::prepare_writer(&mut conn, &config(path)).unwrap();
         conn
     }
 

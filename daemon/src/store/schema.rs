@@ -11,7 +11,7 @@ use std::path::Path;
 use rusqlite::Connection;
 
 use super::StoreError;
-use crate::config::Synchronous;
+use crate::config::{StoreConfig, Synchronous};
 
 /// "FLIP" in the SQLite header's application id field.
 pub const APPLICATION_ID: i32 = 0x464C_4950;
@@ -81,12 +81,10 @@ pub fn refuse(path: &Path, why: impl Into<String>) -> StoreError {
 }
 
 /// Checks that `conn` is flipline's store (or a new file), sets it up for the
-/// writer (WAL, `synchronous`, foreign keys) and brings its schema up to date.
-pub fn prepare_writer(
-    conn: &mut Connection,
-    path: &Path,
-    synchronous: Synchronous,
-) -> Result<(), StoreError> {
+/// writer (WAL, `synchronous`, foreign keys, its page cache) and brings its
+/// schema up to date.
+pub fn prepare_writer(conn: &mut Connection, config: &StoreConfig) -> Result<(), StoreError> {
+    let path = config.path.as_path();
     let sql = |e: rusqlite::Error| refuse(path, describe(&e));
     let identity = identify(conn).map_err(sql)?;
     let fresh = identity.application_id == 0 && identity.version == 0 && identity.objects == 0;
@@ -100,7 +98,7 @@ pub fn prepare_writer(
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(refuse(path, format!("cannot use WAL mode (got {mode})")));
     }
-    let level = match synchronous {
+    let level = match config.synchronous {
         Synchronous::Full => "FULL",
         Synchronous::Normal => "NORMAL",
     };
@@ -108,7 +106,14 @@ pub fn prepare_writer(
         .map_err(sql)?;
     conn.pragma_update(None, "foreign_keys", "ON")
         .map_err(sql)?;
+    set_cache(conn, config.cache_mb).map_err(sql)?;
     migrate(conn, identity.version).map_err(sql)
+}
+
+/// Sets the connection's page cache to `mb` MiB (SQLite takes a negative size
+/// as KiB).
+pub fn set_cache(conn: &Connection, mb: u32) -> rusqlite::Result<()> {
+    conn.pragma_update(None, "cache_size", -(i64::from(mb) * 1024))
 }
 
 /// Checks, for a reader that must not change the file, that it is flipline's
