@@ -32,10 +32,13 @@ use crate::lobby::Lobby;
 use crate::messages::*;
 use crate::random_u64;
 use crate::session::Session;
-use crate::store::{Store, StoredMove, Write};
+use crate::store::{Status, Store, StoredMove, Write};
 
 /// The engine level `HINT` uses.
 const HINT_LEVEL: u8 = 6;
+
+/// Messages a game's mailbox holds before senders wait (actix's default).
+const MAILBOX_CAPACITY: usize = 16;
 
 /// How long a bot waits before trying again when its move could not be saved.
 const BOT_RETRY: Duration = Duration::from_secs(1);
@@ -79,7 +82,7 @@ pub struct GameServices {
 
 /// A person in a seat; `session` is `None` while they are disconnected.
 struct Player {
-    name: String,
+    name: Name,
     session: Option<Addr<Session>>,
     /// Set while the connection is gone; boxed, since few players are away.
     away: Option<Box<Away>>,
@@ -94,7 +97,7 @@ struct Away {
 }
 
 impl Player {
-    fn new(name: String, session: Option<Addr<Session>>) -> Player {
+    fn new(name: Name, session: Option<Addr<Session>>) -> Player {
         Player {
             name,
             session,
@@ -119,24 +122,35 @@ impl Seat {
         }
     }
 
-    fn name(&self) -> Option<String> {
+    fn name(&self) -> Option<Name> {
         match self {
             Seat::Open => None,
-            Seat::Bot(level) => Some(format!("bot:{level}")),
+            Seat::Bot(level) => Some(bot_name(*level)),
             Seat::Human(p) => Some(p.name.clone()),
         }
     }
 
+    /// The name as `START` shows it: `-` for an open seat.
+    fn name_or_dash(&self) -> String {
+        self.name()
+            .map_or_else(|| "-".to_string(), |n| n.to_string())
+    }
+
+    /// The name as the store keeps it.
+    fn stored_name(&self) -> Option<String> {
+        self.name().map(|n| n.to_string())
+    }
+
     fn player(&self, name: &str) -> Option<&Player> {
         match self {
-            Seat::Human(p) if p.name == name => Some(p),
+            Seat::Human(p) if *p.name == *name => Some(p),
             _ => None,
         }
     }
 
     fn player_mut(&mut self, name: &str) -> Option<&mut Player> {
         match self {
-            Seat::Human(p) if p.name == name => Some(p),
+            Seat::Human(p) if *p.name == *name => Some(p),
             _ => None,
         }
     }
@@ -166,6 +180,8 @@ enum Phase {
 /// One game (see the module docs).
 pub struct GameActor {
     id: GameId,
+    /// This actor's shared address (see [`GameAddr`]).
+    addr: GameAddr,
     game: Game,
     /// Black's seat, then white's.
     seats: [Seat; 2],
@@ -242,7 +258,26 @@ impl GameActor {
     /// A game from its setup; it begins once both seats are filled. Start moves
     /// that are not legal (the lobby checks them) are left out. The time stored
     /// with each start move is charged to its side's clock.
-    pub fn new(setup: GameSetup) -> GameActor {
+    /// Starts a game's actor on `worker` (here if `None`) and gives its one
+    /// shared address, which the actor keeps too, to hand out in `Seated`.
+    pub fn spawn_on(worker: Option<&actix::ArbiterHandle>, setup: GameSetup) -> GameAddr {
+        let (tx, rx) = actix::dev::channel::channel(MAILBOX_CAPACITY);
+        let addr = Arc::new(Addr::new(tx));
+        let own = Arc::clone(&addr);
+        let run = move || {
+            let ctx = Context::with_receiver(rx);
+            tokio::task::spawn_local(ctx.into_future(GameActor::new(setup, own)));
+        };
+        match worker {
+            Some(worker) => {
+                worker.spawn_fn(run);
+            }
+            None => run(),
+        }
+        addr
+    }
+
+    fn new(setup: GameSetup, addr: GameAddr) -> GameActor {
         let mut game = Game::new(setup.variant);
         let mut clocks = setup.clock.map(|spec| Box::new(Clocks::new(spec)));
         let mut history = Vec::with_capacity(setup.start.len());
@@ -262,6 +297,7 @@ impl GameActor {
         );
         GameActor {
             id: setup.id,
+            addr,
             game,
             seats: [Seat::from_spec(setup.black), Seat::from_spec(setup.white)],
             spectators: Vec::new(),
@@ -339,8 +375,8 @@ impl GameActor {
         Event::Start {
             game: self.id,
             variant: self.game.variant(),
-            black: self.seat(Color::Black).name().unwrap_or_else(|| "-".into()),
-            white: self.seat(Color::White).name().unwrap_or_else(|| "-".into()),
+            black: self.seat(Color::Black).name_or_dash(),
+            white: self.seat(Color::White).name_or_dash(),
             clock: self.clocks.as_deref().map(Clocks::spec),
         }
     }
@@ -371,9 +407,9 @@ impl GameActor {
 
     fn tell_lobby(&self) {
         let status = match self.phase {
-            Phase::Waiting => "open",
-            Phase::Playing => "playing",
-            Phase::Over => "over",
+            Phase::Waiting => Status::Open,
+            Phase::Playing => Status::Playing,
+            Phase::Over => Status::Over,
         };
         self.services.lobby.do_send(GameChanged {
             game: self.id,
@@ -391,7 +427,7 @@ impl GameActor {
         // session knows its game before it can read (and answer) START.
         let seat = SeatRef {
             game: self.id,
-            addr: ctx.address(),
+            addr: Arc::clone(&self.addr),
         };
         for seat_holder in &self.seats {
             if let Seat::Human(Player {
@@ -839,8 +875,8 @@ impl GameActor {
         self.seats[slot(free)] = Seat::Human(Player::new(member.name, Some(member.session)));
         self.services.store.write(Write::Seats {
             game: self.id,
-            black: self.seat(Color::Black).name(),
-            white: self.seat(Color::White).name(),
+            black: self.seat(Color::Black).stored_name(),
+            white: self.seat(Color::White).stored_name(),
         });
         self.begin(ctx);
         Ok(free)
@@ -931,7 +967,7 @@ impl GameActor {
     /// period from now, as after a disconnect.
     fn await_players(&mut self, ctx: &mut Context<Self>) {
         let now = Instant::now();
-        let mut names: Vec<String> = self.seats.iter().filter_map(Seat::name).collect();
+        let mut names: Vec<Name> = self.seats.iter().filter_map(Seat::name).collect();
         names.dedup();
         for name in names {
             if self.colors_of(&name).is_empty() {
@@ -1078,7 +1114,7 @@ impl GameActor {
     fn hints_allowed(&self) -> bool {
         let hints = self.services.config.hints;
         let bot = self.seats.iter().any(|s| matches!(s, Seat::Bot(_)));
-        let names: Vec<Option<String>> = self.seats.iter().map(Seat::name).collect();
+        let names: Vec<Option<Name>> = self.seats.iter().map(Seat::name).collect();
         let hotseat = matches!(names.as_slice(), [Some(a), Some(b)] if a == b);
         (bot && hints.bot_games)
             || (hotseat && hints.hotseat_games)

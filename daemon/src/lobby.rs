@@ -27,11 +27,11 @@ use crate::store::{GameRecord, Status, Store, StoredMove, Write};
 
 /// What the lobby knows of a game.
 struct GameEntry {
-    addr: Addr<GameActor>,
+    addr: GameAddr,
     variant: Variant,
-    black: Option<String>,
-    white: Option<String>,
-    status: &'static str,
+    black: Option<Name>,
+    white: Option<Name>,
+    status: Status,
     /// Written by the game on every move, read here for `LIST`: no message per move.
     ply: Arc<AtomicU32>,
 }
@@ -53,7 +53,7 @@ pub struct Lobby {
     /// Weak addresses: a strong one costs two allocations per copy, and the
     /// lobby only needs these to reach sessions that still exist.
     sessions: HashMap<u64, WeakAddr<Session>>,
-    names: HashMap<String, WeakAddr<Session>>,
+    names: HashMap<Name, WeakAddr<Session>>,
     seeks: Vec<OpenSeek>,
     games: HashMap<GameId, GameEntry>,
 }
@@ -91,16 +91,12 @@ impl Lobby {
         let game = self.next_game;
         self.next_game += 1;
         let (black, white) = (order.black.name(), order.white.name());
-        let status = if black.is_some() && white.is_some() {
-            Status::Playing
-        } else {
-            Status::Open
-        };
+        let status = status_of_seats(&black, &white);
         self.services.store.write(Write::NewGame {
             id: game,
             variant: order.variant,
-            black,
-            white,
+            black: black.map(|n| n.to_string()),
+            white: white.map(|n| n.to_string()),
             clock: order.clock,
             status,
             start: order.start.clone(),
@@ -134,21 +130,14 @@ impl Lobby {
             ply: Arc::clone(&ply),
         };
         let (black, white) = (setup.black.name(), setup.white.name());
-        let addr = match self
+        let worker = self
             .workers
-            .get(self.next_worker % self.workers.len().max(1))
-        {
-            Some(worker) => GameActor::start_in_arbiter(worker, move |_| GameActor::new(setup)),
-            None => GameActor::new(setup).start(),
-        };
+            .get(self.next_worker % self.workers.len().max(1));
+        let addr = GameActor::spawn_on(worker, setup);
         self.next_worker = self.next_worker.wrapping_add(1);
-        let status = if black.is_some() && white.is_some() {
-            "playing"
-        } else {
-            "open"
-        };
+        let status = status_of_seats(&black, &white);
         let entry = GameEntry {
-            addr: addr.clone(),
+            addr: Arc::clone(&addr),
             variant: order.variant,
             black,
             white,
@@ -277,10 +266,7 @@ impl Handler<Seek> for Lobby {
             return Ok(None);
         };
         let waiting = self.seeks.remove(index);
-        let (first, second) = (
-            SeatSpec::Human(waiting.member.clone()),
-            SeatSpec::Human(msg.member),
-        );
+        let (first, second) = (SeatSpec::Human(waiting.member), SeatSpec::Human(msg.member));
         let (black, white) = match random_color() {
             Color::Black => (first, second),
             Color::White => (second, first),
@@ -367,10 +353,13 @@ impl Handler<Recover> for Lobby {
 }
 
 impl Handler<Find> for Lobby {
-    type Result = Option<Addr<GameActor>>;
+    type Result = Option<SeatRef>;
 
     fn handle(&mut self, Find(game): Find, _: &mut Context<Self>) -> Self::Result {
-        self.games.get(&game).map(|entry| entry.addr.clone())
+        self.games.get(&game).map(|entry| SeatRef {
+            game,
+            addr: Arc::clone(&entry.addr),
+        })
     }
 }
 
@@ -385,9 +374,9 @@ impl Handler<ListGames> for Lobby {
             .map(|(&game, g)| Event::Game {
                 game,
                 variant: g.variant,
-                black: g.black.clone(),
-                white: g.white.clone(),
-                status: g.status.to_string(),
+                black: g.black.as_deref().map(str::to_string),
+                white: g.white.as_deref().map(str::to_string),
+                status: g.status.word().to_string(),
                 ply: g.ply.load(Ordering::Relaxed),
             })
             .collect()
@@ -399,17 +388,17 @@ impl Handler<ListPlayers> for Lobby {
 
     fn handle(&mut self, _: ListPlayers, _: &mut Context<Self>) -> Vec<Event> {
         let mut playing: HashMap<&str, GameId> = HashMap::new();
-        for (&id, g) in self.games.iter().filter(|(_, g)| g.status != "over") {
+        for (&id, g) in self.games.iter().filter(|(_, g)| g.status != Status::Over) {
             for name in [&g.black, &g.white].into_iter().flatten() {
-                playing.insert(name.as_str(), id);
+                playing.insert(name, id);
             }
         }
-        let mut names: Vec<&String> = self.names.keys().collect();
+        let mut names: Vec<&Name> = self.names.keys().collect();
         names.sort();
         names
             .into_iter()
             .map(|name| {
-                let status = if let Some(game) = playing.get(name.as_str()) {
+                let status = if let Some(game) = playing.get(&**name) {
                     format!("playing {game}")
                 } else if self.seeks.iter().any(|s| &s.member.name == name) {
                     "seeking".to_string()
@@ -417,7 +406,7 @@ impl Handler<ListPlayers> for Lobby {
                     "idle".to_string()
                 };
                 Event::Player {
-                    name: name.clone(),
+                    name: name.to_string(),
                     status,
                 }
             })
@@ -453,6 +442,15 @@ impl Handler<BroadcastShutdown> for Lobby {
             session.do_send(ShutdownNotice);
         }
         self.sessions.len()
+    }
+}
+
+/// A new game is in play once both seats are filled, open until then.
+fn status_of_seats(black: &Option<Name>, white: &Option<Name>) -> Status {
+    if black.is_some() && white.is_some() {
+        Status::Playing
+    } else {
+        Status::Open
     }
 }
 

@@ -2,6 +2,8 @@
 //! games and the lobby only tell sessions (`do_send`), so no two actors ever
 //! wait on each other.
 
+use std::sync::Arc;
+
 use actix::{Addr, Message};
 use flipline::protocol::{ClockSpec, Event, GameId, NewGame, ProtocolError};
 use flipline::{Color, Square, Variant};
@@ -50,20 +52,29 @@ pub struct Seated(pub SeatRef);
 #[rtype(result = "()")]
 pub struct ShutdownNotice;
 
+/// A game's actor as the lobby and the sessions hold it: one address per game,
+/// shared, since every copy of an actix `Addr` costs two allocations.
+pub type GameAddr = Arc<Addr<GameActor>>;
+
 /// A game and its actor, as a session keeps it.
 #[derive(Clone, Debug)]
 pub struct SeatRef {
     /// The game.
     pub game: GameId,
     /// Its actor.
-    pub addr: Addr<GameActor>,
+    pub addr: GameAddr,
 }
+
+/// A logged-in name. Shared by the session, the lobby and the game instead of
+/// copied into each: an idle game should be small, and a move's `Play` should
+/// not allocate.
+pub type Name = Arc<str>;
 
 /// Someone taking part in a game: a name and its connection.
 #[derive(Clone, Debug)]
 pub struct Member {
     /// The logged-in name.
-    pub name: String,
+    pub name: Name,
     /// The connection.
     pub session: Addr<Session>,
 }
@@ -92,7 +103,7 @@ pub enum Action {
 #[rtype(result = "Reply")]
 pub struct Play {
     /// Who asks.
-    pub name: String,
+    pub name: Name,
     /// What they ask.
     pub action: Action,
 }
@@ -103,7 +114,7 @@ pub struct Play {
 #[rtype(result = "Reply")]
 pub struct Rematch {
     /// Who asks.
-    pub name: String,
+    pub name: Name,
 }
 
 /// `HINT`: answered once the engine has thought.
@@ -111,7 +122,7 @@ pub struct Rematch {
 #[rtype(result = "Reply")]
 pub struct Hint {
     /// Who asks.
-    pub name: String,
+    pub name: Name,
 }
 
 /// `JOIN`: take the free seat, or one's own seat back within the grace period.
@@ -140,7 +151,7 @@ pub struct Unwatch {
 #[rtype(result = "()")]
 pub struct Disconnected {
     /// The player's name.
-    pub name: String,
+    pub name: Name,
 }
 
 // ---- to the lobby ----
@@ -167,7 +178,7 @@ pub struct Gone {
     /// The connection's number.
     pub id: u64,
     /// The name it was logged in with.
-    pub name: Option<String>,
+    pub name: Option<Name>,
 }
 
 /// `LOGIN`.
@@ -186,16 +197,16 @@ pub enum SeatSpec {
     Bot(u8),
     /// A person who is not connected: a game recovered at start, whose players
     /// come back with `LOGIN` and `JOIN` within the grace period.
-    Away(String),
+    Away(Name),
 }
 
 impl SeatSpec {
     /// The name in the seat (`bot:N` for a bot), `None` while open.
-    pub fn name(&self) -> Option<String> {
+    pub fn name(&self) -> Option<Name> {
         match self {
             SeatSpec::Open => None,
             SeatSpec::Human(member) => Some(member.name.clone()),
-            SeatSpec::Bot(level) => Some(format!("bot:{level}")),
+            SeatSpec::Bot(level) => Some(bot_name(*level)),
             SeatSpec::Away(name) => Some(name.clone()),
         }
     }
@@ -207,10 +218,15 @@ impl SeatSpec {
             None => SeatSpec::Open,
             Some(name) => match name.strip_prefix("bot:").map(str::parse::<u8>) {
                 Some(Ok(level)) => SeatSpec::Bot(level),
-                _ => SeatSpec::Away(name.to_string()),
+                _ => SeatSpec::Away(Name::from(name)),
             },
         }
     }
+}
+
+/// The name a bot plays under: `bot:` and its level.
+pub fn bot_name(level: u8) -> Name {
+    Name::from(format!("bot:{level}"))
 }
 
 /// `NEW`.
@@ -240,7 +256,7 @@ pub struct Seek {
 #[rtype(result = "bool")]
 pub struct CancelSeek {
     /// The seeker's name.
-    pub name: String,
+    pub name: Name,
 }
 
 /// A game played by these seats (used for rematches).
@@ -267,7 +283,7 @@ pub struct Recover(pub Vec<crate::store::GameRecord>);
 
 /// The actor of a game, for `JOIN` and `WATCH`.
 #[derive(Message)]
-#[rtype(result = "Option<Addr<GameActor>>")]
+#[rtype(result = "Option<SeatRef>")]
 pub struct Find(pub GameId);
 
 /// `LIST`: one `GAME` line per game.
@@ -287,11 +303,11 @@ pub struct GameChanged {
     /// The game.
     pub game: GameId,
     /// Black's name.
-    pub black: Option<String>,
+    pub black: Option<Name>,
     /// White's name.
-    pub white: Option<String>,
-    /// `open`, `playing` or `over`.
-    pub status: &'static str,
+    pub white: Option<Name>,
+    /// Open, playing or over.
+    pub status: crate::store::Status,
 }
 
 /// A game's actor stopped.

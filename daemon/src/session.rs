@@ -258,7 +258,7 @@ pub struct Session {
     id: u64,
     shared: Arc<Shared>,
     outbox: Outbox<OwnedWriteHalf>,
-    name: Option<String>,
+    name: Option<Name>,
     seat: Option<SeatRef>,
     watching: Watching,
     bucket: TokenBucket,
@@ -437,7 +437,7 @@ impl Session {
     /// the name in the lobby.
     fn login(&mut self, ctx: &mut Context<Self>, name: String, password: Option<String>) {
         match &self.name {
-            Some(current) if *current == name => return self.reply(ctx, Ok(Answer::ok(name))),
+            Some(current) if **current == *name => return self.reply(ctx, Ok(Answer::ok(name))),
             Some(current) => {
                 let message = format!("already logged in as {current}");
                 return self.error(ctx, ErrorCode::Conflict, message);
@@ -458,16 +458,17 @@ impl Session {
 
     /// Takes `name` in the lobby (refused while another connection holds it).
     fn claim_name(&mut self, ctx: &mut Context<Self>, name: String) {
+        let name = Name::from(name);
         let member = Member {
-            name: name.clone(),
+            name: Name::clone(&name),
             session: ctx.address(),
         };
         let lobby = self.shared.lobby.clone();
         self.ask(ctx, &lobby, Login(member), move |act, ctx, result| {
             if result.is_ok() {
-                act.name = Some(name.clone());
+                act.name = Some(Name::clone(&name));
             }
-            act.reply(ctx, result.map(|()| Answer::ok(name)));
+            act.reply(ctx, result.map(|()| Answer::ok(name.to_string())));
         });
     }
 
@@ -572,7 +573,7 @@ impl Session {
     /// Looks a game up in the lobby, then goes on with its actor.
     fn find_game<F>(&mut self, ctx: &mut Context<Self>, game: flipline::protocol::GameId, then: F)
     where
-        F: FnOnce(&mut Session, &mut Context<Session>, Addr<crate::game::GameActor>) + 'static,
+        F: FnOnce(&mut Session, &mut Context<Session>, SeatRef) + 'static,
     {
         let lobby = self.shared.lobby.clone();
         self.ask(
@@ -580,7 +581,7 @@ impl Session {
             &lobby,
             Find(game),
             move |act, ctx, found| match found {
-                Some(addr) => then(act, ctx, addr),
+                Some(seat) => then(act, ctx, seat),
                 None => act.error(ctx, ErrorCode::NotFound, format!("no game {game}")),
             },
         );
@@ -607,11 +608,8 @@ impl Session {
         let Some(member) = self.member(ctx) else {
             return;
         };
-        self.find_game(ctx, game, move |act, ctx, addr| {
-            let seat = SeatRef {
-                game,
-                addr: addr.clone(),
-            };
+        self.find_game(ctx, game, move |act, ctx, seat| {
+            let addr = Arc::clone(&seat.addr);
             act.ask(
                 ctx,
                 &addr,
@@ -629,11 +627,8 @@ impl Session {
 
     fn watch(&mut self, ctx: &mut Context<Self>, game: flipline::protocol::GameId) {
         let session = ctx.address();
-        self.find_game(ctx, game, move |act, ctx, addr| {
-            let seat = SeatRef {
-                game,
-                addr: addr.clone(),
-            };
+        self.find_game(ctx, game, move |act, ctx, seat| {
+            let addr = Arc::clone(&seat.addr);
             act.ask(ctx, &addr, Watch { session }, move |act, ctx, result| {
                 if result.is_ok() && !act.watching.contains(game) {
                     act.watching.push(seat);
