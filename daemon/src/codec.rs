@@ -18,22 +18,34 @@ pub enum Line {
 
 /// Splits input into [`Line`]s of at most `max` bytes.
 #[derive(Debug)]
+/// Its counts are `u32`: every session holds one, and lines are short.
 pub struct LineCodec {
-    max: usize,
-    /// Bytes of the current line already searched for LF.
-    scanned: usize,
+    max: u32,
+    /// Bytes of the current line already searched for LF (at most `max` + 1).
+    scanned: u32,
     /// Inside an over-long line: drop input up to the next LF.
     discarding: bool,
 }
+
+/// The longest line limit a codec takes; a larger `max` is this.
+const MAX_LIMIT: u32 = 1 << 30;
 
 impl LineCodec {
     /// A codec for lines of at most `max` bytes (line ending excluded).
     pub fn new(max: usize) -> LineCodec {
         LineCodec {
-            max,
+            max: u32::try_from(max).map_or(MAX_LIMIT, |m| m.min(MAX_LIMIT)),
             scanned: 0,
             discarding: false,
         }
+    }
+
+    fn max(&self) -> usize {
+        self.max as usize
+    }
+
+    fn scanned(&self) -> usize {
+        self.scanned as usize
     }
 
     fn take_line(&mut self, buf: &mut BytesMut, end: usize) -> Line {
@@ -53,7 +65,7 @@ impl LineCodec {
         if let [head @ .., b'\r'] = text {
             text = head;
         }
-        if text.len() > self.max {
+        if text.len() > self.max() {
             return Line::TooLong;
         }
         match std::str::from_utf8(text) {
@@ -68,19 +80,20 @@ impl Decoder for LineCodec {
     type Error = std::io::Error;
 
     fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Line>, std::io::Error> {
-        let unscanned = buf.get(self.scanned..).unwrap_or_default();
+        let unscanned = buf.get(self.scanned()..).unwrap_or_default();
         if let Some(offset) = unscanned.iter().position(|&b| b == b'\n') {
-            let end = self.scanned + offset;
+            let end = self.scanned() + offset;
             return Ok(Some(self.take_line(buf, end)));
         }
         // No line end yet. Past the limit (plus room for CR) the line is too long:
         // drop what has come so far and remember to drop the rest of it.
-        if buf.len() > self.max + 1 {
+        if buf.len() > self.max() + 1 {
             buf.advance(buf.len());
             self.scanned = 0;
             self.discarding = true;
         } else {
-            self.scanned = buf.len();
+            // At most `max` + 1, which `MAX_LIMIT` keeps within u32.
+            self.scanned = u32::try_from(buf.len()).unwrap_or(MAX_LIMIT);
         }
         Ok(None)
     }

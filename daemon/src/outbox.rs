@@ -34,36 +34,29 @@ pub enum QueueError {
     Closed,
 }
 
-/// A connection's write side and the lines waiting for it.
-pub struct Outbox<W> {
-    writer: Option<W>,
+/// The lines waiting for a connection. The socket is not kept here but passed
+/// in: the session owns it whole, for reading too (split halves would cost an
+/// allocation per connection), and the queue's bound is the daemon's setting.
+#[derive(Default)]
+pub struct Outbox {
     queue: VecDeque<Text>,
-    /// Bytes of the front text already written.
-    written: usize,
-    limit: usize,
+    /// Bytes of the front text already written (a text is far below 4 GiB).
+    written: u32,
+    /// The connection failed or was abandoned: nothing more is queued.
+    closed: bool,
     /// The waker of the task that last found the queue empty: a push wakes it,
     /// since the actor context only polls its futures when woken.
     waker: Option<Waker>,
 }
 
-impl<W: AsyncWrite + Unpin + 'static> Outbox<W> {
-    /// An empty queue of at most `limit` texts in front of `writer`.
-    pub fn new(writer: W, limit: usize) -> Outbox<W> {
-        Outbox {
-            writer: Some(writer),
-            queue: VecDeque::new(),
-            written: 0,
-            limit,
-            waker: None,
-        }
-    }
-
-    /// Queues `text`; the next [`Outbox::poll_write`] sends it.
-    pub fn push(&mut self, text: Text) -> Result<(), QueueError> {
-        if self.writer.is_none() {
+impl Outbox {
+    /// Queues `text` unless `limit` texts are waiting already; the next
+    /// [`Outbox::poll_write`] sends it.
+    pub fn push(&mut self, text: Text, limit: usize) -> Result<(), QueueError> {
+        if self.closed {
             return Err(QueueError::Closed);
         }
-        if self.queue.len() >= self.limit {
+        if self.queue.len() >= limit {
             return Err(QueueError::Full);
         }
         self.queue.push_back(text);
@@ -73,12 +66,18 @@ impl<W: AsyncWrite + Unpin + 'static> Outbox<W> {
         Ok(())
     }
 
-    /// Writes queued text until the queue is empty (`Pending`: more may come) or
-    /// the socket is full (`Pending`: woken when it drains). `Ready` means the
-    /// connection failed and nothing more can be written.
-    pub fn poll_write(&mut self, cx: &mut Context<'_>) -> Poll<io::Error> {
+    /// Writes queued text to `writer` until the queue is empty (`Pending`: more
+    /// may come) or the socket is full (`Pending`: woken when it drains).
+    /// `Ready` means the connection failed and nothing more can be written.
+    pub fn poll_write<W>(&mut self, writer: &mut W, cx: &mut Context<'_>) -> Poll<io::Error>
+    where
+        W: AsyncWrite + Unpin,
+    {
+        if self.closed {
+            return Poll::Ready(io::ErrorKind::NotConnected.into());
+        }
         while !self.queue.is_empty() {
-            match self.poll_write_queued(cx) {
+            match self.poll_write_queued(writer, cx) {
                 Poll::Ready(Ok(0)) => return self.fail(io::ErrorKind::WriteZero.into()),
                 Poll::Ready(Ok(n)) => self.consume(n),
                 Poll::Ready(Err(e)) => return self.fail(e),
@@ -97,26 +96,30 @@ impl<W: AsyncWrite + Unpin + 'static> Outbox<W> {
     }
 
     /// One vectored write (writev) of everything queued, up to `MAX_SLICES` texts.
-    fn poll_write_queued(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
-        let Some(writer) = self.writer.as_mut() else {
-            return Poll::Ready(Err(io::ErrorKind::NotConnected.into()));
-        };
+    fn poll_write_queued<W>(&self, writer: &mut W, cx: &mut Context<'_>) -> Poll<io::Result<usize>>
+    where
+        W: AsyncWrite + Unpin,
+    {
         let mut slices = [io::IoSlice::new(&[]); MAX_SLICES];
         let mut count = 0;
         for (slot, text) in slices.iter_mut().zip(self.queue.iter()) {
-            let skip = if count == 0 { self.written } else { 0 };
+            let skip = if count == 0 { self.written() } else { 0 };
             *slot = io::IoSlice::new(text.as_bytes().get(skip..).unwrap_or_default());
             count += 1;
         }
         Pin::new(writer).poll_write_vectored(cx, slices.get(..count).unwrap_or_default())
     }
 
+    fn written(&self) -> usize {
+        self.written as usize
+    }
+
     /// Drops `n` written bytes from the front of the queue.
     fn consume(&mut self, mut n: usize) {
         while let Some(front) = self.queue.front() {
-            let left = front.len() - self.written;
+            let left = front.len().saturating_sub(self.written());
             if n < left {
-                self.written += n;
+                self.written = u32::try_from(self.written() + n).unwrap_or(u32::MAX);
                 return;
             }
             n -= left;
@@ -125,32 +128,31 @@ impl<W: AsyncWrite + Unpin + 'static> Outbox<W> {
         }
     }
 
-    /// Drops the queue and the socket's write side at once (a client that does
-    /// not read gets nothing more).
+    /// Drops the queue at once and takes no more (a client that does not read
+    /// gets nothing more).
     pub fn abandon(&mut self) {
-        self.writer = None;
-        self.queue.clear();
+        self.closed = true;
+        self.queue = VecDeque::new();
     }
 
     fn fail(&mut self, error: io::Error) -> Poll<io::Error> {
-        self.writer = None;
-        self.queue.clear();
+        self.abandon();
         Poll::Ready(error)
     }
 
-    /// Hands what is still queued to a task of its own that writes it (for at
-    /// most `linger`) and then closes the write side. Without a task nothing is
-    /// left to do: the socket closes when the writer drops.
-    pub fn close(&mut self, linger: Duration) {
-        if self.queue.is_empty() {
-            self.writer = None;
+    /// Hands what is still queued, with `writer`, to a task of its own that
+    /// writes it (for at most `linger`) and then closes the write side. With
+    /// nothing queued the writer just drops, which closes the socket.
+    pub fn close<W>(&mut self, mut writer: W, linger: Duration)
+    where
+        W: AsyncWrite + Unpin + 'static,
+    {
+        let queue = std::mem::take(&mut self.queue);
+        let written = self.written();
+        self.abandon();
+        if queue.is_empty() {
             return;
         }
-        let Some(mut writer) = self.writer.take() else {
-            return;
-        };
-        let queue = std::mem::take(&mut self.queue);
-        let written = std::mem::take(&mut self.written);
         tokio::task::spawn_local(async move {
             let drain = async {
                 for (i, text) in queue.iter().enumerate() {
@@ -171,16 +173,19 @@ mod tests {
 
     #[test]
     fn a_full_queue_refuses_and_a_closed_one_too() {
-        let mut outbox = Outbox::new(tokio::io::sink(), 2);
-        assert_eq!(outbox.push(Arc::from("a\n")), Ok(()));
-        assert_eq!(outbox.push(Arc::from("b\n")), Ok(()));
-        assert_eq!(outbox.push(Arc::from("c\n")), Err(QueueError::Full));
+        let mut outbox = Outbox::default();
+        let mut sink = tokio::io::sink();
+        assert_eq!(outbox.push(Arc::from("a\n"), 2), Ok(()));
+        assert_eq!(outbox.push(Arc::from("b\n"), 2), Ok(()));
+        assert_eq!(outbox.push(Arc::from("c\n"), 2), Err(QueueError::Full));
         let waker = std::task::Waker::noop();
         let mut cx = Context::from_waker(waker);
-        assert!(outbox.poll_write(&mut cx).is_pending());
+        assert!(outbox.poll_write(&mut sink, &mut cx).is_pending());
         assert!(outbox.queue.is_empty(), "a sink takes everything");
         assert_eq!(outbox.queue.capacity(), 0, "an idle queue holds no buffer");
-        assert_eq!(outbox.push(Arc::from("d\n")), Ok(()));
+        assert_eq!(outbox.push(Arc::from("d\n"), 2), Ok(()));
+        outbox.abandon();
+        assert_eq!(outbox.push(Arc::from("e\n"), 2), Err(QueueError::Closed));
     }
 
     #[test]
@@ -204,12 +209,12 @@ mod tests {
                 Poll::Ready(Ok(()))
             }
         }
-        let mut outbox = Outbox::new(Trickle(Vec::new()), 8);
-        outbox.push(Arc::from("HELLO flipline 1\n")).unwrap();
-        outbox.push(Arc::from("OK\n")).unwrap();
+        let mut outbox = Outbox::default();
+        let mut trickle = Trickle(Vec::new());
+        outbox.push(Arc::from("HELLO flipline 1\n"), 8).unwrap();
+        outbox.push(Arc::from("OK\n"), 8).unwrap();
         let mut cx = Context::from_waker(std::task::Waker::noop());
-        assert!(outbox.poll_write(&mut cx).is_pending());
-        let written = outbox.writer.as_ref().map(|w| w.0.clone()).unwrap();
-        assert_eq!(written, b"HELLO flipline 1\nOK\n");
+        assert!(outbox.poll_write(&mut trickle, &mut cx).is_pending());
+        assert_eq!(trickle.0, b"HELLO flipline 1\nOK\n");
     }
 }

@@ -25,7 +25,6 @@ use flipline::protocol::{COMMAND_HELP, Command, ErrorCode, Event, GREETING, Prot
 
 use tokio::io::{AsyncRead, ReadBuf};
 use tokio::net::TcpStream;
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio_util::codec::Decoder;
 
 use crate::accounts::Accounts;
@@ -50,8 +49,9 @@ pub struct Shared {
     pub accounts: Arc<Accounts>,
 }
 
-/// Holds one place in the connection count; gives it back when dropped.
-pub struct ConnectionSlot(Arc<AtomicUsize>);
+/// Holds one place in the connection count; gives it back when dropped, unless
+/// a session has taken it over (see [`Session`]'s `Drop`).
+pub struct ConnectionSlot(Option<Arc<AtomicUsize>>);
 
 impl ConnectionSlot {
     /// Takes a place if fewer than `max` are taken.
@@ -59,13 +59,21 @@ impl ConnectionSlot {
         let taken = count.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
             (n < max).then_some(n + 1)
         });
-        taken.ok().map(|_| ConnectionSlot(Arc::clone(count)))
+        taken.ok().map(|_| ConnectionSlot(Some(Arc::clone(count))))
+    }
+
+    /// The place now belongs to a session, which gives it back when it drops
+    /// (one field fewer in every session).
+    fn hand_over(mut self) {
+        self.0 = None;
     }
 }
 
 impl Drop for ConnectionSlot {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
+        if let Some(count) = &self.0 {
+            count.fetch_sub(1, Ordering::AcqRel);
+        }
     }
 }
 
@@ -74,20 +82,21 @@ impl Drop for ConnectionSlot {
 /// the session's last input: both are passed in rather than kept in every
 /// connection.
 struct TokenBucket {
-    tokens: f64,
+    /// `f32`: it packs beside the line codec in every session.
+    tokens: f32,
 }
 
 impl TokenBucket {
     fn new(limit: RateLimit) -> TokenBucket {
         TokenBucket {
-            tokens: f64::from(limit.burst),
+            tokens: limit.burst as f32,
         }
     }
 
     /// Adds what `elapsed` earns, up to the burst.
     fn refill(&mut self, limit: RateLimit, elapsed: Duration) {
-        let refill = elapsed.as_secs_f64() * f64::from(limit.per_second);
-        self.tokens = (self.tokens + refill).min(f64::from(limit.burst));
+        let refill = elapsed.as_secs_f32() * limit.per_second as f32;
+        self.tokens = (self.tokens + refill).min(limit.burst as f32);
     }
 
     /// Takes a token if there is one.
@@ -114,7 +123,10 @@ impl actix::ActorFuture<Session> for Flusher {
         ctx: &mut Context<Session>,
         task: &mut std::task::Context<'_>,
     ) -> Poll<()> {
-        match act.outbox.poll_write(task) {
+        let Some(socket) = act.socket.as_mut() else {
+            return Poll::Ready(());
+        };
+        match act.outbox.poll_write(socket, task) {
             Poll::Pending => Poll::Pending,
             Poll::Ready(e) => {
                 tracing::debug!(id = act.id, error = %e, "write failed");
@@ -126,13 +138,9 @@ impl actix::ActorFuture<Session> for Flusher {
 }
 
 /// Reads the client's lines and hands each to the session, as actix's own
-/// stream handling would, but gives its buffer back whenever every byte read
-/// has been handled: an idle connection holds no read buffer.
-struct Reader {
-    read: OwnedReadHalf,
-    buf: BytesMut,
-    codec: LineCodec,
-}
+/// stream handling would. Its state is the session's `input` and `codec`, so
+/// that it costs no allocation of its own.
+struct Reader;
 
 /// Room made in the read buffer before each read, in bytes: commands are short.
 const READ_CHUNK: usize = 512;
@@ -149,10 +157,9 @@ impl actix::ActorFuture<Session> for Reader {
         ctx: &mut Context<Session>,
         task: &mut std::task::Context<'_>,
     ) -> Poll<()> {
-        let this = self.get_mut();
         let mut handled = 0;
         loop {
-            match this.codec.decode(&mut this.buf) {
+            match act.codec.decode(&mut act.input) {
                 Ok(Some(line)) => {
                     act.on_input(ctx, Ok(line));
                     handled += 1;
@@ -168,41 +175,49 @@ impl actix::ActorFuture<Session> for Reader {
                     continue;
                 }
                 Ok(None) => {}
-                Err(e) => return this.fail(act, ctx, e),
+                Err(e) => return act.read_failed(ctx, e),
             }
-            match this.poll_fill(task) {
+            match poll_fill(act.socket.as_mut(), &mut act.input, task) {
                 Poll::Pending => return Poll::Pending,
-                Poll::Ready(Ok(0)) => return this.finish(act, ctx),
+                Poll::Ready(Ok(0)) => return act.input_ended(ctx),
                 Poll::Ready(Ok(_)) => {}
-                Poll::Ready(Err(e)) => return this.fail(act, ctx, e),
+                Poll::Ready(Err(e)) => return act.read_failed(ctx, e),
             }
         }
     }
 }
 
-impl Reader {
-    /// Reads what the socket has into the buffer. With nothing buffered it
-    /// reads into the stack first: the many polls that find no data allocate
-    /// nothing, and the buffer exists only while there are bytes to handle.
-    fn poll_fill(&mut self, task: &mut std::task::Context<'_>) -> Poll<io::Result<usize>> {
-        if !self.buf.is_empty() {
-            self.buf.reserve(READ_CHUNK);
-            return tokio_util::io::poll_read_buf(Pin::new(&mut self.read), task, &mut self.buf);
-        }
-        self.buf = BytesMut::new();
-        let mut chunk = [0u8; READ_CHUNK];
-        let mut filled = ReadBuf::new(&mut chunk);
-        ready!(Pin::new(&mut self.read).poll_read(task, &mut filled))?;
-        self.buf.extend_from_slice(filled.filled());
-        Poll::Ready(Ok(filled.filled().len()))
+/// Reads what the socket has into `buf` (none: the end of input). With
+/// nothing buffered it reads into the stack first: the many polls that find no
+/// data allocate nothing, and the buffer exists only while there are bytes to
+/// handle (an idle connection holds none).
+fn poll_fill(
+    socket: Option<&mut TcpStream>,
+    buf: &mut BytesMut,
+    task: &mut std::task::Context<'_>,
+) -> Poll<io::Result<usize>> {
+    let Some(socket) = socket else {
+        return Poll::Ready(Ok(0));
+    };
+    if !buf.is_empty() {
+        buf.reserve(READ_CHUNK);
+        return tokio_util::io::poll_read_buf(Pin::new(socket), task, buf);
     }
+    *buf = BytesMut::new();
+    let mut chunk = [0u8; READ_CHUNK];
+    let mut filled = ReadBuf::new(&mut chunk);
+    ready!(Pin::new(socket).poll_read(task, &mut filled))?;
+    buf.extend_from_slice(filled.filled());
+    Poll::Ready(Ok(filled.filled().len()))
+}
 
+impl Session {
     /// The client closed its side: a last unterminated line still counts, and
     /// if it waits for an answer the session stops only after it (the socket
     /// keeps reporting the end, so the next poll comes back here).
-    fn finish(&mut self, act: &mut Session, ctx: &mut Context<Session>) -> Poll<()> {
-        if let Ok(Some(line)) = self.codec.decode_eof(&mut self.buf) {
-            act.on_input(ctx, Ok(line));
+    fn input_ended(&mut self, ctx: &mut Context<Session>) -> Poll<()> {
+        if let Ok(Some(line)) = self.codec.decode_eof(&mut self.input) {
+            self.on_input(ctx, Ok(line));
             if ctx.waiting() {
                 return Poll::Pending;
             }
@@ -211,13 +226,8 @@ impl Reader {
         Poll::Ready(())
     }
 
-    fn fail(
-        &mut self,
-        act: &mut Session,
-        ctx: &mut Context<Session>,
-        error: std::io::Error,
-    ) -> Poll<()> {
-        act.on_input(ctx, Err(error));
+    fn read_failed(&mut self, ctx: &mut Context<Session>, error: std::io::Error) -> Poll<()> {
+        self.on_input(ctx, Err(error));
         Poll::Ready(())
     }
 }
@@ -253,17 +263,32 @@ impl Watching {
     }
 }
 
-/// One connection (see the module docs).
+/// One connection (see the module docs). Every idle connection has one, so its
+/// size counts: it sits in the session's task with actix's context, and tokio
+/// rounds tasks up to 128 bytes.
 pub struct Session {
     id: u64,
     shared: Arc<Shared>,
-    outbox: Outbox<OwnedWriteHalf>,
+    /// The client's socket, whole: read by the `Reader` and written by the
+    /// `Flusher`, both in this context. `None` once handed over to close.
+    socket: Option<TcpStream>,
+    /// Read and not yet handled.
+    input: BytesMut,
+    codec: LineCodec,
+    outbox: Outbox,
     name: Option<Name>,
     seat: Option<SeatRef>,
     watching: Watching,
     bucket: TokenBucket,
     last_input: Instant,
-    _slot: ConnectionSlot,
+}
+
+/// The session holds its place in the connection count (see
+/// [`ConnectionSlot::hand_over`]).
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.shared.connections.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 impl Session {
@@ -286,26 +311,22 @@ impl Session {
             // address is not kept, an idle connection should be small.
             tracing::debug!(%peer, id, "connected");
             Session::create(move |ctx: &mut Context<Session>| {
-                let (read, write) = stream.into_split();
-                let config = &shared.config;
-                ctx.spawn(Reader {
-                    read,
-                    buf: BytesMut::new(),
-                    codec: LineCodec::new(config.max_line_bytes),
-                });
-                let outbox = Outbox::new(write, config.outbound_queue_lines);
+                ctx.spawn(Reader);
                 ctx.spawn(Flusher);
-                let bucket = TokenBucket::new(config.rate_limit);
+                slot.hand_over();
+                let config = &shared.config;
                 Session {
                     id,
+                    input: BytesMut::new(),
+                    codec: LineCodec::new(config.max_line_bytes),
+                    bucket: TokenBucket::new(config.rate_limit),
                     shared,
-                    outbox,
+                    socket: Some(stream),
+                    outbox: Outbox::default(),
                     name: None,
                     seat: None,
                     watching: Watching::default(),
-                    bucket,
                     last_input: Instant::now(),
-                    _slot: slot,
                 }
             });
         });
@@ -313,7 +334,7 @@ impl Session {
 
     /// Queues text for the client; a client that does not read is disconnected.
     fn send_text(&mut self, ctx: &mut Context<Self>, text: Arc<str>) {
-        match self.outbox.push(text) {
+        match self.outbox.push(text, self.shared.config.outbound_queue_lines) {
             Ok(()) => {}
             Err(QueueError::Full) => {
                 tracing::info!(id = self.id, "disconnecting a client that does not read");
@@ -826,7 +847,9 @@ impl Actor for Session {
             name: self.name.take(),
         });
         // The last lines (a reply to QUIT, a notice) still go out, briefly.
-        self.outbox.close(LINGER);
+        if let Some(socket) = self.socket.take() {
+            self.outbox.close(socket, LINGER);
+        }
         tracing::debug!(id = self.id, "disconnected");
     }
 }
