@@ -6,7 +6,7 @@
 //! it is committed (`OK` to the mover, `MOVED` to everyone). While the commit is
 //! pending the actor waits (`ctx.wait`), which holds its mailbox and timers, so
 //! no other move of this game can slip in; other games are not held. If the
-//! commit fails, the game, its clocks and its history go back to what they were
+//! commit fails, the game, its clocks and its ply count go back to what they were
 //! and the mover gets `ERR 503`. Creation, seats and the end are written too;
 //! nothing waits for those, but the store keeps their order with the moves.
 
@@ -18,6 +18,7 @@ use actix::dev::{MessageResponse, OneshotSender};
 use actix::fut::{self, ActorFutureExt, WrapFuture};
 use actix::{
     Actor, ActorContext, Addr, AsyncContext, Context, Handler, ResponseActFuture, SpawnHandle,
+    WeakAddr,
 };
 use flipline::notation::cells_string;
 use flipline::protocol::{
@@ -25,7 +26,7 @@ use flipline::protocol::{
 };
 use flipline::{Color, Game, Move, MoveError, Variant};
 
-use crate::clock::{Clocks, millis};
+use crate::clock::{Clocks, Stamp, millis};
 use crate::config::Config;
 use crate::engine_pool::{EngineWorker, Think};
 use crate::lobby::Lobby;
@@ -63,8 +64,6 @@ pub struct GameSetup {
     pub recovered: bool,
     /// What every game uses, shared.
     pub services: Arc<GameServices>,
-    /// Plies played, shared with the lobby for `LIST`.
-    pub ply: Arc<AtomicU32>,
 }
 
 /// What every game talks to, made once by the lobby and shared: a copy of an
@@ -80,12 +79,56 @@ pub struct GameServices {
     pub store: Store,
 }
 
+/// A connection as a game keeps it: weak, since a strong actix address costs
+/// two allocations for as long as it is kept, and upgraded for each message
+/// (which costs them only while it is sent).
+type SessionRef = WeakAddr<Session>;
+
 /// A person in a seat; `session` is `None` while they are disconnected.
 struct Player {
     name: Name,
-    session: Option<Addr<Session>>,
+    session: Option<SessionRef>,
     /// Set while the connection is gone; boxed, since few players are away.
     away: Option<Box<Away>>,
+}
+
+/// The connections watching a game. Boxed, and absent until the first
+/// `WATCH`: most games have no spectators, and an idle game should be small.
+#[derive(Default)]
+#[allow(
+    clippy::box_collection,
+    reason = "one pointer in every game, not three"
+)]
+struct Spectators(Option<Box<Vec<SessionRef>>>);
+
+impl Spectators {
+    fn iter(&self) -> impl Iterator<Item = &SessionRef> {
+        self.0.iter().flat_map(|v| v.iter())
+    }
+
+    fn add(&mut self, session: SessionRef) {
+        let list = self.0.get_or_insert_with(Box::default);
+        if !list.contains(&session) {
+            list.push(session);
+        }
+    }
+
+    fn remove(&mut self, session: &SessionRef) {
+        if let Some(list) = &mut self.0 {
+            list.retain(|s| s != session);
+            if list.is_empty() {
+                self.0 = None;
+            }
+        }
+    }
+}
+
+/// A game's clocks and the timer that ends the game when the running one
+/// reaches zero. Boxed: most games have no clock, and an idle game should be
+/// small.
+struct Timing {
+    clocks: Clocks,
+    flag_timer: Option<SpawnHandle>,
 }
 
 /// A seat kept for someone who lost their connection.
@@ -97,7 +140,7 @@ struct Away {
 }
 
 impl Player {
-    fn new(name: Name, session: Option<Addr<Session>>) -> Player {
+    fn new(name: Name, session: Option<SessionRef>) -> Player {
         Player {
             name,
             session,
@@ -117,7 +160,7 @@ impl Seat {
         match spec {
             SeatSpec::Open => Seat::Open,
             SeatSpec::Bot(level) => Seat::Bot(level),
-            SeatSpec::Human(m) => Seat::Human(Player::new(m.name, Some(m.session))),
+            SeatSpec::Human(m) => Seat::Human(Player::new(m.name, Some(m.session.downgrade()))),
             SeatSpec::Away(name) => Seat::Human(Player::new(name, None)),
         }
     }
@@ -160,12 +203,16 @@ impl Seat {
         match self {
             Seat::Open => Some(SeatSpec::Open),
             Seat::Bot(level) => Some(SeatSpec::Bot(*level)),
-            Seat::Human(p) => p.session.clone().map(|session| {
-                SeatSpec::Human(Member {
-                    name: p.name.clone(),
-                    session,
-                })
-            }),
+            Seat::Human(p) => p
+                .session
+                .as_ref()
+                .and_then(WeakAddr::upgrade)
+                .map(|session| {
+                    SeatSpec::Human(Member {
+                        name: p.name.clone(),
+                        session,
+                    })
+                }),
         }
     }
 }
@@ -179,31 +226,29 @@ enum Phase {
 
 /// One game (see the module docs).
 pub struct GameActor {
-    id: GameId,
-    /// This actor's shared address (see [`GameAddr`]).
-    addr: GameAddr,
+    /// This game's number, actor and committed plies, shared (see [`GameHandle`]).
+    handle: SeatRef,
     game: Game,
     /// Black's seat, then white's.
     seats: [Seat; 2],
-    spectators: Vec<Addr<Session>>,
-    /// Boxed: most games have no clock, and an idle game should be small.
-    clocks: Option<Box<Clocks>>,
-    flag_timer: Option<SpawnHandle>,
+    spectators: Spectators,
+    timing: Option<Box<Timing>>,
     phase: Phase,
-    history: Vec<Move>,
+    /// Plies played, a move being committed included (the handle counts
+    /// committed ones).
+    ply: u32,
     /// When the side to move began its turn (what a move's stored time counts).
-    turn_started: Instant,
+    turn_started: Stamp,
     rematch: [bool; 2],
     recovered: bool,
     services: Arc<GameServices>,
-    ply: Arc<AtomicU32>,
 }
 
 /// What a move changed, to put back if its commit fails.
 struct Undo {
     game: Game,
     clocks: Option<Clocks>,
-    turn_started: Instant,
+    turn_started: Stamp,
 }
 
 /// A move applied and on its way to the store: resolves once it is committed
@@ -258,12 +303,16 @@ impl GameActor {
     /// A game from its setup; it begins once both seats are filled. Start moves
     /// that are not legal (the lobby checks them) are left out. The time stored
     /// with each start move is charged to its side's clock.
-    /// Starts a game's actor on `worker` (here if `None`) and gives its one
-    /// shared address, which the actor keeps too, to hand out in `Seated`.
-    pub fn spawn_on(worker: Option<&actix::ArbiterHandle>, setup: GameSetup) -> GameAddr {
+    /// Starts a game's actor on `worker` (here if `None`) and gives its handle,
+    /// which the actor keeps too, to hand out in `Seated`.
+    pub fn spawn_on(worker: Option<&actix::ArbiterHandle>, setup: GameSetup) -> SeatRef {
         let (tx, rx) = actix::dev::channel::channel(MAILBOX_CAPACITY);
-        let addr = Arc::new(Addr::new(tx));
-        let own = Arc::clone(&addr);
+        let handle = Arc::new(GameHandle {
+            game: setup.id,
+            addr: Addr::new(tx),
+            ply: AtomicU32::new(0),
+        });
+        let own = Arc::clone(&handle);
         let run = move || {
             let ctx = Context::with_receiver(rx);
             tokio::task::spawn_local(ctx.into_future(GameActor::new(setup, own)));
@@ -274,43 +323,52 @@ impl GameActor {
             }
             None => run(),
         }
-        addr
+        handle
     }
 
-    fn new(setup: GameSetup, addr: GameAddr) -> GameActor {
+    fn new(setup: GameSetup, handle: SeatRef) -> GameActor {
         let mut game = Game::new(setup.variant);
-        let mut clocks = setup.clock.map(|spec| Box::new(Clocks::new(spec)));
-        let mut history = Vec::with_capacity(setup.start.len());
+        let mut clocks = setup.clock.map(Clocks::new);
+        let mut ply = 0u32;
         for stored in setup.start {
             let side = game.to_move();
             if game.apply(stored.mv).is_err() {
                 continue;
             }
-            history.push(stored.mv);
+            ply = ply.saturating_add(1);
             if let (Some(clocks), Some(ms)) = (&mut clocks, stored.ms) {
                 let _ = clocks.charge(side, ms);
             }
         }
-        setup.ply.store(
-            u32::try_from(history.len()).unwrap_or(u32::MAX),
-            Ordering::Relaxed,
-        );
+        handle.ply.store(ply, Ordering::Relaxed);
         GameActor {
-            id: setup.id,
-            addr,
+            handle,
             game,
             seats: [Seat::from_spec(setup.black), Seat::from_spec(setup.white)],
-            spectators: Vec::new(),
-            clocks,
-            flag_timer: None,
+            spectators: Spectators::default(),
+            timing: clocks.map(|clocks| {
+                Box::new(Timing {
+                    clocks,
+                    flag_timer: None,
+                })
+            }),
             phase: Phase::Waiting,
-            history,
-            turn_started: Instant::now(),
+            ply,
+            turn_started: Stamp::of(Instant::now()),
             rematch: [false; 2],
             recovered: setup.recovered,
             services: setup.services,
-            ply: setup.ply,
         }
+    }
+
+    /// The game's number.
+    fn id(&self) -> GameId {
+        self.handle.game
+    }
+
+    /// Plies played, a move being committed included.
+    fn plies(&self) -> usize {
+        self.ply as usize
     }
 
     fn seat(&self, color: Color) -> &Seat {
@@ -329,11 +387,11 @@ impl GameActor {
     fn mover(&self, name: &str) -> Result<Color, ProtocolError> {
         let colors = self.colors_of(name);
         if colors.is_empty() {
-            return Err(forbidden(format!("you have no seat in game {}", self.id)));
+            return Err(forbidden(format!("you have no seat in game {}", self.id())));
         }
         match self.phase {
-            Phase::Waiting => return Err(conflict(format!("game {} has not started", self.id))),
-            Phase::Over => return Err(conflict(format!("game {} is over", self.id))),
+            Phase::Waiting => return Err(conflict(format!("game {} has not started", self.id()))),
+            Phase::Over => return Err(conflict(format!("game {} is over", self.id()))),
             Phase::Playing => {}
         }
         let to_move = self.game.to_move();
@@ -347,10 +405,9 @@ impl GameActor {
     /// Every connection that hears the game's events, each once.
     /// Everyone who hears the game's events: the seated people who are
     /// connected (once, though hotseat gives one person both seats), then the
-    /// spectators. By reference: a copy of an address costs two allocations,
-    /// and this runs for every move.
-    fn audience(&self) -> impl Iterator<Item = &Addr<Session>> {
-        fn connected(seat: &Seat) -> Option<&Addr<Session>> {
+    /// spectators.
+    fn audience(&self) -> impl Iterator<Item = &SessionRef> {
+        fn connected(seat: &Seat) -> Option<&SessionRef> {
             match seat {
                 Seat::Human(Player {
                     session: Some(s), ..
@@ -366,25 +423,25 @@ impl GameActor {
 
     fn broadcast(&self, events: &[Event]) {
         let text = lines(events);
-        for session in self.audience() {
+        for session in self.audience().filter_map(WeakAddr::upgrade) {
             session.do_send(Deliver(Arc::clone(&text)));
         }
     }
 
     fn start_event(&self) -> Event {
         Event::Start {
-            game: self.id,
+            game: self.id(),
             variant: self.game.variant(),
             black: self.seat(Color::Black).name_or_dash(),
             white: self.seat(Color::White).name_or_dash(),
-            clock: self.clocks.as_deref().map(Clocks::spec),
+            clock: self.clocks().map(Clocks::spec),
         }
     }
 
     fn board_event(&self) -> Event {
         let to_move = (self.phase == Phase::Playing).then(|| self.game.to_move());
         Event::Board {
-            game: self.id,
+            game: self.id(),
             cells: cells_string(&self.game),
             to_move,
         }
@@ -392,7 +449,7 @@ impl GameActor {
 
     fn turn_event(&self) -> Option<Event> {
         (self.phase == Phase::Playing).then(|| Event::Turn {
-            game: self.id,
+            game: self.id(),
             side: self.game.to_move(),
             moves: self.game.legal_moves().iter().collect(),
         })
@@ -412,7 +469,7 @@ impl GameActor {
             Phase::Over => Status::Over,
         };
         self.services.lobby.do_send(GameChanged {
-            game: self.id,
+            game: self.id(),
             black: self.seat(Color::Black).name(),
             white: self.seat(Color::White).name(),
             status,
@@ -425,15 +482,13 @@ impl GameActor {
         self.tell_lobby();
         // The seat message comes from this actor, before START, so that a
         // session knows its game before it can read (and answer) START.
-        let seat = SeatRef {
-            game: self.id,
-            addr: Arc::clone(&self.addr),
-        };
+        let seat = Arc::clone(&self.handle);
         for seat_holder in &self.seats {
             if let Seat::Human(Player {
                 session: Some(session),
                 ..
             }) = seat_holder
+                && let Some(session) = session.upgrade()
             {
                 session.do_send(Seated(seat.clone()));
             }
@@ -445,9 +500,10 @@ impl GameActor {
     /// Starts the clock of the side to move and lets a bot think.
     fn next_turn(&mut self, ctx: &mut Context<Self>) {
         let side = self.game.to_move();
-        self.turn_started = Instant::now();
-        if let Some(clocks) = &mut self.clocks {
-            clocks.start(side, self.turn_started);
+        let now = Instant::now();
+        self.turn_started = Stamp::of(now);
+        if let Some(clocks) = self.clocks_mut() {
+            clocks.start(side, now);
             self.arm_flag_timer(ctx);
         }
         if let Seat::Bot(level) = *self.seat(side) {
@@ -456,10 +512,10 @@ impl GameActor {
     }
 
     fn check_flag(&mut self, ctx: &mut Context<Self>, ply: usize) {
-        if self.phase != Phase::Playing || self.history.len() != ply {
+        if self.phase != Phase::Playing || self.plies() != ply {
             return;
         }
-        let flagged = self.clocks.as_ref().and_then(|c| c.flagged(Instant::now()));
+        let flagged = self.clocks().and_then(|c| c.flagged(Instant::now()));
         match flagged {
             Some(side) => self.finish(ctx, EndReason::Time, Some(side.opponent())),
             // Woken a little early: wait for the rest.
@@ -471,17 +527,28 @@ impl GameActor {
     /// in play with a clock, none otherwise.
     fn arm_flag_timer(&mut self, ctx: &mut Context<Self>) {
         self.cancel_flag_timer(ctx);
-        let Some(clocks) = &self.clocks else { return };
-        let left = clocks.left(self.game.to_move(), Instant::now());
-        let ply = self.history.len();
+        let ply = self.plies();
+        let to_move = self.game.to_move();
+        let Some(timing) = &mut self.timing else {
+            return;
+        };
+        let left = timing.clocks.left(to_move, Instant::now());
         let wait = Duration::from_millis(left + 1);
-        self.flag_timer = Some(ctx.run_later(wait, move |act, ctx| act.check_flag(ctx, ply)));
+        timing.flag_timer = Some(ctx.run_later(wait, move |act, ctx| act.check_flag(ctx, ply)));
     }
 
     fn cancel_flag_timer(&mut self, ctx: &mut Context<Self>) {
-        if let Some(old) = self.flag_timer.take() {
+        if let Some(old) = self.timing.as_mut().and_then(|t| t.flag_timer.take()) {
             ctx.cancel_future(old);
         }
+    }
+
+    fn clocks(&self) -> Option<&Clocks> {
+        self.timing.as_ref().map(|t| &t.clocks)
+    }
+
+    fn clocks_mut(&mut self) -> Option<&mut Clocks> {
+        self.timing.as_mut().map(|t| &mut t.clocks)
     }
 
     /// Asks the engine pool for a bot move; the answer is played if the game has
@@ -494,14 +561,14 @@ impl GameActor {
             seed: random_u64(),
             deadline,
         };
-        let (ply, side) = (self.history.len(), self.game.to_move());
+        let (ply, side) = (self.plies(), self.game.to_move());
         let request =
             self.services
                 .engine
                 .send(job)
                 .into_actor(self)
                 .map(move |answer, act, ctx| {
-                    if act.phase != Phase::Playing || act.history.len() != ply {
+                    if act.phase != Phase::Playing || act.plies() != ply {
                         return;
                     }
                     let mv = match answer {
@@ -524,7 +591,7 @@ impl GameActor {
                             }));
                         }
                         Err(e) => {
-                            tracing::warn!(game = act.id, error = %e.message, "bot move refused")
+                            tracing::warn!(game = act.id(), error = %e.message, "bot move refused")
                         }
                     }
                 });
@@ -535,7 +602,7 @@ impl GameActor {
     /// the bot's turn at the same ply.
     fn retry_bot(&mut self, ctx: &mut Context<Self>, ply: usize) {
         ctx.run_later(BOT_RETRY, move |act, ctx| {
-            if act.phase != Phase::Playing || act.history.len() != ply {
+            if act.phase != Phase::Playing || act.plies() != ply {
                 return;
             }
             if let Seat::Bot(level) = *act.seat(act.game.to_move()) {
@@ -548,7 +615,7 @@ impl GameActor {
     /// what is left.
     fn think_budget(&self) -> Duration {
         let mut ms = self.services.config.engine_move_ms;
-        if let Some(clocks) = &self.clocks {
+        if let Some(clocks) = self.clocks() {
             let left = clocks.left(self.game.to_move(), Instant::now());
             ms = ms.min(left / 20 + clocks.spec().increment_ms / 2).max(5);
         }
@@ -568,7 +635,7 @@ impl GameActor {
         next.apply(mv).map_err(|e| self.illegal(e))?;
         let (undo, used) = self.stop_clock(ctx)?;
         self.game = next;
-        self.history.push(mv);
+        self.ply = self.ply.saturating_add(1);
         Ok(self.commit(side, mv, used, undo))
     }
 
@@ -579,27 +646,24 @@ impl GameActor {
         let now = Instant::now();
         let undo = Undo {
             game: self.game,
-            clocks: self.clocks.as_deref().cloned(),
+            clocks: self.clocks().cloned(),
             turn_started: self.turn_started,
         };
-        if let Some(clocks) = &mut self.clocks
+        if let Some(clocks) = self.clocks_mut()
             && let Err(flagged) = clocks.stop(now)
         {
             self.finish(ctx, EndReason::Time, Some(flagged.opponent()));
             return Err(conflict("your time ran out"));
         }
         self.cancel_flag_timer(ctx);
-        Ok((
-            undo,
-            millis(now.saturating_duration_since(self.turn_started)),
-        ))
+        Ok((undo, millis(self.turn_started.until(Stamp::of(now)))))
     }
 
     /// Hands the move just applied to the store; once committed it is announced,
     /// if refused it is undone and the mover told `ERR 503`.
     fn commit(&mut self, side: Color, mv: Move, used: u64, undo: Undo) -> Commit {
-        let ply = u32::try_from(self.history.len()).unwrap_or(u32::MAX);
-        let saved = self.services.store.append_move(self.id, ply, mv, used);
+        let ply = self.ply;
+        let saved = self.services.store.append_move(self.id(), ply, mv, used);
         Box::pin(
             saved
                 .into_actor(self)
@@ -622,18 +686,15 @@ impl GameActor {
     /// Tells everyone of a committed move, then ends the game or starts the
     /// next turn.
     fn announce(&mut self, ctx: &mut Context<Self>, side: Color, mv: Move) {
-        self.ply.store(
-            u32::try_from(self.history.len()).unwrap_or(u32::MAX),
-            Ordering::Relaxed,
-        );
+        self.handle.ply.store(self.ply, Ordering::Relaxed);
         let counts = self.game.counts();
         let moved = Event::Moved {
-            game: self.id,
+            game: self.id(),
             side,
             played: mv,
             black: counts.black,
             white: counts.white,
-            clocks: self.clocks.as_ref().map(|c| c.both(Instant::now())),
+            clocks: self.clocks().map(|c| c.both(Instant::now())),
         };
         if self.game.is_over() {
             self.broadcast(&[moved]);
@@ -649,12 +710,14 @@ impl GameActor {
     /// Puts the game back as it was before a move whose commit failed: the same
     /// side to move, its clock running from when its turn began.
     fn undo(&mut self, ctx: &mut Context<Self>, undo: Undo, error: &crate::store::StoreError) {
-        tracing::error!(game = self.id, %error, "a move could not be saved");
+        tracing::error!(game = self.id(), %error, "a move could not be saved");
         self.game = undo.game;
-        self.clocks = undo.clocks.map(Box::new);
+        if let (Some(timing), Some(clocks)) = (&mut self.timing, undo.clocks) {
+            timing.clocks = clocks;
+        }
         self.turn_started = undo.turn_started;
-        self.history.pop();
-        if self.clocks.is_some() {
+        self.ply = self.ply.saturating_sub(1);
+        if self.timing.is_some() {
             self.arm_flag_timer(ctx);
         }
     }
@@ -667,7 +730,7 @@ impl GameActor {
             legal.to_string()
         };
         match error {
-            MoveError::GameOver => conflict(format!("game {} is over", self.id)),
+            MoveError::GameOver => conflict(format!("game {} is over", self.id())),
             MoveError::MustMove(_) => {
                 ProtocolError::new(ErrorCode::IllegalMove, format!("{error}"))
             }
@@ -678,10 +741,8 @@ impl GameActor {
     /// Ends the game: BOARD with no side to move, then OVER.
     fn finish(&mut self, ctx: &mut Context<Self>, reason: EndReason, winner: Option<Color>) {
         self.phase = Phase::Over;
-        if let Some(timer) = self.flag_timer.take() {
-            ctx.cancel_future(timer);
-        }
-        if let Some(clocks) = &mut self.clocks {
+        self.cancel_flag_timer(ctx);
+        if let Some(clocks) = self.clocks_mut() {
             // A flag that fell is recorded as zero; otherwise the time stops as is.
             let _ = clocks.stop(Instant::now());
         }
@@ -690,7 +751,7 @@ impl GameActor {
             _ => forced_score(&self.game, winner),
         };
         let over = Event::Over {
-            game: self.id,
+            game: self.id(),
             winner: score.winner,
             black: score.black,
             white: score.white,
@@ -703,7 +764,7 @@ impl GameActor {
             reason,
         };
         self.services.store.write(Write::End {
-            game: self.id,
+            game: self.id(),
             result,
         });
         self.broadcast(&[self.board_event(), over]);
@@ -752,10 +813,10 @@ impl GameActor {
     fn resign(&mut self, ctx: &mut Context<Self>, name: &str) -> Reply {
         let colors = self.colors_of(name);
         let Some(&mine) = colors.first() else {
-            return Err(forbidden(format!("you have no seat in game {}", self.id)));
+            return Err(forbidden(format!("you have no seat in game {}", self.id())));
         };
         if self.phase != Phase::Playing {
-            return Err(conflict(format!("game {} is not in play", self.id)));
+            return Err(conflict(format!("game {} is not in play", self.id())));
         }
         // In a hotseat game the side to move is the one resigning.
         let loser = if colors.len() == 2 {
@@ -779,10 +840,10 @@ impl GameActor {
     fn say(&self, name: &str, text: String) -> Reply {
         let seated = !self.colors_of(name).is_empty();
         if !seated {
-            return Err(forbidden(format!("you have no seat in game {}", self.id)));
+            return Err(forbidden(format!("you have no seat in game {}", self.id())));
         }
         self.broadcast(&[Event::Chat {
-            game: self.id,
+            game: self.id(),
             name: name.to_string(),
             text,
         }]);
@@ -791,12 +852,12 @@ impl GameActor {
 
     fn leave(&mut self, ctx: &mut Context<Self>, name: &str) -> Reply {
         if self.colors_of(name).is_empty() {
-            return Err(forbidden(format!("you have no seat in game {}", self.id)));
+            return Err(forbidden(format!("you have no seat in game {}", self.id())));
         }
         if self.phase == Phase::Playing {
             return Err(conflict(format!(
                 "game {} is in play: END resigns it",
-                self.id
+                self.id()
             )));
         }
         for seat in &mut self.seats {
@@ -818,11 +879,11 @@ impl GameActor {
         if colors.is_empty() {
             return ready(Err(forbidden(format!(
                 "you have no seat in game {}",
-                self.id
+                self.id()
             ))));
         }
         if self.phase != Phase::Over {
-            return ready(Err(conflict(format!("game {} is not over", self.id))));
+            return ready(Err(conflict(format!("game {} is not over", self.id()))));
         }
         for c in colors {
             self.rematch[slot(c)] = true;
@@ -833,7 +894,7 @@ impl GameActor {
         if !agreed {
             let offer = Event::Info(format!(
                 "{name} offers a rematch in game {}: REMATCH accepts",
-                self.id
+                self.id()
             ));
             self.broadcast(&[offer]);
             return ready(Ok(Answer::ok("waiting")));
@@ -847,7 +908,7 @@ impl GameActor {
         self.rematch = [false; 2];
         let order = Spawn {
             variant: self.game.variant(),
-            clock: self.clocks.as_deref().map(Clocks::spec),
+            clock: self.clocks().map(Clocks::spec),
             black,
             white,
             start: Vec::new(),
@@ -866,15 +927,16 @@ impl GameActor {
             return Ok(color);
         }
         if self.phase != Phase::Waiting {
-            return Err(conflict(format!("game {} has no free seat", self.id)));
+            return Err(conflict(format!("game {} has no free seat", self.id())));
         }
         let free = [Color::Black, Color::White]
             .into_iter()
             .find(|&c| matches!(self.seat(c), Seat::Open))
-            .ok_or_else(|| conflict(format!("game {} has no free seat", self.id)))?;
-        self.seats[slot(free)] = Seat::Human(Player::new(member.name, Some(member.session)));
+            .ok_or_else(|| conflict(format!("game {} has no free seat", self.id())))?;
+        self.seats[slot(free)] =
+            Seat::Human(Player::new(member.name, Some(member.session.downgrade())));
         self.services.store.write(Write::Seats {
-            game: self.id,
+            game: self.id(),
             black: self.seat(Color::Black).stored_name(),
             white: self.seat(Color::White).stored_name(),
         });
@@ -893,10 +955,11 @@ impl GameActor {
         let Some(&color) = colors.first() else {
             return Ok(None);
         };
+        let session = member.session.downgrade();
         for c in &colors {
             if let Seat::Human(p) = &mut self.seats[slot(*c)] {
                 match &p.session {
-                    Some(s) if *s != member.session => {
+                    Some(s) if *s != session => {
                         return Err(conflict(format!(
                             "{} is seated from another connection",
                             p.name
@@ -904,7 +967,7 @@ impl GameActor {
                     }
                     _ => {}
                 }
-                p.session = Some(member.session.clone());
+                p.session = Some(session.clone());
                 if let Some(timer) = p.away.take().and_then(|away| away.grace) {
                     ctx.cancel_future(timer);
                 }
@@ -917,7 +980,7 @@ impl GameActor {
     /// An open game closes before anyone joined it.
     fn cancel(&mut self) {
         self.phase = Phase::Over;
-        self.services.store.write(Write::Cancel { game: self.id });
+        self.services.store.write(Write::Cancel { game: self.id() });
     }
 
     fn disconnected(&mut self, ctx: &mut Context<Self>, name: &str, since: Instant) {
@@ -1055,7 +1118,7 @@ impl Actor for GameActor {
     }
 
     fn stopped(&mut self, _: &mut Context<Self>) {
-        self.services.lobby.do_send(GameClosed(self.id));
+        self.services.lobby.do_send(GameClosed(self.id()));
     }
 }
 
@@ -1134,11 +1197,9 @@ impl Handler<Watch> for GameActor {
     type Result = Reply;
 
     fn handle(&mut self, msg: Watch, _: &mut Context<Self>) -> Reply {
-        if !self.spectators.contains(&msg.session) {
-            self.spectators.push(msg.session.clone());
-        }
+        self.spectators.add(msg.session.downgrade());
         msg.session.do_send(Deliver(lines(&self.snapshot())));
-        Ok(Answer::ok(self.id.to_string()))
+        Ok(Answer::ok(self.id().to_string()))
     }
 }
 
@@ -1146,7 +1207,7 @@ impl Handler<Unwatch> for GameActor {
     type Result = ();
 
     fn handle(&mut self, msg: Unwatch, _: &mut Context<Self>) {
-        self.spectators.retain(|s| *s != msg.session);
+        self.spectators.remove(&msg.session.downgrade());
     }
 }
 

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use actix::{Actor, Addr, ArbiterHandle, AsyncContext, Context, Handler, WeakAddr};
@@ -27,13 +27,11 @@ use crate::store::{GameRecord, Status, Store, StoredMove, Write};
 
 /// What the lobby knows of a game.
 struct GameEntry {
-    addr: GameAddr,
+    handle: SeatRef,
     variant: Variant,
+    status: Status,
     black: Option<Name>,
     white: Option<Name>,
-    status: Status,
-    /// Written by the game on every move, read here for `LIST`: no message per move.
-    ply: Arc<AtomicU32>,
 }
 
 struct OpenSeek {
@@ -117,7 +115,6 @@ impl Lobby {
         start: Vec<StoredMove>,
         recovered: bool,
     ) -> SeatRef {
-        let ply = Arc::new(AtomicU32::new(0));
         let setup = GameSetup {
             id: game,
             variant: order.variant,
@@ -127,25 +124,22 @@ impl Lobby {
             start,
             recovered,
             services: Arc::clone(&self.services),
-            ply: Arc::clone(&ply),
         };
         let (black, white) = (setup.black.name(), setup.white.name());
         let worker = self
             .workers
             .get(self.next_worker % self.workers.len().max(1));
-        let addr = GameActor::spawn_on(worker, setup);
+        let handle = GameActor::spawn_on(worker, setup);
         self.next_worker = self.next_worker.wrapping_add(1);
-        let status = status_of_seats(&black, &white);
         let entry = GameEntry {
-            addr: Arc::clone(&addr),
+            handle: Arc::clone(&handle),
             variant: order.variant,
+            status: status_of_seats(&black, &white),
             black,
             white,
-            status,
-            ply,
         };
         self.games.insert(game, entry);
-        SeatRef { game, addr }
+        handle
     }
 
     /// Asks every connection to close if it has been idle past the timeout: one
@@ -356,10 +350,7 @@ impl Handler<Find> for Lobby {
     type Result = Option<SeatRef>;
 
     fn handle(&mut self, Find(game): Find, _: &mut Context<Self>) -> Self::Result {
-        self.games.get(&game).map(|entry| SeatRef {
-            game,
-            addr: Arc::clone(&entry.addr),
-        })
+        self.games.get(&game).map(|entry| Arc::clone(&entry.handle))
     }
 }
 
@@ -377,7 +368,7 @@ impl Handler<ListGames> for Lobby {
                 black: g.black.as_deref().map(str::to_string),
                 white: g.white.as_deref().map(str::to_string),
                 status: g.status.word().to_string(),
-                ply: g.ply.load(Ordering::Relaxed),
+                ply: g.handle.ply.load(Ordering::Relaxed),
             })
             .collect()
     }

@@ -3,6 +3,7 @@
 //! wait on each other.
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicU32;
 
 use actix::{Addr, Message};
 use flipline::protocol::{ClockSpec, Event, GameId, NewGame, ProtocolError};
@@ -52,18 +53,22 @@ pub struct Seated(pub SeatRef);
 #[rtype(result = "()")]
 pub struct ShutdownNotice;
 
-/// A game's actor as the lobby and the sessions hold it: one address per game,
-/// shared, since every copy of an actix `Addr` costs two allocations.
-pub type GameAddr = Arc<Addr<GameActor>>;
-
-/// A game and its actor, as a session keeps it.
-#[derive(Clone, Debug)]
-pub struct SeatRef {
+/// A running game as the lobby, its players' sessions and the game itself hold
+/// it: one allocation per game, shared, since every copy of an actix `Addr`
+/// costs two allocations and an idle game should be small.
+#[derive(Debug)]
+pub struct GameHandle {
     /// The game.
     pub game: GameId,
     /// Its actor.
-    pub addr: GameAddr,
+    pub addr: Addr<GameActor>,
+    /// Plies committed: written by the game on every move, read by the lobby
+    /// for `LIST`, so that a move needs no message to the lobby.
+    pub ply: AtomicU32,
 }
+
+/// A game and its actor, as a session keeps it.
+pub type SeatRef = Arc<GameHandle>;
 
 /// A logged-in name. Shared by the session, the lobby and the game instead of
 /// copied into each: an idle game should be small, and a move's `Play` should

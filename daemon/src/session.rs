@@ -334,7 +334,10 @@ impl Session {
 
     /// Queues text for the client; a client that does not read is disconnected.
     fn send_text(&mut self, ctx: &mut Context<Self>, text: Arc<str>) {
-        match self.outbox.push(text, self.shared.config.outbound_queue_lines) {
+        match self
+            .outbox
+            .push(text, self.shared.config.outbound_queue_lines)
+        {
             Ok(()) => {}
             Err(QueueError::Full) => {
                 tracing::info!(id = self.id, "disconnecting a client that does not read");
@@ -630,7 +633,7 @@ impl Session {
             return;
         };
         self.find_game(ctx, game, move |act, ctx, seat| {
-            let addr = Arc::clone(&seat.addr);
+            let addr = seat.addr.clone();
             act.ask(
                 ctx,
                 &addr,
@@ -649,7 +652,7 @@ impl Session {
     fn watch(&mut self, ctx: &mut Context<Self>, game: flipline::protocol::GameId) {
         let session = ctx.address();
         self.find_game(ctx, game, move |act, ctx, seat| {
-            let addr = Arc::clone(&seat.addr);
+            let addr = seat.addr.clone();
             act.ask(ctx, &addr, Watch { session }, move |act, ctx, result| {
                 if result.is_ok() && !act.watching.contains(game) {
                     act.watching.push(seat);
