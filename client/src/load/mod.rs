@@ -128,8 +128,10 @@ async fn drive(args: &LoadArgs, server: SocketAddr, connections: usize) -> Repor
     }
     counters.measuring.store(true, Ordering::Release);
     let start = Instant::now();
+    let probe = tokio::spawn(watch_own_stalls(Arc::clone(&counters)));
     tokio::time::sleep(Duration::from_secs_f64(args.duration)).await;
     counters.measuring.store(false, Ordering::Release);
+    probe.abort();
     let seconds = start.elapsed().as_secs_f64();
     let rss_after = args.pid.and_then(rss_kib);
     counters.stopping.store(true, Ordering::Release);
@@ -142,6 +144,7 @@ async fn drive(args: &LoadArgs, server: SocketAddr, connections: usize) -> Repor
         moves: counters.moves.load(Ordering::Acquire),
         seconds,
         latency_ms: counters.latencies.percentiles_ms(),
+        stall_ms: counters.stall_us.load(Ordering::Acquire) as f64 / 1000.0,
         errors: counters
             .errors
             .lock()
@@ -154,6 +157,22 @@ async fn drive(args: &LoadArgs, server: SocketAddr, connections: usize) -> Repor
             .unwrap_or_default(),
         rss_kib: rss_before.zip(rss_after),
         ..Report::default()
+    }
+}
+
+/// How often the tool checks that it wakes on time.
+const PROBE_PERIOD: Duration = Duration::from_millis(10);
+
+/// Sleeps `PROBE_PERIOD` over and over and records how late each wake-up is:
+/// a stall of this process (its threads not run, or busy) delays every round
+/// trip in flight, and the report should say so rather than blame the server.
+async fn watch_own_stalls(counters: Arc<Counters>) {
+    loop {
+        let asleep = Instant::now();
+        tokio::time::sleep(PROBE_PERIOD).await;
+        let late = asleep.elapsed().saturating_sub(PROBE_PERIOD);
+        let micros = u64::try_from(late.as_micros()).unwrap_or(u64::MAX);
+        counters.stall_us.fetch_max(micros, Ordering::Relaxed);
     }
 }
 

@@ -23,6 +23,8 @@ pub struct Counters {
     pub failures: Mutex<BTreeMap<String, u64>>,
     /// Move round trips.
     pub latencies: Histogram,
+    /// The longest this tool was late to wake during the window, in µs.
+    pub stall_us: AtomicU64,
     /// Set while the measured window is open.
     pub measuring: AtomicBool,
     /// Set when the run is over.
@@ -64,6 +66,9 @@ pub struct Report {
     pub seconds: f64,
     /// Round-trip percentiles in milliseconds: p50, p90, p99, max.
     pub latency_ms: [f64; 4],
+    /// The longest this tool itself was late to wake, in milliseconds: every
+    /// round trip in flight meanwhile counts it too.
+    pub stall_ms: f64,
     /// `ERR` replies by code.
     pub errors: BTreeMap<u16, u64>,
     /// Connection failures by reason.
@@ -204,6 +209,7 @@ impl Report {
         for (name, value) in ["p50", "p90", "p99", "max"].iter().zip(self.latency_ms) {
             let _ = writeln!(out, "latency {name} {value:.2} ms");
         }
+        let _ = writeln!(out, "load stall max {:.2} ms", self.stall_ms);
         let _ = writeln!(out, "errors {}", self.error_total());
         for (code, count) in &self.errors {
             let _ = writeln!(out, "errors {code} {count}");
@@ -245,7 +251,7 @@ impl Report {
         let notes: Vec<String> = self.notes.iter().map(|n| json_string(n)).collect();
         format!(
             "{{\"connections\":{},\"wanted\":{},\"seconds\":{:.3},\"games\":{},\"moves\":{},\"moves_per_s\":{:.1},\
-             \"latency_ms\":{{\"p50\":{p50},\"p90\":{p90},\"p99\":{p99},\"max\":{max}}},\
+             \"latency_ms\":{{\"p50\":{p50},\"p90\":{p90},\"p99\":{p99},\"max\":{max}}},\"stall_ms\":{},\
              \"errors\":{{\"total\":{},\"by_code\":{}}},\"failures\":{},\"rss\":{rss},\"notes\":[{}]}}",
             self.connections,
             self.wanted,
@@ -253,6 +259,7 @@ impl Report {
             self.games,
             self.moves,
             self.moves_per_second(),
+            self.stall_ms,
             self.error_total(),
             map(&codes),
             map(&self.failures),
@@ -312,6 +319,7 @@ mod tests {
             connections: 4,
             moves: 100,
             seconds: 2.0,
+            stall_ms: 1.5,
             ..Report::default()
         };
         report.errors.insert(429, 3);
@@ -322,9 +330,11 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("latency p99 0.00 ms"), "{text}");
+        assert!(text.contains("\nload stall max 1.50 ms\n"), "{text}");
         let json = report.json();
         assert!(json.starts_with('{') && json.ends_with('}'), "{json}");
         assert!(json.contains("\"by_code\":{\"429\":3}"), "{json}");
+        assert!(json.contains("\"stall_ms\":1.5,"), "{json}");
         assert_eq!(json_string("a\"b\n"), "\"a\\\"b\\u000a\"");
     }
 }
