@@ -50,7 +50,11 @@ where
     let system = System::new();
     // Arbiters belong to a System: create them after it.
     let workers: Vec<Arbiter> = (0..config.worker_count()).map(|_| Arbiter::new()).collect();
+    for (index, worker) in workers.iter().enumerate() {
+        worker.spawn(watch_thread(format!("worker {index}")));
+    }
     let result = system.block_on(async {
+        actix::spawn(watch_thread("lobby".to_string()));
         let running = start(config, &workers, recovery).await?;
         ready(running.addr);
         stop().await;
@@ -65,6 +69,40 @@ where
     }
     threads.close();
     result
+}
+
+/// How often each actor thread checks that it wakes on time.
+const WATCH_PERIOD: Duration = Duration::from_millis(100);
+
+/// A thread this late to wake is reported: everything on it waited as long.
+const STALL_WARNING: Duration = Duration::from_millis(50);
+
+/// Sleeps `WATCH_PERIOD` over and over on one actor thread and warns when a
+/// wake-up comes `STALL_WARNING` late or more: the thread was busy or not
+/// run, and every connection and game on it waited as long. One timer per
+/// thread, so it costs nothing per game.
+async fn watch_thread(name: String) {
+    loop {
+        let asleep = Instant::now();
+        tokio::time::sleep(WATCH_PERIOD).await;
+        if let Some(late) = stalled(asleep, Instant::now()) {
+            tracing::warn!(
+                thread = %name,
+                late_ms = late.as_millis(),
+                "the {name} thread woke {} ms late: what runs on it waited as long",
+                late.as_millis()
+            );
+        }
+    }
+}
+
+/// How late a wake-up at `woke` was for a `WATCH_PERIOD` sleep begun at
+/// `asleep`, if late enough to report.
+fn stalled(asleep: Instant, woke: Instant) -> Option<Duration> {
+    let late = woke
+        .saturating_duration_since(asleep)
+        .saturating_sub(WATCH_PERIOD);
+    (late >= STALL_WARNING).then_some(late)
 }
 
 /// What the store gave at start.
@@ -232,5 +270,23 @@ impl DaemonThread {
 impl Drop for DaemonThread {
     fn drop(&mut self) {
         let _ = self.shutdown();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_wake_up_late_by_the_warning_threshold_is_a_stall() {
+        let asleep = Instant::now();
+        let on_time = asleep + WATCH_PERIOD + Duration::from_millis(3);
+        assert_eq!(stalled(asleep, on_time), None);
+        let late = asleep + WATCH_PERIOD + STALL_WARNING + Duration::from_millis(7);
+        assert_eq!(
+            stalled(asleep, late),
+            Some(STALL_WARNING + Duration::from_millis(7))
+        );
+        assert_eq!(stalled(asleep, asleep), None, "a clock going nowhere");
     }
 }

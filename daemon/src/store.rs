@@ -368,11 +368,29 @@ fn run_writer(
     loop {
         let closing = next_batch(requests, batch_max, &mut batch);
         if !batch.is_empty() {
+            let started = std::time::Instant::now();
+            let writes = batch.len();
             commit_batch(&mut conn, &mut batch, stats);
+            warn_if_slow(started.elapsed(), writes);
         }
         if closing {
             return;
         }
+    }
+}
+
+/// A commit that took this long held up every move in it: worth an
+/// operator's look (a slow or saturated disk).
+const SLOW_COMMIT: std::time::Duration = std::time::Duration::from_millis(50);
+
+fn warn_if_slow(took: std::time::Duration, writes: usize) {
+    if took >= SLOW_COMMIT {
+        tracing::warn!(
+            ms = took.as_millis(),
+            writes,
+            "a commit took {} ms: every move in it waited as long",
+            took.as_millis()
+        );
     }
 }
 
