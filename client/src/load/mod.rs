@@ -48,6 +48,38 @@ pub struct LoadArgs {
     /// Seconds allowed for connecting and logging in every connection.
     #[arg(long, default_value_t = 60.0)]
     ramp: f64,
+    /// Seconds played after the ramp before measuring: when thousands of
+    /// games start in the same instant, their first lines come in a burst
+    /// that can overflow the kernel's queues, and the packets it drops come
+    /// again only after TCP's retransmission timeout.
+    #[arg(long, default_value_t = 2.0)]
+    warmup: f64,
+}
+
+/// The longest ramp, warm-up or measurement a run takes: a day.
+const LONGEST_PHASE: Duration = Duration::from_secs(86_400);
+
+/// The run's phases, checked.
+struct Phases {
+    ramp: Duration,
+    warmup: Duration,
+    measure: Duration,
+}
+
+impl Phases {
+    fn of(args: &LoadArgs) -> Result<Phases, String> {
+        let seconds = |flag: &str, value: f64| {
+            Duration::try_from_secs_f64(value)
+                .ok()
+                .filter(|d| *d <= LONGEST_PHASE)
+                .ok_or_else(|| format!("--{flag} wants 0 to 86400 seconds, not {value}"))
+        };
+        Ok(Phases {
+            ramp: seconds("ramp", args.ramp)?,
+            warmup: seconds("warmup", args.warmup)?,
+            measure: seconds("duration", args.duration)?,
+        })
+    }
 }
 
 /// Runs the load and prints the report.
@@ -58,14 +90,15 @@ pub fn run(args: &LoadArgs) -> Result<(), String> {
             args.server
         )
     })?;
-    let (connections, note) = connection_budget(args.games * 2);
+    let phases = Phases::of(args)?;
+    let (connections, note) = connection_budget(args.games.saturating_mul(2));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(args.threads.max(1))
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
-    let mut report = runtime.block_on(drive(args, server, connections));
-    report.wanted = args.games * 2;
+    let mut report = runtime.block_on(drive(args, &phases, server, connections));
+    report.wanted = args.games.saturating_mul(2);
     report.notes.extend(note);
     print!(
         "{}",
@@ -81,7 +114,7 @@ pub fn run(args: &LoadArgs) -> Result<(), String> {
 /// Raises the open-file limit as far as the system allows; returns how many
 /// connections fit, with a note when the limit caps them.
 fn connection_budget(wanted: usize) -> (usize, Option<String>) {
-    let needed = wanted as u64 + 64;
+    let needed = (wanted as u64).saturating_add(64);
     match rlimit::increase_nofile_limit(needed) {
         Ok(limit) if limit >= needed => (wanted, None),
         Ok(limit) => {
@@ -100,7 +133,7 @@ fn connection_budget(wanted: usize) -> (usize, Option<String>) {
     }
 }
 
-async fn drive(args: &LoadArgs, server: SocketAddr, connections: usize) -> Report {
+async fn drive(args: &LoadArgs, phases: &Phases, server: SocketAddr, connections: usize) -> Report {
     let counters = Arc::new(Counters::default());
     let rss_before = args.pid.and_then(rss_kib);
     let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel::<()>(connections.max(1));
@@ -118,7 +151,7 @@ async fn drive(args: &LoadArgs, server: SocketAddr, connections: usize) -> Repor
     }
     drop(ready_tx);
     // Measure once every connection is in (or the ramp time is up).
-    let ramp_end = Instant::now() + Duration::from_secs_f64(args.ramp);
+    let ramp_end = Instant::now() + phases.ramp;
     let mut ready = 0;
     while ready < connections {
         match tokio::time::timeout_at(ramp_end.into(), ready_rx.recv()).await {
@@ -126,10 +159,11 @@ async fn drive(args: &LoadArgs, server: SocketAddr, connections: usize) -> Repor
             _ => break,
         }
     }
+    tokio::time::sleep(phases.warmup).await;
     counters.measuring.store(true, Ordering::Release);
     let start = Instant::now();
     let probe = tokio::spawn(watch_own_stalls(Arc::clone(&counters)));
-    tokio::time::sleep(Duration::from_secs_f64(args.duration)).await;
+    tokio::time::sleep(phases.measure).await;
     counters.measuring.store(false, Ordering::Release);
     probe.abort();
     let seconds = start.elapsed().as_secs_f64();
@@ -374,4 +408,39 @@ impl PlayerState {
 /// Runs the bare relay baseline.
 pub fn run_baseline(args: &BaselineArgs) -> Result<(), String> {
     baseline::run(args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        load: LoadArgs,
+    }
+
+    fn phases(flags: &[&str]) -> Result<Phases, String> {
+        let cli = Cli::try_parse_from(std::iter::once("load").chain(flags.iter().copied()))
+            .map_err(|e| e.to_string())?;
+        Phases::of(&cli.load)
+    }
+
+    #[test]
+    fn phases_are_checked_seconds() {
+        let ok = phases(&["--duration", "5", "--warmup", "0.5"]).unwrap();
+        assert_eq!(ok.measure, Duration::from_secs(5));
+        assert_eq!(ok.warmup, Duration::from_millis(500));
+        assert_eq!(ok.ramp, Duration::from_secs(60));
+        for bad in [
+            "--warmup=-1",
+            "--duration=nan",
+            "--ramp=1e9",
+            "--duration=inf",
+        ] {
+            let error = phases(&[bad]).err().unwrap_or_default();
+            assert!(error.contains("wants 0 to 86400 seconds"), "{bad}: {error}");
+        }
+    }
 }
