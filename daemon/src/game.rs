@@ -300,9 +300,6 @@ fn conflict(message: impl Into<String>) -> ProtocolError {
 }
 
 impl GameActor {
-    /// A game from its setup; it begins once both seats are filled. Start moves
-    /// that are not legal (the lobby checks them) are left out. The time stored
-    /// with each start move is charged to its side's clock.
     /// Starts a game's actor on `worker` (here if `None`) and gives its handle,
     /// which the actor keeps too, to hand out in `Seated`.
     pub fn spawn_on(worker: Option<&actix::ArbiterHandle>, setup: GameSetup) -> SeatRef {
@@ -326,6 +323,9 @@ impl GameActor {
         handle
     }
 
+    /// A game from its setup; it begins once both seats are filled. Start moves
+    /// that are not legal (the lobby checks them) are left out. The time stored
+    /// with each start move is charged to its side's clock.
     fn new(setup: GameSetup, handle: SeatRef) -> GameActor {
         let mut game = Game::new(setup.variant);
         let mut clocks = setup.clock.map(Clocks::new);
@@ -402,7 +402,6 @@ impl GameActor {
         }
     }
 
-    /// Every connection that hears the game's events, each once.
     /// Everyone who hears the game's events: the seated people who are
     /// connected (once, though hotseat gives one person both seats), then the
     /// spectators.
