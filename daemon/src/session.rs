@@ -633,10 +633,10 @@ impl Session {
             return;
         };
         self.find_game(ctx, game, move |act, ctx, seat| {
-            let addr = seat.addr.clone();
+            let game_handle = Arc::clone(&seat);
             act.ask(
                 ctx,
-                &addr,
+                &game_handle.addr,
                 Join(member),
                 move |act, ctx, result| match result {
                     Ok(color) => {
@@ -652,13 +652,18 @@ impl Session {
     fn watch(&mut self, ctx: &mut Context<Self>, game: flipline::protocol::GameId) {
         let session = ctx.address();
         self.find_game(ctx, game, move |act, ctx, seat| {
-            let addr = seat.addr.clone();
-            act.ask(ctx, &addr, Watch { session }, move |act, ctx, result| {
-                if result.is_ok() && !act.watching.contains(game) {
-                    act.watching.push(seat);
-                }
-                act.reply(ctx, result);
-            });
+            let game_handle = Arc::clone(&seat);
+            act.ask(
+                ctx,
+                &game_handle.addr,
+                Watch { session },
+                move |act, ctx, result| {
+                    if result.is_ok() && !act.watching.contains(game) {
+                        act.watching.push(seat);
+                    }
+                    act.reply(ctx, result);
+                },
+            );
         });
     }
 
