@@ -21,6 +21,7 @@
 //! - [`accounts`]: `LOGIN` with passwords: argon2 off the actor threads, the
 //!   slow-down after wrong passwords, guests.
 //! - [`config`]: the RON configuration and its embedded default.
+//! - [`watch`]: the daemon watching itself: late threads, slow moves.
 
 pub mod accounts;
 pub mod clock;
@@ -35,6 +36,7 @@ pub mod outbox;
 pub mod server;
 pub mod session;
 pub mod store;
+pub mod watch;
 
 pub use config::Config;
 pub use server::{DaemonThread, serve};

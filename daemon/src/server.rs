@@ -19,6 +19,7 @@ use crate::lobby::Lobby;
 use crate::messages::{BroadcastShutdown, Recover};
 use crate::session::Shared;
 use crate::store::Store;
+use crate::watch::{SlowMoves, report_slow_moves, watch_thread};
 
 /// A daemon that is running.
 struct Running {
@@ -71,40 +72,6 @@ where
     result
 }
 
-/// How often each actor thread checks that it wakes on time.
-const WATCH_PERIOD: Duration = Duration::from_millis(100);
-
-/// A thread this late to wake is reported: everything on it waited as long.
-const STALL_WARNING: Duration = Duration::from_millis(50);
-
-/// Sleeps `WATCH_PERIOD` over and over on one actor thread and warns when a
-/// wake-up comes `STALL_WARNING` late or more: the thread was busy or not
-/// run, and every connection and game on it waited as long. One timer per
-/// thread, so it costs nothing per game.
-async fn watch_thread(name: String) {
-    loop {
-        let asleep = Instant::now();
-        tokio::time::sleep(WATCH_PERIOD).await;
-        if let Some(late) = stalled(asleep, Instant::now()) {
-            tracing::warn!(
-                thread = %name,
-                late_ms = late.as_millis(),
-                "the {name} thread woke {} ms late: what runs on it waited as long",
-                late.as_millis()
-            );
-        }
-    }
-}
-
-/// How late a wake-up at `woke` was for a `WATCH_PERIOD` sleep begun at
-/// `asleep`, if late enough to report.
-fn stalled(asleep: Instant, woke: Instant) -> Option<Duration> {
-    let late = woke
-        .saturating_duration_since(asleep)
-        .saturating_sub(WATCH_PERIOD);
-    (late >= STALL_WARNING).then_some(late)
-}
-
 /// What the store gave at start.
 struct Recovery {
     store: Store,
@@ -148,12 +115,15 @@ async fn start(
     let hasher = SyncArbiter::start(config.passwords.hash_threads, || PasswordWorker);
     let accounts = Accounts::new(store.clone(), hasher, config.guests, config.passwords);
     let connections = Arc::new(AtomicUsize::new(0));
+    let slow_moves = Arc::new(SlowMoves::default());
+    actix::spawn(report_slow_moves(Arc::clone(&slow_moves)));
     let shared = Arc::new(Shared {
         config: Arc::clone(&config),
         lobby: lobby.clone(),
         connections: Arc::clone(&connections),
         store,
         accounts: Arc::new(accounts),
+        slow_moves,
     });
     let listener = Listener::new(socket, shared, handles).start();
     tracing::info!(%addr, workers = workers.len(), "listening on {addr}");
@@ -270,23 +240,5 @@ impl DaemonThread {
 impl Drop for DaemonThread {
     fn drop(&mut self) {
         let _ = self.shutdown();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_a_wake_up_late_by_the_warning_threshold_is_a_stall() {
-        let asleep = Instant::now();
-        let on_time = asleep + WATCH_PERIOD + Duration::from_millis(3);
-        assert_eq!(stalled(asleep, on_time), None);
-        let late = asleep + WATCH_PERIOD + STALL_WARNING + Duration::from_millis(7);
-        assert_eq!(
-            stalled(asleep, late),
-            Some(STALL_WARNING + Duration::from_millis(7))
-        );
-        assert_eq!(stalled(asleep, asleep), None, "a clock going nowhere");
     }
 }

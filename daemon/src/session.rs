@@ -47,6 +47,8 @@ pub struct Shared {
     pub store: Store,
     /// Password checks for `LOGIN`.
     pub accounts: Arc<Accounts>,
+    /// Moves slow inside the daemon, for the log.
+    pub slow_moves: Arc<crate::watch::SlowMoves>,
 }
 
 /// Holds one place in the connection count; gives it back when dropped, unless
@@ -758,11 +760,18 @@ impl Session {
         let (Some(seat), Some(name)) = (&self.seat, &self.name) else {
             return self.error(ctx, ErrorCode::Forbidden, "you are not in a game");
         };
+        let is_move = matches!(action, Action::Move(_) | Action::Pass);
         let request = seat.addr.send(Play {
             name: name.clone(),
             action,
         });
-        self.await_answer(ctx, request, |act, ctx, result| act.reply(ctx, result));
+        self.await_answer(ctx, request, move |act, ctx, result| {
+            // Input waits while a command does, so the last input is this line.
+            if is_move {
+                act.shared.slow_moves.served(act.last_input.elapsed());
+            }
+            act.reply(ctx, result)
+        });
     }
 
     fn board(&mut self, ctx: &mut Context<Self>) {

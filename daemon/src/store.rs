@@ -379,12 +379,10 @@ fn run_writer(
     }
 }
 
-/// A commit that took this long held up every move in it: worth an
-/// operator's look (a slow or saturated disk).
-const SLOW_COMMIT: std::time::Duration = std::time::Duration::from_millis(50);
-
+/// A commit that took long held up every move in it: worth an operator's look
+/// (a slow or saturated disk). The threshold is the daemon's other watches'.
 fn warn_if_slow(took: std::time::Duration, writes: usize) {
-    if took >= SLOW_COMMIT {
+    if took >= crate::watch::STALL_WARNING {
         tracing::warn!(
             ms = took.as_millis(),
             writes,

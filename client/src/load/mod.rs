@@ -54,6 +54,11 @@ pub struct LoadArgs {
     /// again only after TCP's retransmission timeout.
     #[arg(long, default_value_t = 2.0)]
     warmup: f64,
+    /// Seconds played after measuring before the connections close: with
+    /// several load processes on one server, closing thousands of connections
+    /// is work for the server that would fall into the others' windows.
+    #[arg(long, default_value_t = 0.0)]
+    cooldown: f64,
 }
 
 /// The longest ramp, warm-up or measurement a run takes: a day.
@@ -64,6 +69,7 @@ struct Phases {
     ramp: Duration,
     warmup: Duration,
     measure: Duration,
+    cooldown: Duration,
 }
 
 impl Phases {
@@ -78,6 +84,7 @@ impl Phases {
             ramp: seconds("ramp", args.ramp)?,
             warmup: seconds("warmup", args.warmup)?,
             measure: seconds("duration", args.duration)?,
+            cooldown: seconds("cooldown", args.cooldown)?,
         })
     }
 }
@@ -168,6 +175,7 @@ async fn drive(args: &LoadArgs, phases: &Phases, server: SocketAddr, connections
     probe.abort();
     let seconds = start.elapsed().as_secs_f64();
     let rss_after = args.pid.and_then(rss_kib);
+    tokio::time::sleep(phases.cooldown).await;
     counters.stopping.store(true, Ordering::Release);
     for task in tasks {
         task.abort();
@@ -429,14 +437,16 @@ mod tests {
 
     #[test]
     fn phases_are_checked_seconds() {
-        let ok = phases(&["--duration", "5", "--warmup", "0.5"]).unwrap();
+        let ok = phases(&["--duration", "5", "--warmup", "0.5", "--cooldown", "3"]).unwrap();
         assert_eq!(ok.measure, Duration::from_secs(5));
+        assert_eq!(ok.cooldown, Duration::from_secs(3));
         assert_eq!(ok.warmup, Duration::from_millis(500));
         assert_eq!(ok.ramp, Duration::from_secs(60));
         for bad in [
             "--warmup=-1",
             "--duration=nan",
             "--ramp=1e9",
+            "--cooldown=-2",
             "--duration=inf",
         ] {
             let error = phases(&[bad]).err().unwrap_or_default();
