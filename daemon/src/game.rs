@@ -29,6 +29,7 @@ use flipline::{Color, Game, Move, MoveError, Variant};
 use crate::clock::{Clocks, Stamp, millis};
 use crate::config::Config;
 use crate::engine_pool::{EngineWorker, Think};
+use crate::lazy_list::LazyList;
 use crate::lobby::Lobby;
 use crate::messages::*;
 use crate::random_u64;
@@ -90,37 +91,6 @@ struct Player {
     session: Option<SessionRef>,
     /// Set while the connection is gone; boxed, since few players are away.
     away: Option<Box<Away>>,
-}
-
-/// The connections watching a game. Boxed, and absent until the first
-/// `WATCH`: most games have no spectators, and an idle game should be small.
-#[derive(Default)]
-#[allow(
-    clippy::box_collection,
-    reason = "one pointer in every game, not three"
-)]
-struct Spectators(Option<Box<Vec<SessionRef>>>);
-
-impl Spectators {
-    fn iter(&self) -> impl Iterator<Item = &SessionRef> {
-        self.0.iter().flat_map(|v| v.iter())
-    }
-
-    fn add(&mut self, session: SessionRef) {
-        let list = self.0.get_or_insert_with(Box::default);
-        if !list.contains(&session) {
-            list.push(session);
-        }
-    }
-
-    fn remove(&mut self, session: &SessionRef) {
-        if let Some(list) = &mut self.0 {
-            list.retain(|s| s != session);
-            if list.is_empty() {
-                self.0 = None;
-            }
-        }
-    }
 }
 
 /// A game's clocks and the timer that ends the game when the running one
@@ -231,7 +201,8 @@ pub struct GameActor {
     game: Game,
     /// Black's seat, then white's.
     seats: [Seat; 2],
-    spectators: Spectators,
+    /// The connections watching (most games have none).
+    spectators: LazyList<SessionRef>,
     timing: Option<Box<Timing>>,
     phase: Phase,
     /// Plies played, a move being committed included (the handle counts
@@ -345,7 +316,7 @@ impl GameActor {
             handle,
             game,
             seats: [Seat::from_spec(setup.black), Seat::from_spec(setup.white)],
-            spectators: Spectators::default(),
+            spectators: LazyList::default(),
             timing: clocks.map(|clocks| {
                 Box::new(Timing {
                     clocks,
@@ -1196,7 +1167,10 @@ impl Handler<Watch> for GameActor {
     type Result = Reply;
 
     fn handle(&mut self, msg: Watch, _: &mut Context<Self>) -> Reply {
-        self.spectators.add(msg.session.downgrade());
+        let session = msg.session.downgrade();
+        if !self.spectators.iter().any(|s| *s == session) {
+            self.spectators.push(session);
+        }
         msg.session.do_send(Deliver(lines(&self.snapshot())));
         Ok(Answer::ok(self.id().to_string()))
     }
@@ -1206,7 +1180,8 @@ impl Handler<Unwatch> for GameActor {
     type Result = ();
 
     fn handle(&mut self, msg: Unwatch, _: &mut Context<Self>) {
-        self.spectators.remove(&msg.session.downgrade());
+        let session = msg.session.downgrade();
+        self.spectators.retain(|s| *s != session);
     }
 }
 

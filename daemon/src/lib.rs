@@ -14,6 +14,7 @@
 //! - [`lobby`]: the lobby actor: names, seeks, game ids, `LIST`, `WHO`.
 //! - [`game`]: the game actor, one per game: board, seats, clocks, bots, events.
 //! - [`clock`]: chess clocks.
+//! - [`lazy_list`]: a list kept as one pointer while empty.
 //! - [`engine_pool`]: engine threads for bot moves and hints, with deadlines.
 //! - [`messages`]: the messages between the actors.
 //! - [`store`]: the SQLite store: one writer thread committing in batches, a
@@ -29,6 +30,7 @@ pub mod codec;
 pub mod config;
 pub mod engine_pool;
 pub mod game;
+pub mod lazy_list;
 pub mod listener;
 pub mod lobby;
 pub mod messages;

@@ -30,6 +30,7 @@ use tokio_util::codec::Decoder;
 use crate::accounts::Accounts;
 use crate::codec::{Line, LineCodec};
 use crate::config::{Config, RateLimit};
+use crate::lazy_list::LazyList;
 use crate::lobby::Lobby;
 use crate::messages::*;
 use crate::outbox::{Outbox, QueueError};
@@ -237,34 +238,6 @@ impl Session {
 /// How long a closing connection may take to write its last lines.
 const LINGER: Duration = Duration::from_secs(5);
 
-/// The games a connection watches, most recent last. Boxed, and absent until
-/// the first `WATCH`: few connections watch, and an idle one should be small.
-#[derive(Default)]
-#[allow(
-    clippy::box_collection,
-    reason = "one pointer in every session, not three"
-)]
-struct Watching(Option<Box<Vec<SeatRef>>>);
-
-impl Watching {
-    fn contains(&self, game: flipline::protocol::GameId) -> bool {
-        self.0.iter().flat_map(|v| v.iter()).any(|w| w.game == game)
-    }
-
-    fn push(&mut self, seat: SeatRef) {
-        self.0.get_or_insert_with(Box::default).push(seat);
-    }
-
-    fn last(&self) -> Option<SeatRef> {
-        self.0.as_ref().and_then(|v| v.last().cloned())
-    }
-
-    /// Every watched game, leaving none.
-    fn take(&mut self) -> Vec<SeatRef> {
-        self.0.take().map(|v| *v).unwrap_or_default()
-    }
-}
-
 /// One connection (see the module docs). Every idle connection has one, so its
 /// size counts: it sits in the session's task with actix's context, and tokio
 /// rounds tasks up to 128 bytes.
@@ -280,7 +253,8 @@ pub struct Session {
     outbox: Outbox,
     name: Option<Name>,
     seat: Option<SeatRef>,
-    watching: Watching,
+    /// The games this connection watches, most recent last.
+    watching: LazyList<SeatRef>,
     bucket: TokenBucket,
     last_input: Instant,
 }
@@ -327,7 +301,7 @@ impl Session {
                     outbox: Outbox::default(),
                     name: None,
                     seat: None,
-                    watching: Watching::default(),
+                    watching: LazyList::default(),
                     last_input: Instant::now(),
                 }
             });
@@ -660,7 +634,7 @@ impl Session {
                 &game_handle.addr,
                 Watch { session },
                 move |act, ctx, result| {
-                    if result.is_ok() && !act.watching.contains(game) {
+                    if result.is_ok() && !act.watching.iter().any(|w| w.game == game) {
                         act.watching.push(seat);
                     }
                     act.reply(ctx, result);
@@ -747,7 +721,7 @@ impl Session {
     fn current_game(&self, spectator_ok: bool) -> Option<SeatRef> {
         self.seat.clone().or_else(|| {
             if spectator_ok {
-                self.watching.last()
+                self.watching.last().cloned()
             } else {
                 None
             }
