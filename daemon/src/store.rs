@@ -22,6 +22,7 @@
 //! queued and stops them. [`Archive`] reads a store without a daemon (`flip
 //! export`).
 
+mod move_log;
 mod records;
 pub mod schema;
 
@@ -41,6 +42,7 @@ use tokio::sync::oneshot;
 pub use records::{GameRecord, Status, StoredMove, Write};
 
 use crate::config::StoreConfig;
+use move_log::MoveLog;
 use schema::{describe, refuse};
 
 /// Why the store could not do something.
@@ -171,14 +173,21 @@ impl Store {
         let mut conn = Connection::open(path).map_err(|e| refuse(path, describe(&e)))?;
         schema::prepare_writer(&mut conn, config)?;
         let startup = |e: rusqlite::Error| refuse(path, describe(&e));
-        let cancelled = records::cancel_open(&conn).map_err(startup)?;
-        let playing = records::playing(&conn).map_err(startup)?;
-        let next_game = records::next_game_id(&conn).map_err(startup)?;
-        let reader = open_reader(path)?;
-        if cancelled > 0 {
-            tracing::info!(cancelled, "cancelled games left open at the last stop");
+        let log = MoveLog::load(&conn).map_err(startup)?;
+        let mut writer = Writer { conn, log };
+        let open = records::open_games(&writer.conn).map_err(startup)?;
+        if !open.is_empty() {
+            let cancels: Vec<Write> = open.iter().map(|&game| Write::Cancel { game }).collect();
+            writer.run_transaction(cancels.iter()).map_err(startup)?;
+            tracing::info!(
+                cancelled = open.len(),
+                "cancelled games left open at the last stop"
+            );
         }
-        let threads = StoreThreads::start(conn, reader, config.batch_max, lock)?;
+        let playing = records::playing(&writer.conn).map_err(startup)?;
+        let next_game = records::next_game_id(&writer.conn).map_err(startup)?;
+        let reader = open_reader(path)?;
+        let threads = StoreThreads::start(writer, reader, config.batch_max, lock)?;
         let store = Store {
             writes: threads.writes.clone(),
             reads: threads.reads.clone(),
@@ -308,7 +317,7 @@ fn open_reader(path: &Path) -> Result<Connection, StoreError> {
 
 impl StoreThreads {
     fn start(
-        writer_conn: Connection,
+        writer: Writer,
         reader_conn: Connection,
         batch_max: usize,
         lock: File,
@@ -320,7 +329,7 @@ impl StoreThreads {
         let spawn_error = |e: std::io::Error| StoreError::Failed(format!("cannot start: {e}"));
         let writer = std::thread::Builder::new()
             .name("store-writer".into())
-            .spawn(move || run_writer(writer_conn, &write_rx, batch_max, &writer_stats))
+            .spawn(move || run_writer(writer, &write_rx, batch_max, &writer_stats))
             .map_err(spawn_error)?;
         let reader = std::thread::Builder::new()
             .name("store-reader".into())
@@ -356,7 +365,7 @@ impl StoreThreads {
 /// The writer: blocks for a request, drains the queue into one batch, commits
 /// it, answers; until told to close.
 fn run_writer(
-    mut conn: Connection,
+    mut writer: Writer,
     requests: &Receiver<ToWriter>,
     batch_max: usize,
     stats: &StoreStats,
@@ -370,7 +379,7 @@ fn run_writer(
         if !batch.is_empty() {
             let started = std::time::Instant::now();
             let writes = batch.len();
-            commit_batch(&mut conn, &mut batch, stats);
+            writer.commit_batch(&mut batch, stats);
             warn_if_slow(started.elapsed(), writes);
         }
         if closing {
@@ -412,46 +421,71 @@ fn next_batch(requests: &Receiver<ToWriter>, batch_max: usize, batch: &mut Vec<W
     false
 }
 
-/// Commits `batch` in one transaction; if that fails, each write alone, so that
-/// a failing write does not take the others with it.
-/// Leaves `batch` empty.
-fn commit_batch(conn: &mut Connection, batch: &mut Vec<WriteJob>, stats: &StoreStats) {
-    match run_transaction(conn, batch.iter().map(|job| &job.write)) {
-        Ok(counts) => {
-            stats.committed(batch.len());
-            for (job, count) in batch.drain(..).zip(counts) {
-                answer(job, Ok(count));
+/// The read-write connection and the move log that follows its transactions.
+struct Writer {
+    conn: Connection,
+    log: MoveLog,
+}
+
+impl Writer {
+    /// Commits `batch` in one transaction; if that fails, each write alone, so
+    /// that a failing write does not take the others with it.
+    /// Leaves `batch` empty.
+    fn commit_batch(&mut self, batch: &mut Vec<WriteJob>, stats: &StoreStats) {
+        match self.run_transaction(batch.iter().map(|job| &job.write)) {
+            Ok(counts) => {
+                stats.committed(batch.len());
+                for (job, count) in batch.drain(..).zip(counts) {
+                    answer(job, Ok(count));
+                }
             }
-        }
-        Err(error) if batch.len() == 1 => {
-            let why = describe(&error);
-            batch
+            Err(error) if batch.len() == 1 => {
+                let why = describe(&error);
+                batch
+                    .drain(..)
+                    .for_each(|job| answer(job, Err(StoreError::Failed(why.clone()))));
+            }
+            Err(_) => batch
                 .drain(..)
-                .for_each(|job| answer(job, Err(StoreError::Failed(why.clone()))));
+                .for_each(|job| self.commit_alone(job, stats)),
         }
-        Err(_) => batch
-            .drain(..)
-            .for_each(|job| commit_alone(conn, job, stats)),
+    }
+
+    fn commit_alone(&mut self, job: WriteJob, stats: &StoreStats) {
+        let result = self.run_transaction(std::iter::once(&job.write));
+        if result.is_ok() {
+            stats.committed(1);
+        }
+        let result = result.map(|counts| counts.into_iter().sum());
+        answer(job, result.map_err(failed));
+    }
+
+    /// Runs `writes` and the log's upkeep in one transaction; the log keeps
+    /// their changes only if it commits.
+    fn run_transaction<'a>(
+        &mut self,
+        writes: impl Iterator<Item = &'a Write>,
+    ) -> rusqlite::Result<Vec<usize>> {
+        self.log.begin();
+        let result = transaction(&mut self.conn, &mut self.log, writes);
+        match result {
+            Ok(_) => self.log.commit(),
+            Err(_) => self.log.rollback(),
+        }
+        result
     }
 }
 
-fn commit_alone(conn: &mut Connection, job: WriteJob, stats: &StoreStats) {
-    let result = run_transaction(conn, std::iter::once(&job.write));
-    if result.is_ok() {
-        stats.committed(1);
-    }
-    let result = result.map(|counts| counts.into_iter().sum());
-    answer(job, result.map_err(failed));
-}
-
-fn run_transaction<'a>(
+fn transaction<'a>(
     conn: &mut Connection,
+    log: &mut MoveLog,
     writes: impl Iterator<Item = &'a Write>,
 ) -> rusqlite::Result<Vec<usize>> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let counts = writes
-        .map(|write| write.apply(&tx))
+        .map(|write| write.apply(&tx, log))
         .collect::<rusqlite::Result<Vec<usize>>>()?;
+    log.maintain(&tx)?;
     tx.commit()?;
     Ok(counts)
 }
@@ -590,11 +624,10 @@ mod tests {
             .block_on(future)
     }
 
-    /// A writer connection on a new store at `path`.
     #[test]
     fn the_writer_cache_is_set_in_mebibytes() {
         let path = temp_path("cache");
-        let conn = writer(&path);
+        let conn = writer(&path).conn;
         schema::set_cache(&conn, 3).unwrap();
         let kib: i64 = conn
             .pragma_query_value(None, "cache_size", |r| r.get(0))
@@ -602,10 +635,12 @@ mod tests {
         assert_eq!(kib, -3072);
     }
 
-    fn writer(path: &Path) -> Connection {
+    /// The writer of a new store at `path`.
+    fn writer(path: &Path) -> Writer {
         let mut conn = Connection::open(path).unwrap();
         schema::prepare_writer(&mut conn, &config(path)).unwrap();
-        conn
+        let log = MoveLog::load(&conn).unwrap();
+        Writer { conn, log }
     }
 
     fn job(write: Write) -> (WriteJob, oneshot::Receiver<Result<usize, StoreError>>) {
@@ -696,7 +731,7 @@ mod tests {
             mv: "f5".parse().unwrap(),
             ms: 5,
         });
-        // No game 7: the foreign key refuses the move.
+        // No game 7: the move log refuses the move.
         let (bad, mut bad_answer) = job(Write::Move {
             game: 7,
             ply: 1,
@@ -704,7 +739,7 @@ mod tests {
             ms: 5,
         });
         let mut batch = vec![create, bad, good];
-        commit_batch(&mut conn, &mut batch, &stats);
+        conn.commit_batch(&mut batch, &stats);
         assert!(batch.is_empty(), "every job answered");
         assert_eq!(good_answer.try_recv().unwrap(), Ok(1));
         assert!(matches!(
@@ -733,18 +768,20 @@ mod tests {
         let mut conn = writer(&path);
         let stats = StoreStats::default();
         let (create, _) = job(new_game(1, Some("bob"), ""));
-        commit_batch(&mut conn, &mut vec![create], &stats);
-        let pages: i64 = conn
+        conn.commit_batch(&mut vec![create], &stats);
+        let pages: i64 = (conn.conn)
             .pragma_query_value(None, "page_count", |r| r.get(0))
             .unwrap();
-        conn.pragma_update(None, "max_page_count", pages).unwrap();
+        (conn.conn)
+            .pragma_update(None, "max_page_count", pages)
+            .unwrap();
         let mut refused = None;
         for ply in 1..=5000 {
             let (write, mut answer) = job(Write::Register {
                 name: format!("player{ply}"),
                 hash: "x".repeat(200),
             });
-            commit_batch(&mut conn, &mut vec![write], &stats);
+            conn.commit_batch(&mut vec![write], &stats);
             if let Err(e) = answer.try_recv().unwrap() {
                 refused = Some(e);
                 break;
@@ -752,13 +789,14 @@ mod tests {
         }
         let refused = refused.expect("the page limit was never reached");
         assert!(refused.to_string().contains("disk is full"), "{refused}");
-        conn.pragma_update(None, "max_page_count", pages * 100)
+        (conn.conn)
+            .pragma_update(None, "max_page_count", pages * 100)
             .unwrap();
         let (write, mut answer) = job(Write::Register {
             name: "later".into(),
             hash: "x".into(),
         });
-        commit_batch(&mut conn, &mut vec![write], &stats);
+        conn.commit_batch(&mut vec![write], &stats);
         assert_eq!(answer.try_recv().unwrap(), Ok(1));
     }
 
@@ -869,5 +907,261 @@ mod tests {
         );
         assert_eq!(archive.playing_games().unwrap().len(), 1);
         opened.threads.close();
+    }
+
+    fn rows(conn: &Connection, sql: &str) -> i64 {
+        conn.query_row(sql, [], |r| r.get(0)).unwrap()
+    }
+
+    fn a_move(game: GameId, ply: u32) -> Write {
+        let mv = if ply.is_multiple_of(3) {
+            Move::Pass
+        } else {
+            "f5".parse().unwrap()
+        };
+        Write::Move {
+            game,
+            ply,
+            mv,
+            ms: u64::from(ply) * 10,
+        }
+    }
+
+    fn the_end(game: GameId) -> Write {
+        let result = GameResult {
+            winner: None,
+            black: 32,
+            white: 32,
+            reason: EndReason::Resign,
+        };
+        Write::End { game, result }
+    }
+
+    #[test]
+    fn moves_stay_in_the_log_until_their_game_ends() {
+        let path = temp_path("log");
+        let opened = Store::open(&config(&path)).unwrap();
+        let store = opened.store;
+        store.write(new_game(1, Some("bob"), "f5d6"));
+        for ply in 3..=6 {
+            block_on(store.commit(a_move(1, ply))).unwrap();
+        }
+        let reader = open_reader(&path).unwrap();
+        assert_eq!(rows(&reader, "SELECT count(*) FROM move_log"), 6);
+        assert_eq!(rows(&reader, "SELECT count(*) FROM moves"), 0);
+        let playing = block_on(store.history(1)).unwrap().unwrap();
+        block_on(store.commit(the_end(1))).unwrap();
+        let over = block_on(store.history(1)).unwrap().unwrap();
+        assert_eq!(over.moves, playing.moves);
+        assert_eq!(over.moves.len(), 6);
+        assert_eq!(over.moves[4].ms, Some(50));
+        assert_eq!(
+            rows(&reader, "SELECT count(*) FROM moves WHERE game = 1"),
+            6
+        );
+        let late = block_on(store.commit(a_move(1, 7)));
+        assert!(
+            matches!(late, Err(StoreError::Failed(why)) if why.contains("not open or in play"))
+        );
+        opened.threads.close();
+    }
+
+    #[test]
+    fn a_move_out_of_order_is_refused_and_the_game_goes_on() {
+        let path = temp_path("order");
+        let mut writer = writer(&path);
+        let stats = StoreStats::default();
+        let (create, _) = job(new_game(1, Some("bob"), "f5"));
+        let (again, mut again_answer) = job(a_move(1, 1));
+        let (next, mut next_answer) = job(a_move(1, 2));
+        writer.commit_batch(&mut vec![create, again, next], &stats);
+        let refused = again_answer.try_recv().unwrap().unwrap_err();
+        assert!(refused.to_string().contains("out of order"), "{refused}");
+        assert_eq!(next_answer.try_recv().unwrap(), Ok(1));
+        assert_eq!(writer.log.held_moves(1).map(|m| m.len()), Some(2));
+        assert_eq!(rows(&writer.conn, "SELECT count(*) FROM move_log"), 2);
+    }
+
+    #[test]
+    fn a_store_of_the_first_schema_moves_its_games_in_play_to_the_log() {
+        let path = temp_path("upgrade");
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(schema::first_schema()).unwrap();
+            conn.execute_batch(
+                "PRAGMA application_id = 1179404624; PRAGMA user_version = 1;
+                 INSERT INTO games (id, variant, black, white, status, result,
+                                    black_score, white_score, reason, started_at)
+                   VALUES (1, 'othello', 'ann', 'bob', 'over', 'X', 40, 24, 'resign', 'then'),
+                          (2, 'othello', 'ann', 'cid', 'playing', NULL, NULL, NULL, NULL, 'then');
+                 INSERT INTO moves VALUES (1, 1, 'f5', 10), (1, 2, 'd6', 20),
+                   (2, 1, 'f5', 30), (2, 2, 'f6', 40), (2, 3, 'e6', 50);",
+            )
+            .unwrap();
+        }
+        let opened = Store::open(&config(&path)).unwrap();
+        let [game] = opened.playing.as_slice() else {
+            panic!("{:?}", opened.playing)
+        };
+        assert_eq!(
+            flipline::notation::transcript_string(&game.transcript()),
+            "f5f6e6"
+        );
+        block_on(opened.store.commit(a_move(2, 4))).unwrap();
+        let over = block_on(opened.store.history(1)).unwrap().unwrap();
+        assert_eq!(
+            flipline::notation::transcript_string(&over.transcript()),
+            "f5d6"
+        );
+        opened.threads.close();
+        let conn = Connection::open(&path).unwrap();
+        assert_eq!(rows(&conn, "SELECT count(*) FROM move_log"), 4);
+        assert_eq!(rows(&conn, "SELECT count(*) FROM moves"), 2);
+        assert_eq!(
+            rows(&conn, "PRAGMA user_version"),
+            i64::from(schema::SCHEMA_VERSION)
+        );
+    }
+
+    /// What the log must match: the moves of each game in play and of each
+    /// finished one.
+    #[derive(Default)]
+    struct Model {
+        playing: std::collections::BTreeMap<GameId, u32>,
+        finished: Vec<(GameId, u32)>,
+        next_game: GameId,
+    }
+
+    /// One step of [`the_move_log_matches_every_game_through_failures_and_restarts`]:
+    /// what to do and to which of the games in play.
+    #[derive(Clone, Copy, Debug)]
+    enum Step {
+        Move(usize),
+        End(usize),
+        /// Commit the writes so far.
+        Commit,
+        /// Commit the writes so far with a bad one: all roll back.
+        Fail,
+        /// Read the log again from the file, as at a start.
+        Restart,
+    }
+
+    fn step() -> impl proptest::strategy::Strategy<Value = Step> {
+        use proptest::prelude::*;
+        prop_oneof![
+            12 => (0..5usize).prop_map(Step::Move),
+            2 => (0..4usize).prop_map(Step::End),
+            4 => Just(Step::Commit),
+            1 => Just(Step::Fail),
+            1 => Just(Step::Restart),
+        ]
+    }
+
+    /// Runs `steps` on a writer whose log is kept short (16 rows, trimmed by
+    /// 4), against a model of the plies of each game.
+    fn run_steps(writer: &mut Writer, steps: &[Step]) -> Model {
+        let mut model = Model {
+            next_game: 1,
+            ..Model::default()
+        };
+        let mut pending: Vec<Write> = Vec::new();
+        let mut staged = Model::default();
+        let start = |model: &Model, staged: &mut Model, pending: &mut Vec<Write>| {
+            while staged.playing.len() < 5 {
+                let id = model.next_game.max(staged.next_game);
+                staged.next_game = id + 1;
+                staged.playing.insert(id, 1);
+                pending.push(new_game(id, Some("bob"), "f5"));
+            }
+        };
+        staged.playing = model.playing.clone();
+        staged.next_game = model.next_game;
+        start(&model, &mut staged, &mut pending);
+        for step in steps.iter().chain([Step::Commit].iter()) {
+            let games: Vec<GameId> = staged.playing.keys().copied().collect();
+            match *step {
+                Step::Move(slot) => {
+                    let game = games[slot % games.len()];
+                    let plies = staged.playing.entry(game).or_default();
+                    *plies += 1;
+                    pending.push(a_move(game, *plies));
+                }
+                Step::End(slot) => {
+                    // The oldest game never ends: it would pin the log if it
+                    // were not logged again.
+                    let game = games[1 + slot % (games.len() - 1)];
+                    let plies = staged.playing.remove(&game).unwrap_or(0);
+                    staged.finished.push((game, plies));
+                    pending.push(the_end(game));
+                    start(&model, &mut staged, &mut pending);
+                }
+                Step::Commit | Step::Fail => {
+                    if matches!(step, Step::Fail) {
+                        pending.push(a_move(999_999, 1));
+                    }
+                    let outcome = writer.run_transaction(pending.iter());
+                    let writes = i64::try_from(pending.len()).unwrap();
+                    pending.clear();
+                    assert_log_is_short(writer, writes);
+                    if outcome.is_ok() {
+                        model.playing = staged.playing.clone();
+                        model.finished = staged.finished.clone();
+                        model.next_game = staged.next_game;
+                    } else {
+                        staged.playing = model.playing.clone();
+                        staged.finished = model.finished.clone();
+                        staged.next_game = model.next_game;
+                        start(&model, &mut staged, &mut pending);
+                    }
+                }
+                Step::Restart => {
+                    writer.log = MoveLog::load(&writer.conn).unwrap();
+                    writer.log.set_bounds(16, 4);
+                }
+            }
+        }
+        model
+    }
+
+    /// The log holds at most its bound (16 rows or twice the moves held), a
+    /// trim step, every game logged again, and the last batch's rows.
+    fn assert_log_is_short(writer: &Writer, last_batch: i64) {
+        let held = i64::try_from(writer.log.held()).unwrap();
+        let in_log = rows(&writer.conn, "SELECT count(*) FROM move_log");
+        let most = 16.max(2 * held) + 4 + held + last_batch;
+        assert!(
+            in_log <= most,
+            "{in_log} rows in the log, at most {most} expected"
+        );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+
+        #[test]
+        fn the_move_log_matches_every_game_through_failures_and_restarts(
+            steps in proptest::collection::vec(step(), 1..600),
+        ) {
+            let path = temp_path("model");
+            let mut writer = writer(&path);
+            writer.log.set_bounds(16, 4);
+            let model = run_steps(&mut writer, &steps);
+            let logged = move_log::logged_moves(&writer.conn).unwrap();
+            for (&game, &plies) in &model.playing {
+                let expected: Vec<StoredMove> = (1..=plies)
+                    .map(|ply| match a_move(game, ply) {
+                        Write::Move { mv, ms, .. } if ply > 1 => StoredMove { mv, ms: Some(ms) },
+                        _ => StoredMove { mv: "f5".parse().unwrap(), ms: None },
+                    })
+                    .collect();
+                proptest::prop_assert_eq!(writer.log.held_moves(game), Some(expected.clone()));
+                proptest::prop_assert_eq!(logged.get(&game), Some(&expected));
+            }
+            proptest::prop_assert_eq!(logged.len(), model.playing.len());
+            for &(game, plies) in &model.finished {
+                let stored = rows(&writer.conn, &format!("SELECT count(*) FROM moves WHERE game = {game}"));
+                proptest::prop_assert_eq!(stored, i64::from(plies));
+            }
+        }
     }
 }

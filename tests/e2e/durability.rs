@@ -438,7 +438,7 @@ fn a_failing_write_refuses_the_move_and_the_game_keeps_its_state() {
     db.busy_timeout(Duration::from_secs(5))
         .unwrap_or_else(|e| panic!("{e}"));
     db.execute_batch(
-        "CREATE TRIGGER refuse BEFORE INSERT ON moves \
+        "CREATE TRIGGER refuse BEFORE INSERT ON move_log \
          BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END;",
     )
     .unwrap_or_else(|e| panic!("{e}"));
@@ -470,7 +470,7 @@ fn a_failing_write_refuses_the_move_and_the_game_keeps_its_state() {
     let g2 = ok_game(&b.ok("NEW othello as X vs bot:1").1);
     b.lines_through(&format!("TURN {g2} X"));
     db.execute_batch(&format!(
-        "CREATE TRIGGER refuse_bot BEFORE INSERT ON moves WHEN NEW.game = {g2} AND NEW.ply = 2 \
+        "CREATE TRIGGER refuse_bot BEFORE INSERT ON move_log WHEN NEW.game = {g2} AND NEW.ply = 2 \
          BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END;"
     ))
     .unwrap_or_else(|e| panic!("{e}"));

@@ -9,6 +9,7 @@ use flipline::{Color, Move, Variant};
 use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
+use super::move_log::{self, MoveLog};
 use super::schema::NOW;
 
 /// Where a game stands.
@@ -165,9 +166,9 @@ impl Write {
         }
     }
 
-    /// Runs the write on `conn` (inside the caller's transaction); returns the
-    /// rows it changed.
-    pub fn apply(&self, conn: &Connection) -> rusqlite::Result<usize> {
+    /// Runs the write on `conn` (inside the caller's transaction, which `log`
+    /// follows); returns the rows it changed.
+    pub fn apply(&self, conn: &Connection, log: &mut MoveLog) -> rusqlite::Result<usize> {
         match self {
             Write::NewGame {
                 id,
@@ -186,7 +187,7 @@ impl Write {
                 let row = params![id, variant.name(), black, white, clock, status.word()];
                 let mut changed = conn.prepare_cached(&sql)?.execute(row)?;
                 for (ply, mv) in (1u32..).zip(start) {
-                    changed += insert_move(conn, *id, ply, *mv, None)?;
+                    changed += log.append(conn, *id, ply, *mv, None)?;
                 }
                 Ok(changed)
             }
@@ -195,14 +196,22 @@ impl Write {
                     "UPDATE games SET black = ?2, white = ?3, status = 'playing' WHERE id = ?1",
                 )?
                 .execute(params![game, black, white]),
-            Write::Move { game, ply, mv, ms } => insert_move(conn, *game, *ply, *mv, Some(*ms)),
-            Write::End { game, result } => end_game(conn, *game, result),
+            Write::Move { game, ply, mv, ms } => log.append(conn, *game, *ply, *mv, Some(*ms)),
+            Write::End { game, result } => {
+                let changed = end_game(conn, *game, result)?;
+                log.finish(conn, *game)?;
+                Ok(changed)
+            }
             Write::Cancel { game } => {
                 let sql = format!(
                     "UPDATE games SET status = 'cancelled', ended_at = {NOW} \
                      WHERE id = ?1 AND status = 'open'"
                 );
-                conn.prepare_cached(&sql)?.execute(params![game])
+                let changed = conn.prepare_cached(&sql)?.execute(params![game])?;
+                if changed > 0 {
+                    log.finish(conn, *game)?;
+                }
+                Ok(changed)
             }
             Write::Register { name, hash } => {
                 let sql = format!(
@@ -213,17 +222,6 @@ impl Write {
             }
         }
     }
-}
-
-fn insert_move(
-    conn: &Connection,
-    game: GameId,
-    ply: u32,
-    mv: Move,
-    ms: Option<u64>,
-) -> rusqlite::Result<usize> {
-    conn.prepare_cached("INSERT INTO moves (game, ply, move, ms) VALUES (?1, ?2, ?3, ?4)")?
-        .execute(params![game, ply, mv.to_string(), ms])
 }
 
 fn end_game(conn: &Connection, game: GameId, result: &GameResult) -> rusqlite::Result<usize> {
@@ -249,7 +247,7 @@ const GAME_COLUMNS: &str = "id, variant, black, white, clock, status, result, bl
 
 /// A text column parsed with `parse`; a value that does not parse (an operator
 /// edited the file by hand, say) is an error naming the column, not a panic.
-fn parsed<T>(
+pub(super) fn parsed<T>(
     row: &Row<'_>,
     index: usize,
     parse: impl FnOnce(&str) -> Option<T>,
@@ -312,8 +310,8 @@ fn moves_of(conn: &Connection, game: GameId) -> rusqlite::Result<Vec<StoredMove>
     rows.collect()
 }
 
-/// Games matching `filter` (SQL after `WHERE`, with `args`), by number, each
-/// with its moves.
+/// Games matching `filter` (SQL after `WHERE`, with `args`), by number, without
+/// their moves.
 fn games_where(
     conn: &Connection,
     filter: &str,
@@ -321,26 +319,41 @@ fn games_where(
 ) -> rusqlite::Result<Vec<GameRecord>> {
     let sql = format!("SELECT {GAME_COLUMNS} FROM games WHERE {filter} ORDER BY id");
     let mut statement = conn.prepare(&sql)?;
-    let games: Vec<GameRecord> = statement
-        .query_map(args, game_from_row)?
-        .collect::<rusqlite::Result<_>>()?;
-    games
-        .into_iter()
-        .map(|mut game| {
-            game.moves = moves_of(conn, game.id)?;
-            Ok(game)
-        })
-        .collect()
+    statement.query_map(args, game_from_row)?.collect()
 }
 
-/// One game with its moves.
+/// Whether a game's moves are in the log (open or in play) or in `moves`.
+fn logged(status: Status) -> bool {
+    matches!(status, Status::Open | Status::Playing)
+}
+
+/// One game with its moves, read in one transaction (a game that ends
+/// meanwhile moves its moves from the log to `moves`).
 pub fn game(conn: &Connection, id: GameId) -> rusqlite::Result<Option<GameRecord>> {
-    Ok(games_where(conn, "id = ?1", &[&id])?.into_iter().next())
+    let snapshot = conn.unchecked_transaction()?;
+    let Some(mut game) = games_where(&snapshot, "id = ?1", &[&id])?
+        .into_iter()
+        .next()
+    else {
+        return Ok(None);
+    };
+    game.moves = if logged(game.status) {
+        move_log::logged_moves_of(&snapshot, id)?
+    } else {
+        moves_of(&snapshot, id)?
+    };
+    Ok(Some(game))
 }
 
-/// The games being played (for recovery at start).
+/// The games being played (for recovery at start), with their moves.
 pub fn playing(conn: &Connection) -> rusqlite::Result<Vec<GameRecord>> {
-    games_where(conn, "status = 'playing'", &[])
+    let snapshot = conn.unchecked_transaction()?;
+    let mut games = games_where(&snapshot, "status = 'playing'", &[])?;
+    let mut moves = move_log::logged_moves(&snapshot)?;
+    for game in &mut games {
+        game.moves = moves.remove(&game.id).unwrap_or_default();
+    }
+    Ok(games)
 }
 
 /// Finished games, optionally only those `player` sat in and those that ended
@@ -350,21 +363,24 @@ pub fn finished(
     player: Option<&str>,
     since: Option<&str>,
 ) -> rusqlite::Result<Vec<GameRecord>> {
-    games_where(
-        conn,
+    let snapshot = conn.unchecked_transaction()?;
+    let mut games = games_where(
+        &snapshot,
         "status = 'over' AND (?1 IS NULL OR black = ?1 OR white = ?1) \
          AND (?2 IS NULL OR ended_at >= ?2)",
         &[&player, &since],
-    )
+    )?;
+    for game in &mut games {
+        game.moves = moves_of(&snapshot, game.id)?;
+    }
+    Ok(games)
 }
 
 /// Games still open when the daemon stopped: their creators are gone with the
-/// old connections, as after a disconnect, so they are cancelled.
-pub fn cancel_open(conn: &Connection) -> rusqlite::Result<usize> {
-    conn.execute(
-        &format!("UPDATE games SET status = 'cancelled', ended_at = {NOW} WHERE status = 'open'"),
-        [],
-    )
+/// old connections, as after a disconnect, so they are to be cancelled.
+pub fn open_games(conn: &Connection) -> rusqlite::Result<Vec<GameId>> {
+    let mut statement = conn.prepare("SELECT id FROM games WHERE status = 'open' ORDER BY id")?;
+    statement.query_map([], |r| r.get(0))?.collect()
 }
 
 /// The number the next game gets: one past the largest ever stored.

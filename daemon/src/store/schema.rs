@@ -19,7 +19,8 @@ pub const APPLICATION_ID: i32 = 0x464C_4950;
 /// The schema, one migration per version: `MIGRATIONS[n]` takes a file from
 /// version `n` to `n + 1`. Plain tables, so that `sqlite3 data/flipline.db`
 /// answers an operator's questions; times are UTC in ISO 8601.
-const MIGRATIONS: [&str; 1] = [r"
+const MIGRATIONS: [&str; 2] = [
+    r"
 CREATE TABLE players (
     name          TEXT PRIMARY KEY,   -- the login name
     password_hash TEXT NOT NULL,      -- argon2id in PHC form; never the password
@@ -49,7 +50,31 @@ CREATE TABLE moves (
                                              -- NULL for moves given by NEW ... from
     PRIMARY KEY (game, ply)
 ) WITHOUT ROWID;
-"];
+",
+    // 2: the moves of games open or in play are kept in `move_log`, in the
+    // order played, and go into `moves` when their game ends (see
+    // store/move_log.rs for why).
+    r"
+CREATE TABLE move_log (
+    seq  INTEGER PRIMARY KEY,   -- order of writing; a ply logged again wins
+    game INTEGER NOT NULL,      -- a game open or in play
+    ply  INTEGER NOT NULL,
+    move TEXT NOT NULL,
+    ms   INTEGER
+);
+INSERT INTO move_log (game, ply, move, ms)
+    SELECT game, ply, move, ms FROM moves
+    WHERE game IN (SELECT id FROM games WHERE status IN ('open', 'playing'))
+    ORDER BY game, ply;
+DELETE FROM moves WHERE game IN (SELECT id FROM games WHERE status IN ('open', 'playing'));
+",
+];
+
+/// The first version's tables, to test upgrades from it.
+#[cfg(test)]
+pub fn first_schema() -> &'static str {
+    MIGRATIONS[0]
+}
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;

@@ -1,0 +1,363 @@
+//! The moves of games in play: appended to `move_log` in the order they are
+//! played, and held by the writer in memory until their game ends.
+//!
+//! Why a log: `moves` is clustered by game, so with hundreds of games moving at
+//! once each move of a batch lands on a page of its own, and every such page
+//! is written to the WAL whole at the commit (at 200 games, one 4 KiB page a
+//! move). Rows appended in `seq` order share the last page or two instead. When
+//! a game ends its moves go into `moves` together (one or two pages), in the
+//! same transaction as its result, and leave the log.
+//!
+//! The log is trimmed from the front, behind the first row still needed by a
+//! game in play. So that one long game cannot pin it, a game whose first row
+//! falls too far behind the head is logged again at the head (from memory);
+//! readers take the last row of each ply.
+//!
+//! The writer's [`MoveLog`] changes with its transaction: whatever a batch did
+//! to it is undone when the batch rolls back.
+
+use std::collections::HashMap;
+
+use flipline::Move;
+use flipline::protocol::GameId;
+use rusqlite::{Connection, params};
+
+use super::records::StoredMove;
+
+/// Rows the log may hold before games lagging behind are logged again: at least
+/// this many, or twice the moves of the games in play.
+const MIN_LOG_ROWS: i64 = 65_536;
+/// Rows freed at the front before they are deleted, so that a trim deletes
+/// whole pages and runs once in many batches.
+const TRIM_STEP: i64 = 4_096;
+
+/// A move as the writer holds it: 12 bytes. Milliseconds beyond `u32` (49
+/// days) are kept as `u32::MAX` in memory and in `moves`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Held {
+    mv: Move,
+    ms: Option<u32>,
+}
+
+impl Held {
+    fn stored(self) -> StoredMove {
+        StoredMove {
+            mv: self.mv,
+            ms: self.ms.map(u64::from),
+        }
+    }
+}
+
+/// A game in play's moves and where they start in the log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct LoggedGame {
+    /// The `seq` of the first row its moves need.
+    first_seq: i64,
+    moves: Vec<Held>,
+}
+
+/// A change to undo if the transaction rolls back.
+enum Undo {
+    /// A move was appended; `created` when it was the game's first.
+    Appended { game: GameId, created: bool },
+    /// The game finished and left the log.
+    Finished { game: GameId, logged: LoggedGame },
+    /// The game was logged again from `first_seq` on.
+    Relogged { game: GameId, first_seq: i64 },
+}
+
+/// The writer's view of the log, in step with its committed rows.
+pub struct MoveLog {
+    games: HashMap<GameId, LoggedGame>,
+    /// The `seq` the next row gets.
+    next_seq: i64,
+    /// Rows below this `seq` are deleted.
+    trimmed_below: i64,
+    /// Moves held, over all games.
+    held: usize,
+    /// Rows the log may hold before lagging games are logged again (at least).
+    min_rows: i64,
+    /// Rows freed at the front before they are deleted.
+    trim_step: i64,
+    /// The `seq` at which [`MoveLog::maintain`] next looks at the games: a
+    /// look costs a pass over every game in play.
+    next_look: i64,
+    undo: Vec<Undo>,
+    /// `next_seq`, `trimmed_below` and `held` when the transaction began.
+    saved: (i64, i64, usize),
+}
+
+impl MoveLog {
+    /// Reads the log of a store (at start, before any write).
+    pub fn load(conn: &Connection) -> rusqlite::Result<MoveLog> {
+        let games: HashMap<GameId, LoggedGame> = read(conn, None)?.into_iter().collect();
+        let held = games.values().map(|g| g.moves.len()).sum();
+        let (next_seq, trimmed_below) = conn.query_row(
+            "SELECT COALESCE(MAX(seq), 0) + 1, COALESCE(MIN(seq), 1) FROM move_log",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        Ok(MoveLog {
+            games,
+            next_seq,
+            trimmed_below,
+            held,
+            min_rows: MIN_LOG_ROWS,
+            trim_step: TRIM_STEP,
+            next_look: next_seq,
+            undo: Vec::new(),
+            saved: (next_seq, trimmed_below, held),
+        })
+    }
+
+    /// Marks the start of a transaction.
+    pub fn begin(&mut self) {
+        self.undo.clear();
+        self.saved = (self.next_seq, self.trimmed_below, self.held);
+    }
+
+    /// The transaction committed: its changes stay.
+    pub fn commit(&mut self) {
+        self.undo.clear();
+    }
+
+    /// The transaction rolled back: its changes are undone.
+    pub fn rollback(&mut self) {
+        while let Some(undo) = self.undo.pop() {
+            match undo {
+                Undo::Appended { game, created } => {
+                    if created {
+                        self.games.remove(&game);
+                    } else if let Some(logged) = self.games.get_mut(&game) {
+                        logged.moves.pop();
+                    }
+                }
+                Undo::Finished { game, logged } => {
+                    self.games.insert(game, logged);
+                }
+                Undo::Relogged { game, first_seq } => {
+                    if let Some(logged) = self.games.get_mut(&game) {
+                        logged.first_seq = first_seq;
+                    }
+                }
+            }
+        }
+        (self.next_seq, self.trimmed_below, self.held) = self.saved;
+    }
+
+    /// Appends move `ply` of `game`, which must be the game's next and the game
+    /// open or in play.
+    pub fn append(
+        &mut self,
+        conn: &Connection,
+        game: GameId,
+        ply: u32,
+        mv: Move,
+        ms: Option<u64>,
+    ) -> rusqlite::Result<usize> {
+        let created = !self.games.contains_key(&game);
+        if created && !in_play(conn, game)? {
+            return Err(refused(format!("game {game} is not open or in play")));
+        }
+        let held = self.games.get(&game).map_or(0, |g| g.moves.len());
+        if usize::try_from(ply).ok() != held.checked_add(1) {
+            return Err(refused(format!(
+                "move {ply} of game {game} out of order: {held} moves are stored"
+            )));
+        }
+        let seq = self.next_seq;
+        insert_row(conn, seq, game, ply, mv, ms)?;
+        self.next_seq += 1;
+        self.held += 1;
+        let ms = ms.map(|ms| u32::try_from(ms).unwrap_or(u32::MAX));
+        let logged = self.games.entry(game).or_insert(LoggedGame {
+            first_seq: seq,
+            moves: Vec::new(),
+        });
+        logged.moves.push(Held { mv, ms });
+        self.undo.push(Undo::Appended { game, created });
+        Ok(1)
+    }
+
+    /// The game is over (or cancelled): its moves go into `moves` and leave the
+    /// log. Returns how many.
+    pub fn finish(&mut self, conn: &Connection, game: GameId) -> rusqlite::Result<usize> {
+        let Some(logged) = self.games.remove(&game) else {
+            return Ok(0);
+        };
+        self.held = self.held.saturating_sub(logged.moves.len());
+        let inserted = insert_moves(conn, game, &logged.moves);
+        self.undo.push(Undo::Finished { game, logged });
+        inserted
+    }
+
+    /// Keeps the log short: logs lagging games again and deletes the rows no
+    /// game needs. Runs inside the batch's transaction, after its writes.
+    pub fn maintain(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        if self.next_seq - self.trimmed_below < self.trim_step || self.next_seq < self.next_look {
+            return Ok(());
+        }
+        self.next_look = self.next_seq + self.trim_step / 4;
+        let bound = self
+            .min_rows
+            .max(2 * i64::try_from(self.held).unwrap_or(i64::MAX / 4));
+        if self.next_seq - self.trimmed_below > bound {
+            self.relog_before(conn, self.next_seq - bound / 2)?;
+        }
+        let needed = self.games.values().map(|g| g.first_seq).min();
+        let keep_from = needed.unwrap_or(self.next_seq);
+        if keep_from - self.trimmed_below >= self.trim_step {
+            conn.prepare_cached("DELETE FROM move_log WHERE seq < ?1")?
+                .execute(params![keep_from])?;
+            self.trimmed_below = keep_from;
+        }
+        Ok(())
+    }
+
+    /// Logs again, at the head, every game whose rows start before `seq`.
+    fn relog_before(&mut self, conn: &Connection, seq: i64) -> rusqlite::Result<()> {
+        let lagging: Vec<GameId> = (self.games.iter())
+            .filter(|(_, g)| g.first_seq < seq)
+            .map(|(id, _)| *id)
+            .collect();
+        for game in lagging {
+            let Some(logged) = self.games.get_mut(&game) else {
+                continue;
+            };
+            let first_seq = self.next_seq;
+            for (ply, held) in (1u32..).zip(&logged.moves) {
+                let ms = held.ms.map(u64::from);
+                insert_row(conn, self.next_seq, game, ply, held.mv, ms)?;
+                self.next_seq += 1;
+            }
+            let old = std::mem::replace(&mut logged.first_seq, first_seq);
+            self.undo.push(Undo::Relogged {
+                game,
+                first_seq: old,
+            });
+        }
+        Ok(())
+    }
+
+    /// Smaller bounds, so that tests reach them.
+    #[cfg(test)]
+    pub fn set_bounds(&mut self, min_rows: i64, trim_step: i64) {
+        (self.min_rows, self.trim_step) = (min_rows, trim_step);
+    }
+
+    /// The moves held for `game`, if it has any.
+    #[cfg(test)]
+    pub fn held_moves(&self, game: GameId) -> Option<Vec<StoredMove>> {
+        self.games.get(&game).map(stored)
+    }
+
+    /// Moves held over all games.
+    #[cfg(test)]
+    pub fn held(&self) -> usize {
+        self.held
+    }
+}
+
+/// The logged moves of the games open or in play (or of `game` alone), in ply
+/// order: the last row of each ply wins, and a game's moves stop at the first
+/// missing ply.
+fn read(conn: &Connection, game: Option<GameId>) -> rusqlite::Result<Vec<(GameId, LoggedGame)>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT seq, game, ply, move, ms FROM move_log \
+         WHERE (?1 IS NULL OR game = ?1) \
+         AND game IN (SELECT id FROM games WHERE status IN ('open', 'playing')) \
+         ORDER BY seq",
+    )?;
+    let mut rows = statement.query(params![game])?;
+    let mut plies: HashMap<GameId, Vec<Option<(i64, Held)>>> = HashMap::new();
+    while let Some(row) = rows.next()? {
+        let seq: i64 = row.get(0)?;
+        let game: GameId = row.get(1)?;
+        let ply: u32 = row.get(2)?;
+        let mv = super::records::parsed(row, 3, |text| text.parse().ok())?;
+        let ms: Option<u64> = row.get(4)?;
+        let ms = ms.map(|ms| u32::try_from(ms).unwrap_or(u32::MAX));
+        let Some(index) = usize::try_from(ply).ok().and_then(|p| p.checked_sub(1)) else {
+            continue;
+        };
+        let slots = plies.entry(game).or_default();
+        if slots.len() <= index {
+            slots.resize(index + 1, None);
+        }
+        if let Some(slot) = slots.get_mut(index) {
+            *slot = Some((seq, Held { mv, ms }));
+        }
+    }
+    let mut games: Vec<(GameId, LoggedGame)> = (plies.into_iter())
+        .map(|(game, slots)| {
+            let kept: Vec<(i64, Held)> = slots.into_iter().map_while(|slot| slot).collect();
+            let first_seq = kept.iter().map(|(seq, _)| *seq).min().unwrap_or(i64::MAX);
+            let moves = kept.into_iter().map(|(_, held)| held).collect();
+            (game, LoggedGame { first_seq, moves })
+        })
+        .collect();
+    games.sort_by_key(|(game, _)| *game);
+    Ok(games)
+}
+
+/// The moves of the games open or in play, by game (for recovery and `flip
+/// export`).
+pub fn logged_moves(conn: &Connection) -> rusqlite::Result<HashMap<GameId, Vec<StoredMove>>> {
+    Ok((read(conn, None)?.into_iter())
+        .map(|(game, logged)| (game, stored(&logged)))
+        .collect())
+}
+
+/// The logged moves of one game open or in play (for `HISTORY`). Reads the
+/// whole log: the log has no index, which is what keeps moves cheap.
+pub fn logged_moves_of(conn: &Connection, game: GameId) -> rusqlite::Result<Vec<StoredMove>> {
+    let games = read(conn, Some(game))?;
+    Ok(games
+        .first()
+        .map(|(_, logged)| stored(logged))
+        .unwrap_or_default())
+}
+
+fn stored(logged: &LoggedGame) -> Vec<StoredMove> {
+    logged.moves.iter().map(|held| held.stored()).collect()
+}
+
+fn in_play(conn: &Connection, game: GameId) -> rusqlite::Result<bool> {
+    conn.prepare_cached(
+        "SELECT count(*) FROM games WHERE id = ?1 AND status IN ('open', 'playing')",
+    )?
+    .query_row(params![game], |r| r.get::<_, i64>(0))
+    .map(|count| count > 0)
+}
+
+fn insert_row(
+    conn: &Connection,
+    seq: i64,
+    game: GameId,
+    ply: u32,
+    mv: Move,
+    ms: Option<u64>,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO move_log (seq, game, ply, move, ms) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(params![seq, game, ply, mv.to_string(), ms])
+    .map(|_| ())
+}
+
+fn insert_moves(conn: &Connection, game: GameId, moves: &[Held]) -> rusqlite::Result<usize> {
+    let mut statement =
+        conn.prepare_cached("INSERT INTO moves (game, ply, move, ms) VALUES (?1, ?2, ?3, ?4)")?;
+    for (ply, held) in (1u32..).zip(moves) {
+        statement.execute(params![game, ply, held.mv.to_string(), held.ms])?;
+    }
+    Ok(moves.len())
+}
+
+/// A write the store refuses, as SQLite reports a broken constraint.
+fn refused(why: String) -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CONSTRAINT),
+        Some(why),
+    )
+}
