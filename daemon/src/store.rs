@@ -88,8 +88,14 @@ struct WriteJob {
     done: Option<WriteAnswer>,
 }
 
+/// The moves held for a game in play (`None`: not in play, or no moves yet).
+type HeldAnswer = oneshot::Sender<Option<Vec<StoredMove>>>;
+
 enum ToWriter {
     Job(WriteJob),
+    /// The moves of a game in play, answered from the writer's memory once
+    /// everything queued before is committed.
+    Held(GameId, HeldAnswer),
     /// Commit what is queued before this, then stop.
     Close,
 }
@@ -256,12 +262,23 @@ impl Store {
         }
     }
 
-    /// A game with its moves, as committed.
+    /// A game with its moves, as committed. The moves of a game in play come
+    /// from the writer's memory (the log it would otherwise read has no
+    /// index), the rest from the reader.
     pub fn history(
         &self,
         game: GameId,
     ) -> impl Future<Output = Result<Option<GameRecord>, StoreError>> + use<> {
-        self.read(move |conn| records::game(conn, game))
+        let (tx, rx) = oneshot::channel();
+        let asked = self.writes.send(ToWriter::Held(game, tx));
+        let store = self.clone();
+        async move {
+            asked.map_err(|_| StoreError::Closed)?;
+            let held = rx.await.map_err(|_| StoreError::Closed)?;
+            let in_play = move |_: &Connection| Ok(held.unwrap_or_default());
+            let read = store.read(move |conn| records::game_with(conn, game, in_play));
+            read.await
+        }
     }
 
     /// The password hash a name is registered with, if it is.
@@ -374,13 +391,17 @@ fn run_writer(
     // kilobytes with many games) made the allocator hand memory back to the
     // system and fault it in again, batch after batch.
     let mut batch = Vec::with_capacity(batch_max.min(4096));
+    let mut asks = Vec::new();
     loop {
-        let closing = next_batch(requests, batch_max, &mut batch);
+        let closing = next_batch(requests, batch_max, &mut batch, &mut asks);
         if !batch.is_empty() {
             let started = std::time::Instant::now();
             let writes = batch.len();
             writer.commit_batch(&mut batch, stats);
             warn_if_slow(started.elapsed(), writes);
+        }
+        for (game, answer) in asks.drain(..) {
+            let _ = answer.send(writer.log.held_moves(game));
         }
         if closing {
             return;
@@ -401,18 +422,25 @@ fn warn_if_slow(took: std::time::Duration, writes: usize) {
     }
 }
 
-/// Fills `batch` (empty on entry) with the next requests: the first (waited
-/// for), then whatever else is queued, up to `batch_max`. `true` when the queue
-/// was closed.
-fn next_batch(requests: &Receiver<ToWriter>, batch_max: usize, batch: &mut Vec<WriteJob>) -> bool {
-    let first = match requests.recv() {
-        Ok(ToWriter::Job(job)) => job,
+/// Fills `batch` (empty on entry) with the next writes: the first request
+/// (waited for), then whatever else is queued, up to `batch_max` writes; asks
+/// for held moves go to `asks`, to be answered after the batch. `true` when
+/// the queue was closed.
+fn next_batch(
+    requests: &Receiver<ToWriter>,
+    batch_max: usize,
+    batch: &mut Vec<WriteJob>,
+    asks: &mut Vec<(GameId, HeldAnswer)>,
+) -> bool {
+    match requests.recv() {
+        Ok(ToWriter::Job(job)) => batch.push(job),
+        Ok(ToWriter::Held(game, answer)) => asks.push((game, answer)),
         Ok(ToWriter::Close) | Err(_) => return true,
-    };
-    batch.push(first);
+    }
     while batch.len() < batch_max {
         match requests.try_recv() {
             Ok(ToWriter::Job(job)) => batch.push(job),
+            Ok(ToWriter::Held(game, answer)) => asks.push((game, answer)),
             Ok(ToWriter::Close) => return true,
             Err(std::sync::mpsc::TryRecvError::Empty) => break,
             Err(std::sync::mpsc::TryRecvError::Disconnected) => return true,
@@ -754,11 +782,14 @@ mod tests {
                 .unwrap();
         }
         let mut batch = Vec::new();
-        assert!(!next_batch(&queue, 3, &mut batch));
+        assert!(!next_batch(&queue, 3, &mut batch, &mut Vec::new()));
         assert_eq!(batch.len(), 3);
         batch.clear();
         drop(requests);
-        assert!(next_batch(&queue, 3, &mut batch), "the queue is closed");
+        assert!(
+            next_batch(&queue, 3, &mut batch, &mut Vec::new()),
+            "the queue is closed"
+        );
         assert_eq!(batch.len(), 2);
     }
 
@@ -950,6 +981,8 @@ mod tests {
         assert_eq!(rows(&reader, "SELECT count(*) FROM move_log"), 6);
         assert_eq!(rows(&reader, "SELECT count(*) FROM moves"), 0);
         let playing = block_on(store.history(1)).unwrap().unwrap();
+        let scanned = records::game(&reader, 1).unwrap().unwrap();
+        assert_eq!(playing, scanned, "the writer's memory and the log agree");
         block_on(store.commit(the_end(1))).unwrap();
         let over = block_on(store.history(1)).unwrap().unwrap();
         assert_eq!(over.moves, playing.moves);

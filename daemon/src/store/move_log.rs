@@ -245,8 +245,7 @@ impl MoveLog {
         (self.min_rows, self.trim_step) = (min_rows, trim_step);
     }
 
-    /// The moves held for `game`, if it has any.
-    #[cfg(test)]
+    /// The moves held for `game`, if it is in play and has any.
     pub fn held_moves(&self, game: GameId) -> Option<Vec<StoredMove>> {
         self.games.get(&game).map(stored)
     }

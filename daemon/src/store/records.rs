@@ -328,8 +328,18 @@ fn logged(status: Status) -> bool {
 }
 
 /// One game with its moves, read in one transaction (a game that ends
-/// meanwhile moves its moves from the log to `moves`).
+/// meanwhile moves its moves from the log to `moves`); the moves of a game
+/// open or in play are read from the log (for `flip export`).
 pub fn game(conn: &Connection, id: GameId) -> rusqlite::Result<Option<GameRecord>> {
+    game_with(conn, id, |snapshot| move_log::logged_moves_of(snapshot, id))
+}
+
+/// One game, with `in_play` giving the moves if it is open or in play.
+pub fn game_with(
+    conn: &Connection,
+    id: GameId,
+    in_play: impl FnOnce(&Connection) -> rusqlite::Result<Vec<StoredMove>>,
+) -> rusqlite::Result<Option<GameRecord>> {
     let snapshot = conn.unchecked_transaction()?;
     let Some(mut game) = games_where(&snapshot, "id = ?1", &[&id])?
         .into_iter()
@@ -338,7 +348,7 @@ pub fn game(conn: &Connection, id: GameId) -> rusqlite::Result<Option<GameRecord
         return Ok(None);
     };
     game.moves = if logged(game.status) {
-        move_log::logged_moves_of(&snapshot, id)?
+        in_play(&snapshot)?
     } else {
         moves_of(&snapshot, id)?
     };
