@@ -124,13 +124,19 @@ pub fn parse_cells(cells: &str, variant: Variant) -> Result<(u128, u128), ParseE
 /// The cells of `game`, row by row from a1, in the OBF alphabet.
 pub fn cells_string(game: &Game) -> String {
     let (black, white) = game.bits();
-    (0..game.variant().squares())
-        .map(|i| match (black >> i & 1, white >> i & 1) {
-            (1, _) => 'X',
-            (_, 1) => 'O',
-            _ => '-',
-        })
-        .collect()
+    // Every BOARD line has this: bytes, and a step per disc rather than a
+    // 128-bit shift per cell.
+    let mut cells = vec![b'-'; game.variant().squares() as usize];
+    for (discs, letter) in [(white, b'O'), (black, b'X')] {
+        let mut rest = discs;
+        while rest != 0 {
+            if let Some(cell) = cells.get_mut(rest.trailing_zeros() as usize) {
+                *cell = letter;
+            }
+            rest &= rest - 1;
+        }
+    }
+    String::from_utf8(cells).unwrap_or_default()
 }
 
 /// The board string of `game`: cells, a space, the side to move.

@@ -54,11 +54,21 @@ impl fmt::Display for Square {
     /// column prints as its number in brackets (`[200]1`) rather than overflow.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let row = u32::from(self.row) + 1;
-        match self.col {
-            col @ 0..26 => write!(f, "{}{row}", char::from(b'a' + col)),
-            col => write!(f, "[{col}]{row}"),
+        match (self.col, u8::try_from(row)) {
+            // Every TURN line names each legal square: written as bytes, not
+            // through the formatting machinery.
+            (col @ 0..26, Ok(row @ 1..=9)) => write_ascii(f, &[b'a' + col, b'0' + row]),
+            (col @ 0..26, Ok(row @ 10..=99)) => {
+                write_ascii(f, &[b'a' + col, b'0' + row / 10, b'0' + row % 10])
+            }
+            (col @ 0..26, _) => write!(f, "{}{row}", char::from(b'a' + col)),
+            (col, _) => write!(f, "[{col}]{row}"),
         }
     }
+}
+
+fn write_ascii(f: &mut fmt::Formatter<'_>, bytes: &[u8]) -> fmt::Result {
+    f.write_str(std::str::from_utf8(bytes).map_err(|_| fmt::Error)?)
 }
 
 impl FromStr for Square {
@@ -135,6 +145,24 @@ mod tests {
         assert_eq!(h8.index(8), 63);
         let j10: Square = "j10".parse().unwrap();
         assert_eq!(j10.index(10), 99);
+    }
+
+    #[test]
+    fn every_square_prints_as_column_letter_and_row_number() {
+        for row in 0..=u8::MAX {
+            for col in 0..=u8::MAX {
+                let square = Square { row, col };
+                let number = u32::from(row) + 1;
+                let expected = match col {
+                    0..26 => format!("{}{number}", char::from(b'a' + col)),
+                    _ => format!("[{col}]{number}"),
+                };
+                assert_eq!(square.to_string(), expected);
+                if col < 10 && row < 10 {
+                    assert_eq!(expected.parse::<Square>(), Ok(square));
+                }
+            }
+        }
     }
 
     #[test]
