@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Runs flipd and the bare baseline one after the other under the same `flip
+# load`, PAIRS times, and prints one table row per pair: moves/s of each, their
+# ratio, the round trip, and flipd's CPU per store write by thread (user +
+# system µs, from /proc). On a shared machine only ratios from runs made back
+# to back mean much; this makes them the easy thing to get.
+#
+# Usage: tests/tools/load_pairs.sh [GAMES] [SECONDS] [PAIRS]   (100 8 3)
+# Needs release builds: cargo build --release
+# Environment: FLIPD, FLIP (binaries; default target/release/...), SYNC
+# (full or normal, default full: the store setting flipd ships with).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+games=${1:-100}
+seconds=${2:-8}
+pairs=${3:-3}
+flipd=${FLIPD:-target/release/flipd}
+flip=${FLIP:-target/release/flip}
+sync=${SYNC:-full}
+port=7400
+base_port=7401
+
+work=$(mktemp -d)
+daemon_pid=""
+cleanup() {
+  if [[ -n "$daemon_pid" ]]; then kill -INT "$daemon_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+cat > "$work/flipd.ron" <<RON
+(
+    listen: "127.0.0.1:$port",
+    rate_limit: (per_second: 100000, burst: 100000),
+    max_connections: 200000,
+    store: (path: "$work/store/flipline.db", synchronous: $sync),
+)
+RON
+
+# `field NAME FILE`: the first word after NAME on its line of a `flip load`
+# report ("moves/s 51234", "latency p99 4.1 ms").
+field() {
+  awk -v name="$1" 'index($0, name " ") == 1 {
+    split(substr($0, length(name) + 2), words, " "); print words[1]; exit }' "$2"
+}
+
+# Each thread's name and CPU ticks (user, system) of process $1.
+thread_ticks() {
+  for task in /proc/"$1"/task/*; do
+    echo "$(tr ' ' '_' < "$task/comm") $(awk '{ print $14, $15 }' "$task/stat")"
+  done
+}
+
+# flipd's CPU per store write from thread_ticks output $1 and $2 writes:
+# "workers 6.8+9.2 writer 3.1+2.5 " (µs user+system).
+per_write() {
+  awk -v writes="$2" -v hz="$(getconf CLK_TCK)" '
+    { name = ($1 ~ /^actix/) ? "workers" : ($1 == "store-writer") ? "writer" : "";
+      if (name != "") { user[name] += $2; sys[name] += $3 } }
+    END { for (n in user) printf "%s %.1f+%.1f ", n,
+            user[n] * 1e6 / hz / writes, sys[n] * 1e6 / hz / writes }' "$1"
+}
+
+run_flipd() {
+  rm -rf "$work/store"
+  "$flipd" --config "$work/flipd.ron" > "$work/flipd.log" 2>&1 &
+  daemon_pid=$!
+  sleep 1
+  "$flip" load --server "127.0.0.1:$port" --games "$games" --duration "$seconds" \
+    --pid "$daemon_pid" > "$work/flipd.txt"
+  thread_ticks "$daemon_pid" > "$work/ticks.txt"
+  kill -INT "$daemon_pid"
+  wait "$daemon_pid" || true
+  daemon_pid=""
+  # Logged at exit: "store closed: N writes in M transactions".
+  writes=$(grep -o 'store closed: [0-9]* writes' "$work/flipd.log" | awk '{ print $3 }')
+  cpu=$(per_write "$work/ticks.txt" "${writes:-1}")
+}
+
+run_baseline() {
+  "$flip" baseline --listen "127.0.0.1:$base_port" > /dev/null 2>&1 &
+  local pid=$!
+  sleep 0.5
+  "$flip" load --server "127.0.0.1:$base_port" --games "$games" --duration "$seconds" \
+    > "$work/baseline.txt"
+  kill "$pid"
+  wait "$pid" 2>/dev/null || true
+}
+
+echo "games $games, $seconds s a run, store synchronous: $sync"
+echo "| pair | flipd moves/s | baseline moves/s | ratio | flipd p50 / p99 ms | baseline p50 / p99 ms | flipd µs a write (user+sys) |"
+echo "|---:|---:|---:|---:|---:|---:|---|"
+for pair in $(seq 1 "$pairs"); do
+  run_flipd
+  run_baseline
+  ours=$(field moves/s "$work/flipd.txt")
+  theirs=$(field moves/s "$work/baseline.txt")
+  ratio=$(awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')
+  echo "| $pair | $ours | $theirs | $ratio" \
+    "| $(field 'latency p50' "$work/flipd.txt") / $(field 'latency p99' "$work/flipd.txt")" \
+    "| $(field 'latency p50' "$work/baseline.txt") / $(field 'latency p99' "$work/baseline.txt")" \
+    "| $cpu($writes writes) |"
+done
