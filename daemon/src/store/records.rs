@@ -329,7 +329,8 @@ fn logged(status: Status) -> bool {
 
 /// One game with its moves, read in one transaction (a game that ends
 /// meanwhile moves its moves from the log to `moves`); the moves of a game
-/// open or in play are read from the log (for `flip export`).
+/// open or in play are read from the log (for [`super::Archive`], which reads
+/// a store without its writer).
 pub fn game(conn: &Connection, id: GameId) -> rusqlite::Result<Option<GameRecord>> {
     game_with(conn, id, |snapshot| move_log::logged_moves_of(snapshot, id))
 }
