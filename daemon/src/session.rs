@@ -259,8 +259,8 @@ pub struct Session {
     last_input: Instant,
 }
 
-/// The session holds its place in the connection count (see
-/// [`ConnectionSlot::hand_over`]).
+// The session holds its place in the connection count (see
+// `ConnectionSlot::hand_over`).
 impl Drop for Session {
     fn drop(&mut self) {
         self.shared.connections.fetch_sub(1, Ordering::AcqRel);
