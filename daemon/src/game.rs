@@ -418,10 +418,15 @@ impl GameActor {
     }
 
     fn turn_event(&self) -> Option<Event> {
-        (self.phase == Phase::Playing).then(|| Event::Turn {
-            game: self.id(),
-            side: self.game.to_move(),
-            moves: self.game.legal_moves().iter().collect(),
+        (self.phase == Phase::Playing).then(|| {
+            let legal = self.game.legal_moves();
+            let mut moves = Vec::with_capacity(legal.len());
+            moves.extend(legal.iter());
+            Event::Turn {
+                game: self.id(),
+                side: self.game.to_move(),
+                moves,
+            }
         })
     }
 
@@ -670,9 +675,10 @@ impl GameActor {
             self.broadcast(&[moved]);
             self.finish(ctx, EndReason::Normal, None);
         } else {
-            let mut events = vec![moved, self.board_event()];
-            events.extend(self.turn_event());
-            self.broadcast(&events);
+            match self.turn_event() {
+                Some(turn) => self.broadcast(&[moved, self.board_event(), turn]),
+                None => self.broadcast(&[moved, self.board_event()]),
+            }
             self.next_turn(ctx);
         }
     }

@@ -325,7 +325,15 @@ impl Session {
     }
 
     fn reply(&mut self, ctx: &mut Context<Self>, reply: Reply) {
+        // The reply to every move: one text per thread (its count stays in
+        // that core's cache) rather than two allocations a move.
+        thread_local! {
+            static OK: crate::outbox::Text = Arc::from("OK\n");
+        }
         let text = match reply {
+            Ok(Answer { data, ok }) if ok.is_empty() && data.is_empty() => {
+                return self.send_text(ctx, OK.with(Arc::clone));
+            }
             Ok(Answer { data, ok }) if ok.is_empty() => format!("{data}OK\n"),
             Ok(Answer { data, ok }) => format!("{data}OK {ok}\n"),
             Err(e) => format!("{e}\n"),
