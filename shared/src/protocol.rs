@@ -318,6 +318,22 @@ pub const COMMAND_HELP: [(&str, &str); 19] = [
     ("QUIT", "close the connection"),
 ];
 
+/// Bytes of the longest keyword, with room to spare; a longer word is no
+/// keyword.
+const KEYWORD_MAX: usize = 16;
+
+/// `word` in capitals, in `buffer` (every line has a keyword: no allocation
+/// for it); a word too long to be a keyword comes back as it is, and is
+/// reported as unknown.
+fn uppercase_keyword<'a>(word: &'a str, buffer: &'a mut [u8; KEYWORD_MAX]) -> &'a str {
+    let Some(upper) = buffer.get_mut(..word.len()) else {
+        return word;
+    };
+    upper.copy_from_slice(word.as_bytes());
+    upper.make_ascii_uppercase();
+    std::str::from_utf8(upper).unwrap_or(word)
+}
+
 impl Command {
     /// Parses one line (without its line ending). Errors are 400 and name the
     /// offending token.
@@ -326,7 +342,8 @@ impl Command {
         let (keyword, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
         let rest = rest.trim_start();
         let mut args = rest.split_whitespace();
-        let command = match keyword.to_ascii_uppercase().as_str() {
+        let mut upper = [0u8; KEYWORD_MAX];
+        let command = match uppercase_keyword(keyword, &mut upper) {
             "LOGIN" => parse_login(&mut args)?,
             "SEEK" => parse_seek(&mut args)?,
             "NEW" => Command::New(parse_new(&mut args)?),

@@ -255,6 +255,22 @@ proptest! {
     }
 
     #[test]
+    fn a_keyword_reads_the_same_in_any_case(line in protocol_line()) {
+        // The first word with its ASCII letters' case swapped.
+        let end = line.find(char::is_whitespace).unwrap_or(line.len());
+        let (keyword, rest) = line.split_at(end);
+        let swapped: String = keyword
+            .chars()
+            .map(|c| if c.is_ascii_uppercase() { c.to_ascii_lowercase() } else { c.to_ascii_uppercase() })
+            .collect();
+        match (Command::parse(&line), Command::parse(&format!("{swapped}{rest}"))) {
+            (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
+            (Err(a), Err(b)) => prop_assert_eq!(a.code, b.code),
+            (a, b) => prop_assert!(false, "{:?} against {:?}", a, b),
+        }
+    }
+
+    #[test]
     fn no_near_board_string_makes_parse_board_panic((variant, text) in board_text()) {
         parse_everything(&text)?;
         match parse_board(&text, variant) {
