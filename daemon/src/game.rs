@@ -223,8 +223,13 @@ struct Undo {
 }
 
 /// A move applied and on its way to the store: resolves once it is committed
-/// and announced, or undone.
-type Commit = ResponseActFuture<GameActor, Result<(), ProtocolError>>;
+/// and announced, or undone. Unboxed: its caller boxes it once, if at all.
+trait Commit: fut::ActorFuture<GameActor, Output = Result<(), ProtocolError>> + 'static {}
+
+impl<F> Commit for F where
+    F: fut::ActorFuture<GameActor, Output = Result<(), ProtocolError>> + 'static
+{
+}
 
 /// The answer to [`Play`]: at once, or once the move is committed. The second is
 /// awaited with `ctx.wait`, so the game takes no other message meanwhile, and the
@@ -605,7 +610,7 @@ impl GameActor {
         ctx: &mut Context<Self>,
         side: Color,
         mv: Move,
-    ) -> Result<Commit, ProtocolError> {
+    ) -> Result<impl Commit, ProtocolError> {
         let mut next = self.game;
         next.apply(mv).map_err(|e| self.illegal(e))?;
         let (undo, used) = self.stop_clock(ctx)?;
@@ -636,26 +641,24 @@ impl GameActor {
 
     /// Hands the move just applied to the store; once committed it is announced,
     /// if refused it is undone and the mover told `ERR 503`.
-    fn commit(&mut self, side: Color, mv: Move, used: u64, undo: Undo) -> Commit {
+    fn commit(&mut self, side: Color, mv: Move, used: u64, undo: Undo) -> impl Commit {
         let ply = self.ply;
         let saved = self.services.store.append_move(self.id(), ply, mv, used);
-        Box::pin(
-            saved
-                .into_actor(self)
-                .map(move |saved, act, ctx| match saved {
-                    Ok(()) => {
-                        act.announce(ctx, side, mv);
-                        Ok(())
-                    }
-                    Err(error) => {
-                        act.undo(ctx, undo, &error);
-                        Err(ProtocolError::new(
-                            ErrorCode::Unavailable,
-                            "the move could not be saved and was not played; try again",
-                        ))
-                    }
-                }),
-        )
+        saved
+            .into_actor(self)
+            .map(move |saved, act, ctx| match saved {
+                Ok(()) => {
+                    act.announce(ctx, side, mv);
+                    Ok(())
+                }
+                Err(error) => {
+                    act.undo(ctx, undo, &error);
+                    Err(ProtocolError::new(
+                        ErrorCode::Unavailable,
+                        "the move could not be saved and was not played; try again",
+                    ))
+                }
+            })
     }
 
     /// Tells everyone of a committed move, then ends the game or starts the
