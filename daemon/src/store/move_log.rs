@@ -340,7 +340,7 @@ fn insert_row(
     conn.prepare_cached(
         "INSERT INTO move_log (seq, game, ply, move, ms) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?
-    .execute(params![seq, game, ply, mv.to_string(), ms])
+    .execute(params![seq, game, ply, MoveText::of(mv).as_str(), ms])
     .map(|_| ())
 }
 
@@ -348,9 +348,46 @@ fn insert_moves(conn: &Connection, game: GameId, moves: &[Held]) -> rusqlite::Re
     let mut statement =
         conn.prepare_cached("INSERT INTO moves (game, ply, move, ms) VALUES (?1, ?2, ?3, ?4)")?;
     for (ply, held) in (1u32..).zip(moves) {
-        statement.execute(params![game, ply, held.mv.to_string(), held.ms])?;
+        statement.execute(params![game, ply, MoveText::of(held.mv).as_str(), held.ms])?;
     }
     Ok(moves.len())
+}
+
+/// A move's text (`f5`, `j10`, `pass`) on the stack: the writer stores one
+/// for every move.
+struct MoveText {
+    bytes: [u8; 8],
+    len: usize,
+}
+
+impl MoveText {
+    fn of(mv: Move) -> MoveText {
+        use std::fmt::Write;
+        let mut text = MoveText {
+            bytes: [0; 8],
+            len: 0,
+        };
+        // Every square's text fits: the longest is `[255]256`.
+        if write!(text, "{mv}").is_err() {
+            text.len = 0;
+        }
+        text
+    }
+
+    fn as_str(&self) -> &str {
+        let bytes = self.bytes.get(..self.len).unwrap_or_default();
+        std::str::from_utf8(bytes).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Write for MoveText {
+    fn write_str(&mut self, text: &str) -> std::fmt::Result {
+        let end = self.len + text.len();
+        let slot = self.bytes.get_mut(self.len..end).ok_or(std::fmt::Error)?;
+        slot.copy_from_slice(text.as_bytes());
+        self.len = end;
+        Ok(())
+    }
 }
 
 /// A write the store refuses, as SQLite reports a broken constraint.
@@ -359,4 +396,23 @@ fn refused(why: String) -> rusqlite::Error {
         rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CONSTRAINT),
         Some(why),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flipline::Square;
+
+    #[test]
+    fn move_text_is_the_move_as_displayed() {
+        let mut moves = vec![Move::Pass, Move::Place(Square { row: 255, col: 255 })];
+        for row in 0..12 {
+            for col in 0..12 {
+                moves.push(Move::Place(Square { row, col }));
+            }
+        }
+        for mv in moves {
+            assert_eq!(MoveText::of(mv).as_str(), mv.to_string());
+        }
+    }
 }
