@@ -31,6 +31,11 @@ const MIN_LOG_ROWS: i64 = 65_536;
 /// whole pages and runs once in many batches.
 const TRIM_STEP: i64 = 4_096;
 
+/// More plies than any game has (each ply fills a square or passes, and two
+/// passes in a row end a game: a 10x10 game has at most 200). A logged ply
+/// beyond it is from a damaged file and ignored, rather than sizing a vector.
+const MOST_PLIES: usize = 1024;
+
 /// A move as the writer holds it: 12 bytes. Milliseconds beyond `u32` (49
 /// days) are kept as `u32::MAX` in memory and in `moves`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -276,7 +281,8 @@ fn read(conn: &Connection, game: Option<GameId>) -> rusqlite::Result<Vec<(GameId
         let mv = super::records::parsed(row, 3, |text| text.parse().ok())?;
         let ms: Option<u64> = row.get(4)?;
         let ms = ms.map(|ms| u32::try_from(ms).unwrap_or(u32::MAX));
-        let Some(index) = usize::try_from(ply).ok().and_then(|p| p.checked_sub(1)) else {
+        let index = usize::try_from(ply).ok().and_then(|p| p.checked_sub(1));
+        let Some(index) = index.filter(|&i| i < MOST_PLIES) else {
             continue;
         };
         let slots = plies.entry(game).or_default();
@@ -402,6 +408,24 @@ fn refused(why: String) -> rusqlite::Error {
 mod tests {
     use super::*;
     use flipline::Square;
+
+    #[test]
+    fn a_damaged_ply_in_the_log_is_ignored() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE games (id INTEGER PRIMARY KEY, status TEXT);
+             CREATE TABLE move_log (seq INTEGER PRIMARY KEY, game, ply, move, ms);
+             INSERT INTO games VALUES (1, 'playing');
+             INSERT INTO move_log VALUES (1, 1, 1, 'f5', 10), (2, 1, 4000000000, 'd6', 10),
+                                         (3, 1, 0, 'c3', 10), (4, 1, 2, 'd6', 20);",
+        )
+        .unwrap();
+        let log = MoveLog::load(&conn).unwrap();
+        let moves = log.held_moves(1).unwrap();
+        let text: Vec<String> = moves.iter().map(|m| m.mv.to_string()).collect();
+        assert_eq!(text, ["f5", "d6"]);
+        assert_eq!(log.held(), 2);
+    }
 
     #[test]
     fn move_text_is_the_move_as_displayed() {
