@@ -172,7 +172,7 @@ impl MoveLog {
         }
         let seq = self.next_seq;
         insert_row(conn, seq, game, ply, mv, ms)?;
-        self.next_seq += 1;
+        self.next_seq = self.next_seq.saturating_add(1);
         self.held += 1;
         let ms = ms.map(|ms| u32::try_from(ms).unwrap_or(u32::MAX));
         let logged = self.games.entry(game).or_insert(LoggedGame {
@@ -199,19 +199,22 @@ impl MoveLog {
     /// Keeps the log short: logs lagging games again and deletes the rows no
     /// game needs. Runs inside the batch's transaction, after its writes.
     pub fn maintain(&mut self, conn: &Connection) -> rusqlite::Result<()> {
-        if self.next_seq - self.trimmed_below < self.trim_step || self.next_seq < self.next_look {
+        let span = self.next_seq.saturating_sub(self.trimmed_below);
+        if span < self.trim_step || self.next_seq < self.next_look {
             return Ok(());
         }
-        self.next_look = self.next_seq + self.trim_step / 4;
-        let bound = self
-            .min_rows
-            .max(2 * i64::try_from(self.held).unwrap_or(i64::MAX / 4));
-        if self.next_seq - self.trimmed_below > bound {
-            self.relog_before(conn, self.next_seq - bound / 2)?;
+        self.next_look = self.next_seq.saturating_add(self.trim_step / 4);
+        let bound = self.min_rows.max(
+            i64::try_from(self.held)
+                .unwrap_or(i64::MAX)
+                .saturating_mul(2),
+        );
+        if span > bound {
+            self.relog_before(conn, self.next_seq.saturating_sub(bound / 2))?;
         }
         let needed = self.games.values().map(|g| g.first_seq).min();
         let keep_from = needed.unwrap_or(self.next_seq);
-        if keep_from - self.trimmed_below >= self.trim_step {
+        if keep_from.saturating_sub(self.trimmed_below) >= self.trim_step {
             conn.prepare_cached("DELETE FROM move_log WHERE seq < ?1")?
                 .execute(params![keep_from])?;
             self.trimmed_below = keep_from;
@@ -233,7 +236,7 @@ impl MoveLog {
             for (ply, held) in (1u32..).zip(&logged.moves) {
                 let ms = held.ms.map(u64::from);
                 insert_row(conn, self.next_seq, game, ply, held.mv, ms)?;
-                self.next_seq += 1;
+                self.next_seq = self.next_seq.saturating_add(1);
             }
             let old = std::mem::replace(&mut logged.first_seq, first_seq);
             self.undo.push(Undo::Relogged {
