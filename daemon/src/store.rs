@@ -190,7 +190,10 @@ impl Store {
                 "cancelled games left open at the last stop"
             );
         }
-        let playing = records::playing(&writer.conn).map_err(startup)?;
+        // The log was read once, into the writer's memory: recovery takes
+        // the moves from there.
+        let held = |_: &Connection| Ok(writer.log.all_held());
+        let playing = records::playing(&writer.conn, held).map_err(startup)?;
         let next_game = records::next_game_id(&writer.conn).map_err(startup)?;
         let reader = open_reader(path)?;
         let threads = StoreThreads::start(writer, reader, config.batch_max, lock)?;
@@ -572,7 +575,7 @@ impl Archive {
 
     /// Games being played, by number.
     pub fn playing_games(&self) -> Result<Vec<GameRecord>, StoreError> {
-        records::playing(&self.conn).map_err(failed)
+        records::playing(&self.conn, move_log::logged_moves).map_err(failed)
     }
 }
 

@@ -253,6 +253,13 @@ impl MoveLog {
         (self.min_rows, self.trim_step) = (min_rows, trim_step);
     }
 
+    /// The moves held for every game in play that has any, by game.
+    pub fn all_held(&self) -> HashMap<GameId, Vec<StoredMove>> {
+        (self.games.iter())
+            .map(|(&game, logged)| (game, stored(logged)))
+            .collect()
+    }
+
     /// The moves held for `game`, if it is in play and has any.
     pub fn held_moves(&self, game: GameId) -> Option<Vec<StoredMove>> {
         self.games.get(&game).map(stored)

@@ -2,6 +2,7 @@
 //! it. Every function here takes a connection and does its work at once: the
 //! threads that own the connections are in the parent module.
 
+use std::collections::HashMap;
 use std::str::FromStr;
 
 use flipline::protocol::{ClockSpec, EndReason, GameId, GameResult};
@@ -356,11 +357,15 @@ pub fn game_with(
     Ok(Some(game))
 }
 
-/// The games being played (for recovery at start), with their moves.
-pub fn playing(conn: &Connection) -> rusqlite::Result<Vec<GameRecord>> {
+/// The games being played (for recovery at start), with their moves from
+/// `logged` (the moves of every game open or in play, by game).
+pub fn playing(
+    conn: &Connection,
+    logged: impl FnOnce(&Connection) -> rusqlite::Result<HashMap<GameId, Vec<StoredMove>>>,
+) -> rusqlite::Result<Vec<GameRecord>> {
     let snapshot = conn.unchecked_transaction()?;
     let mut games = games_where(&snapshot, "status = 'playing'", &[])?;
-    let mut moves = move_log::logged_moves(&snapshot)?;
+    let mut moves = logged(&snapshot)?;
     for game in &mut games {
         game.moves = moves.remove(&game.id).unwrap_or_default();
     }
