@@ -78,8 +78,6 @@ pub struct MoveLog {
     next_seq: i64,
     /// Rows below this `seq` are deleted.
     trimmed_below: i64,
-    /// Moves held, over all games.
-    held: usize,
     /// Rows the log may hold before lagging games are logged again (at least).
     min_rows: i64,
     /// Rows freed at the front before they are deleted.
@@ -88,15 +86,14 @@ pub struct MoveLog {
     /// look costs a pass over every game in play.
     next_look: i64,
     undo: Vec<Undo>,
-    /// `next_seq`, `trimmed_below` and `held` when the transaction began.
-    saved: (i64, i64, usize),
+    /// `next_seq` and `trimmed_below` when the transaction began.
+    saved: (i64, i64),
 }
 
 impl MoveLog {
     /// Reads the log of a store (at start, before any write).
     pub fn load(conn: &Connection) -> rusqlite::Result<MoveLog> {
         let games: HashMap<GameId, LoggedGame> = read(conn, None)?.into_iter().collect();
-        let held = games.values().map(|g| g.moves.len()).sum();
         let (next_seq, trimmed_below) = conn.query_row(
             "SELECT COALESCE(MAX(seq), 0) + 1, COALESCE(MIN(seq), 1) FROM move_log",
             [],
@@ -106,19 +103,18 @@ impl MoveLog {
             games,
             next_seq,
             trimmed_below,
-            held,
             min_rows: MIN_LOG_ROWS,
             trim_step: TRIM_STEP,
             next_look: next_seq,
             undo: Vec::new(),
-            saved: (next_seq, trimmed_below, held),
+            saved: (next_seq, trimmed_below),
         })
     }
 
     /// Marks the start of a transaction.
     pub fn begin(&mut self) {
         self.undo.clear();
-        self.saved = (self.next_seq, self.trimmed_below, self.held);
+        self.saved = (self.next_seq, self.trimmed_below);
     }
 
     /// The transaction committed: its changes stay.
@@ -147,7 +143,7 @@ impl MoveLog {
                 }
             }
         }
-        (self.next_seq, self.trimmed_below, self.held) = self.saved;
+        (self.next_seq, self.trimmed_below) = self.saved;
     }
 
     /// Appends move `ply` of `game`, which must be the game's next and the game
@@ -173,7 +169,6 @@ impl MoveLog {
         let seq = self.next_seq;
         insert_row(conn, seq, game, ply, mv, ms)?;
         self.next_seq = self.next_seq.saturating_add(1);
-        self.held += 1;
         let ms = ms.map(|ms| u32::try_from(ms).unwrap_or(u32::MAX));
         let logged = self.games.entry(game).or_insert(LoggedGame {
             first_seq: seq,
@@ -190,7 +185,6 @@ impl MoveLog {
         let Some(logged) = self.games.remove(&game) else {
             return Ok(0);
         };
-        self.held = self.held.saturating_sub(logged.moves.len());
         let inserted = insert_moves(conn, game, &logged.moves);
         self.undo.push(Undo::Finished { game, logged });
         inserted
@@ -205,7 +199,7 @@ impl MoveLog {
         }
         self.next_look = self.next_seq.saturating_add(self.trim_step / 4);
         let bound = self.min_rows.max(
-            i64::try_from(self.held)
+            i64::try_from(self.held())
                 .unwrap_or(i64::MAX)
                 .saturating_mul(2),
         );
@@ -265,10 +259,10 @@ impl MoveLog {
         self.games.get(&game).map(stored)
     }
 
-    /// Moves held over all games.
-    #[cfg(test)]
+    /// Moves held over all games (a pass over them: for the occasional look
+    /// of [`MoveLog::maintain`]).
     pub fn held(&self) -> usize {
-        self.held
+        self.games.values().map(|g| g.moves.len()).sum()
     }
 }
 
