@@ -13,6 +13,8 @@
 //! - [`outbox`]: the bounded outbound queue and its writer task.
 //! - [`lobby`]: the lobby actor: names, seeks, game ids, `LIST`, `WHO`.
 //! - [`game`]: the game actor, one per game: board, seats, clocks, bots, events.
+//! - [`game_numbers`]: game numbers, reserved in the store before they are
+//!   handed out.
 //! - [`clock`]: chess clocks.
 //! - [`lazy_list`]: a list kept as one pointer while empty.
 //! - [`engine_pool`]: engine threads for bot moves and hints, with deadlines.
@@ -30,6 +32,7 @@ pub mod codec;
 pub mod config;
 pub mod engine_pool;
 pub mod game;
+pub mod game_numbers;
 pub mod lazy_list;
 pub mod listener;
 pub mod lobby;

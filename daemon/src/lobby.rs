@@ -20,6 +20,7 @@ use flipline::protocol::{
 use crate::config::Config;
 use crate::engine_pool::EngineWorker;
 use crate::game::{GameActor, GameServices, GameSetup};
+use crate::game_numbers::{GameNumbers, Reserved};
 use crate::messages::*;
 use crate::random_u64;
 use crate::session::Session;
@@ -47,7 +48,7 @@ pub struct Lobby {
     services: Arc<GameServices>,
     workers: Vec<ArbiterHandle>,
     next_worker: usize,
-    next_game: GameId,
+    numbers: GameNumbers,
     /// Weak addresses: a strong one costs two allocations per copy, and the
     /// lobby only needs these to reach sessions that still exist.
     sessions: HashMap<u64, WeakAddr<Session>>,
@@ -68,6 +69,7 @@ impl Lobby {
         next_game: GameId,
     ) -> Addr<Lobby> {
         Lobby::create(move |ctx| Lobby {
+            numbers: GameNumbers::new(next_game, store.clone()),
             services: Arc::new(GameServices {
                 config,
                 lobby: ctx.address(),
@@ -76,7 +78,6 @@ impl Lobby {
             }),
             workers,
             next_worker: 0,
-            next_game: next_game.max(1),
             sessions: HashMap::new(),
             names: HashMap::new(),
             seeks: Vec::new(),
@@ -86,8 +87,8 @@ impl Lobby {
 
     /// Numbers a new game, writes it to the store and starts it.
     fn spawn_game(&mut self, order: Spawn) -> SeatRef {
-        let game = self.next_game;
-        self.next_game += 1;
+        let game = self.numbers.take();
+        self.reserve_ahead();
         let (black, white) = (order.black.name(), order.white.name());
         let status = status_of_seats(&black, &white);
         self.services.store.write(Write::NewGame {
@@ -105,6 +106,14 @@ impl Lobby {
             .map(|&mv| StoredMove { mv, ms: None })
             .collect();
         self.launch(game, order, start, false)
+    }
+
+    /// Asks the store for more game numbers when few are left.
+    fn reserve_ahead(&mut self) {
+        if let Some(reservation) = self.numbers.ask_ahead() {
+            let lobby = self.services.lobby.clone();
+            actix::spawn(async move { lobby.do_send(NumbersReserved(reservation.await)) });
+        }
     }
 
     /// Starts a game actor on the next worker thread and records it.
@@ -157,6 +166,8 @@ impl Actor for Lobby {
     fn started(&mut self, ctx: &mut Context<Self>) {
         let timeout = Duration::from_secs(self.services.config.idle_timeout_secs);
         ctx.run_interval(idle_sweep_interval(timeout), |act, _| act.sweep_idle());
+        // The first game need not wait for its number.
+        self.reserve_ahead();
     }
 }
 
@@ -328,7 +339,7 @@ impl Lobby {
             white: SeatSpec::from_stored(record.white.as_deref()),
             start: Vec::new(),
         };
-        self.next_game = self.next_game.max(record.id + 1);
+        self.numbers.skip_past(record.id);
         self.launch(record.id, order, record.moves, true);
         true
     }
@@ -343,6 +354,19 @@ impl Handler<Recover> for Lobby {
             started += usize::from(self.recover(record));
         }
         started
+    }
+}
+
+/// A reservation of game numbers asked ahead has been answered.
+#[derive(actix::Message)]
+#[rtype(result = "()")]
+struct NumbersReserved(Reserved);
+
+impl Handler<NumbersReserved> for Lobby {
+    type Result = ();
+
+    fn handle(&mut self, NumbersReserved(answer): NumbersReserved, _: &mut Context<Self>) {
+        self.numbers.reserved(answer);
     }
 }
 

@@ -180,7 +180,11 @@ impl Store {
         schema::prepare_writer(&mut conn, config)?;
         let startup = |e: rusqlite::Error| refuse(path, describe(&e));
         let log = MoveLog::load(&conn).map_err(startup)?;
-        let mut writer = Writer { conn, log };
+        let mut writer = Writer {
+            conn,
+            log,
+            failed: false,
+        };
         let open = records::open_games(&writer.conn).map_err(startup)?;
         if !open.is_empty() {
             let cancels: Vec<Write> = open.iter().map(|&game| Write::Cancel { game }).collect();
@@ -396,7 +400,7 @@ fn run_writer(
     let mut batch = Vec::with_capacity(batch_max.min(4096));
     let mut asks = Vec::new();
     loop {
-        let closing = next_batch(requests, batch_max, &mut batch, &mut asks);
+        let then = next_batch(requests, batch_max, &mut batch, &mut asks);
         if !batch.is_empty() {
             let started = std::time::Instant::now();
             let writes = batch.len();
@@ -406,10 +410,21 @@ fn run_writer(
         for (game, answer) in asks.drain(..) {
             let _ = answer.send(writer.log.held_moves(game));
         }
-        if closing {
-            return;
+        match then {
+            Then::Go => {}
+            Then::Close => return writer.release_game_numbers(),
+            Then::Gone => return,
         }
     }
+}
+
+/// What the writer does after a batch.
+enum Then {
+    Go,
+    /// Told to close: every write is in, numbers reserved ahead can go back.
+    Close,
+    /// Every handle dropped without a close: stop, keeping the reservation.
+    Gone,
 }
 
 /// A commit that took long held up every move in it: worth an operator's look
@@ -427,35 +442,38 @@ fn warn_if_slow(took: std::time::Duration, writes: usize) {
 
 /// Fills `batch` (empty on entry) with the next writes: the first request
 /// (waited for), then whatever else is queued, up to `batch_max` writes; asks
-/// for held moves go to `asks`, to be answered after the batch. `true` when
-/// the queue was closed.
+/// for held moves go to `asks`, to be answered after the batch.
 fn next_batch(
     requests: &Receiver<ToWriter>,
     batch_max: usize,
     batch: &mut Vec<WriteJob>,
     asks: &mut Vec<(GameId, HeldAnswer)>,
-) -> bool {
+) -> Then {
     match requests.recv() {
         Ok(ToWriter::Job(job)) => batch.push(job),
         Ok(ToWriter::Held(game, answer)) => asks.push((game, answer)),
-        Ok(ToWriter::Close) | Err(_) => return true,
+        Ok(ToWriter::Close) => return Then::Close,
+        Err(_) => return Then::Gone,
     }
     while batch.len() < batch_max {
         match requests.try_recv() {
             Ok(ToWriter::Job(job)) => batch.push(job),
             Ok(ToWriter::Held(game, answer)) => asks.push((game, answer)),
-            Ok(ToWriter::Close) => return true,
+            Ok(ToWriter::Close) => return Then::Close,
             Err(std::sync::mpsc::TryRecvError::Empty) => break,
-            Err(std::sync::mpsc::TryRecvError::Disconnected) => return true,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => return Then::Gone,
         }
     }
-    false
+    Then::Go
 }
 
 /// The read-write connection and the move log that follows its transactions.
 struct Writer {
     conn: Connection,
     log: MoveLog,
+    /// A write failed: it may have been a game's creation, so the numbers
+    /// reserved are kept at the close.
+    failed: bool,
 }
 
 impl Writer {
@@ -471,6 +489,7 @@ impl Writer {
                 }
             }
             Err(error) if batch.len() == 1 => {
+                self.failed = true;
                 let why = describe(&error);
                 batch
                     .drain(..)
@@ -486,9 +505,22 @@ impl Writer {
         let result = self.run_transaction(std::iter::once(&job.write));
         if result.is_ok() {
             stats.committed(1);
+        } else {
+            self.failed = true;
         }
         let result = result.map(|counts| counts.into_iter().sum());
         answer(job, result.map_err(failed));
+    }
+
+    /// At a close: the next start numbers games on from the last one stored
+    /// rather than past the block reserved ahead.
+    fn release_game_numbers(&self) {
+        if self.failed {
+            return;
+        }
+        if let Err(error) = records::release_game_numbers(&self.conn) {
+            tracing::warn!(%error, "cannot give back the game numbers reserved ahead");
+        }
     }
 
     /// Runs `writes` and the log's upkeep in one transaction; the log keeps
@@ -580,7 +612,7 @@ impl Archive {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::config::Synchronous;
     use flipline::Variant;
@@ -588,7 +620,7 @@ mod tests {
     use std::sync::atomic::AtomicUsize;
 
     /// A store path in a fresh directory of its own, removed when dropped.
-    struct TempDb(PathBuf);
+    pub(crate) struct TempDb(PathBuf);
 
     impl std::ops::Deref for TempDb {
         type Target = PathBuf;
@@ -612,7 +644,7 @@ mod tests {
         }
     }
 
-    fn temp_path(what: &str) -> TempDb {
+    pub(crate) fn temp_path(what: &str) -> TempDb {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let dir = std::env::temp_dir()
@@ -623,7 +655,7 @@ mod tests {
         TempDb(dir.join("flipline.db"))
     }
 
-    fn config(path: &Path) -> StoreConfig {
+    pub(crate) fn config(path: &Path) -> StoreConfig {
         StoreConfig {
             path: path.to_path_buf(),
             synchronous: Synchronous::Normal,
@@ -632,7 +664,7 @@ mod tests {
         }
     }
 
-    fn new_game(id: GameId, white: Option<&str>, start: &str) -> Write {
+    pub(crate) fn new_game(id: GameId, white: Option<&str>, start: &str) -> Write {
         Write::NewGame {
             id,
             variant: Variant::Othello,
@@ -648,7 +680,7 @@ mod tests {
         }
     }
 
-    fn block_on<F: Future>(future: F) -> F::Output {
+    pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
         tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap()
@@ -671,7 +703,11 @@ mod tests {
         let mut conn = Connection::open(path).unwrap();
         schema::prepare_writer(&mut conn, &config(path)).unwrap();
         let log = MoveLog::load(&conn).unwrap();
-        Writer { conn, log }
+        Writer {
+            conn,
+            log,
+            failed: false,
+        }
     }
 
     fn job(write: Write) -> (WriteJob, oneshot::Receiver<Result<usize, StoreError>>) {
@@ -785,15 +821,18 @@ mod tests {
                 .unwrap();
         }
         let mut batch = Vec::new();
-        assert!(!next_batch(&queue, 3, &mut batch, &mut Vec::new()));
+        let then = next_batch(&queue, 3, &mut batch, &mut Vec::new());
+        assert!(matches!(then, Then::Go));
         assert_eq!(batch.len(), 3);
         batch.clear();
-        drop(requests);
-        assert!(
-            next_batch(&queue, 3, &mut batch, &mut Vec::new()),
-            "the queue is closed"
-        );
+        requests.send(ToWriter::Close).unwrap();
+        let then = next_batch(&queue, 3, &mut batch, &mut Vec::new());
+        assert!(matches!(then, Then::Close), "told to close");
         assert_eq!(batch.len(), 2);
+        batch.clear();
+        drop(requests);
+        let then = next_batch(&queue, 3, &mut batch, &mut Vec::new());
+        assert!(matches!(then, Then::Gone), "every handle dropped");
     }
 
     #[test]
@@ -1003,6 +1042,36 @@ mod tests {
     }
 
     #[test]
+    fn numbers_reserved_before_a_crash_are_not_given_again() {
+        let path = temp_path("crash");
+        {
+            // A daemon killed with numbers reserved and one game written.
+            let mut writer = writer(&path);
+            let writes = [Write::ReserveGames { through: 70 }, new_game(1, None, "")];
+            writer.run_transaction(writes.iter()).unwrap();
+        }
+        let opened = Store::open(&config(&path)).unwrap();
+        assert_eq!(opened.next_game, 71);
+        block_on(opened.store.commit(Write::ReserveGames { through: 60 })).unwrap();
+        opened.threads.close();
+        let opened = Store::open(&config(&path)).unwrap();
+        assert_eq!(opened.next_game, 2, "a clean close gives the numbers back");
+        opened.threads.close();
+    }
+
+    #[test]
+    fn a_close_after_a_failed_write_keeps_the_numbers_reserved() {
+        let path = temp_path("keep");
+        let opened = Store::open(&config(&path)).unwrap();
+        block_on(opened.store.commit(Write::ReserveGames { through: 40 })).unwrap();
+        assert!(block_on(opened.store.commit(a_move(999, 1))).is_err());
+        opened.threads.close();
+        let opened = Store::open(&config(&path)).unwrap();
+        assert_eq!(opened.next_game, 41);
+        opened.threads.close();
+    }
+
+    #[test]
     fn a_move_out_of_order_is_refused_and_the_game_goes_on() {
         let path = temp_path("order");
         let mut writer = writer(&path);
@@ -1036,6 +1105,7 @@ mod tests {
             .unwrap();
         }
         let opened = Store::open(&config(&path)).unwrap();
+        assert_eq!(opened.next_game, 3, "numbering goes on from the last game");
         let [game] = opened.playing.as_slice() else {
             panic!("{:?}", opened.playing)
         };
@@ -1053,6 +1123,7 @@ mod tests {
         let conn = Connection::open(&path).unwrap();
         assert_eq!(rows(&conn, "SELECT count(*) FROM move_log"), 4);
         assert_eq!(rows(&conn, "SELECT count(*) FROM moves"), 2);
+        assert_eq!(rows(&conn, "SELECT reserved FROM game_numbers"), 2);
         assert_eq!(
             rows(&conn, "PRAGMA user_version"),
             i64::from(schema::SCHEMA_VERSION)

@@ -19,7 +19,7 @@ pub const APPLICATION_ID: i32 = 0x464C_4950;
 /// The schema, one migration per version: `MIGRATIONS[n]` takes a file from
 /// version `n` to `n + 1`. Plain tables, so that `sqlite3 data/flipline.db`
 /// answers an operator's questions; times are UTC in ISO 8601.
-const MIGRATIONS: [&str; 2] = [
+const MIGRATIONS: [&str; 3] = [
     r"
 CREATE TABLE players (
     name          TEXT PRIMARY KEY,   -- the login name
@@ -67,6 +67,16 @@ INSERT INTO move_log (game, ply, move, ms)
     WHERE game IN (SELECT id FROM games WHERE status IN ('open', 'playing'))
     ORDER BY game, ply;
 DELETE FROM moves WHERE game IN (SELECT id FROM games WHERE status IN ('open', 'playing'));
+",
+    // 3: a game's number reaches its players before its creation is
+    // committed, so numbers are reserved here ahead of use: a start never
+    // hands out a number a killed daemon may already have given.
+    r"
+CREATE TABLE game_numbers (
+    id       INTEGER PRIMARY KEY CHECK (id = 1),  -- one row
+    reserved INTEGER NOT NULL   -- every game number up to this one may be in use
+);
+INSERT INTO game_numbers (id, reserved) SELECT 1, COALESCE(MAX(id), 0) FROM games;
 ",
 ];
 
