@@ -7,8 +7,9 @@
 //! pending the actor waits (`ctx.wait`), which holds its mailbox and timers, so
 //! no other move of this game can slip in; other games are not held. If the
 //! commit fails, the game, its clocks and its ply count go back to what they were
-//! and the mover gets `ERR 503`. Creation, seats and the end are written too;
-//! nothing waits for those, but the store keeps their order with the moves.
+//! and the mover gets `ERR 503`. The end is committed before `OVER` is sent, in
+//! the same way. Creation and seats are written too; nothing waits for those,
+//! but the store keeps their order with the moves.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -717,7 +718,11 @@ impl GameActor {
         }
     }
 
-    /// Ends the game: BOARD with no side to move, then OVER.
+    /// Ends the game: stores the result, then BOARD with no side to move and
+    /// OVER. The result is committed before it is announced (`ctx.wait`: the
+    /// game takes no message meanwhile), so that a crash cannot bring back in
+    /// play a game its players were told is over: a resignation, a flag or an
+    /// abandonment is not in the moves, for recovery to find again.
     fn finish(&mut self, ctx: &mut Context<Self>, reason: EndReason, winner: Option<Color>) {
         self.phase = Phase::Over;
         self.cancel_flag_timer(ctx);
@@ -742,13 +747,16 @@ impl GameActor {
             white: score.white,
             reason,
         };
-        self.services.store.write(Write::End {
-            game: self.id(),
-            result,
-        });
-        self.broadcast(&[self.board_event(), over]);
-        self.tell_lobby();
-        self.stop_if_deserted(ctx);
+        let game = self.id();
+        let stored = self.services.store.commit(Write::End { game, result });
+        ctx.wait(stored.into_actor(self).map(move |stored, act, ctx| {
+            if let Err(error) = stored {
+                tracing::error!(game, %error, "the end of a game could not be saved");
+            }
+            act.broadcast(&[act.board_event(), over]);
+            act.tell_lobby();
+            act.stop_if_deserted(ctx);
+        }));
     }
 
     /// A finished (or never started) game with nobody left in it stops.

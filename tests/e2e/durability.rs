@@ -1,6 +1,6 @@
-//! Durability: the store under a crash (`kill -9` of the real binary mid-load),
-//! a graceful restart with clocks and a bot, a failing write, and a file that is
-//! not a store.
+//! Durability: the store under a crash (`kill -9` of the real binary mid-load,
+//! and right after a game was announced over), a graceful restart with clocks
+//! and a bot, a failing write, and a file that is not a store.
 //!
 //! What "exactly the acknowledged moves" means here: a move is acknowledged when
 //! its mover reads `OK`. The daemon sends `OK` only after the commit, so every
@@ -555,4 +555,33 @@ fn a_recovered_game_nobody_comes_back_to_is_abandoned_as_a_draw() {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert!(restarted.elapsed() >= Duration::from_millis(900));
+}
+
+#[test]
+fn a_game_announced_over_stays_over_after_kill_9() {
+    let dir = temp_dir("over-kill");
+    let config = write_config(&dir, "");
+    let mut daemon = ChildDaemon::start_with(&config);
+    let mut c = Client::login_as(daemon.addr, "res");
+    let g = ok_game(&c.ok("NEW othello hotseat").1);
+    c.ok("MOVE f5");
+    c.ok("END");
+    let over = c.lines_through(&format!("OVER {g} "));
+    assert!(
+        over.last().is_some_and(|l| l.ends_with(" resign")),
+        "{over:?}"
+    );
+    // A resignation is not in the moves: only the stored result can bring
+    // it back, and it is stored before OVER is sent.
+    daemon.kill();
+    let daemon = ChildDaemon::start_with(&config);
+    let mut reader = Client::connect(daemon.addr);
+    let (data, _) = reader.ok(&format!("HISTORY {g}"));
+    assert_eq!(
+        data.last().map(String::as_str),
+        Some(format!("HISTORY {g} othello res res - over X:63-1:resign f5").as_str()),
+        "{data:?}"
+    );
+    drop(daemon);
+    remove_temp_dir(&dir);
 }
