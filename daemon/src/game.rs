@@ -1164,8 +1164,8 @@ impl GameActor {
     fn hints_allowed(&self) -> bool {
         let hints = self.services.config.hints;
         let bot = self.seats.iter().any(|s| matches!(s, Seat::Bot(_)));
-        let names: Vec<Option<Name>> = self.seats.iter().map(Seat::name).collect();
-        let hotseat = matches!(names.as_slice(), [Some(a), Some(b)] if a == b);
+        let [black, white] = &self.seats;
+        let hotseat = matches!((black.name(), white.name()), (Some(a), Some(b)) if a == b);
         (bot && hints.bot_games)
             || (hotseat && hints.hotseat_games)
             || (!bot && !hotseat && hints.human_games)
