@@ -899,6 +899,7 @@ impl GameActor {
             black,
             white,
             start: Vec::new(),
+            near: Some(actix::Arbiter::current()),
         };
         Box::pin(self.services.lobby.send(order).into_actor(self).map(
             |answer, _, _| match answer {

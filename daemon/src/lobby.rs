@@ -39,6 +39,7 @@ struct OpenSeek {
     member: Member,
     variant: Variant,
     clock: Option<ClockSpec>,
+    near: ArbiterHandle,
 }
 
 /// The lobby actor (one per daemon).
@@ -58,7 +59,7 @@ pub struct Lobby {
 }
 
 impl Lobby {
-    /// Starts a lobby that starts games on `workers` (round robin) with
+    /// Starts a lobby that starts games on `workers` (a player's, or in turn) with
     /// `engine` for bots, writing them to `store`, numbering new games from
     /// `next_game`.
     pub fn start(
@@ -116,7 +117,8 @@ impl Lobby {
         }
     }
 
-    /// Starts a game actor on the next worker thread and records it.
+    /// Starts a game actor, on a player's worker thread if the order names
+    /// one, else on the next in turn, and records it.
     fn launch(
         &mut self,
         game: GameId,
@@ -135,11 +137,16 @@ impl Lobby {
             services: Arc::clone(&self.services),
         };
         let (black, white) = (setup.black.name(), setup.white.name());
-        let worker = self
-            .workers
-            .get(self.next_worker % self.workers.len().max(1));
-        let handle = GameActor::spawn_on(worker, setup);
-        self.next_worker = self.next_worker.wrapping_add(1);
+        let handle = match &order.near {
+            Some(near) => GameActor::spawn_on(Some(near), setup),
+            None => {
+                let worker = self
+                    .workers
+                    .get(self.next_worker % self.workers.len().max(1));
+                self.next_worker = self.next_worker.wrapping_add(1);
+                GameActor::spawn_on(worker, setup)
+            }
+        };
         let entry = GameEntry {
             handle: Arc::clone(&handle),
             variant: order.variant,
@@ -247,6 +254,7 @@ impl Handler<Create> for Lobby {
             black,
             white,
             start,
+            near: Some(msg.near),
         };
         Ok(self.spawn_game(order))
     }
@@ -267,6 +275,7 @@ impl Handler<Seek> for Lobby {
                 member: msg.member,
                 variant: msg.variant,
                 clock: msg.clock,
+                near: msg.near,
             });
             return Ok(None);
         };
@@ -282,6 +291,7 @@ impl Handler<Seek> for Lobby {
             black,
             white,
             start: Vec::new(),
+            near: Some(waiting.near),
         });
         Ok(Some(seat))
     }
@@ -338,6 +348,7 @@ impl Lobby {
             black: SeatSpec::from_stored(record.black.as_deref()),
             white: SeatSpec::from_stored(record.white.as_deref()),
             start: Vec::new(),
+            near: None,
         };
         self.numbers.skip_past(record.id);
         self.launch(record.id, order, record.moves, true);

@@ -242,6 +242,8 @@ pub struct Create {
     pub creator: Member,
     /// The arguments of `NEW`.
     pub spec: NewGame,
+    /// The creator's worker thread (see [`Spawn::near`]).
+    pub near: actix::ArbiterHandle,
 }
 
 /// `SEEK`: a seat in a new game at once, or `None` while waiting.
@@ -254,6 +256,8 @@ pub struct Seek {
     pub variant: Variant,
     /// The clock wanted.
     pub clock: Option<ClockSpec>,
+    /// The seeker's worker thread (see [`Spawn::near`]).
+    pub near: actix::ArbiterHandle,
 }
 
 /// Withdraws a seek; answers whether there was one.
@@ -278,6 +282,9 @@ pub struct Spawn {
     pub white: SeatSpec,
     /// Moves already played (every pass written out), checked to be legal.
     pub start: Vec<flipline::Move>,
+    /// The worker thread of one of its players, to start the game on: their
+    /// messages to each other then stay on that thread. `None`: any.
+    pub near: Option<actix::ArbiterHandle>,
 }
 
 /// Games that were in play when the daemon last stopped: the lobby starts their

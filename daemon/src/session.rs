@@ -527,6 +527,7 @@ impl Session {
                 member,
                 variant,
                 clock,
+                near: actix::Arbiter::current(),
             },
             |act, ctx, result| match result {
                 Ok(Some(seat)) => {
@@ -553,7 +554,11 @@ impl Session {
         self.ask(
             ctx,
             &lobby,
-            Create { creator, spec },
+            Create {
+                creator,
+                spec,
+                near: actix::Arbiter::current(),
+            },
             |act, ctx, result| match result {
                 Ok(seat) => {
                     let game = seat.game;
