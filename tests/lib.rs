@@ -952,7 +952,7 @@ fn flipd_binary() -> PathBuf {
     workspace_binary("flipd", "flipd")
 }
 
-/// A binary of the workspace beside this test executable (target/<profile>/),
+/// A binary of the workspace beside this test executable (`target/<profile>/`),
 /// built first with `cargo build -p <package> --bin <binary>` so that it is the
 /// current code; `cargo test` builds only libraries for this crate. Without
 /// cargo at hand an existing binary is used.

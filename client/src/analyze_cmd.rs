@@ -10,7 +10,7 @@ use flipline::notation::parse_board;
 
 #[derive(Args, Debug)]
 pub struct AnalyzeArgs {
-    /// The position: "<cells> <X|O>" (OBF cells, row by row from a1; a leading
+    /// The position: `"<cells> <X|O>"` (OBF cells, row by row from a1; a leading
     /// `-` is an empty square, not a flag).
     #[arg(allow_hyphen_values = true)]
     board: String,

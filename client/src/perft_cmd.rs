@@ -13,7 +13,7 @@ pub struct PerftArgs {
     /// The game whose rules apply.
     #[arg(long, default_value = "othello")]
     variant: Variant,
-    /// Start from this position instead: "<cells> <X|O>" (OBF).
+    /// Start from this position instead: `"<cells> <X|O>"` (OBF).
     #[arg(long)]
     board: Option<String>,
 }

@@ -6,11 +6,11 @@
 //! depth allows:
 //! - 1 to 4 empties (`last.rs`): squares passed around by index, parity order,
 //!   the last move only counts its flips.
-//! - up to [`SHALLOW_MAX`]: no table, moves in parity order ([`Solver::nws_shallow`]).
+//! - up to [`SHALLOW_MAX`]: no table, moves in parity order (`Solver::nws_shallow`).
 //! - above: the transposition table, stability cut-offs, moves sorted fastest
 //!   first (fewest replies for the opponent), from [`ETC_MIN`] enhanced
 //!   transposition cut-offs, and higher up a sort by shallow searches of the
-//!   evaluation ([`Solver::nws_table`]).
+//!   evaluation (`Solver::nws_table`).
 //!
 //! Move order is worth more than anything else here, and the best source of it is
 //! the table's move from an earlier search of the same position. So a position
@@ -18,9 +18,9 @@
 //! shallow evaluation lies far outside the window, with a margin that widens pass
 //! after pass, and each pass leaves its best moves in the table for the next. Only
 //! the last pass is exact, and only its bounds count as proven: a table entry
-//! records the selectivity it was found at (see [`Solver::draft`]).
+//! records the selectivity it was found at (see `Solver::draft`).
 //!
-//! Principal-variation nodes ([`Solver::pvs`]) are few and use the deep ordering.
+//! Principal-variation nodes (`Solver::pvs`) are few and use the deep ordering.
 //! `ANTI` reverses the final score for anti, where the fewest discs win.
 
 use super::board::{

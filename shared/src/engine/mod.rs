@@ -8,7 +8,7 @@
 //! # Layout
 //! - this file: [`Level`]s, [`choose`], [`rank_moves`], [`solve`].
 //! - [`search`]: the 8x8 midgame search (PVS, iterative deepening, table).
-//! - [`endgame`]: the exact solver; [`last`] its last four empties.
+//! - [`endgame`]: the exact solver; `last` its last four empties.
 //! - [`eval`]: the 8x8 evaluation behind the [`Evaluate`] trait.
 //! - [`tt`]: the transposition table, a plain struct owned by the caller.
 //! - `order`, `stability`, `flip`, `board`: move lists, stable discs, branch-free
