@@ -50,7 +50,10 @@ where
     };
     let system = System::new();
     // Arbiters belong to a System: create them after it.
-    let workers: Vec<Arbiter> = (0..config.worker_count()).map(|_| Arbiter::new()).collect();
+    let workers: Vec<Arbiter> = (0..config.worker_count())
+        .map(|_| Arbiter::try_new())
+        .collect::<std::io::Result<_>>()
+        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot start a worker thread: {e}")))?;
     for (index, worker) in workers.iter().enumerate() {
         worker.spawn(watch_thread(format!("worker {index}")));
     }
