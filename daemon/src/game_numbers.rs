@@ -60,7 +60,7 @@ impl GameNumbers {
             // task running now could keep the answer pending for ever.
             let commit = self.store.commit(Write::ReserveGames { through });
             let reserved = wait_for(tokio::task::unconstrained(commit));
-            self.reserved(reserved.map(|_| through));
+            self.record(reserved.map(|_| through));
         }
         if self.next > self.reserved {
             tracing::error!(
@@ -92,9 +92,14 @@ impl GameNumbers {
         Some(async move { commit.await.map(|_| through) })
     }
 
-    /// A reservation's answer.
+    /// The answer to the reservation asked ahead.
     pub fn reserved(&mut self, answer: Reserved) {
         self.asking = false;
+        self.record(answer);
+    }
+
+    /// A reservation's answer, whichever asked for it.
+    fn record(&mut self, answer: Reserved) {
         match answer {
             Ok(through) => self.reserved = self.reserved.max(through),
             Err(error) => tracing::error!(%error, "cannot reserve game numbers"),
