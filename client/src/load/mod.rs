@@ -260,24 +260,28 @@ impl Player {
 
     async fn play(&self) -> Result<(), String> {
         let stream = self.connect().await?;
-        self.counters.opened();
-        let result = self.converse(stream).await;
-        self.counters.open.fetch_sub(1, Ordering::AcqRel);
+        let mut state = PlayerState::new(
+            format!("l{}x{}", std::process::id(), self.index),
+            self.index as u64,
+        );
+        let result = self.converse(stream, &mut state).await;
+        if state.logged_in {
+            self.counters.closed();
+        }
         result
     }
 
-    async fn converse(&self, stream: TcpStream) -> Result<(), String> {
+    /// Logs in, seeks and plays until the connection closes. The process id in
+    /// the name keeps names apart when several load processes share a daemon
+    /// (one process cannot hold more descriptors than its limit).
+    async fn converse(&self, stream: TcpStream, state: &mut PlayerState) -> Result<(), String> {
         let (read, mut write) = stream.into_split();
         let mut lines = BufReader::new(read).lines();
-        // The process id keeps names apart when several load processes share a
-        // daemon (one process cannot hold more descriptors than its limit).
-        let name = format!("l{}x{}", std::process::id(), self.index);
         let seek = format!("SEEK {}\n", self.variant);
         write
-            .write_all(format!("LOGIN {name}\n{seek}").as_bytes())
+            .write_all(format!("LOGIN {}\n{seek}", state.name).as_bytes())
             .await
             .map_err(|e| format!("write: {}", e.kind()))?;
-        let mut state = PlayerState::new(name, self.index as u64);
         while let Some(line) = lines
             .next_line()
             .await
@@ -337,7 +341,10 @@ impl PlayerState {
         let mut words = line.split(' ');
         match words.next()? {
             "OK" if !self.logged_in => {
+                // Held from here: a connection the server has not accepted yet
+                // (its backlog holds it) is connected but not served.
                 self.logged_in = true;
+                counters.opened();
                 let _ = ready.try_send(());
             }
             "OK" => self.acknowledged(counters),

@@ -9,9 +9,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 /// Counters shared by every connection of a run.
 #[derive(Default)]
 pub struct Counters {
-    /// Connections open now.
+    /// Connections logged in now.
     pub open: AtomicUsize,
-    /// The most connections open at once.
+    /// The most connections logged in at once.
     pub peak: AtomicUsize,
     /// Games finished while measuring.
     pub games: AtomicU64,
@@ -32,10 +32,15 @@ pub struct Counters {
 }
 
 impl Counters {
-    /// One more connection open.
+    /// One more connection logged in.
     pub fn opened(&self) {
         let now = self.open.fetch_add(1, Ordering::AcqRel) + 1;
         self.peak.fetch_max(now, Ordering::AcqRel);
+    }
+
+    /// A logged-in connection closed.
+    pub fn closed(&self) {
+        self.open.fetch_sub(1, Ordering::AcqRel);
     }
 
     /// Counts an `ERR` reply.
@@ -56,7 +61,7 @@ impl Counters {
 pub struct Report {
     /// Connections asked for.
     pub wanted: usize,
-    /// The most connections held at once.
+    /// The most connections held (logged in) at once.
     pub connections: usize,
     /// Games finished in the window.
     pub games: u64,
