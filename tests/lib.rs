@@ -834,17 +834,34 @@ impl ChildDaemon {
     /// Builds (if need be) and starts `flipd --config FILE`, and reads the
     /// address from its log line `listening on 127.0.0.1:PORT`.
     pub fn start_with(config: &Path) -> ChildDaemon {
-        let binary = flipd_binary();
-        let mut child = Command::new(&binary)
-            .arg("--config")
-            .arg(config)
+        let mut command = Command::new(flipd_binary());
+        command.arg("--config").arg(config);
+        ChildDaemon::run(command, config)
+    }
+
+    /// As [`ChildDaemon::start_with`], with the open-file limit (soft and hard,
+    /// so that flipd cannot raise it) set to `open_files`.
+    pub fn start_limited(config: &Path, open_files: u32) -> ChildDaemon {
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(format!(
+                "ulimit -n {open_files} && exec \"$0\" --config \"$1\""
+            ))
+            .arg(flipd_binary())
+            .arg(config);
+        ChildDaemon::run(command, config)
+    }
+
+    fn run(mut command: Command, config: &Path) -> ChildDaemon {
+        let mut child = command
             .env("NO_COLOR", "1")
             .env("RUST_LOG", "info")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
+            .unwrap_or_else(|e| panic!("cannot start flipd: {e}"));
         let Some(stderr) = child.stderr.take() else {
             let _ = child.kill();
             panic!("no stderr pipe");

@@ -23,6 +23,9 @@ pub struct Config {
     pub engine_move_ms: u64,
     /// Connections held at once.
     pub max_connections: usize,
+    /// Whether each worker thread keeps its connections in a descriptor table
+    /// of its own.
+    pub descriptor_tables: DescriptorTables,
     /// Longest command line in bytes.
     pub max_line_bytes: usize,
     /// Lines queued for a client before it is disconnected.
@@ -69,6 +72,26 @@ pub enum Synchronous {
     /// Commits survive a crash of the daemon, not of the machine; faster.
     Normal,
 }
+
+/// Where the worker threads keep their connections' file descriptors.
+///
+/// The open-file limit is a limit on each descriptor table, not on the process:
+/// with a table of its own, each worker thread holds up to the limit by itself.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DescriptorTables {
+    /// `per_worker` where the open-file limit would cap `max_connections`,
+    /// `shared` otherwise (decided by `flipd` at start, see [`Config::resolved`]).
+    Auto,
+    /// One table for the whole process, one listening socket.
+    Shared,
+    /// A table and a listening socket (`SO_REUSEPORT`) per worker thread. Linux only.
+    PerWorker,
+}
+
+/// Descriptors a table keeps for other things than connections: listening
+/// sockets, the runtime's, the store's, the log's.
+pub const RESERVED_DESCRIPTORS: u64 = 64;
 
 /// Accounts: hashing threads and the delay after wrong passwords.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -209,6 +232,35 @@ impl Config {
         }
     }
 
+    /// `Auto` decided for a process whose tables hold `open_file_limit`
+    /// descriptors each: a table per worker where one shared table would cap
+    /// `max_connections` and the system has them, shared otherwise.
+    pub fn resolved(&self, open_file_limit: u64) -> DescriptorTables {
+        let wanted = u64::try_from(self.max_connections)
+            .unwrap_or(u64::MAX)
+            .saturating_add(RESERVED_DESCRIPTORS);
+        match self.descriptor_tables {
+            DescriptorTables::Auto if wanted > open_file_limit && cfg!(target_os = "linux") => {
+                DescriptorTables::PerWorker
+            }
+            DescriptorTables::Auto => DescriptorTables::Shared,
+            chosen => chosen,
+        }
+    }
+
+    /// Connections that fit in the descriptor tables with `open_file_limit`
+    /// descriptors each (`tables` resolved), at most `max_connections`.
+    pub fn connection_capacity(&self, tables: DescriptorTables, open_file_limit: u64) -> u64 {
+        let per_table = open_file_limit.saturating_sub(RESERVED_DESCRIPTORS);
+        let tables_held = match tables {
+            DescriptorTables::PerWorker => self.worker_count() as u64,
+            DescriptorTables::Auto | DescriptorTables::Shared => 1,
+        };
+        per_table
+            .saturating_mul(tables_held)
+            .min(u64::try_from(self.max_connections).unwrap_or(u64::MAX))
+    }
+
     /// Worker threads to start: the setting, or one per core when it is 0.
     pub fn worker_count(&self) -> usize {
         match self.workers {
@@ -227,6 +279,7 @@ struct PartialConfig {
     engine_threads: Option<usize>,
     engine_move_ms: Option<u64>,
     max_connections: Option<usize>,
+    descriptor_tables: Option<DescriptorTables>,
     max_line_bytes: Option<usize>,
     outbound_queue_lines: Option<usize>,
     rate_limit: Option<RateLimit>,
@@ -300,6 +353,7 @@ impl PartialConfig {
             engine_threads: pick!(engine_threads),
             engine_move_ms: pick!(engine_move_ms),
             max_connections: pick!(max_connections),
+            descriptor_tables: pick!(descriptor_tables),
             max_line_bytes: pick!(max_line_bytes),
             outbound_queue_lines: pick!(outbound_queue_lines),
             rate_limit: pick!(rate_limit),
@@ -329,6 +383,54 @@ mod tests {
         let config = Config::embedded().unwrap();
         assert_eq!(config.listen, "127.0.0.1:7341");
         assert!(config.hints.bot_games);
+    }
+
+    #[test]
+    fn auto_takes_a_table_per_worker_only_where_one_table_would_cap_connections() {
+        let mut config = Config::embedded().unwrap();
+        assert_eq!(config.descriptor_tables, DescriptorTables::Auto);
+        config.workers = 2;
+        config.max_connections = 30_000;
+        let expected = if cfg!(target_os = "linux") {
+            DescriptorTables::PerWorker
+        } else {
+            DescriptorTables::Shared
+        };
+        assert_eq!(config.resolved(20_000), expected);
+        assert_eq!(config.resolved(30_064), DescriptorTables::Shared);
+        assert_eq!(config.resolved(30_063), expected);
+        config.descriptor_tables = DescriptorTables::Shared;
+        assert_eq!(config.resolved(20_000), DescriptorTables::Shared);
+        config.descriptor_tables = DescriptorTables::PerWorker;
+        assert_eq!(config.resolved(1_000_000), DescriptorTables::PerWorker);
+    }
+
+    #[test]
+    fn capacity_counts_one_table_or_one_per_worker_up_to_max_connections() {
+        let mut config = Config::embedded().unwrap();
+        config.workers = 3;
+        config.max_connections = 50_000;
+        assert_eq!(
+            config.connection_capacity(DescriptorTables::Shared, 20_000),
+            19_936
+        );
+        assert_eq!(
+            config.connection_capacity(DescriptorTables::PerWorker, 20_000),
+            50_000
+        );
+        assert_eq!(
+            config.connection_capacity(DescriptorTables::PerWorker, 10_000),
+            29_808
+        );
+        assert_eq!(config.connection_capacity(DescriptorTables::Shared, 10), 0);
+    }
+
+    #[test]
+    fn descriptor_tables_read_in_snake_case_and_refuse_other_words() {
+        let config = Config::parse("(descriptor_tables: per_worker)", "t.ron").unwrap();
+        assert_eq!(config.descriptor_tables, DescriptorTables::PerWorker);
+        let refused = Config::parse("(descriptor_tables: perworker)", "t.ron");
+        assert!(refused.is_err());
     }
 
     #[test]

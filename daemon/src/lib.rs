@@ -6,7 +6,9 @@
 //! - [`server`]: start (bind, worker threads, engine pool, actors), graceful
 //!   shutdown, and [`server::DaemonThread`] for tests and the client's local mode.
 //! - [`listener`]: the listener actor: accepts, caps connections, spreads sessions
-//!   over the worker threads.
+//!   over the worker threads (or, one per worker, keeps them on its own).
+//! - [`descriptor_tables`]: a descriptor table per worker thread, and the rules
+//!   that keep that sound.
 //! - [`session`]: the session actor, one per connection: commands, replies in
 //!   order, rate limit, idle timeout.
 //! - [`codec`]: line framing where over-long and non-UTF-8 lines are items.
@@ -30,6 +32,7 @@ pub mod accounts;
 pub mod clock;
 pub mod codec;
 pub mod config;
+pub mod descriptor_tables;
 pub mod engine_pool;
 pub mod game;
 pub mod game_numbers;

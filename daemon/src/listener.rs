@@ -1,8 +1,11 @@
 //! The listener actor: accepts TCP connections, enforces the connection cap and
-//! hands each connection to a worker thread as a new session.
+//! hands each connection to a worker thread as a new session. With a descriptor
+//! table per worker there is one listener on each worker thread, and its only
+//! worker is its own: a connection never leaves the table it was accepted into.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use actix::{
@@ -19,7 +22,6 @@ pub struct Listener {
     shared: Arc<Shared>,
     workers: Vec<ArbiterHandle>,
     next_worker: usize,
-    next_id: u64,
 }
 
 impl Listener {
@@ -34,7 +36,6 @@ impl Listener {
             shared,
             workers,
             next_worker: 0,
-            next_id: 1,
         }
     }
 
@@ -57,8 +58,7 @@ impl Listener {
             return tracing::error!("no worker threads");
         };
         self.next_worker = self.next_worker.wrapping_add(1);
-        let id = self.next_id;
-        self.next_id += 1;
+        let id = self.shared.next_session.fetch_add(1, Ordering::Relaxed);
         Session::spawn(stream, id, Arc::clone(&self.shared), slot, worker);
     }
 }

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
+use flipd::config::RESERVED_DESCRIPTORS;
 use flipd::{Config, serve, server::termination_signal};
 
 /// flipline's game daemon: Othello and its cousins over a line protocol.
@@ -44,7 +45,9 @@ fn main() -> ExitCode {
     if let Some(listen) = flags.listen {
         config.listen = listen;
     }
-    raise_open_file_limit(config.max_connections);
+    let limit = raise_open_file_limit(config.max_connections);
+    config.descriptor_tables = config.resolved(limit);
+    tell_capacity(&config, limit);
     match serve(config, termination_signal, |_| {}) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -55,20 +58,36 @@ fn main() -> ExitCode {
 }
 
 /// Every connection is an open file: raise the soft limit as far as the hard
-/// limit allows, and say so when it still caps `max_connections`.
-fn raise_open_file_limit(max_connections: usize) {
+/// limit allows. Gives the limit now (each descriptor table's).
+fn raise_open_file_limit(max_connections: usize) -> u64 {
     let wanted = u64::try_from(max_connections)
         .unwrap_or(u64::MAX)
-        .saturating_add(64);
+        .saturating_add(RESERVED_DESCRIPTORS);
     match rlimit::increase_nofile_limit(wanted) {
-        Ok(limit) if limit < wanted => tracing::warn!(
+        Ok(limit) => limit,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot raise the open-file limit");
+            rlimit::getrlimit(rlimit::Resource::NOFILE).map_or(wanted, |(soft, _)| soft)
+        }
+    }
+}
+
+/// Logs where the descriptor tables leave `max_connections`, and warns when
+/// they cap it.
+fn tell_capacity(config: &Config, limit: u64) {
+    let tables = config.descriptor_tables;
+    let capacity = config.connection_capacity(tables, limit);
+    let max_connections = config.max_connections;
+    if capacity < u64::try_from(max_connections).unwrap_or(u64::MAX) {
+        tracing::warn!(
             limit,
+            ?tables,
             max_connections,
-            "the open-file limit caps connections at about {}",
-            limit.saturating_sub(64)
-        ),
-        Ok(limit) => tracing::debug!(limit, "open-file limit"),
-        Err(e) => tracing::warn!(error = %e, "cannot raise the open-file limit"),
+            capacity,
+            "the open-file limit ({limit} a descriptor table) caps connections at about {capacity}"
+        );
+    } else {
+        tracing::debug!(limit, ?tables, "open-file limit");
     }
 }
 

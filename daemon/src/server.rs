@@ -5,14 +5,14 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use actix::{Actor, Addr, Arbiter, SyncArbiter, System};
+use actix::{Actor, Addr, Arbiter, ArbiterHandle, SyncArbiter, System};
 use tokio::net::TcpListener;
 
 use crate::accounts::{Accounts, PasswordWorker};
-use crate::config::Config;
+use crate::config::{Config, DescriptorTables};
 use crate::engine_pool::EngineWorker;
 use crate::listener::{Listener, StopAccepting};
 use crate::lobby::Lobby;
@@ -24,7 +24,7 @@ use crate::watch::{SlowMoves, report_slow_moves, watch_thread};
 /// A daemon that is running.
 struct Running {
     addr: SocketAddr,
-    listener: Addr<Listener>,
+    listeners: Vec<Addr<Listener>>,
     lobby: Addr<Lobby>,
     connections: Arc<AtomicUsize>,
     drain: Duration,
@@ -41,29 +41,31 @@ where
     S: FnOnce() -> F,
     F: Future<Output = ()>,
 {
-    let opened = Store::open(&config.store).map_err(std::io::Error::other)?;
-    let threads = opened.threads;
-    let recovery = Recovery {
-        store: opened.store,
-        playing: opened.playing,
-        next_game: opened.next_game,
-    };
     let system = System::new();
     // Arbiters belong to a System: create them after it.
-    let workers: Vec<Arbiter> = (0..config.worker_count())
-        .map(|_| Arbiter::try_new())
-        .collect::<std::io::Result<_>>()
-        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot start a worker thread: {e}")))?;
-    for (index, worker) in workers.iter().enumerate() {
-        worker.spawn(watch_thread(format!("worker {index}")));
-    }
+    let workers = start_workers(config.worker_count())?;
     let result = system.block_on(async {
+        if config.descriptor_tables == DescriptorTables::PerWorker {
+            // Before the store opens: see descriptor_tables.rs, rule 3.
+            give_workers_own_tables(&workers).await?;
+        }
+        let opened = Store::open(&config.store).map_err(std::io::Error::other)?;
+        let threads = opened.threads;
+        let recovery = Recovery {
+            store: opened.store,
+            playing: opened.playing,
+            next_game: opened.next_game,
+        };
         actix::spawn(watch_thread("lobby".to_string()));
-        let running = start(config, &workers, recovery).await?;
-        ready(running.addr);
-        stop().await;
-        shutdown(running).await;
-        Ok(())
+        let served = async {
+            let running = start(config, &workers, recovery).await?;
+            ready(running.addr);
+            stop().await;
+            shutdown(running).await;
+            Ok(())
+        }
+        .await;
+        Ok::<_, std::io::Error>((served, threads))
     });
     for worker in &workers {
         worker.stop();
@@ -71,8 +73,44 @@ where
     for worker in workers {
         let _ = worker.join();
     }
+    let (served, threads) = result?;
     threads.close();
-    result
+    served
+}
+
+/// Starts the worker threads, each with a watch on its wake-ups.
+fn start_workers(count: usize) -> std::io::Result<Vec<Arbiter>> {
+    let workers: Vec<Arbiter> = (0..count)
+        .map(|_| Arbiter::try_new())
+        .collect::<std::io::Result<_>>()
+        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot start a worker thread: {e}")))?;
+    for (index, worker) in workers.iter().enumerate() {
+        worker.spawn(watch_thread(format!("worker {index}")));
+    }
+    Ok(workers)
+}
+
+/// Gives every worker thread a descriptor table of its own. All of their
+/// runtimes exist by now, so every table holds every wake-up descriptor
+/// (descriptor_tables.rs, rule 1).
+async fn give_workers_own_tables(workers: &[Arbiter]) -> std::io::Result<()> {
+    for (index, worker) in workers.iter().enumerate() {
+        let (done_tx, done_rx) = tokio::sync::oneshot::channel();
+        worker.spawn(async move {
+            let _ = done_tx.send(crate::descriptor_tables::unshare());
+        });
+        let failed = |e: std::io::Error| {
+            std::io::Error::new(
+                e.kind(),
+                format!("cannot give worker {index} a descriptor table of its own: {e}"),
+            )
+        };
+        done_rx
+            .await
+            .map_err(|_| failed(std::io::Error::other("the thread stopped")))?
+            .map_err(failed)?;
+    }
+    Ok(())
 }
 
 /// What the store gave at start.
@@ -88,12 +126,19 @@ async fn start(
     recovery: Recovery,
 ) -> std::io::Result<Running> {
     let config = Arc::new(config);
-    let socket = TcpListener::bind(config.listen.as_str())
-        .await
-        .map_err(|e| {
-            std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", config.listen))
-        })?;
-    let addr = socket.local_addr()?;
+    let cannot_listen = |e: std::io::Error| {
+        std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", config.listen))
+    };
+    let per_worker = config.descriptor_tables == DescriptorTables::PerWorker;
+    // One socket for the process; per worker, each binds its own further down.
+    let socket = match per_worker {
+        true => None,
+        false => Some(
+            TcpListener::bind(config.listen.as_str())
+                .await
+                .map_err(cannot_listen)?,
+        ),
+    };
     let handles: Vec<_> = workers.iter().map(Arbiter::handle).collect();
     let engine = SyncArbiter::start(config.engine_threads, || EngineWorker);
     let Recovery {
@@ -124,27 +169,95 @@ async fn start(
         config: Arc::clone(&config),
         lobby: lobby.clone(),
         connections: Arc::clone(&connections),
+        next_session: AtomicU64::new(1),
         store,
         accounts: Arc::new(accounts),
         slow_moves,
     });
-    let listener = Listener::new(socket, shared, handles).start();
-    tracing::info!(%addr, workers = workers.len(), "listening on {addr}");
+    let (addr, listeners) = match socket {
+        Some(socket) => {
+            let addr = socket.local_addr()?;
+            (addr, vec![Listener::new(socket, shared, handles).start()])
+        }
+        None => listen_on_each_worker(&config.listen, &handles, &shared)
+            .await
+            .map_err(cannot_listen)?,
+    };
+    tracing::info!(
+        %addr,
+        workers = workers.len(),
+        listening_sockets = listeners.len(),
+        "listening on {addr}"
+    );
     let drain = Duration::from_millis(config.shutdown_drain_ms);
     Ok(Running {
         addr,
-        listener,
+        listeners,
         lobby,
         connections,
         drain,
     })
 }
 
+/// Binds a listening socket on every worker thread, in that thread's own
+/// descriptor table, all on one port (`SO_REUSEPORT`, the system spreads new
+/// connections over them), each with a listener actor that keeps the sessions
+/// it accepts on its thread. The first asks for the port when `listen` leaves
+/// it to the system; the others take the same.
+async fn listen_on_each_worker(
+    listen: &str,
+    workers: &[ArbiterHandle],
+    shared: &Arc<Shared>,
+) -> std::io::Result<(SocketAddr, Vec<Addr<Listener>>)> {
+    let mut addr = tokio::net::lookup_host(listen)
+        .await?
+        .next()
+        .ok_or_else(|| std::io::Error::other("the address names no host"))?;
+    let mut listeners = Vec::with_capacity(workers.len());
+    for worker in workers {
+        let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();
+        let shared = Arc::clone(shared);
+        let handle = worker.clone();
+        worker.spawn(async move {
+            let bound = reuse_port_listener(addr).and_then(|socket| {
+                let local = socket.local_addr()?;
+                Ok((local, Listener::new(socket, shared, vec![handle]).start()))
+            });
+            let _ = bound_tx.send(bound);
+        });
+        let (local, listener) = bound_rx
+            .await
+            .map_err(|_| std::io::Error::other("a worker thread stopped"))??;
+        addr = local;
+        listeners.push(listener);
+    }
+    Ok((addr, listeners))
+}
+
+/// A listening socket that shares its port with the daemon's others.
+fn reuse_port_listener(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = match addr {
+        SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+        SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+    };
+    socket.set_reuseaddr(true)?;
+    #[cfg(unix)]
+    socket.set_reuseport(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
+}
+
+/// Connections a listening socket queues before they are accepted (the system
+/// caps it at `net.core.somaxconn`).
+const LISTEN_BACKLOG: u32 = 4096;
+
 /// Stops accepting, tells every connection, and waits (up to the drain time) for
 /// the connections to finish what they were doing and close.
 async fn shutdown(running: Running) {
     tracing::info!("shutting down");
-    let _ = running.listener.send(StopAccepting).await;
+    for listener in &running.listeners {
+        let _ = listener.send(StopAccepting).await;
+    }
     let _ = running.lobby.send(BroadcastShutdown).await;
     let deadline = Instant::now() + running.drain;
     while running.connections.load(Ordering::Acquire) > 0 && Instant::now() < deadline {

@@ -10,7 +10,7 @@
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::task::{Poll, ready};
 use std::time::{Duration, Instant};
 
@@ -44,6 +44,8 @@ pub struct Shared {
     pub lobby: Addr<Lobby>,
     /// Connections open now.
     pub connections: Arc<AtomicUsize>,
+    /// The next connection's number (each listener takes from it).
+    pub next_session: AtomicU64,
     /// The store, for `HISTORY`.
     pub store: Store,
     /// Password checks for `LOGIN`.

@@ -1,10 +1,14 @@
 //! `flip load` at tiny scale against a real daemon: games finish, nothing errs,
-//! and the report has the figures it promises.
+//! and the report has the figures it promises; and, with a descriptor table per
+//! worker thread, more connections than the open-file limit lets one table hold.
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use flipline_tests::{start, test_config, wait_bounded, workspace_binary};
+use flipline_tests::{
+    ChildDaemon, remove_temp_dir, start, temp_dir, test_config, wait_bounded, workspace_binary,
+    write_config,
+};
 
 /// Runs `flip load` with `args` (bounded in time) and returns its report.
 fn load_report(args: &[&str]) -> String {
@@ -85,4 +89,44 @@ fn the_json_report_is_one_object_with_the_same_figures() {
     ] {
         assert!(line.contains(key), "{key} missing in {line}");
     }
+}
+
+/// The open-file limit caps each descriptor table: flipd, limited to 160, holds
+/// 200 connections at once over two workers' tables, plays games on all of them
+/// (the games and sessions on different threads wake each other across the
+/// tables) and still stops cleanly on SIGTERM (the signal may land on any thread).
+#[test]
+fn a_table_per_worker_holds_more_connections_than_the_open_file_limit() {
+    let dir = temp_dir("tables");
+    let config = write_config(
+        &dir,
+        "descriptor_tables: per_worker, rate_limit: (per_second: 100000, burst: 100000),",
+    );
+    let mut daemon = ChildDaemon::start_limited(&config, 160);
+    let limits =
+        std::fs::read_to_string(format!("/proc/{}/limits", daemon.child.id())).unwrap_or_default();
+    let open_files = limits
+        .lines()
+        .find(|line| line.starts_with("Max open files"))
+        .map(|line| line.split_whitespace().skip(3).take(2).collect::<Vec<_>>());
+    assert_eq!(open_files, Some(vec!["160", "160"]), "{limits}");
+    let server = daemon.addr.to_string();
+    let report = load_report(&[
+        "--server",
+        &server,
+        "--games",
+        "100",
+        "--duration",
+        "3",
+        "--think-ms",
+        "5",
+        "--variant",
+        "tictactoe",
+    ]);
+    assert_eq!(figure(&report, "connections"), 200.0, "{report}");
+    assert!(figure(&report, "games") >= 100.0, "{report}");
+    assert_eq!(figure(&report, "errors"), 0.0, "{report}");
+    daemon.terminate();
+    assert_eq!(daemon.wait_exit(Duration::from_secs(10)), Some(0));
+    remove_temp_dir(&dir);
 }
