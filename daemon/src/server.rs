@@ -131,13 +131,14 @@ async fn start(
     };
     let per_worker = config.descriptor_tables == DescriptorTables::PerWorker;
     // One socket for the process; per worker, each binds its own further down.
-    let socket = match per_worker {
-        true => None,
-        false => Some(
+    let socket = if per_worker {
+        None
+    } else {
+        Some(
             TcpListener::bind(config.listen.as_str())
                 .await
                 .map_err(cannot_listen)?,
-        ),
+        )
     };
     let handles: Vec<_> = workers.iter().map(Arbiter::handle).collect();
     let engine = SyncArbiter::start(config.engine_threads, || EngineWorker);
