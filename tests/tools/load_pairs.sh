@@ -8,7 +8,8 @@
 # Usage: tests/tools/load_pairs.sh [GAMES] [SECONDS] [PAIRS]   (100 8 3)
 # Needs release builds: cargo build --release
 # Environment: FLIPD, FLIP (binaries; default target/release/...), SYNC
-# (full or normal, default full: the store setting flipd ships with).
+# (full or normal, default full: the store setting flipd ships with), TABLES
+# (flipd's descriptor_tables: auto, shared or per_worker; default auto).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -18,6 +19,7 @@ pairs=${3:-3}
 flipd=${FLIPD:-target/release/flipd}
 flip=${FLIP:-target/release/flip}
 sync=${SYNC:-full}
+tables=${TABLES:-auto}
 port=7400
 base_port=7401
 
@@ -34,6 +36,7 @@ cat > "$work/flipd.ron" <<RON
     listen: "127.0.0.1:$port",
     rate_limit: (per_second: 100000, burst: 100000),
     max_connections: 200000,
+    descriptor_tables: $tables,
     store: (path: "$work/store/flipline.db", synchronous: $sync),
 )
 RON
