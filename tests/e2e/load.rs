@@ -13,12 +13,28 @@ use flipline_tests::{
 /// Runs `flip load` with `args` (bounded in time) and returns its report.
 fn load_report(args: &[&str]) -> String {
     let binary = workspace_binary("flip", "flip");
-    let child = Command::new(&binary)
-        .arg("load")
-        .args(args)
+    let mut command = Command::new(&binary);
+    command.arg("load").args(args);
+    run_report(command)
+}
+
+/// As [`load_report`], with the open-file limit (soft and hard) at `open_files`.
+fn load_report_limited(open_files: u32, args: &[&str]) -> String {
+    let binary = workspace_binary("flip", "flip");
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!("ulimit -n {open_files} && exec \"$0\" load \"$@\""))
+        .arg(&binary)
+        .args(args);
+    run_report(command)
+}
+
+fn run_report(mut command: Command) -> String {
+    let child = command
         .stdout(Stdio::piped())
         .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
+        .unwrap_or_else(|e| panic!("cannot start flip load: {e}"));
     let output = wait_bounded(child, Duration::from_secs(60));
     assert!(output.status.success(), "flip load failed: {output:?}");
     String::from_utf8_lossy(&output.stdout).into_owned()
@@ -129,4 +145,39 @@ fn a_table_per_worker_holds_more_connections_than_the_open_file_limit() {
     daemon.terminate();
     assert_eq!(daemon.wait_exit(Duration::from_secs(10)), Some(0));
     remove_temp_dir(&dir);
+}
+
+/// More connections than one process of `flip load` may open: it runs as
+/// several processes, lines up their windows and reports their sum.
+#[test]
+fn more_games_than_one_load_process_can_hold_are_spread_over_several() {
+    let mut config = test_config();
+    config.rate_limit.per_second = 100_000;
+    config.rate_limit.burst = 100_000;
+    let daemon = start(config);
+    let server = daemon.addr.to_string();
+    let report = load_report_limited(
+        100,
+        &[
+            "--server",
+            &server,
+            "--games",
+            "60",
+            "--duration",
+            "2",
+            "--think-ms",
+            "5",
+            "--variant",
+            "tictactoe",
+        ],
+    );
+    assert!(
+        report.contains("note one process holds at most 36 connections"),
+        "{report}"
+    );
+    assert!(report.contains("note 4 load processes"), "{report}");
+    assert_eq!(figure(&report, "connections"), 120.0, "{report}");
+    assert!(figure(&report, "games") >= 1.0, "{report}");
+    assert!(figure(&report, "moves/s") > 0.0, "{report}");
+    assert_eq!(figure(&report, "errors"), 0.0, "{report}");
 }

@@ -3,6 +3,7 @@
 //! it measured.
 
 mod baseline;
+mod split;
 mod stats;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -59,6 +60,10 @@ pub struct LoadArgs {
     /// is work for the server that would fall into the others' windows.
     #[arg(long, default_value_t = 0.0)]
     cooldown: f64,
+    /// One of several processes of a run (see split.rs): line the phases up
+    /// over standard input and output, print the figures as `part` lines.
+    #[arg(long, hide = true)]
+    child: bool,
 }
 
 /// The longest ramp, warm-up or measurement a run takes: a day.
@@ -89,7 +94,8 @@ impl Phases {
     }
 }
 
-/// Runs the load and prints the report.
+/// Runs the load and prints the report. More connections than one process may
+/// hold are spread over several processes (split.rs).
 pub fn run(args: &LoadArgs) -> Result<(), String> {
     let server: SocketAddr = args.server.parse().map_err(|_| {
         format!(
@@ -98,15 +104,33 @@ pub fn run(args: &LoadArgs) -> Result<(), String> {
         )
     })?;
     let phases = Phases::of(args)?;
-    let (connections, note) = connection_budget(args.games.saturating_mul(2));
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(args.threads.max(1))
-        .enable_all()
-        .build()
-        .map_err(|e| e.to_string())?;
-    let mut report = runtime.block_on(drive(args, &phases, server, connections));
-    report.wanted = args.games.saturating_mul(2);
-    report.notes.extend(note);
+    let wanted = args.games.saturating_mul(2);
+    let (connections, note) = connection_budget(wanted);
+    let mut report = if connections < wanted && connections >= 2 && !args.child {
+        let shares = split::shares(args.games, connections);
+        let mut report = split::run(args, &shares, phases.cooldown)?;
+        report.notes.insert(
+            0,
+            format!(
+                "one process holds at most {connections} connections here (its open-file limit)"
+            ),
+        );
+        report
+    } else {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(args.threads.max(1))
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        let pace = if args.child { Pace::Child } else { Pace::Alone };
+        let mut report = runtime.block_on(drive(args, &phases, server, connections, pace));
+        report.notes.extend(note);
+        report
+    };
+    if args.child {
+        return Ok(());
+    }
+    report.wanted = wanted;
     print!(
         "{}",
         if args.json {
@@ -116,6 +140,15 @@ pub fn run(args: &LoadArgs) -> Result<(), String> {
         }
     );
     Ok(())
+}
+
+/// Whether a run has its phases to itself or lines them up with others.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pace {
+    Alone,
+    /// One of several processes: waits for `go` after the ramp and `close`
+    /// after the window, and prints its figures as `part` lines.
+    Child,
 }
 
 /// Raises the open-file limit as far as the system allows; returns how many
@@ -140,7 +173,13 @@ fn connection_budget(wanted: usize) -> (usize, Option<String>) {
     }
 }
 
-async fn drive(args: &LoadArgs, phases: &Phases, server: SocketAddr, connections: usize) -> Report {
+async fn drive(
+    args: &LoadArgs,
+    phases: &Phases,
+    server: SocketAddr,
+    connections: usize,
+    pace: Pace,
+) -> Report {
     let counters = Arc::new(Counters::default());
     let rss_before = args.pid.and_then(rss_kib);
     let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel::<()>(connections.max(1));
@@ -166,6 +205,9 @@ async fn drive(args: &LoadArgs, phases: &Phases, server: SocketAddr, connections
             _ => break,
         }
     }
+    if pace == Pace::Child {
+        split::say_and_wait(split::READY, split::GO).await;
+    }
     tokio::time::sleep(phases.warmup).await;
     counters.measuring.store(true, Ordering::Release);
     let start = Instant::now();
@@ -175,12 +217,7 @@ async fn drive(args: &LoadArgs, phases: &Phases, server: SocketAddr, connections
     probe.abort();
     let seconds = start.elapsed().as_secs_f64();
     let rss_after = args.pid.and_then(rss_kib);
-    tokio::time::sleep(phases.cooldown).await;
-    counters.stopping.store(true, Ordering::Release);
-    for task in tasks {
-        task.abort();
-    }
-    Report {
+    let report = Report {
         connections: counters.peak.load(Ordering::Acquire),
         games: counters.games.load(Ordering::Acquire),
         moves: counters.moves.load(Ordering::Acquire),
@@ -199,7 +236,19 @@ async fn drive(args: &LoadArgs, phases: &Phases, server: SocketAddr, connections
             .unwrap_or_default(),
         rss_kib: rss_before.zip(rss_after),
         ..Report::default()
+    };
+    match pace {
+        Pace::Alone => tokio::time::sleep(phases.cooldown).await,
+        Pace::Child => {
+            print!("{}", split::part_lines(&report, &counters));
+            split::say_and_wait(split::MEASURED, split::CLOSE).await;
+        }
     }
+    counters.stopping.store(true, Ordering::Release);
+    for task in tasks {
+        task.abort();
+    }
+    report
 }
 
 /// How often the tool checks that it wakes on time.

@@ -168,6 +168,46 @@ impl Histogram {
         self.max.load(Ordering::Relaxed)
     }
 
+    /// Adds another histogram's counts and maximum (another process's).
+    pub fn merge(&self, other: &Histogram) {
+        for (mine, theirs) in self.buckets.iter().zip(&other.buckets) {
+            mine.fetch_add(theirs.load(Ordering::Relaxed), Ordering::Relaxed);
+        }
+        self.max
+            .fetch_max(other.max.load(Ordering::Relaxed), Ordering::Relaxed);
+    }
+
+    /// The counts as text: the maximum, then `bucket:count` for each bucket
+    /// that has any (see [`Histogram::parse`]).
+    pub fn to_text(&self) -> String {
+        let mut out = self.max.load(Ordering::Relaxed).to_string();
+        for (bucket, count) in self.buckets.iter().enumerate() {
+            let count = count.load(Ordering::Relaxed);
+            if count > 0 {
+                let _ = write!(out, " {bucket}:{count}");
+            }
+        }
+        out
+    }
+
+    /// The counts [`Histogram::to_text`] wrote, or `None` if `text` is not such.
+    pub fn parse(text: &str) -> Option<Histogram> {
+        let histogram = Histogram::default();
+        let mut words = text.split(' ');
+        histogram
+            .max
+            .store(words.next()?.parse().ok()?, Ordering::Relaxed);
+        for word in words {
+            let (bucket, count) = word.split_once(':')?;
+            let bucket: usize = bucket.parse().ok()?;
+            histogram
+                .buckets
+                .get(bucket)?
+                .fetch_add(count.parse().ok()?, Ordering::Relaxed);
+        }
+        Some(histogram)
+    }
+
     /// p50, p90, p99 and max in milliseconds.
     pub fn percentiles_ms(&self) -> [f64; 4] {
         let ms = |us: u64| us as f64 / 1000.0;
