@@ -14,13 +14,16 @@ use actix::{
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 
-use crate::session::{ConnectionSlot, Session, Shared};
+use crate::session::{self, ConnectionSlot, Session, Shared};
 
-/// The listener (one per daemon).
+/// The listener: one per daemon, or one per worker thread when each has its
+/// own descriptor table.
 pub struct Listener {
     listener: Option<TcpListener>,
     shared: Arc<Shared>,
-    workers: Vec<ArbiterHandle>,
+    /// Where sessions go: the worker threads in turn, or (`None`) this thread,
+    /// whose descriptor table the listener and its connections share.
+    workers: Option<Vec<ArbiterHandle>>,
     next_worker: usize,
 }
 
@@ -34,31 +37,57 @@ impl Listener {
         Listener {
             listener: Some(listener),
             shared,
-            workers,
+            workers: Some(workers),
             next_worker: 0,
         }
     }
 
+    /// A listener on a worker thread with its own descriptor table, whose
+    /// sessions stay on that thread.
+    pub fn on_own_table(listener: TcpListener, shared: Arc<Shared>) -> Listener {
+        Listener {
+            listener: Some(listener),
+            shared,
+            workers: None,
+            next_worker: 0,
+        }
+    }
+
+    /// Connections past the cap are told so and closed: past `max_connections`,
+    /// or past what a descriptor table holds (the process's, or with a table per
+    /// worker this thread's), so that a client hears `503` instead of waiting
+    /// in the queue of a listening socket that cannot accept.
     fn admit(&mut self, stream: TcpStream, peer: SocketAddr) {
+        let capacity = self.shared.table_capacity;
         let max = self.shared.config.max_connections;
-        let Some(slot) = ConnectionSlot::take(&self.shared.connections, max) else {
-            tracing::info!(%peer, max, "refusing a connection: server full");
+        let own_table = self.workers.is_none();
+        // With one table for the process, all connections count against it.
+        let (table_full, cap) = if own_table {
+            (session::held_here() >= capacity, max)
+        } else {
+            (false, max.min(capacity))
+        };
+        let slot = (!table_full)
+            .then(|| ConnectionSlot::take(&self.shared.connections, cap))
+            .flatten();
+        let Some(slot) = slot else {
+            tracing::info!(%peer, max, capacity, "refusing a connection: server full");
             actix::spawn(refuse(stream));
             return;
         };
         let _ = stream.set_nodelay(true);
+        let id = self.shared.next_session.fetch_add(1, Ordering::Relaxed);
+        let Some(workers) = &self.workers else {
+            return Session::start(stream, id, Arc::clone(&self.shared), slot);
+        };
         let stream = match stream.into_std() {
             Ok(stream) => stream,
             Err(e) => return tracing::warn!(%peer, error = %e, "could not hand over a connection"),
         };
-        let Some(worker) = self
-            .workers
-            .get(self.next_worker % self.workers.len().max(1))
-        else {
+        let Some(worker) = workers.get(self.next_worker % workers.len().max(1)) else {
             return tracing::error!("no worker threads");
         };
         self.next_worker = self.next_worker.wrapping_add(1);
-        let id = self.shared.next_session.fetch_add(1, Ordering::Relaxed);
         Session::spawn(stream, id, Arc::clone(&self.shared), slot, worker);
     }
 }

@@ -171,6 +171,7 @@ async fn start(
         lobby: lobby.clone(),
         connections: Arc::clone(&connections),
         next_session: AtomicU64::new(1),
+        table_capacity: table_capacity(),
         store,
         accounts: Arc::new(accounts),
         slow_moves,
@@ -218,11 +219,10 @@ async fn listen_on_each_worker(
     for worker in workers {
         let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();
         let shared = Arc::clone(shared);
-        let handle = worker.clone();
         worker.spawn(async move {
             let bound = reuse_port_listener(addr).and_then(|socket| {
                 let local = socket.local_addr()?;
-                Ok((local, Listener::new(socket, shared, vec![handle]).start()))
+                Ok((local, Listener::on_own_table(socket, shared).start()))
             });
             let _ = bound_tx.send(bound);
         });
@@ -233,6 +233,17 @@ async fn listen_on_each_worker(
         listeners.push(listener);
     }
     Ok((addr, listeners))
+}
+
+/// Connections a descriptor table holds: the open-file limit less what the
+/// daemon keeps for other things.
+fn table_capacity() -> usize {
+    #[cfg(unix)]
+    if let Ok((soft, _)) = rlimit::getrlimit(rlimit::Resource::NOFILE) {
+        let capacity = soft.saturating_sub(crate::config::RESERVED_DESCRIPTORS);
+        return usize::try_from(capacity).unwrap_or(usize::MAX);
+    }
+    usize::MAX
 }
 
 /// A listening socket that shares its port with the daemon's others.

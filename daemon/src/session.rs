@@ -46,6 +46,9 @@ pub struct Shared {
     pub connections: Arc<AtomicUsize>,
     /// The next connection's number (each listener takes from it).
     pub next_session: AtomicU64,
+    /// Connections one descriptor table holds: its open-file limit less what
+    /// it keeps for other things.
+    pub table_capacity: usize,
     /// The store, for `HISTORY`.
     pub store: Store,
     /// Password checks for `LOGIN`.
@@ -266,7 +269,20 @@ pub struct Session {
 impl Drop for Session {
     fn drop(&mut self) {
         self.shared.connections.fetch_sub(1, Ordering::AcqRel);
+        HELD_HERE.with(|held| held.set(held.get().saturating_sub(1)));
     }
+}
+
+thread_local! {
+    /// Sessions on this thread. A session never leaves the thread it starts
+    /// on, so with a descriptor table per worker this counts the connections
+    /// in this thread's table.
+    static HELD_HERE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Sessions on the calling thread (see `HELD_HERE`).
+pub fn held_here() -> usize {
+    HELD_HERE.with(std::cell::Cell::get)
 }
 
 impl Session {
@@ -280,33 +296,39 @@ impl Session {
         worker: &ArbiterHandle,
     ) {
         worker.spawn(async move {
-            let stream = match TcpStream::from_std(stream) {
-                Ok(stream) => stream,
-                Err(e) => return tracing::warn!(error = %e, "could not adopt a connection"),
-            };
-            let Ok(peer) = stream.peer_addr() else { return };
-            // Later lines about this connection name it by its id only: the
-            // address is not kept, an idle connection should be small.
-            tracing::debug!(%peer, id, "connected");
-            Session::create(move |ctx: &mut Context<Session>| {
-                ctx.spawn(Reader);
-                ctx.spawn(Flusher);
-                slot.hand_over();
-                let config = &shared.config;
-                Session {
-                    id,
-                    input: BytesMut::new(),
-                    codec: LineCodec::new(config.max_line_bytes),
-                    bucket: TokenBucket::new(config.rate_limit),
-                    shared,
-                    socket: Some(stream),
-                    outbox: Outbox::default(),
-                    name: None,
-                    seat: None,
-                    watching: LazyList::default(),
-                    last_input: Instant::now(),
-                }
-            });
+            match TcpStream::from_std(stream) {
+                Ok(stream) => Session::start(stream, id, shared, slot),
+                Err(e) => tracing::warn!(error = %e, "could not adopt a connection"),
+            }
+        });
+    }
+
+    /// Starts a session for `stream` on this thread, whose event loop the
+    /// stream belongs to.
+    pub fn start(stream: TcpStream, id: u64, shared: Arc<Shared>, slot: ConnectionSlot) {
+        let Ok(peer) = stream.peer_addr() else { return };
+        // Later lines about this connection name it by its id only: the
+        // address is not kept, an idle connection should be small.
+        tracing::debug!(%peer, id, "connected");
+        HELD_HERE.with(|held| held.set(held.get() + 1));
+        Session::create(move |ctx: &mut Context<Session>| {
+            ctx.spawn(Reader);
+            ctx.spawn(Flusher);
+            slot.hand_over();
+            let config = &shared.config;
+            Session {
+                id,
+                input: BytesMut::new(),
+                codec: LineCodec::new(config.max_line_bytes),
+                bucket: TokenBucket::new(config.rate_limit),
+                shared,
+                socket: Some(stream),
+                outbox: Outbox::default(),
+                name: None,
+                seat: None,
+                watching: LazyList::default(),
+                last_input: Instant::now(),
+            }
         });
     }
 

@@ -132,6 +132,73 @@ fn past_max_connections_a_connection_gets_503_and_is_closed() {
     }
 }
 
+/// Past what its descriptor table holds (the open-file limit, 100 here, less
+/// 64 kept for other files) a connection is told `503` at once rather than
+/// left waiting in the listening socket's queue; one that leaves makes room.
+#[test]
+fn past_what_the_descriptor_table_holds_a_connection_gets_503() {
+    let dir = temp_dir("table-cap");
+    let config = write_config(&dir, "descriptor_tables: shared,");
+    let daemon = ChildDaemon::start_limited(&config, 100);
+    let mut inside: Vec<Client> = (0..36).map(|_| Client::connect(daemon.addr)).collect();
+    for _ in 0..3 {
+        let mut refused = Client::connect_raw(daemon.addr);
+        assert_eq!(refused.line(), "ERR 503 server full");
+        refused.expect_closed(Duration::from_secs(2));
+    }
+    assert_eq!(inside[0].command("PING").1, "OK pong");
+    inside[0].ok("QUIT");
+    inside[0].expect_closed(Duration::from_secs(2));
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let mut c = Client::connect_raw(daemon.addr);
+        let line = c.line();
+        if line == "HELLO flipline 1" {
+            break;
+        }
+        assert_eq!(line, "ERR 503 server full");
+        assert!(Instant::now() < deadline, "the place was never freed");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(inside);
+    drop(daemon);
+    remove_temp_dir(&dir);
+}
+
+/// With a table per worker each table is capped by itself: two workers under
+/// a limit of 100 hold at most 36 connections each, and the rest hear `503`.
+#[test]
+fn with_a_table_per_worker_each_table_caps_its_own_connections() {
+    let dir = temp_dir("worker-table-cap");
+    let config = write_config(&dir, "descriptor_tables: per_worker,");
+    let daemon = ChildDaemon::start_limited(&config, 100);
+    let mut held = Vec::new();
+    let mut refused = 0;
+    for _ in 0..100 {
+        let mut c = Client::connect_raw(daemon.addr);
+        match c.line().as_str() {
+            "HELLO flipline 1" => held.push(c),
+            "ERR 503 server full" => refused += 1,
+            other => panic!("unexpected greeting {other:?}"),
+        }
+    }
+    assert!(
+        held.len() > 36,
+        "more than one table's worth: {}",
+        held.len()
+    );
+    assert!(
+        held.len() <= 72,
+        "at most two tables' worth: {}",
+        held.len()
+    );
+    assert_eq!(held.len() + refused, 100);
+    assert_eq!(held[0].command("PING").1, "OK pong");
+    drop(held);
+    drop(daemon);
+    remove_temp_dir(&dir);
+}
+
 #[test]
 fn a_client_that_never_reads_is_disconnected_and_others_carry_on() {
     let mut config = test_config();

@@ -107,8 +107,9 @@ fn the_json_report_is_one_object_with_the_same_figures() {
     }
 }
 
-/// The open-file limit caps each descriptor table: flipd, limited to 160, holds
-/// 200 connections at once over two workers' tables, plays games on all of them
+/// The open-file limit caps each descriptor table: flipd, limited to 200, holds
+/// 200 connections at once (one table could hold 136 of them) over two
+/// workers' tables, plays games on all of them
 /// (the games and sessions on different threads wake each other across the
 /// tables) and still stops cleanly on SIGTERM (the signal may land on any thread).
 #[test]
@@ -118,14 +119,14 @@ fn a_table_per_worker_holds_more_connections_than_the_open_file_limit() {
         &dir,
         "descriptor_tables: per_worker, rate_limit: (per_second: 100000, burst: 100000),",
     );
-    let mut daemon = ChildDaemon::start_limited(&config, 160);
+    let mut daemon = ChildDaemon::start_limited(&config, 200);
     let limits =
         std::fs::read_to_string(format!("/proc/{}/limits", daemon.child.id())).unwrap_or_default();
     let open_files = limits
         .lines()
         .find(|line| line.starts_with("Max open files"))
         .map(|line| line.split_whitespace().skip(3).take(2).collect::<Vec<_>>());
-    assert_eq!(open_files, Some(vec!["160", "160"]), "{limits}");
+    assert_eq!(open_files, Some(vec!["200", "200"]), "{limits}");
     let server = daemon.addr.to_string();
     let report = load_report(&[
         "--server",
