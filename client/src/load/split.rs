@@ -121,21 +121,24 @@ fn child_args(args: &LoadArgs, games: usize) -> Vec<String> {
     flags
 }
 
-/// In a child: prints `word` and waits for `answer` on standard input (or its
-/// end: the parent is gone, so carry on rather than hang).
+/// In a child: prints `word` and waits for `answer` on standard input. If the
+/// input ends first, the run this process belongs to is over (the parent was
+/// stopped): it exits, and the system closes its connections.
 pub async fn say_and_wait(word: &'static str, answer: &'static str) {
     println!("{word}");
     let _ = std::io::stdout().flush();
-    let _ = tokio::task::spawn_blocking(move || {
-        for line in std::io::stdin().lock().lines() {
-            match line {
-                Ok(line) if line.trim() == answer => return,
-                Ok(_) => {}
-                Err(_) => return,
-            }
-        }
+    let answered = tokio::task::spawn_blocking(move || {
+        std::io::stdin()
+            .lock()
+            .lines()
+            .map_while(Result::ok)
+            .any(|line| line.trim() == answer)
     })
-    .await;
+    .await
+    .unwrap_or(false);
+    if !answered {
+        std::process::exit(1);
+    }
 }
 
 /// Sends each line a child prints, then `None` when its output ends.
