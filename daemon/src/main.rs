@@ -7,6 +7,13 @@ use clap::{Parser, ValueEnum};
 use flipd::config::RESERVED_DESCRIPTORS;
 use flipd::{Config, serve, server::termination_signal};
 
+/// jemalloc keeps each size class in slabs of its own, so the short-lived
+/// allocations of many clients arriving at once leave no holes between the
+/// long-lived ones of sessions and games: 3.7 KiB an idle game at 100,000
+/// games against 4.4 with glibc's malloc (BENCHMARKS.md).
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// flipline's game daemon: Othello and its cousins over a line protocol.
 #[derive(Parser, Debug)]
 #[command(name = "flipd", version, about)]
