@@ -53,24 +53,30 @@ impl Listener {
         }
     }
 
-    /// Connections past the cap are told so and closed: past `max_connections`,
-    /// or past what a descriptor table holds (the process's, or with a table per
-    /// worker this thread's), so that a client hears `503` instead of waiting
-    /// in the queue of a listening socket that cannot accept.
-    fn admit(&mut self, stream: TcpStream, peer: SocketAddr) {
+    /// A place for one more connection, if there is room: below
+    /// `max_connections`, and below what a descriptor table holds (the
+    /// process's, or with a table per worker this thread's), so that a client
+    /// past it hears `503` instead of waiting in the queue of a listening
+    /// socket that cannot accept.
+    fn place(&self) -> Option<ConnectionSlot> {
         let capacity = self.shared.table_capacity;
         let max = self.shared.config.max_connections;
-        let own_table = self.workers.is_none();
-        // With one table for the process, all connections count against it.
-        let (table_full, cap) = if own_table {
-            (session::held_here() >= capacity, max)
-        } else {
-            (false, max.min(capacity))
-        };
-        let slot = (!table_full)
-            .then(|| ConnectionSlot::take(&self.shared.connections, cap))
-            .flatten();
-        let Some(slot) = slot else {
+        if self.workers.is_some() {
+            // One table for the process: every connection counts against it.
+            return ConnectionSlot::take(&self.shared.connections, max.min(capacity));
+        }
+        if session::held_here() >= capacity {
+            return None;
+        }
+        ConnectionSlot::take(&self.shared.connections, max)
+    }
+
+    fn admit(&mut self, stream: TcpStream, peer: SocketAddr) {
+        let Some(slot) = self.place() else {
+            let (max, capacity) = (
+                self.shared.config.max_connections,
+                self.shared.table_capacity,
+            );
             tracing::info!(%peer, max, capacity, "refusing a connection: server full");
             actix::spawn(refuse(stream));
             return;
