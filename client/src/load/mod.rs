@@ -117,13 +117,7 @@ pub fn run(args: &LoadArgs) -> Result<(), String> {
         );
         report
     } else {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(args.threads.max(1))
-            .enable_all()
-            .build()
-            .map_err(|e| e.to_string())?;
-        let pace = if args.child { Pace::Child } else { Pace::Alone };
-        let mut report = runtime.block_on(drive(args, &phases, server, connections, pace));
+        let mut report = run_here(args, &phases, server, connections)?;
         report.notes.extend(note);
         report
     };
@@ -140,6 +134,22 @@ pub fn run(args: &LoadArgs) -> Result<(), String> {
         }
     );
     Ok(())
+}
+
+/// Runs `connections` in this process.
+fn run_here(
+    args: &LoadArgs,
+    phases: &Phases,
+    server: SocketAddr,
+    connections: usize,
+) -> Result<Report, String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(args.threads.max(1))
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let pace = if args.child { Pace::Child } else { Pace::Alone };
+    Ok(runtime.block_on(drive(args, phases, server, connections, pace)))
 }
 
 /// Whether a run has its phases to itself or lines them up with others.
@@ -217,26 +227,7 @@ async fn drive(
     probe.abort();
     let seconds = start.elapsed().as_secs_f64();
     let rss_after = args.pid.and_then(rss_kib);
-    let report = Report {
-        connections: counters.peak.load(Ordering::Acquire),
-        games: counters.games.load(Ordering::Acquire),
-        moves: counters.moves.load(Ordering::Acquire),
-        seconds,
-        latency_ms: counters.latencies.percentiles_ms(),
-        stall_ms: counters.stall_us.load(Ordering::Acquire) as f64 / 1000.0,
-        errors: counters
-            .errors
-            .lock()
-            .map(|e| e.clone())
-            .unwrap_or_default(),
-        failures: counters
-            .failures
-            .lock()
-            .map(|f| f.clone())
-            .unwrap_or_default(),
-        rss_kib: rss_before.zip(rss_after),
-        ..Report::default()
-    };
+    let report = counters.report(seconds, rss_before.zip(rss_after));
     match pace {
         Pace::Alone => tokio::time::sleep(phases.cooldown).await,
         Pace::Child => {

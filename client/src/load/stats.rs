@@ -49,6 +49,23 @@ impl Counters {
         *errors.entry(code).or_default() += 1;
     }
 
+    /// The figures counted so far, for a window of `seconds`, with the
+    /// daemon's resident memory before and after if it was read.
+    pub fn report(&self, seconds: f64, rss_kib: Option<(u64, u64)>) -> Report {
+        Report {
+            connections: self.peak.load(Ordering::Acquire),
+            games: self.games.load(Ordering::Acquire),
+            moves: self.moves.load(Ordering::Acquire),
+            seconds,
+            latency_ms: self.latencies.percentiles_ms(),
+            stall_ms: self.stall_us.load(Ordering::Acquire) as f64 / 1000.0,
+            errors: self.errors.lock().map(|e| e.clone()).unwrap_or_default(),
+            failures: self.failures.lock().map(|f| f.clone()).unwrap_or_default(),
+            rss_kib,
+            ..Report::default()
+        }
+    }
+
     /// Counts a failed or dropped connection.
     pub fn failure(&self, reason: String) {
         let mut failures = self.failures.lock().unwrap_or_else(|e| e.into_inner());
