@@ -211,10 +211,11 @@ async fn listen_on_each_worker(
     workers: &[ArbiterHandle],
     shared: &Arc<Shared>,
 ) -> std::io::Result<(SocketAddr, Vec<Addr<Listener>>)> {
-    let mut addr = tokio::net::lookup_host(listen)
+    let named = tokio::net::lookup_host(listen)
         .await?
         .next()
         .ok_or_else(|| std::io::Error::other("the address names no host"))?;
+    let mut addr = free_address(named)?;
     let mut listeners = Vec::with_capacity(workers.len());
     for worker in workers {
         let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();
@@ -244,6 +245,16 @@ fn table_capacity() -> usize {
         return usize::try_from(capacity).unwrap_or(usize::MAX);
     }
     usize::MAX
+}
+
+/// `addr` with its port, if it is free: the sockets that share a port with
+/// `SO_REUSEPORT` would also share it with another daemon of the same user
+/// that does the same, each getting some of the connections, where one that
+/// binds alone is told the port is in use. So a socket binds it alone first,
+/// and is closed again. With port 0 it is the one that asks for the port.
+fn free_address(addr: SocketAddr) -> std::io::Result<SocketAddr> {
+    let probe = std::net::TcpListener::bind(addr)?;
+    probe.local_addr()
 }
 
 /// A listening socket that shares its port with the daemon's others.

@@ -199,6 +199,38 @@ fn with_a_table_per_worker_each_table_caps_its_own_connections() {
     remove_temp_dir(&dir);
 }
 
+/// Sockets that share a port (`SO_REUSEPORT`, a table per worker) would share
+/// it with a second such daemon too, splitting the connections between them:
+/// the second is told the port is in use and exits, the first serves on.
+#[test]
+fn a_second_daemon_with_tables_per_worker_is_refused_the_port() {
+    let dir = temp_dir("port-twice");
+    let first_config = write_config(&dir, "descriptor_tables: per_worker,");
+    let first = ChildDaemon::start_with(&first_config);
+    let second_config = dir.join("second.ron");
+    let text = format!(
+        "(listen: \"{}\", workers: 2, descriptor_tables: per_worker, store: (path: {:?}))",
+        first.addr,
+        dir.join("second.db").display().to_string()
+    );
+    std::fs::write(&second_config, text).unwrap_or_else(|e| panic!("{e}"));
+    let second = std::process::Command::new(workspace_binary("flipd", "flipd"))
+        .arg("--config")
+        .arg(&second_config)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run flipd: {e}"));
+    let output = wait_bounded(second, Duration::from_secs(20));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(stderr.contains("cannot listen on"), "{stderr}");
+    assert_serves(first.addr);
+    drop(first);
+    remove_temp_dir(&dir);
+}
+
 #[test]
 fn a_client_that_never_reads_is_disconnected_and_others_carry_on() {
     let mut config = test_config();
