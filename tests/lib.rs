@@ -842,14 +842,8 @@ impl ChildDaemon {
     /// As [`ChildDaemon::start_with`], with the open-file limit (soft and hard,
     /// so that flipd cannot raise it) set to `open_files`.
     pub fn start_limited(config: &Path, open_files: u32) -> ChildDaemon {
-        let mut command = Command::new("sh");
-        command
-            .arg("-c")
-            .arg(format!(
-                "ulimit -n {open_files} && exec \"$0\" --config \"$1\""
-            ))
-            .arg(flipd_binary())
-            .arg(config);
+        let mut command = with_open_file_limit(open_files, &flipd_binary());
+        command.arg("--config").arg(config);
         ChildDaemon::run(command, config)
     }
 
@@ -920,6 +914,17 @@ impl Drop for ChildDaemon {
             remove_temp_dir(dir);
         }
     }
+}
+
+/// `program` run with its open-file limit, soft and hard (so that it cannot
+/// raise it), at `open_files`; the caller adds its arguments.
+pub fn with_open_file_limit(open_files: u32, program: &Path) -> Command {
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!("ulimit -n {open_files} && exec \"$0\" \"$@\""))
+        .arg(program);
+    command
 }
 
 /// Writes `<dir>/flipd.ron`: listen on port 0, the store at `<dir>/flipline.db`,

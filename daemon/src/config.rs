@@ -93,6 +93,11 @@ pub enum DescriptorTables {
 /// sockets, the runtime's, the store's, the log's.
 pub const RESERVED_DESCRIPTORS: u64 = 64;
 
+/// Connections one descriptor table holds under `open_file_limit`.
+pub fn table_capacity(open_file_limit: u64) -> u64 {
+    open_file_limit.saturating_sub(RESERVED_DESCRIPTORS)
+}
+
 /// Accounts: hashing threads and the delay after wrong passwords.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
@@ -251,7 +256,7 @@ impl Config {
     /// Connections that fit in the descriptor tables with `open_file_limit`
     /// descriptors each (`tables` resolved), at most `max_connections`.
     pub fn connection_capacity(&self, tables: DescriptorTables, open_file_limit: u64) -> u64 {
-        let per_table = open_file_limit.saturating_sub(RESERVED_DESCRIPTORS);
+        let per_table = table_capacity(open_file_limit);
         let tables_held = match tables {
             DescriptorTables::PerWorker => self.worker_count() as u64,
             DescriptorTables::Auto | DescriptorTables::Shared => 1,

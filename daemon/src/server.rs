@@ -241,7 +241,7 @@ async fn listen_on_each_worker(
 fn table_capacity() -> usize {
     #[cfg(unix)]
     if let Ok((soft, _)) = rlimit::getrlimit(rlimit::Resource::NOFILE) {
-        let capacity = soft.saturating_sub(crate::config::RESERVED_DESCRIPTORS);
+        let capacity = crate::config::table_capacity(soft);
         return usize::try_from(capacity).unwrap_or(usize::MAX);
     }
     usize::MAX

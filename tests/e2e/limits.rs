@@ -118,16 +118,22 @@ fn past_max_connections_a_connection_gets_503_and_is_closed() {
     // Once one leaves, a newcomer gets in (as soon as the daemon sees it go).
     first.ok("QUIT");
     first.expect_closed(Duration::from_secs(2));
+    let mut newcomer = connect_when_there_is_room(daemon.addr);
+    assert_eq!(newcomer.command("PING").1, "OK pong");
+}
+
+/// Connects until the daemon greets instead of answering `503` (as soon as it
+/// has seen a connection go), for at most 3 s.
+fn connect_when_there_is_room(addr: std::net::SocketAddr) -> Client {
     let deadline = Instant::now() + Duration::from_secs(3);
     loop {
-        let mut c = Client::connect_raw(daemon.addr);
+        let mut c = Client::connect_raw(addr);
         let line = c.line();
         if line == "HELLO flipline 1" {
-            assert_eq!(c.command("PING").1, "OK pong");
-            break;
+            return c;
         }
         assert_eq!(line, "ERR 503 server full");
-        assert!(Instant::now() < deadline, "the slot was never freed");
+        assert!(Instant::now() < deadline, "the place was never freed");
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -149,17 +155,7 @@ fn past_what_the_descriptor_table_holds_a_connection_gets_503() {
     assert_eq!(inside[0].command("PING").1, "OK pong");
     inside[0].ok("QUIT");
     inside[0].expect_closed(Duration::from_secs(2));
-    let deadline = Instant::now() + Duration::from_secs(3);
-    loop {
-        let mut c = Client::connect_raw(daemon.addr);
-        let line = c.line();
-        if line == "HELLO flipline 1" {
-            break;
-        }
-        assert_eq!(line, "ERR 503 server full");
-        assert!(Instant::now() < deadline, "the place was never freed");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    connect_when_there_is_room(daemon.addr);
     drop(inside);
     drop(daemon);
     remove_temp_dir(&dir);

@@ -6,8 +6,8 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use flipline_tests::{
-    ChildDaemon, remove_temp_dir, start, temp_dir, test_config, wait_bounded, workspace_binary,
-    write_config,
+    ChildDaemon, remove_temp_dir, start, temp_dir, test_config, wait_bounded, with_open_file_limit,
+    workspace_binary, write_config,
 };
 
 /// Runs `flip load` with `args` (bounded in time) and returns its report.
@@ -20,13 +20,8 @@ fn load_report(args: &[&str]) -> String {
 
 /// As [`load_report`], with the open-file limit (soft and hard) at `open_files`.
 fn load_report_limited(open_files: u32, args: &[&str]) -> String {
-    let binary = workspace_binary("flip", "flip");
-    let mut command = Command::new("sh");
-    command
-        .arg("-c")
-        .arg(format!("ulimit -n {open_files} && exec \"$0\" load \"$@\""))
-        .arg(&binary)
-        .args(args);
+    let mut command = with_open_file_limit(open_files, &workspace_binary("flip", "flip"));
+    command.arg("load").args(args);
     run_report(command)
 }
 

@@ -148,17 +148,7 @@ fn run_here(
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
-    let pace = if args.child { Pace::Child } else { Pace::Alone };
-    Ok(runtime.block_on(drive(args, phases, server, connections, pace)))
-}
-
-/// Whether a run has its phases to itself or lines them up with others.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Pace {
-    Alone,
-    /// One of several processes: waits for `go` after the ramp and `close`
-    /// after the window, and prints its figures as `part` lines.
-    Child,
+    Ok(runtime.block_on(drive(args, phases, server, connections)))
 }
 
 /// Raises the open-file limit as far as the system allows; returns how many
@@ -183,13 +173,7 @@ fn connection_budget(wanted: usize) -> (usize, Option<String>) {
     }
 }
 
-async fn drive(
-    args: &LoadArgs,
-    phases: &Phases,
-    server: SocketAddr,
-    connections: usize,
-    pace: Pace,
-) -> Report {
+async fn drive(args: &LoadArgs, phases: &Phases, server: SocketAddr, connections: usize) -> Report {
     let counters = Arc::new(Counters::default());
     let rss_before = args.pid.and_then(rss_kib);
     let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel::<()>(connections.max(1));
@@ -215,7 +199,9 @@ async fn drive(
             _ => break,
         }
     }
-    if pace == Pace::Child {
+    // One of several processes (split.rs): wait for `go` after the ramp, and
+    // print the figures and wait for `close` after the window.
+    if args.child {
         split::say_and_wait(split::READY, split::GO).await;
     }
     tokio::time::sleep(phases.warmup).await;
@@ -228,12 +214,11 @@ async fn drive(
     let seconds = start.elapsed().as_secs_f64();
     let rss_after = args.pid.and_then(rss_kib);
     let report = counters.report(seconds, rss_before.zip(rss_after));
-    match pace {
-        Pace::Alone => tokio::time::sleep(phases.cooldown).await,
-        Pace::Child => {
-            print!("{}", split::part_lines(&report, &counters));
-            split::say_and_wait(split::MEASURED, split::CLOSE).await;
-        }
+    if args.child {
+        print!("{}", split::part_lines(&report, &counters));
+        split::say_and_wait(split::MEASURED, split::CLOSE).await;
+    } else {
+        tokio::time::sleep(phases.cooldown).await;
     }
     counters.stopping.store(true, Ordering::Release);
     for task in tasks {

@@ -67,7 +67,7 @@ pub fn run(args: &LoadArgs, shares: &[usize], cooldown: Duration) -> Result<Repo
     std::thread::sleep(cooldown);
     children.tell(CLOSE);
     children.wait();
-    Ok(merge(parts, shares.iter().sum::<usize>() * 2))
+    Ok(merge(parts))
 }
 
 /// The children, killed if this process gives up on them.
@@ -252,13 +252,10 @@ pub fn part_lines(report: &Report, counters: &Counters) -> String {
 
 /// The children's figures as one report: counts summed, round trips from
 /// the summed histograms, the daemon's memory from the first reading before
-/// and the last after.
-fn merge(parts: Vec<Part>, wanted: usize) -> Report {
+/// and the last after. (`wanted` is the caller's.)
+fn merge(parts: Vec<Part>) -> Report {
     let latencies = Histogram::default();
-    let mut report = Report {
-        wanted,
-        ..Report::default()
-    };
+    let mut report = Report::default();
     let processes = parts.len();
     for part in parts {
         report.connections += part.connections;
@@ -345,7 +342,7 @@ mod tests {
                 part
             })
             .collect();
-        let merged = merge(parts, 10);
+        let merged = merge(parts);
         assert_eq!(merged.connections, 10);
         assert_eq!((merged.games, merged.moves), (3, 40));
         assert_eq!(merged.seconds, 2.1);
