@@ -91,7 +91,7 @@ impl Clocks {
 
 /// A moment as microseconds since the daemon first made one: 8 bytes where an
 /// `Instant` takes 16, for the turn start every game keeps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Stamp(u64);
 
 impl Stamp {

@@ -27,6 +27,11 @@ impl<T> LazyList<T> {
         self.0.get_or_insert_with(Box::default).push(item);
     }
 
+    /// Whether nothing is in it.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
     /// The item added last.
     pub fn last(&self) -> Option<&T> {
         self.0.as_ref().and_then(|list| list.last())

@@ -41,6 +41,7 @@ pub mod listener;
 pub mod lobby;
 pub mod messages;
 pub mod outbox;
+pub mod rules;
 pub mod server;
 pub mod session;
 pub mod store;

@@ -1,8 +1,15 @@
-//! The lobby: who is online, open seeks, game ids, the list of games, pairing.
-//! It is never on the move path: moves go from a session straight to its game.
-//! It writes each new game to the store before its actor starts, so that the
-//! game's first move, written by the game, follows it in the store's queue; and
-//! at start it brings back the games the store holds as in play.
+//! The lobby actor: a shell around the lobby core ([`LobbyCore`]), which knows
+//! who is online, the seeks, the games and who sits at each. The actor numbers
+//! games, writes them to the store, starts their actors (each on a player's
+//! worker thread), tells sessions and games what the core decided, answers
+//! `LIST` and `WHO`, and at start brings back the games the store holds as in
+//! play. It is never on the move path: moves go from a session straight to its
+//! game.
+//!
+//! The lobby only ever tells games and sessions (`do_send`), never waits on
+//! them, so no two actors wait on each other. Games tell the lobby that they
+//! ended before anyone hears `OVER`, so what a player does after `OVER` finds
+//! the lobby knowing.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -10,12 +17,8 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use actix::{Actor, Addr, ArbiterHandle, AsyncContext, Context, Handler, WeakAddr};
-use flipline::Color;
-use flipline::Variant;
 use flipline::notation::replay_with_passes;
-use flipline::protocol::{
-    ClockSpec, EndReason, ErrorCode, Event, GameId, GameResult, Opponent, ProtocolError, SeatChoice,
-};
+use flipline::protocol::{EndReason, Event, GameId, GameResult, ProtocolError};
 
 use crate::config::Config;
 use crate::engine_pool::EngineWorker;
@@ -23,23 +26,18 @@ use crate::game::{GameActor, GameServices, GameSetup};
 use crate::game_numbers::{GameNumbers, Reserved};
 use crate::messages::*;
 use crate::random_u64;
+use crate::rules::Sitter;
+use crate::rules::lobby::{Done, Launch, LobbyCore, LobbyEffect, PlayerStatus, Rematched, Sought};
 use crate::session::Session;
 use crate::store::{GameRecord, Status, Store, StoredMove, Write};
 
-/// What the lobby knows of a game.
-struct GameEntry {
-    handle: SeatRef,
-    variant: Variant,
-    status: Status,
-    black: Option<Name>,
-    white: Option<Name>,
-}
-
-struct OpenSeek {
-    member: Member,
-    variant: Variant,
-    clock: Option<ClockSpec>,
-    near: ArbiterHandle,
+/// A connection as the lobby keeps it.
+struct SessionEntry {
+    /// Weak: a strong address costs two allocations per copy, and the lobby
+    /// only needs it to reach a session that still exists.
+    addr: WeakAddr<Session>,
+    /// Its worker thread, where the games it starts run.
+    worker: ArbiterHandle,
 }
 
 /// The lobby actor (one per daemon).
@@ -50,12 +48,8 @@ pub struct Lobby {
     workers: Vec<ArbiterHandle>,
     next_worker: usize,
     numbers: GameNumbers,
-    /// Weak addresses: a strong one costs two allocations per copy, and the
-    /// lobby only needs these to reach sessions that still exist.
-    sessions: HashMap<u64, WeakAddr<Session>>,
-    names: HashMap<Name, WeakAddr<Session>>,
-    seeks: Vec<OpenSeek>,
-    games: HashMap<GameId, GameEntry>,
+    sessions: HashMap<ConnId, SessionEntry>,
+    core: LobbyCore<SeatRef>,
 }
 
 impl Lobby {
@@ -80,90 +74,133 @@ impl Lobby {
             workers,
             next_worker: 0,
             sessions: HashMap::new(),
-            names: HashMap::new(),
-            seeks: Vec::new(),
-            games: HashMap::new(),
+            core: LobbyCore::new(),
         })
     }
 
-    /// Numbers a new game, writes it to the store and starts it.
-    fn spawn_game(&mut self, order: Spawn) -> SeatRef {
-        let game = self.numbers.take();
-        self.reserve_ahead();
-        let (black, white) = (order.black.name(), order.white.name());
-        let status = status_of_seats(&black, &white);
+    /// Carries out the core's decision and answers with its reply.
+    fn carry_out<T>(&mut self, done: Done<T, SeatRef>) -> T {
+        for effect in done.effects {
+            self.carry_out_one(effect);
+        }
+        done.reply
+    }
+
+    fn carry_out_one(&mut self, effect: LobbyEffect<SeatRef>) {
+        match effect {
+            LobbyEffect::Launch(launch) => self.launch(launch),
+            LobbyEffect::StoreSeats { game, black, white } => {
+                self.services.store.write(Write::Seats {
+                    game,
+                    black: black.map(|n| n.to_string()),
+                    white: white.map(|n| n.to_string()),
+                });
+            }
+            LobbyEffect::StoreCancel(game) => {
+                self.services.store.write(Write::Cancel { game });
+            }
+            LobbyEffect::Seated { conn, game } => {
+                let session = self.sessions.get(&conn).and_then(|s| s.addr.upgrade());
+                if let (Some(session), Some(route)) = (session, self.core.route(game)) {
+                    session.do_send(Seated(Arc::clone(route)));
+                }
+            }
+            LobbyEffect::ToGame(route, order) => {
+                let order = order.map_conn(|id| self.sessions.get(&id).map(|s| s.addr.clone()));
+                route.addr.do_send(Seating(order));
+            }
+        }
+    }
+
+    /// Writes a new game to the store and starts its actor: on the worker
+    /// thread of the player it names, else on the next in turn.
+    fn launch(&mut self, launch: Launch) {
+        let [black, white] = &launch.seats;
         self.services.store.write(Write::NewGame {
-            id: game,
-            variant: order.variant,
-            black: black.map(|n| n.to_string()),
-            white: white.map(|n| n.to_string()),
-            clock: order.clock,
-            status,
-            start: order.start.clone(),
+            id: launch.id,
+            variant: launch.variant,
+            black: black.name().map(|n| n.to_string()),
+            white: white.name().map(|n| n.to_string()),
+            clock: launch.clock,
+            status: if matches!(black, Sitter::Open) || matches!(white, Sitter::Open) {
+                Status::Open
+            } else {
+                Status::Playing
+            },
+            start: launch.start.clone(),
         });
-        let start = order
+        let start = launch
             .start
             .iter()
             .map(|&mv| StoredMove { mv, ms: None })
             .collect();
-        self.launch(game, order, start, false)
+        let near = launch
+            .near
+            .and_then(|conn| self.sessions.get(&conn))
+            .map(|s| s.worker.clone());
+        let seats = launch.seats.map(|s| self.session_refs(s));
+        self.start_game(
+            launch.id,
+            launch.variant,
+            launch.clock,
+            seats,
+            start,
+            near,
+            false,
+        );
     }
 
-    /// Asks the store for more game numbers when few are left.
-    fn reserve_ahead(&mut self) {
-        if let Some(reservation) = self.numbers.ask_ahead() {
-            let lobby = self.services.lobby.clone();
-            actix::spawn(async move { lobby.do_send(NumbersReserved(reservation.await)) });
-        }
+    fn session_refs(&self, sitter: Sitter<ConnId>) -> Sitter<SessionRef> {
+        sitter.map_conn(|id| self.sessions.get(&id).map(|s| s.addr.clone()))
     }
 
-    /// Starts a game actor, on a player's worker thread if the order names
-    /// one, else on the next in turn, and records it.
-    fn launch(
+    #[allow(clippy::too_many_arguments, reason = "a game's whole description")]
+    fn start_game(
         &mut self,
-        game: GameId,
-        order: Spawn,
+        id: GameId,
+        variant: flipline::Variant,
+        clock: Option<flipline::protocol::ClockSpec>,
+        seats: [Sitter<SessionRef>; 2],
         start: Vec<StoredMove>,
+        near: Option<ArbiterHandle>,
         recovered: bool,
-    ) -> SeatRef {
+    ) {
         let setup = GameSetup {
-            id: game,
-            variant: order.variant,
-            clock: order.clock,
-            black: order.black,
-            white: order.white,
+            id,
+            variant,
+            clock,
+            seats,
             start,
             recovered,
             services: Arc::clone(&self.services),
         };
-        let (black, white) = (setup.black.name(), setup.white.name());
-        let handle = match &order.near {
-            Some(near) => GameActor::spawn_on(Some(near), setup),
-            None => {
-                let worker = self
-                    .workers
-                    .get(self.next_worker % self.workers.len().max(1));
-                self.next_worker = self.next_worker.wrapping_add(1);
-                GameActor::spawn_on(worker, setup)
-            }
-        };
-        let entry = GameEntry {
-            handle: Arc::clone(&handle),
-            variant: order.variant,
-            status: status_of_seats(&black, &white),
-            black,
-            white,
-        };
-        self.games.insert(game, entry);
-        handle
+        let worker = near.or_else(|| {
+            let next = self
+                .workers
+                .get(self.next_worker % self.workers.len().max(1));
+            self.next_worker = self.next_worker.wrapping_add(1);
+            next.cloned()
+        });
+        let handle = GameActor::spawn_on(worker.as_ref(), setup);
+        self.core.set_route(id, handle);
     }
 
     /// Asks every connection to close if it has been idle past the timeout: one
     /// sweep here instead of a timer in each of thousands of connections.
     fn sweep_idle(&mut self) {
-        for session in self.sessions.values().filter_map(WeakAddr::upgrade) {
+        for session in self.sessions.values().filter_map(|s| s.addr.upgrade()) {
             session.do_send(IdleCheck);
         }
+    }
+
+    /// The route the session asking gets for a game the core just seated it in.
+    fn route(&self, game: GameId) -> Result<SeatRef, ProtocolError> {
+        self.core.route(game).cloned().ok_or_else(|| {
+            ProtocolError::new(
+                flipline::protocol::ErrorCode::NotFound,
+                format!("no game {game}"),
+            )
+        })
     }
 }
 
@@ -174,7 +211,7 @@ impl Actor for Lobby {
         let timeout = Duration::from_secs(self.services.config.idle_timeout_secs);
         ctx.run_interval(idle_sweep_interval(timeout), |act, _| act.sweep_idle());
         // The first game need not wait for its number.
-        self.reserve_ahead();
+        ask_ahead(&mut self.numbers, &self.services.lobby);
     }
 }
 
@@ -188,7 +225,11 @@ impl Handler<Connected> for Lobby {
     type Result = ();
 
     fn handle(&mut self, msg: Connected, _: &mut Context<Self>) {
-        self.sessions.insert(msg.id, msg.session.downgrade());
+        let entry = SessionEntry {
+            addr: msg.session.downgrade(),
+            worker: msg.worker,
+        };
+        self.sessions.insert(msg.id, entry);
     }
 }
 
@@ -196,30 +237,35 @@ impl Handler<Gone> for Lobby {
     type Result = ();
 
     fn handle(&mut self, msg: Gone, _: &mut Context<Self>) {
-        self.sessions.remove(&msg.id);
         if let Some(name) = msg.name {
-            self.names.remove(&name);
-            self.seeks.retain(|s| s.member.name != name);
+            let effects = self.core.gone(msg.id, &name);
+            for effect in effects {
+                self.carry_out_one(effect);
+            }
         }
+        self.sessions.remove(&msg.id);
     }
 }
 
 impl Handler<Login> for Lobby {
     type Result = Result<(), ProtocolError>;
 
-    fn handle(&mut self, Login(member): Login, _: &mut Context<Self>) -> Self::Result {
-        match self.names.get(&member.name) {
-            Some(holder) if holder.upgrade().is_some_and(|h| h != member.session) => {
-                Err(ProtocolError::new(
-                    ErrorCode::Conflict,
-                    format!("name '{}' is in use", member.name),
-                ))
-            }
-            _ => {
-                self.names.insert(member.name, member.session.downgrade());
-                Ok(())
+    fn handle(&mut self, msg: Login, _: &mut Context<Self>) -> Self::Result {
+        // A holder whose connection has stopped but whose `Gone` is still on
+        // its way has gone: say so first, so the name is free.
+        if let Some(holder) = self.core.holder(&msg.name)
+            && holder != msg.id
+            && self
+                .sessions
+                .get(&holder)
+                .is_none_or(|s| s.addr.upgrade().is_none())
+        {
+            let effects = self.core.gone(holder, &msg.name);
+            for effect in effects {
+                self.carry_out_one(effect);
             }
         }
+        self.core.login(&msg.name, msg.id)
     }
 }
 
@@ -227,36 +273,11 @@ impl Handler<Create> for Lobby {
     type Result = Result<SeatRef, ProtocolError>;
 
     fn handle(&mut self, msg: Create, _: &mut Context<Self>) -> Self::Result {
-        let spec = msg.spec;
-        let other = match spec.opponent {
-            Opponent::Open => SeatSpec::Open,
-            Opponent::Bot(level) => SeatSpec::Bot(level),
-            Opponent::Hotseat => SeatSpec::Human(msg.creator.clone()),
-        };
-        let creator = SeatSpec::Human(msg.creator);
-        let creator_color = match spec.seat {
-            SeatChoice::Black => Color::Black,
-            SeatChoice::White => Color::White,
-            SeatChoice::Random => random_color(),
-        };
-        let (black, white) = match creator_color {
-            Color::Black => (creator, other),
-            Color::White => (other, creator),
-        };
-        let (position, start) = replay_with_passes(spec.variant, &spec.from)
-            .map_err(|e| ProtocolError::bad(format!("from: {e}")))?;
-        if position.is_over() {
-            return Err(ProtocolError::bad("from: those moves end the game"));
-        }
-        let order = Spawn {
-            variant: spec.variant,
-            clock: spec.clock,
-            black,
-            white,
-            start,
-            near: Some(msg.near),
-        };
-        Ok(self.spawn_game(order))
+        let (numbers, lobby) = (&mut self.numbers, &self.services.lobby);
+        let id = || take_number(numbers, lobby);
+        let done = self.core.new_game(&msg.name, &msg.spec, id, coin())?;
+        let game = self.carry_out(done);
+        self.route(game)
     }
 }
 
@@ -264,54 +285,64 @@ impl Handler<Seek> for Lobby {
     type Result = Result<Option<SeatRef>, ProtocolError>;
 
     fn handle(&mut self, msg: Seek, _: &mut Context<Self>) -> Self::Result {
-        let name = msg.member.name.clone();
-        self.seeks.retain(|s| s.member.name != name);
-        let found = self
-            .seeks
-            .iter()
-            .position(|s| s.variant == msg.variant && s.clock == msg.clock);
-        let Some(index) = found else {
-            self.seeks.push(OpenSeek {
-                member: msg.member,
-                variant: msg.variant,
-                clock: msg.clock,
-                near: msg.near,
-            });
-            return Ok(None);
-        };
-        let waiting = self.seeks.remove(index);
-        let (first, second) = (SeatSpec::Human(waiting.member), SeatSpec::Human(msg.member));
-        let (black, white) = match random_color() {
-            Color::Black => (first, second),
-            Color::White => (second, first),
-        };
-        let seat = self.spawn_game(Spawn {
-            variant: msg.variant,
-            clock: msg.clock,
-            black,
-            white,
-            start: Vec::new(),
-            near: Some(waiting.near),
-        });
-        Ok(Some(seat))
+        let (numbers, lobby) = (&mut self.numbers, &self.services.lobby);
+        let id = || take_number(numbers, lobby);
+        let done = self
+            .core
+            .seek(&msg.name, msg.variant, msg.clock, id, coin())?;
+        match self.carry_out(done) {
+            Sought::Paired(game) => self.route(game).map(Some),
+            Sought::Seeking => Ok(None),
+        }
     }
 }
 
-impl Handler<CancelSeek> for Lobby {
-    type Result = bool;
+impl Handler<Join> for Lobby {
+    type Result = Result<(SeatRef, flipline::Color), ProtocolError>;
 
-    fn handle(&mut self, msg: CancelSeek, _: &mut Context<Self>) -> bool {
-        let before = self.seeks.len();
-        self.seeks.retain(|s| s.member.name != msg.name);
-        self.seeks.len() != before
+    fn handle(&mut self, msg: Join, _: &mut Context<Self>) -> Self::Result {
+        let done = self.core.join(&msg.name, msg.game)?;
+        let (game, color) = self.carry_out(done);
+        Ok((self.route(game)?, color))
     }
 }
 
-impl Handler<Spawn> for Lobby {
-    type Result = Result<SeatRef, ProtocolError>;
+impl Handler<Leave> for Lobby {
+    type Result = Result<crate::rules::lobby::Left, ProtocolError>;
 
-    fn handle(&mut self, msg: Spawn, _: &mut Context<Self>) -> Self::Result {
-        Ok(self.spawn_game(msg))
+    fn handle(&mut self, msg: Leave, _: &mut Context<Self>) -> Self::Result {
+        let done = self.core.leave(&msg.name, msg.watching)?;
+        Ok(self.carry_out(done))
+    }
+}
+
+impl Handler<Rematch> for Lobby {
+    type Result = Result<Option<SeatRef>, ProtocolError>;
+
+    fn handle(&mut self, msg: Rematch, _: &mut Context<Self>) -> Self::Result {
+        let (numbers, lobby) = (&mut self.numbers, &self.services.lobby);
+        let id = || take_number(numbers, lobby);
+        let done = self.core.rematch(&msg.name, id)?;
+        match self.carry_out(done) {
+            Rematched::Game(game) => self.route(game).map(Some),
+            Rematched::Waiting => Ok(None),
+        }
+    }
+}
+
+/// Takes the next game number, and asks the store for more when few are left.
+/// The core takes it as a closure, so that a refused command takes none.
+fn take_number(numbers: &mut GameNumbers, lobby: &Addr<Lobby>) -> GameId {
+    let game = numbers.take();
+    ask_ahead(numbers, lobby);
+    game
+}
+
+/// Asks the store for more game numbers when few are left.
+fn ask_ahead(numbers: &mut GameNumbers, lobby: &Addr<Lobby>) {
+    if let Some(reservation) = numbers.ask_ahead() {
+        let lobby = lobby.clone();
+        actix::spawn(async move { lobby.do_send(NumbersReserved(reservation.await)) });
     }
 }
 
@@ -342,16 +373,27 @@ impl Lobby {
             });
             return false;
         }
-        let order = Spawn {
-            variant: record.variant,
-            clock: record.clock,
-            black: SeatSpec::from_stored(record.black.as_deref()),
-            white: SeatSpec::from_stored(record.white.as_deref()),
-            start: Vec::new(),
-            near: None,
-        };
+        let seats = [
+            Sitter::from_stored(record.black.as_deref()),
+            Sitter::from_stored(record.white.as_deref()),
+        ];
+        if !self
+            .core
+            .recover(record.id, record.variant, record.clock, seats.clone())
+        {
+            return false;
+        }
         self.numbers.skip_past(record.id);
-        self.launch(record.id, order, record.moves, true);
+        let seats = seats.map(|s| self.session_refs(s));
+        self.start_game(
+            record.id,
+            record.variant,
+            record.clock,
+            seats,
+            record.moves,
+            None,
+            true,
+        );
         true
     }
 }
@@ -385,7 +427,7 @@ impl Handler<Find> for Lobby {
     type Result = Option<SeatRef>;
 
     fn handle(&mut self, Find(game): Find, _: &mut Context<Self>) -> Self::Result {
-        self.games.get(&game).map(|entry| Arc::clone(&entry.handle))
+        self.core.route(game).cloned()
     }
 }
 
@@ -393,17 +435,21 @@ impl Handler<ListGames> for Lobby {
     type Result = Vec<Event>;
 
     fn handle(&mut self, _: ListGames, _: &mut Context<Self>) -> Vec<Event> {
-        let mut ids: Vec<&GameId> = self.games.keys().collect();
-        ids.sort();
-        ids.into_iter()
-            .filter_map(|id| self.games.get(id).map(|g| (id, g)))
-            .map(|(&game, g)| Event::Game {
-                game,
-                variant: g.variant,
-                black: g.black.as_deref().map(str::to_string),
-                white: g.white.as_deref().map(str::to_string),
-                status: g.status.word().to_string(),
-                ply: g.handle.ply.load(Ordering::Relaxed),
+        self.core
+            .games()
+            .map(|(game, entry)| {
+                let [black, white] = &entry.seats;
+                Event::Game {
+                    game,
+                    variant: entry.variant,
+                    black: black.as_ref().map(|o| o.name().to_string()),
+                    white: white.as_ref().map(|o| o.name().to_string()),
+                    status: entry.phase.word().to_string(),
+                    ply: entry
+                        .route
+                        .as_ref()
+                        .map_or(0, |r| r.ply.load(Ordering::Relaxed)),
+                }
             })
             .collect()
     }
@@ -413,42 +459,26 @@ impl Handler<ListPlayers> for Lobby {
     type Result = Vec<Event>;
 
     fn handle(&mut self, _: ListPlayers, _: &mut Context<Self>) -> Vec<Event> {
-        let mut playing: HashMap<&str, GameId> = HashMap::new();
-        for (&id, g) in self.games.iter().filter(|(_, g)| g.status != Status::Over) {
-            for name in [&g.black, &g.white].into_iter().flatten() {
-                playing.insert(name, id);
-            }
-        }
-        let mut names: Vec<&Name> = self.names.keys().collect();
-        names.sort();
-        names
+        self.core
+            .who()
             .into_iter()
-            .map(|name| {
-                let status = if let Some(game) = playing.get(&**name) {
-                    format!("playing {game}")
-                } else if self.seeks.iter().any(|s| &s.member.name == name) {
-                    "seeking".to_string()
-                } else {
-                    "idle".to_string()
-                };
-                Event::Player {
-                    name: name.to_string(),
-                    status,
-                }
+            .map(|(name, status)| Event::Player {
+                name: name.to_string(),
+                status: match status {
+                    PlayerStatus::Playing(game) => format!("playing {game}"),
+                    PlayerStatus::Seeking => "seeking".to_string(),
+                    PlayerStatus::Idle => "idle".to_string(),
+                },
             })
             .collect()
     }
 }
 
-impl Handler<GameChanged> for Lobby {
+impl Handler<GameEnded> for Lobby {
     type Result = ();
 
-    fn handle(&mut self, msg: GameChanged, _: &mut Context<Self>) {
-        if let Some(entry) = self.games.get_mut(&msg.game) {
-            entry.black = msg.black;
-            entry.white = msg.white;
-            entry.status = msg.status;
-        }
+    fn handle(&mut self, GameEnded(game): GameEnded, _: &mut Context<Self>) {
+        self.core.ended(game);
     }
 }
 
@@ -456,7 +486,7 @@ impl Handler<GameClosed> for Lobby {
     type Result = ();
 
     fn handle(&mut self, GameClosed(game): GameClosed, _: &mut Context<Self>) {
-        self.games.remove(&game);
+        self.core.closed(game);
     }
 }
 
@@ -464,28 +494,16 @@ impl Handler<BroadcastShutdown> for Lobby {
     type Result = usize;
 
     fn handle(&mut self, _: BroadcastShutdown, _: &mut Context<Self>) -> usize {
-        for session in self.sessions.values().filter_map(WeakAddr::upgrade) {
+        for session in self.sessions.values().filter_map(|s| s.addr.upgrade()) {
             session.do_send(ShutdownNotice);
         }
         self.sessions.len()
     }
 }
 
-/// A new game is in play once both seats are filled, open until then.
-fn status_of_seats(black: &Option<Name>, white: &Option<Name>) -> Status {
-    if black.is_some() && white.is_some() {
-        Status::Playing
-    } else {
-        Status::Open
-    }
-}
-
-fn random_color() -> Color {
-    if random_u64() & 1 == 0 {
-        Color::Black
-    } else {
-        Color::White
-    }
+/// A fair coin for colours.
+fn coin() -> bool {
+    random_u64() & 1 == 0
 }
 
 #[cfg(test)]

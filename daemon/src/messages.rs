@@ -5,13 +5,16 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 
-use actix::{Addr, Message};
+use actix::{Addr, ArbiterHandle, Message, WeakAddr};
 use flipline::protocol::{ClockSpec, Event, GameId, NewGame, ProtocolError};
 use flipline::{Color, Square, Variant};
 
 use crate::game::GameActor;
 use crate::outbox::Text;
+use crate::rules::lobby::{Left, Order};
 use crate::session::Session;
+
+pub use crate::rules::{ConnId, Name};
 
 /// A successful reply: data lines sent before it (each ending in LF, often none)
 /// and the text after `OK` (may be empty).
@@ -55,7 +58,8 @@ pub struct ShutdownNotice;
 
 /// A running game as the lobby, its players' sessions and the game itself hold
 /// it: one allocation per game, shared, since every copy of an actix `Addr`
-/// costs two allocations and an idle game should be small.
+/// costs two allocations and an idle game should be small. It is the route to
+/// the game: the lobby hands it out, sessions keep it for their seat.
 #[derive(Debug)]
 pub struct GameHandle {
     /// The game.
@@ -70,19 +74,10 @@ pub struct GameHandle {
 /// A game and its actor, as a session keeps it.
 pub type SeatRef = Arc<GameHandle>;
 
-/// A logged-in name. Shared by the session, the lobby and the game instead of
-/// copied into each: an idle game should be small, and a move's `Play` should
-/// not allocate.
-pub type Name = Arc<str>;
-
-/// Someone taking part in a game: a name and its connection.
-#[derive(Clone, Debug)]
-pub struct Member {
-    /// The logged-in name.
-    pub name: Name,
-    /// The connection.
-    pub session: Addr<Session>,
-}
+/// A connection as a game keeps it: weak, since a strong actix address costs
+/// two allocations for as long as it is kept, and upgraded for each message
+/// (which costs them only while it is sent).
+pub type SessionRef = WeakAddr<Session>;
 
 // ---- to games ----
 
@@ -99,8 +94,6 @@ pub enum Action {
     Board,
     /// `SAY`.
     Say(String),
-    /// `LEAVE`.
-    Leave,
 }
 
 /// A player's action in a game.
@@ -113,15 +106,6 @@ pub struct Play {
     pub action: Action,
 }
 
-/// `REMATCH`: answered at once while waiting for the opponent, or once the lobby
-/// has made the new game.
-#[derive(Message)]
-#[rtype(result = "Reply")]
-pub struct Rematch {
-    /// Who asks.
-    pub name: Name,
-}
-
 /// `HINT`: answered once the engine has thought.
 #[derive(Message)]
 #[rtype(result = "Reply")]
@@ -129,11 +113,6 @@ pub struct Hint {
     /// Who asks.
     pub name: Name,
 }
-
-/// `JOIN`: take the free seat, or one's own seat back within the grace period.
-#[derive(Message)]
-#[rtype(result = "Result<Color, ProtocolError>")]
-pub struct Join(pub Member);
 
 /// `WATCH`: follow the game.
 #[derive(Message)]
@@ -151,13 +130,11 @@ pub struct Unwatch {
     pub session: Addr<Session>,
 }
 
-/// A seated player's connection is gone.
+/// What the lobby decided about who sits at a game (see
+/// [`crate::rules::lobby::Order`]); `None` where the connection is already gone.
 #[derive(Message)]
 #[rtype(result = "()")]
-pub struct Disconnected {
-    /// The player's name.
-    pub name: Name,
-}
+pub struct Seating(pub Order<Option<SessionRef>>);
 
 // ---- to the lobby ----
 
@@ -166,9 +143,11 @@ pub struct Disconnected {
 #[rtype(result = "()")]
 pub struct Connected {
     /// The connection's number.
-    pub id: u64,
+    pub id: ConnId,
     /// Its actor.
     pub session: Addr<Session>,
+    /// Its worker thread: games one of its players starts run there.
+    pub worker: ArbiterHandle,
 }
 
 /// The lobby's periodic call to every connection: close if idle too long.
@@ -181,69 +160,29 @@ pub struct IdleCheck;
 #[rtype(result = "()")]
 pub struct Gone {
     /// The connection's number.
-    pub id: u64,
+    pub id: ConnId,
     /// The name it was logged in with.
     pub name: Option<Name>,
 }
 
-/// `LOGIN`.
+/// `LOGIN`, once the password is checked.
 #[derive(Message)]
 #[rtype(result = "Result<(), ProtocolError>")]
-pub struct Login(pub Member);
-
-/// The other seat of a game being created.
-#[derive(Clone, Debug)]
-pub enum SeatSpec {
-    /// Free until someone joins.
-    Open,
-    /// A person.
-    Human(Member),
-    /// The engine at a level.
-    Bot(u8),
-    /// A person who is not connected: a game recovered at start, whose players
-    /// come back with `LOGIN` and `JOIN` within the grace period.
-    Away(Name),
+pub struct Login {
+    /// The name.
+    pub name: Name,
+    /// The connection.
+    pub id: ConnId,
 }
 
-impl SeatSpec {
-    /// The name in the seat (`bot:N` for a bot), `None` while open.
-    pub fn name(&self) -> Option<Name> {
-        match self {
-            SeatSpec::Open => None,
-            SeatSpec::Human(member) => Some(member.name.clone()),
-            SeatSpec::Bot(level) => Some(bot_name(*level)),
-            SeatSpec::Away(name) => Some(name.clone()),
-        }
-    }
-
-    /// The seat a stored name stands for: `bot:N` is the engine, any other name
-    /// a person (not connected yet), none an open seat.
-    pub fn from_stored(name: Option<&str>) -> SeatSpec {
-        match name {
-            None => SeatSpec::Open,
-            Some(name) => match name.strip_prefix("bot:").map(str::parse::<u8>) {
-                Some(Ok(level)) => SeatSpec::Bot(level),
-                _ => SeatSpec::Away(Name::from(name)),
-            },
-        }
-    }
-}
-
-/// The name a bot plays under: `bot:` and its level.
-pub fn bot_name(level: u8) -> Name {
-    Name::from(format!("bot:{level}"))
-}
-
-/// `NEW`.
+/// `NEW`: the seat in the new game.
 #[derive(Message)]
 #[rtype(result = "Result<SeatRef, ProtocolError>")]
 pub struct Create {
     /// The creator.
-    pub creator: Member,
+    pub name: Name,
     /// The arguments of `NEW`.
     pub spec: NewGame,
-    /// The creator's worker thread (see [`Spawn::near`]).
-    pub near: actix::ArbiterHandle,
 }
 
 /// `SEEK`: a seat in a new game at once, or `None` while waiting.
@@ -251,40 +190,39 @@ pub struct Create {
 #[rtype(result = "Result<Option<SeatRef>, ProtocolError>")]
 pub struct Seek {
     /// The seeker.
-    pub member: Member,
+    pub name: Name,
     /// The game wanted.
     pub variant: Variant,
     /// The clock wanted.
     pub clock: Option<ClockSpec>,
-    /// The seeker's worker thread (see [`Spawn::near`]).
-    pub near: actix::ArbiterHandle,
 }
 
-/// Withdraws a seek; answers whether there was one.
+/// `JOIN`: the open seat, or one's own seat again; the seat and its colour.
 #[derive(Message)]
-#[rtype(result = "bool")]
-pub struct CancelSeek {
-    /// The seeker's name.
+#[rtype(result = "Result<(SeatRef, Color), ProtocolError>")]
+pub struct Join {
+    /// Who.
     pub name: Name,
+    /// The game.
+    pub game: GameId,
 }
 
-/// A game played by these seats (used for rematches).
+/// `LEAVE`: what was left.
 #[derive(Message)]
-#[rtype(result = "Result<SeatRef, ProtocolError>")]
-pub struct Spawn {
-    /// The variant.
-    pub variant: Variant,
-    /// The clock.
-    pub clock: Option<ClockSpec>,
-    /// Black's seat.
-    pub black: SeatSpec,
-    /// White's seat.
-    pub white: SeatSpec,
-    /// Moves already played (every pass written out), checked to be legal.
-    pub start: Vec<flipline::Move>,
-    /// The worker thread of one of its players, to start the game on: their
-    /// messages to each other then stay on that thread. `None`: any.
-    pub near: Option<actix::ArbiterHandle>,
+#[rtype(result = "Result<Left, ProtocolError>")]
+pub struct Leave {
+    /// Who.
+    pub name: Name,
+    /// Whether the connection watches games (left after a seat, before a seek).
+    pub watching: bool,
+}
+
+/// `REMATCH`: the seat in the new game, or `None` while others have not asked.
+#[derive(Message)]
+#[rtype(result = "Result<Option<SeatRef>, ProtocolError>")]
+pub struct Rematch {
+    /// Who.
+    pub name: Name,
 }
 
 /// Games that were in play when the daemon last stopped: the lobby starts their
@@ -293,7 +231,7 @@ pub struct Spawn {
 #[rtype(result = "usize")]
 pub struct Recover(pub Vec<crate::store::GameRecord>);
 
-/// The actor of a game, for `JOIN` and `WATCH`.
+/// The actor of a game, for `WATCH`.
 #[derive(Message)]
 #[rtype(result = "Option<SeatRef>")]
 pub struct Find(pub GameId);
@@ -308,19 +246,10 @@ pub struct ListGames;
 #[rtype(result = "Vec<Event>")]
 pub struct ListPlayers;
 
-/// A game's seats or status changed.
+/// A game ended: sent by the game before anyone hears `OVER`.
 #[derive(Message)]
 #[rtype(result = "()")]
-pub struct GameChanged {
-    /// The game.
-    pub game: GameId,
-    /// Black's name.
-    pub black: Option<Name>,
-    /// White's name.
-    pub white: Option<Name>,
-    /// Open, playing or over.
-    pub status: crate::store::Status,
-}
+pub struct GameEnded(pub GameId);
 
 /// A game's actor stopped.
 #[derive(Message)]

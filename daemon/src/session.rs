@@ -34,6 +34,7 @@ use crate::lazy_list::LazyList;
 use crate::lobby::Lobby;
 use crate::messages::*;
 use crate::outbox::{Outbox, QueueError};
+use crate::rules::lobby::Left;
 use crate::store::{GameRecord, Store};
 
 /// What every session shares.
@@ -401,13 +402,6 @@ impl Session {
         ctx.wait(request);
     }
 
-    fn member(&self, ctx: &Context<Self>) -> Option<Member> {
-        self.name.clone().map(|name| Member {
-            name,
-            session: ctx.address(),
-        })
-    }
-
     fn on_line(&mut self, ctx: &mut Context<Self>, line: Line) {
         if matches!(&line, Line::Text(text) if text.trim().is_empty()) {
             return;
@@ -491,12 +485,12 @@ impl Session {
     /// Takes `name` in the lobby (refused while another connection holds it).
     fn claim_name(&mut self, ctx: &mut Context<Self>, name: String) {
         let name = Name::from(name);
-        let member = Member {
+        let login = Login {
             name: Name::clone(&name),
-            session: ctx.address(),
+            id: self.id,
         };
         let lobby = self.shared.lobby.clone();
-        self.ask(ctx, &lobby, Login(member), move |act, ctx, result| {
+        self.ask(ctx, &lobby, login, move |act, ctx, result| {
             if result.is_ok() {
                 act.name = Some(Name::clone(&name));
             }
@@ -504,24 +498,20 @@ impl Session {
         });
     }
 
-    /// Leaves the current game (if it is not in play) before `then` starts another.
-    fn free_seat_then<F>(&mut self, ctx: &mut Context<Self>, then: F)
+    /// Asks the lobby (which decides every seat) and answers with what it
+    /// says; a seat it gives becomes this session's route to that game before
+    /// the reply goes out, so the next command already goes there.
+    fn ask_lobby<M, T, F>(&mut self, ctx: &mut Context<Self>, msg: M, answer: F)
     where
-        F: FnOnce(&mut Session, &mut Context<Session>) + 'static,
+        M: Message<Result = Result<T, ProtocolError>> + Send + 'static,
+        T: Send + 'static,
+        Lobby: Handler<M>,
+        F: FnOnce(&mut Session, &mut Context<Session>, T) -> Answer + 'static,
     {
-        let (Some(seat), Some(name)) = (self.seat.clone(), self.name.clone()) else {
-            return then(self, ctx);
-        };
-        let play = Play {
-            name,
-            action: Action::Leave,
-        };
-        self.ask(ctx, &seat.addr, play, |act, ctx, result| match result {
-            Ok(_) => {
-                act.seat = None;
-                then(act, ctx);
-            }
-            Err(e) => act.reply(ctx, Err(e)),
+        let lobby = self.shared.lobby.clone();
+        self.ask(ctx, &lobby, msg, move |act, ctx, result| {
+            let reply = result.map(|value| answer(act, ctx, value));
+            act.reply(ctx, reply);
         });
     }
 
@@ -531,80 +521,96 @@ impl Session {
         variant: flipline::Variant,
         clock: Option<flipline::protocol::ClockSpec>,
     ) {
-        self.free_seat_then(ctx, move |act, ctx| act.seek_now(ctx, variant, clock));
-    }
-
-    fn seek_now(
-        &mut self,
-        ctx: &mut Context<Self>,
-        variant: flipline::Variant,
-        clock: Option<flipline::protocol::ClockSpec>,
-    ) {
-        let Some(member) = self.member(ctx) else {
+        let Some(name) = self.name.clone() else {
             return;
         };
-        let lobby = self.shared.lobby.clone();
-        self.ask(
-            ctx,
-            &lobby,
-            Seek {
-                member,
-                variant,
-                clock,
-                near: actix::Arbiter::current(),
-            },
-            |act, ctx, result| match result {
-                Ok(Some(seat)) => {
-                    let game = seat.game;
-                    act.take_seat(seat);
-                    act.reply(ctx, Ok(Answer::ok(game.to_string())));
-                }
-                Ok(None) => act.reply(ctx, Ok(Answer::ok("seeking"))),
-                Err(e) => act.reply(ctx, Err(e)),
-            },
-        );
+        let seek = Seek {
+            name,
+            variant,
+            clock,
+        };
+        self.ask_lobby(ctx, seek, |act, _, seat| match seat {
+            Some(seat) => {
+                let game = seat.game;
+                act.seat = Some(seat);
+                Answer::ok(game.to_string())
+            }
+            None => {
+                act.seat = None;
+                Answer::ok("seeking")
+            }
+        });
     }
 
     fn new_game(&mut self, ctx: &mut Context<Self>, spec: flipline::protocol::NewGame) {
-        self.withdraw_seek();
-        self.free_seat_then(ctx, move |act, ctx| act.new_game_now(ctx, spec));
-    }
-
-    fn new_game_now(&mut self, ctx: &mut Context<Self>, spec: flipline::protocol::NewGame) {
-        let Some(creator) = self.member(ctx) else {
+        let Some(name) = self.name.clone() else {
             return;
         };
-        let lobby = self.shared.lobby.clone();
-        self.ask(
-            ctx,
-            &lobby,
-            Create {
-                creator,
-                spec,
-                near: actix::Arbiter::current(),
-            },
-            |act, ctx, result| match result {
-                Ok(seat) => {
-                    let game = seat.game;
-                    act.take_seat(seat);
-                    act.reply(ctx, Ok(Answer::ok(game.to_string())));
-                }
-                Err(e) => act.reply(ctx, Err(e)),
-            },
-        );
+        self.ask_lobby(ctx, Create { name, spec }, |act, _, seat| {
+            let game = seat.game;
+            act.seat = Some(seat);
+            Answer::ok(game.to_string())
+        });
     }
 
-    /// Moves this session into `seat`, leaving a previous (finished) game.
-    fn take_seat(&mut self, seat: SeatRef) {
-        if let (Some(old), Some(name)) = (self.seat.take(), &self.name)
-            && old.game != seat.game
-        {
-            old.addr.do_send(Play {
-                name: name.clone(),
-                action: Action::Leave,
+    fn join(&mut self, ctx: &mut Context<Self>, game: flipline::protocol::GameId) {
+        let Some(name) = self.name.clone() else {
+            return;
+        };
+        self.ask_lobby(ctx, Join { name, game }, |act, _, (seat, color)| {
+            let game = seat.game;
+            act.seat = Some(seat);
+            Answer::ok(format!("{game} {color}"))
+        });
+    }
+
+    fn rematch(&mut self, ctx: &mut Context<Self>) {
+        let Some(name) = self.name.clone() else {
+            return self.error(ctx, ErrorCode::Forbidden, "you are not in a game");
+        };
+        self.ask_lobby(ctx, Rematch { name }, |act, _, seat| match seat {
+            Some(seat) => {
+                let game = seat.game;
+                act.seat = Some(seat);
+                Answer::ok(game.to_string())
+            }
+            None => Answer::ok("waiting"),
+        });
+    }
+
+    fn leave(&mut self, ctx: &mut Context<Self>) {
+        let Some(name) = self.name.clone() else {
+            return self.stop_watching(ctx);
+        };
+        let watching = !self.watching.is_empty();
+        self.ask_lobby(ctx, Leave { name, watching }, |act, ctx, left| match left {
+            Left::Game(_) => {
+                act.seat = None;
+                Answer::default()
+            }
+            Left::StopWatching => {
+                act.unwatch_all(ctx);
+                Answer::default()
+            }
+            Left::SeekWithdrawn => Answer::ok("seek withdrawn"),
+        });
+    }
+
+    /// `LEAVE` before `LOGIN`: only watching can be left.
+    fn stop_watching(&mut self, ctx: &mut Context<Self>) {
+        if self.watching.is_empty() {
+            return self.error(ctx, ErrorCode::Conflict, "nothing to leave");
+        }
+        self.unwatch_all(ctx);
+        self.reply(ctx, Ok(Answer::default()));
+    }
+
+    fn unwatch_all(&mut self, ctx: &Context<Self>) {
+        for seat in self.watching.take() {
+            seat.addr.do_send(Unwatch {
+                session: ctx.address(),
             });
         }
-        self.seat = Some(seat);
     }
 
     /// Looks a game up in the lobby, then goes on with its actor.
@@ -622,44 +628,6 @@ impl Session {
                 None => act.error(ctx, ErrorCode::NotFound, format!("no game {game}")),
             },
         );
-    }
-
-    /// An open seek would later pair this player into a second game and move
-    /// their seat there, away from the game they create or join: withdraw it.
-    /// The lobby reads this before whatever this session asks it next.
-    fn withdraw_seek(&self) {
-        if let Some(name) = self.name.clone() {
-            self.shared.lobby.do_send(CancelSeek { name });
-        }
-    }
-
-    fn join(&mut self, ctx: &mut Context<Self>, game: flipline::protocol::GameId) {
-        self.withdraw_seek();
-        if self.seat.as_ref().is_some_and(|s| s.game == game) {
-            return self.join_now(ctx, game);
-        }
-        self.free_seat_then(ctx, move |act, ctx| act.join_now(ctx, game));
-    }
-
-    fn join_now(&mut self, ctx: &mut Context<Self>, game: flipline::protocol::GameId) {
-        let Some(member) = self.member(ctx) else {
-            return;
-        };
-        self.find_game(ctx, game, move |act, ctx, seat| {
-            let game_handle = Arc::clone(&seat);
-            act.ask(
-                ctx,
-                &game_handle.addr,
-                Join(member),
-                move |act, ctx, result| match result {
-                    Ok(color) => {
-                        act.take_seat(seat);
-                        act.reply(ctx, Ok(Answer::ok(format!("{game} {color}"))));
-                    }
-                    Err(e) => act.reply(ctx, Err(e)),
-                },
-            );
-        });
     }
 
     fn watch(&mut self, ctx: &mut Context<Self>, game: flipline::protocol::GameId) {
@@ -703,41 +671,6 @@ impl Session {
             };
             act.reply(ctx, reply);
         }));
-    }
-
-    fn leave(&mut self, ctx: &mut Context<Self>) {
-        if let (Some(seat), Some(name)) = (self.seat.clone(), self.name.clone()) {
-            let play = Play {
-                name,
-                action: Action::Leave,
-            };
-            return self.ask(ctx, &seat.addr, play, |act, ctx, result| {
-                if result.is_ok() {
-                    act.seat = None;
-                }
-                act.reply(ctx, result);
-            });
-        }
-        let watched = self.watching.take();
-        if !watched.is_empty() {
-            for seat in watched {
-                seat.addr.do_send(Unwatch {
-                    session: ctx.address(),
-                });
-            }
-            return self.reply(ctx, Ok(Answer::default()));
-        }
-        let Some(name) = self.name.clone() else {
-            return self.error(ctx, ErrorCode::Conflict, "nothing to leave");
-        };
-        let lobby = self.shared.lobby.clone();
-        self.ask(ctx, &lobby, CancelSeek { name }, |act, ctx, had_seek| {
-            let reply = match had_seek {
-                true => Ok(Answer::ok("seek withdrawn")),
-                false => Err(ProtocolError::new(ErrorCode::Conflict, "nothing to leave")),
-            };
-            act.reply(ctx, reply);
-        });
     }
 
     fn list<M>(&mut self, ctx: &mut Context<Self>, msg: M)
@@ -802,15 +735,6 @@ impl Session {
         );
     }
 
-    fn rematch(&mut self, ctx: &mut Context<Self>) {
-        let (Some(seat), Some(name)) = (self.current_game(false), self.name.clone()) else {
-            return self.error(ctx, ErrorCode::Forbidden, "you are not in a game");
-        };
-        self.ask(ctx, &seat.addr, Rematch { name }, |act, ctx, result| {
-            act.reply(ctx, result)
-        });
-    }
-
     fn hint(&mut self, ctx: &mut Context<Self>) {
         let (Some(seat), Some(name)) = (self.current_game(false), self.name.clone()) else {
             return self.error(ctx, ErrorCode::Forbidden, "you are not in a game");
@@ -857,19 +781,15 @@ impl Actor for Session {
         self.shared.lobby.do_send(Connected {
             id: self.id,
             session: ctx.address(),
+            worker: actix::Arbiter::current(),
         });
         self.send_text(ctx, Arc::from(format!("{GREETING}\n")));
     }
 
     fn stopped(&mut self, ctx: &mut Context<Self>) {
-        if let (Some(seat), Some(name)) = (self.seat.take(), self.name.clone()) {
-            seat.addr.do_send(Disconnected { name });
-        }
-        for seat in self.watching.take() {
-            seat.addr.do_send(Unwatch {
-                session: ctx.address(),
-            });
-        }
+        // The lobby tells the game this player sits at (it knows which).
+        self.seat = None;
+        self.unwatch_all(ctx);
         self.shared.lobby.do_send(Gone {
             id: self.id,
             name: self.name.take(),
@@ -926,7 +846,7 @@ impl Handler<Seated> for Session {
     type Result = ();
 
     fn handle(&mut self, Seated(seat): Seated, _: &mut Context<Self>) {
-        self.take_seat(seat);
+        self.seat = Some(seat);
     }
 }
 

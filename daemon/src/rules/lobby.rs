@@ -1,0 +1,887 @@
+//! The lobby core: names online, seeks, the games the daemon holds and who
+//! sits at each. It is the one place that knows each player's seat, so the
+//! rule "a player sits in at most one game in play" is kept here, where the
+//! fact lives: creating, joining, pairing and rematching all go through it.
+//!
+//! Pure: the caller passes in game numbers and coin tosses and carries out
+//! the [`LobbyEffect`]s each call returns, in order. A call that fails has
+//! changed nothing. `R` is whatever the caller keeps per game to reach it (the
+//! daemon's route to the game's actor); the core only holds it.
+
+use std::collections::{BTreeMap, HashMap};
+
+use flipline::notation::replay_with_passes;
+use flipline::protocol::{
+    ClockSpec, ErrorCode, GameId, NewGame, Opponent, ProtocolError, SeatChoice,
+};
+use flipline::{Color, Move, Variant};
+
+use super::{COLORS, ConnId, Name, Phase, Sitter, bot_name, slot};
+
+/// What the shell does for the lobby, in the order given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LobbyEffect<R> {
+    /// Store a new game, then start its actor (and [`LobbyCore::set_route`]).
+    Launch(Launch),
+    /// Store who sits in a game now.
+    StoreSeats {
+        /// The game.
+        game: GameId,
+        /// Black's name.
+        black: Option<Name>,
+        /// White's name.
+        white: Option<Name>,
+    },
+    /// Store that an open game closed before anyone joined it.
+    StoreCancel(GameId),
+    /// Tell a connection that it now sits in this game (another player's
+    /// command put it there: a pairing or a rematch).
+    Seated {
+        /// The connection.
+        conn: ConnId,
+        /// The game.
+        game: GameId,
+    },
+    /// Tell a game's table (reached by its route).
+    ToGame(R, Order),
+}
+
+/// What the lobby tells a game's table; `C` names a connection.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Order<C = ConnId> {
+    /// `name` takes the open seat `color` from `conn`: the game begins.
+    Fill {
+        /// The seat.
+        color: Color,
+        /// Who.
+        name: Name,
+        /// Their connection.
+        conn: C,
+    },
+    /// `name`, seated there, is back (or again) on `conn`.
+    Attach {
+        /// Who.
+        name: Name,
+        /// Their connection.
+        conn: C,
+    },
+    /// `name` leaves a game that is not in play; `quiet` for a rematch (the
+    /// others are leaving too).
+    Detach {
+        /// Who.
+        name: Name,
+        /// Whether the others are not told.
+        quiet: bool,
+    },
+    /// `name`'s connection is gone.
+    Disconnected {
+        /// Who.
+        name: Name,
+    },
+    /// The open game closes: nobody joined.
+    Cancel,
+    /// `name` offers a rematch.
+    OfferRematch {
+        /// Who.
+        name: Name,
+    },
+}
+
+impl Order {
+    /// The same order with its connection named another way.
+    pub fn map_conn<D>(self, f: impl FnOnce(ConnId) -> D) -> Order<D> {
+        match self {
+            Order::Fill { color, name, conn } => Order::Fill {
+                color,
+                name,
+                conn: f(conn),
+            },
+            Order::Attach { name, conn } => Order::Attach {
+                name,
+                conn: f(conn),
+            },
+            Order::Detach { name, quiet } => Order::Detach { name, quiet },
+            Order::Disconnected { name } => Order::Disconnected { name },
+            Order::Cancel => Order::Cancel,
+            Order::OfferRematch { name } => Order::OfferRematch { name },
+        }
+    }
+}
+
+/// A game to start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// Its number.
+    pub id: GameId,
+    /// Its variant.
+    pub variant: Variant,
+    /// Its clock.
+    pub clock: Option<ClockSpec>,
+    /// Black's seat, then white's.
+    pub seats: [Sitter<ConnId>; 2],
+    /// Moves already played, every pass written out.
+    pub start: Vec<Move>,
+    /// The connection whose worker thread the game should run on (its
+    /// player's messages then stay on one thread); `None`: any.
+    pub near: Option<ConnId>,
+}
+
+/// A call's answer and what the shell must do for it.
+#[derive(Debug)]
+pub struct Done<T, R> {
+    /// The answer to the command.
+    pub reply: T,
+    /// What to carry out, in order.
+    pub effects: Vec<LobbyEffect<R>>,
+}
+
+/// The answer to `SEEK`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sought {
+    /// Paired at once: the new game.
+    Paired(GameId),
+    /// Waiting for an opponent.
+    Seeking,
+}
+
+/// The answer to `LEAVE`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Left {
+    /// Left the seat in this game (open or over).
+    Game(GameId),
+    /// No seat, but the connection watches games: it stops.
+    StopWatching,
+    /// The seek was withdrawn.
+    SeekWithdrawn,
+}
+
+/// The answer to `REMATCH`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rematched {
+    /// Not everyone has asked yet.
+    Waiting,
+    /// Everyone has: the new game.
+    Game(GameId),
+}
+
+/// Who sits in a seat of a game the lobby holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Occupant {
+    /// The engine at a level.
+    Bot(u8),
+    /// A person.
+    Person(Name),
+}
+
+impl Occupant {
+    /// The name `LIST` and the store show.
+    pub fn name(&self) -> Name {
+        match self {
+            Occupant::Bot(level) => bot_name(*level),
+            Occupant::Person(name) => Name::clone(name),
+        }
+    }
+
+    fn person(&self) -> Option<&Name> {
+        match self {
+            Occupant::Person(name) => Some(name),
+            Occupant::Bot(_) => None,
+        }
+    }
+}
+
+/// A game as the lobby holds it.
+#[derive(Debug)]
+pub struct Entry<R> {
+    /// How to reach its actor, once started.
+    pub route: Option<R>,
+    /// Its variant.
+    pub variant: Variant,
+    /// Its clock.
+    pub clock: Option<ClockSpec>,
+    /// Black's seat, then white's; `None` while open.
+    pub seats: [Option<Occupant>; 2],
+    /// Where it stands.
+    pub phase: Phase,
+    /// Who has asked for a rematch (by seat).
+    votes: [bool; 2],
+    /// The rematch it started: a finished game starts at most one.
+    rematch: Option<GameId>,
+}
+
+impl<R> Entry<R> {
+    fn persons(&self) -> impl Iterator<Item = &Name> {
+        self.seats.iter().flatten().filter_map(Occupant::person)
+    }
+
+    fn colors_of(&self, name: &str) -> Vec<Color> {
+        COLORS
+            .into_iter()
+            .filter(|&c| matches!(&self.seats[slot(c)], Some(Occupant::Person(n)) if **n == *name))
+            .collect()
+    }
+
+    /// The rematch this game started, if any.
+    pub fn rematch(&self) -> Option<GameId> {
+        self.rematch
+    }
+}
+
+/// A name the lobby knows: logged in, or seated in a game (or both).
+#[derive(Clone, Copy, Debug, Default)]
+struct Person {
+    /// The connection it is logged in on.
+    conn: Option<ConnId>,
+    /// The game it sits at: open, in play, or over and not left yet.
+    seat: Option<GameId>,
+}
+
+#[derive(Debug)]
+struct Seek {
+    name: Name,
+    variant: Variant,
+    clock: Option<ClockSpec>,
+}
+
+/// What `WHO` says of a name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayerStatus {
+    /// Seated in a game that is open or in play.
+    Playing(GameId),
+    /// Waiting for a pairing.
+    Seeking,
+    /// Neither.
+    Idle,
+}
+
+/// The lobby (see the module docs).
+#[derive(Debug)]
+pub struct LobbyCore<R> {
+    people: HashMap<Name, Person>,
+    seeks: Vec<Seek>,
+    games: BTreeMap<GameId, Entry<R>>,
+}
+
+impl<R> Default for LobbyCore<R> {
+    fn default() -> LobbyCore<R> {
+        LobbyCore {
+            people: HashMap::new(),
+            seeks: Vec::new(),
+            games: BTreeMap::new(),
+        }
+    }
+}
+
+fn conflict(message: impl Into<String>) -> ProtocolError {
+    ProtocolError::new(ErrorCode::Conflict, message)
+}
+
+fn not_in_game() -> ProtocolError {
+    ProtocolError::new(ErrorCode::Forbidden, "you are not in a game")
+}
+
+fn done<T, R>(reply: T, effects: Vec<LobbyEffect<R>>) -> Result<Done<T, R>, ProtocolError> {
+    Ok(Done { reply, effects })
+}
+
+impl<R: Clone> LobbyCore<R> {
+    /// An empty lobby.
+    pub fn new() -> LobbyCore<R> {
+        LobbyCore::default()
+    }
+
+    /// The connection `name` is logged in on.
+    pub fn holder(&self, name: &str) -> Option<ConnId> {
+        self.people.get(name).and_then(|p| p.conn)
+    }
+
+    /// The game `name` sits at.
+    pub fn seat_of(&self, name: &str) -> Option<GameId> {
+        self.people.get(name).and_then(|p| p.seat)
+    }
+
+    /// A game the lobby holds.
+    pub fn game(&self, game: GameId) -> Option<&Entry<R>> {
+        self.games.get(&game)
+    }
+
+    /// Every game the lobby holds, by number.
+    pub fn games(&self) -> impl Iterator<Item = (GameId, &Entry<R>)> {
+        self.games.iter().map(|(&id, entry)| (id, entry))
+    }
+
+    /// How many games the lobby holds.
+    pub fn game_count(&self) -> usize {
+        self.games.len()
+    }
+
+    /// Where `game`'s actor is, once started.
+    pub fn route(&self, game: GameId) -> Option<&R> {
+        self.games.get(&game).and_then(|e| e.route.as_ref())
+    }
+
+    /// The game's actor is running: here is how to reach it.
+    pub fn set_route(&mut self, game: GameId, route: R) {
+        if let Some(entry) = self.games.get_mut(&game) {
+            entry.route = Some(route);
+        }
+    }
+
+    /// `LOGIN name` on `conn` (after the password): refused while another
+    /// connection holds the name. The caller first reports a holder it knows
+    /// to be gone ([`LobbyCore::gone`]).
+    pub fn login(&mut self, name: &Name, conn: ConnId) -> Result<(), ProtocolError> {
+        let person = self.people.entry(Name::clone(name)).or_default();
+        match person.conn {
+            Some(holder) if holder != conn => Err(conflict(format!("name '{name}' is in use"))),
+            _ => {
+                person.conn = Some(conn);
+                Ok(())
+            }
+        }
+    }
+
+    /// `conn`, logged in as `name`, is gone: its seek goes, an open game it
+    /// made closes, a game in play keeps its seat (the table starts the grace
+    /// period), a finished one is left.
+    pub fn gone(&mut self, conn: ConnId, name: &Name) -> Vec<LobbyEffect<R>> {
+        let mut effects = Vec::new();
+        let Some(person) = self.people.get_mut(name) else {
+            return effects;
+        };
+        if person.conn != Some(conn) {
+            return effects;
+        }
+        person.conn = None;
+        let seat = person.seat;
+        self.withdraw_seek(name);
+        if let Some(game) = seat {
+            match self.games.get(&game).map(|e| e.phase) {
+                Some(Phase::Open) => self.cancel(game, &mut effects),
+                Some(Phase::Playing) => {
+                    let order = Order::Disconnected {
+                        name: Name::clone(name),
+                    };
+                    self.tell(game, order, &mut effects);
+                }
+                Some(Phase::Over) => {
+                    self.unseat(name, game);
+                    let order = Order::Disconnected {
+                        name: Name::clone(name),
+                    };
+                    self.tell(game, order, &mut effects);
+                }
+                None => self.unseat(name, game),
+            }
+        }
+        self.tidy(name);
+        effects
+    }
+
+    /// `SEEK variant clock` from `name`: paired with a waiting seeker of the
+    /// same game at once (colours by `coin`: true gives the waiting one black),
+    /// or waiting. Replaces the seeker's earlier seek.
+    pub fn seek(
+        &mut self,
+        name: &Name,
+        variant: Variant,
+        clock: Option<ClockSpec>,
+        next_id: impl FnOnce() -> GameId,
+        coin: bool,
+    ) -> Result<Done<Sought, R>, ProtocolError> {
+        let conn = self.logged_in(name)?;
+        self.check_free(name)?;
+        let mut effects = Vec::new();
+        self.vacate(name, &mut effects);
+        self.withdraw_seek(name);
+        let found = self
+            .seeks
+            .iter()
+            .position(|s| s.variant == variant && s.clock == clock);
+        let Some(index) = found else {
+            self.seeks.push(Seek {
+                name: Name::clone(name),
+                variant,
+                clock,
+            });
+            return done(Sought::Seeking, effects);
+        };
+        let waiting = self.seeks.remove(index).name;
+        let waiting_conn = self.holder(&waiting);
+        let first = Sitter::Person(Name::clone(&waiting), waiting_conn);
+        let second = Sitter::Person(Name::clone(name), Some(conn));
+        let seats = if coin {
+            [first, second]
+        } else {
+            [second, first]
+        };
+        let game = next_id();
+        self.launch(
+            game,
+            variant,
+            clock,
+            seats,
+            Vec::new(),
+            waiting_conn,
+            &mut effects,
+        );
+        if let Some(waiting_conn) = waiting_conn {
+            effects.push(LobbyEffect::Seated {
+                conn: waiting_conn,
+                game,
+            });
+        }
+        done(Sought::Paired(game), effects)
+    }
+
+    /// `NEW ...` from `name`. The creator's colour, when random, is black if
+    /// `coin`.
+    pub fn new_game(
+        &mut self,
+        name: &Name,
+        spec: &NewGame,
+        next_id: impl FnOnce() -> GameId,
+        coin: bool,
+    ) -> Result<Done<GameId, R>, ProtocolError> {
+        let conn = self.logged_in(name)?;
+        self.check_free(name)?;
+        let (position, start) = replay_with_passes(spec.variant, &spec.from)
+            .map_err(|e| ProtocolError::bad(format!("from: {e}")))?;
+        if position.is_over() {
+            return Err(ProtocolError::bad("from: those moves end the game"));
+        }
+        let mut effects = Vec::new();
+        self.vacate(name, &mut effects);
+        self.withdraw_seek(name);
+        let creator = Sitter::Person(Name::clone(name), Some(conn));
+        let other = match spec.opponent {
+            Opponent::Open => Sitter::Open,
+            Opponent::Bot(level) => Sitter::Bot(level),
+            Opponent::Hotseat => creator.clone(),
+        };
+        let black = match spec.seat {
+            SeatChoice::Black => true,
+            SeatChoice::White => false,
+            SeatChoice::Random => coin,
+        };
+        let seats = if black {
+            [creator, other]
+        } else {
+            [other, creator]
+        };
+        let game = next_id();
+        self.launch(
+            game,
+            spec.variant,
+            spec.clock,
+            seats,
+            start,
+            Some(conn),
+            &mut effects,
+        );
+        done(game, effects)
+    }
+
+    /// `JOIN game` from `name`: the open seat, or `name`'s own seat again.
+    pub fn join(
+        &mut self,
+        name: &Name,
+        game: GameId,
+    ) -> Result<Done<(GameId, Color), R>, ProtocolError> {
+        let conn = self.logged_in(name)?;
+        let entry = self
+            .games
+            .get(&game)
+            .ok_or_else(|| ProtocolError::new(ErrorCode::NotFound, format!("no game {game}")))?;
+        let mut effects = Vec::new();
+        if let Some(&color) = entry.colors_of(name).first() {
+            if self.seat_of(name) != Some(game) {
+                self.check_free(name)?;
+                self.vacate(name, &mut effects);
+            }
+            self.withdraw_seek(name);
+            self.seat(name, game);
+            let order = Order::Attach {
+                name: Name::clone(name),
+                conn,
+            };
+            self.tell(game, order, &mut effects);
+            return done((game, color), effects);
+        }
+        let free = COLORS
+            .into_iter()
+            .find(|&c| entry.seats[slot(c)].is_none())
+            .filter(|_| entry.phase == Phase::Open)
+            .ok_or_else(|| conflict(format!("game {game} has no free seat")))?;
+        self.check_free(name)?;
+        self.vacate(name, &mut effects);
+        self.withdraw_seek(name);
+        let Some(entry) = self.games.get_mut(&game) else {
+            return Err(conflict(format!("game {game} has no free seat")));
+        };
+        entry.seats[slot(free)] = Some(Occupant::Person(Name::clone(name)));
+        entry.phase = Phase::Playing;
+        let [black, white] = entry.seats.clone().map(|s| s.map(|o| o.name()));
+        self.seat(name, game);
+        effects.push(LobbyEffect::StoreSeats { game, black, white });
+        let order = Order::Fill {
+            color: free,
+            name: Name::clone(name),
+            conn,
+        };
+        self.tell(game, order, &mut effects);
+        done((game, free), effects)
+    }
+
+    /// `LEAVE` from `name`, whose connection `watching` games or not: the seat
+    /// of a game not in play, else the watching, else the seek.
+    pub fn leave(&mut self, name: &Name, watching: bool) -> Result<Done<Left, R>, ProtocolError> {
+        let mut effects = Vec::new();
+        if let Some(game) = self.seat_of(name) {
+            self.check_free(name)?;
+            self.vacate(name, &mut effects);
+            self.tidy(name);
+            return done(Left::Game(game), effects);
+        }
+        if watching {
+            return done(Left::StopWatching, effects);
+        }
+        if self.withdraw_seek(name) {
+            return done(Left::SeekWithdrawn, effects);
+        }
+        Err(conflict("nothing to leave"))
+    }
+
+    /// `REMATCH` from `name`: a vote in the finished game they sit at; once
+    /// every person there has voted (a bot always agrees), the new game, with
+    /// colours swapped.
+    pub fn rematch(
+        &mut self,
+        name: &Name,
+        next_id: impl FnOnce() -> GameId,
+    ) -> Result<Done<Rematched, R>, ProtocolError> {
+        let conn = self.logged_in(name)?;
+        let game = self.seat_of(name).ok_or_else(not_in_game)?;
+        let entry = self.games.get(&game).ok_or_else(not_in_game)?;
+        if entry.phase != Phase::Over {
+            return Err(conflict(format!("game {game} is not over")));
+        }
+        if let Some(next) = entry.rematch {
+            return Err(conflict(format!(
+                "game {game} was rematched as game {next}"
+            )));
+        }
+        let present = |other: &Name| {
+            self.people
+                .get(other)
+                .is_some_and(|p| p.conn.is_some() && p.seat == Some(game))
+        };
+        let opponent_left = entry.seats.iter().any(|s| match s {
+            None => true,
+            Some(Occupant::Bot(_)) => false,
+            Some(Occupant::Person(other)) => !present(other),
+        });
+        if opponent_left {
+            return Err(conflict("your opponent has left"));
+        }
+        let colors = entry.colors_of(name);
+        let Some(entry) = self.games.get_mut(&game) else {
+            return Err(not_in_game());
+        };
+        for color in colors {
+            entry.votes[slot(color)] = true;
+        }
+        let agreed = COLORS.into_iter().all(|c| {
+            entry.votes[slot(c)] || matches!(entry.seats[slot(c)], Some(Occupant::Bot(_)))
+        });
+        if !agreed {
+            let order = Order::OfferRematch {
+                name: Name::clone(name),
+            };
+            let mut effects = Vec::new();
+            self.tell(game, order, &mut effects);
+            return done(Rematched::Waiting, effects);
+        }
+        let next = next_id();
+        entry.rematch = Some(next);
+        entry.votes = [false; 2];
+        let (variant, clock) = (entry.variant, entry.clock);
+        let [black, white] = entry.seats.clone();
+        let persons: Vec<Name> = entry.persons().cloned().collect();
+        let mut effects = Vec::new();
+        let sitter = |o: Option<Occupant>| match o {
+            Some(Occupant::Bot(level)) => Sitter::Bot(level),
+            Some(Occupant::Person(n)) => {
+                let conn = self.holder(&n);
+                Sitter::Person(n, conn)
+            }
+            None => Sitter::Open,
+        };
+        let seats = [sitter(white), sitter(black)];
+        for person in dedup(persons) {
+            let order = Order::Detach {
+                name: Name::clone(&person),
+                quiet: true,
+            };
+            self.tell(game, order, &mut effects);
+            self.unseat(&person, game);
+        }
+        self.launch(
+            next,
+            variant,
+            clock,
+            seats,
+            Vec::new(),
+            Some(conn),
+            &mut effects,
+        );
+        for person in self
+            .games
+            .get(&next)
+            .map(|e| dedup(e.persons().cloned().collect()))
+            .unwrap_or_default()
+        {
+            if let Some(other) = self.holder(&person).filter(|&c| c != conn) {
+                effects.push(LobbyEffect::Seated {
+                    conn: other,
+                    game: next,
+                });
+            }
+        }
+        done(Rematched::Game(next), effects)
+    }
+
+    /// The game ended (its table said so, before anyone heard `OVER`).
+    pub fn ended(&mut self, game: GameId) {
+        if let Some(entry) = self.games.get_mut(&game) {
+            entry.phase = Phase::Over;
+        }
+    }
+
+    /// The game's actor stopped: the lobby forgets it and whoever sat there.
+    pub fn closed(&mut self, game: GameId) {
+        let Some(entry) = self.games.remove(&game) else {
+            return;
+        };
+        for name in entry.persons() {
+            if let Some(person) = self.people.get_mut(name)
+                && person.seat == Some(game)
+            {
+                person.seat = None;
+            }
+            self.tidy(name);
+        }
+    }
+
+    /// A game the store holds as in play at the last stop: its people sit there,
+    /// not connected. `false` if it cannot be held (a number already taken).
+    pub fn recover(
+        &mut self,
+        game: GameId,
+        variant: Variant,
+        clock: Option<ClockSpec>,
+        seats: [Sitter<ConnId>; 2],
+    ) -> bool {
+        if self.games.contains_key(&game) {
+            return false;
+        }
+        let seats = seats.map(occupant);
+        let entry = Entry {
+            route: None,
+            variant,
+            clock,
+            phase: Phase::Playing,
+            votes: [false; 2],
+            rematch: None,
+            seats,
+        };
+        let persons: Vec<Name> = entry.persons().cloned().collect();
+        self.games.insert(game, entry);
+        for name in persons {
+            // A name seated in two recovered games (data from before this
+            // rule) keeps the first; the other ends by abandon.
+            if self.seat_of(&name).is_none() {
+                self.seat(&name, game);
+            }
+        }
+        true
+    }
+
+    /// What `WHO` says of each name logged in, by name.
+    pub fn who(&self) -> Vec<(Name, PlayerStatus)> {
+        let mut names: Vec<(Name, PlayerStatus)> = self
+            .people
+            .iter()
+            .filter(|(_, p)| p.conn.is_some())
+            .map(|(name, p)| {
+                let playing = p
+                    .seat
+                    .filter(|g| self.games.get(g).is_some_and(|e| e.phase != Phase::Over));
+                let status = match playing {
+                    Some(game) => PlayerStatus::Playing(game),
+                    None if self.seeks.iter().any(|s| s.name == *name) => PlayerStatus::Seeking,
+                    None => PlayerStatus::Idle,
+                };
+                (Name::clone(name), status)
+            })
+            .collect();
+        names.sort_by(|a, b| a.0.cmp(&b.0));
+        names
+    }
+
+    fn logged_in(&self, name: &str) -> Result<ConnId, ProtocolError> {
+        self.holder(name)
+            .ok_or_else(|| ProtocolError::new(ErrorCode::Unauthorized, "LOGIN first"))
+    }
+
+    /// Refuses a new seat to someone seated in a game in play.
+    fn check_free(&self, name: &str) -> Result<(), ProtocolError> {
+        match self.seat_of(name) {
+            Some(game)
+                if self
+                    .games
+                    .get(&game)
+                    .is_some_and(|e| e.phase == Phase::Playing) =>
+            {
+                Err(conflict(format!("game {game} is in play: END resigns it")))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Leaves `name`'s seat (checked not in play): an open game closes, a
+    /// finished one is left.
+    fn vacate(&mut self, name: &Name, effects: &mut Vec<LobbyEffect<R>>) {
+        let Some(game) = self.seat_of(name) else {
+            return;
+        };
+        match self.games.get(&game).map(|e| e.phase) {
+            Some(Phase::Open) => self.cancel(game, effects),
+            Some(Phase::Over) => {
+                let order = Order::Detach {
+                    name: Name::clone(name),
+                    quiet: false,
+                };
+                self.tell(game, order, effects);
+                self.unseat(name, game);
+            }
+            Some(Phase::Playing) | None => self.unseat(name, game),
+        }
+    }
+
+    /// An open game closes before anyone joined it.
+    fn cancel(&mut self, game: GameId, effects: &mut Vec<LobbyEffect<R>>) {
+        let Some(entry) = self.games.remove(&game) else {
+            return;
+        };
+        for name in entry.persons() {
+            if let Some(person) = self.people.get_mut(name)
+                && person.seat == Some(game)
+            {
+                person.seat = None;
+            }
+        }
+        effects.push(LobbyEffect::StoreCancel(game));
+        if let Some(route) = entry.route {
+            effects.push(LobbyEffect::ToGame(route, Order::Cancel));
+        }
+    }
+
+    /// Tells `game`'s table `order`, if its actor has started.
+    fn tell(&self, game: GameId, order: Order, effects: &mut Vec<LobbyEffect<R>>) {
+        if let Some(route) = self.route(game) {
+            effects.push(LobbyEffect::ToGame(R::clone(route), order));
+        }
+    }
+
+    fn seat(&mut self, name: &Name, game: GameId) {
+        self.people.entry(Name::clone(name)).or_default().seat = Some(game);
+    }
+
+    /// `name` no longer sits at `game`; its rematch votes go.
+    fn unseat(&mut self, name: &str, game: GameId) {
+        if let Some(person) = self.people.get_mut(name)
+            && person.seat == Some(game)
+        {
+            person.seat = None;
+        }
+        if let Some(entry) = self.games.get_mut(&game) {
+            entry.votes = [false; 2];
+        }
+    }
+
+    /// Withdraws `name`'s seek; whether there was one.
+    fn withdraw_seek(&mut self, name: &str) -> bool {
+        let before = self.seeks.len();
+        self.seeks.retain(|s| *s.name != *name);
+        self.seeks.len() != before
+    }
+
+    /// Forgets a name that is neither logged in nor seated.
+    fn tidy(&mut self, name: &str) {
+        if self
+            .people
+            .get(name)
+            .is_some_and(|p| p.conn.is_none() && p.seat.is_none())
+        {
+            self.people.remove(name);
+        }
+    }
+
+    /// Records a new game, seats its people and asks for its start.
+    #[allow(clippy::too_many_arguments, reason = "a game's whole description")]
+    fn launch(
+        &mut self,
+        id: GameId,
+        variant: Variant,
+        clock: Option<ClockSpec>,
+        seats: [Sitter<ConnId>; 2],
+        start: Vec<Move>,
+        near: Option<ConnId>,
+        effects: &mut Vec<LobbyEffect<R>>,
+    ) {
+        let occupants = seats.clone().map(occupant);
+        let phase = if occupants.iter().all(Option::is_some) {
+            Phase::Playing
+        } else {
+            Phase::Open
+        };
+        let entry = Entry {
+            route: None,
+            variant,
+            clock,
+            seats: occupants,
+            phase,
+            votes: [false; 2],
+            rematch: None,
+        };
+        let persons: Vec<Name> = entry.persons().cloned().collect();
+        self.games.insert(id, entry);
+        for name in persons {
+            self.withdraw_seek(&name);
+            self.seat(&name, id);
+        }
+        effects.push(LobbyEffect::Launch(Launch {
+            id,
+            variant,
+            clock,
+            seats,
+            start,
+            near,
+        }));
+    }
+}
+
+fn occupant(sitter: Sitter<ConnId>) -> Option<Occupant> {
+    match sitter {
+        Sitter::Open => None,
+        Sitter::Bot(level) => Some(Occupant::Bot(level)),
+        Sitter::Person(name, _) => Some(Occupant::Person(name)),
+    }
+}
+
+/// The names once each (hotseat puts one person in both seats).
+fn dedup(mut names: Vec<Name>) -> Vec<Name> {
+    names.dedup();
+    names
+}

@@ -1,0 +1,110 @@
+//! The daemon's rules above the board: pure code, no actors, no sockets, no
+//! disk, no clock reads (time comes in as an argument). The actors around them
+//! only feed them messages and timer firings and carry out what they return.
+//!
+//! - [`table`]: one game at its table: seats and who is connected, the phase,
+//!   the clocks, grace periods and abandonment, hotseat, the hint policy, and
+//!   the events each change produces. `GameActor` is its shell.
+//! - [`lobby`]: names online, seeks and pairing, open games, rematches, and
+//!   the one place that knows where each player sits. `Lobby` is its shell.
+//!
+//! They live in the daemon rather than in `flipline` because they are the
+//! server's policy (grace periods, hints, who may sit where), which neither the
+//! client nor the engine needs; they use only `flipline`, the daemon's pure
+//! clock arithmetic and plain data.
+
+pub mod lobby;
+pub mod table;
+
+use std::sync::Arc;
+
+/// A logged-in name. Shared (`Arc`) by the session, the lobby and the game
+/// instead of copied into each: an idle game should be small, and a move
+/// should not allocate.
+pub type Name = Arc<str>;
+
+/// A connection, as the lobby numbers them.
+pub type ConnId = u64;
+
+/// Where a game stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Made with an open seat; nobody has joined yet.
+    Open,
+    /// Both seats filled, being played.
+    Playing,
+    /// Finished (or, for a table, closed before it began).
+    Over,
+}
+
+impl Phase {
+    /// The word `LIST` shows.
+    pub fn word(self) -> &'static str {
+        match self {
+            Phase::Open => "open",
+            Phase::Playing => "playing",
+            Phase::Over => "over",
+        }
+    }
+}
+
+/// Who takes a seat when a game is made: `C` is how the maker names a
+/// connection (the lobby's numbers, or the game's session addresses).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Sitter<C> {
+    /// Free until someone joins.
+    Open,
+    /// The engine at a level.
+    Bot(u8),
+    /// A person, connected or not (a recovered game's players come back with
+    /// `LOGIN` and `JOIN`).
+    Person(Name, Option<C>),
+}
+
+impl<C> Sitter<C> {
+    /// The name in the seat (`bot:N` for a bot), `None` while open.
+    pub fn name(&self) -> Option<Name> {
+        match self {
+            Sitter::Open => None,
+            Sitter::Bot(level) => Some(bot_name(*level)),
+            Sitter::Person(name, _) => Some(Name::clone(name)),
+        }
+    }
+
+    /// The same seat with its connection named another way.
+    pub fn map_conn<D>(self, f: impl FnOnce(C) -> Option<D>) -> Sitter<D> {
+        match self {
+            Sitter::Open => Sitter::Open,
+            Sitter::Bot(level) => Sitter::Bot(level),
+            Sitter::Person(name, conn) => Sitter::Person(name, conn.and_then(f)),
+        }
+    }
+
+    /// The seat a stored name stands for: `bot:N` is the engine, any other
+    /// name a person (not connected), none an open seat.
+    pub fn from_stored(name: Option<&str>) -> Sitter<C> {
+        match name {
+            None => Sitter::Open,
+            Some(name) => match name.strip_prefix("bot:").map(str::parse::<u8>) {
+                Some(Ok(level)) => Sitter::Bot(level),
+                _ => Sitter::Person(Name::from(name), None),
+            },
+        }
+    }
+}
+
+/// The name a bot plays under: `bot:` and its level.
+pub fn bot_name(level: u8) -> Name {
+    Name::from(format!("bot:{level}"))
+}
+
+/// Black's slot, then white's, in a pair of seats.
+pub fn slot(color: flipline::Color) -> usize {
+    match color {
+        flipline::Color::Black => 0,
+        flipline::Color::White => 1,
+    }
+}
+
+/// Both colours, black first.
+pub const COLORS: [flipline::Color; 2] = [flipline::Color::Black, flipline::Color::White];

@@ -1,0 +1,823 @@
+//! The table core: one game and the people at it. Pure: the caller passes the
+//! time in and carries out the [`Effect`]s each call returns, in order.
+//!
+//! The table knows the board (a `flipline::Game`), the seats and whether each
+//! person is connected, the phase, the clocks, grace periods, and the events
+//! every change produces. Who may sit here at all is the lobby's business
+//! (`rules::lobby`): the table is told who joined, came back, left or lost
+//! their connection, and trusts it.
+//!
+//! A move is two steps, because it must be stored before anyone hears of it:
+//! [`Table::play`] checks and applies it and hands back a [`MoveCommit`];
+//! once the store has it, [`Table::committed`] announces it, and if the
+//! store refused it [`Table::rolled_back`] puts everything back.
+
+use std::time::{Duration, Instant};
+
+use flipline::notation::cells_string;
+use flipline::protocol::{
+    ClockSpec, EndReason, ErrorCode, Event, GameId, GameResult, ProtocolError,
+};
+use flipline::{Color, Game, Move, MoveError, Outcome};
+
+use super::{COLORS, Name, Phase, Sitter, bot_name, slot};
+use crate::clock::{Clocks, Stamp, millis};
+use crate::config::Hints;
+use crate::lazy_list::LazyList;
+
+/// How long a bot waits before trying again when its move could not be stored.
+pub const BOT_RETRY: Duration = Duration::from_secs(1);
+
+/// A timer a table asks for. Scheduling one replaces the table's earlier
+/// timer of the same kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Timer {
+    /// The running clock reaches zero.
+    Flag,
+    /// The grace period of the person in this seat runs out.
+    Grace(Color),
+    /// A bot tries again after its move could not be stored.
+    Bot,
+}
+
+/// What the shell does for the table, in the order given. A
+/// [`Effect::CommitEnd`] is always the last of its list: what follows it is
+/// inside it.
+#[derive(Debug, PartialEq)]
+pub enum Effect<C> {
+    /// Events to everyone in the game: the seated people who are connected
+    /// (once, though hotseat gives one person both seats), then spectators.
+    Broadcast(Vec<Event>),
+    /// Events to one connection.
+    Tell(C, Vec<Event>),
+    /// Call [`Table::timer_fired`] with this timer after this long.
+    Schedule(Timer, Duration),
+    /// Forget the timer of this kind, if one is set.
+    Unschedule(Timer),
+    /// Ask the engine for a move of the bot at `level`, for ply `ply`; the
+    /// answer goes to [`Table::bot_answer`].
+    Think {
+        /// The bot's level.
+        level: u8,
+        /// The ply the move is for: an answer for another is dropped.
+        ply: u32,
+    },
+    /// Store the end of the game, wait for it, then carry out `then`.
+    CommitEnd {
+        /// The result to store.
+        result: GameResult,
+        /// What follows once it is stored.
+        then: Vec<Effect<C>>,
+    },
+    /// Tell the lobby that the game is over: before the reply to the command
+    /// that ended it and before anyone hears `OVER`, so that whatever a player
+    /// does next finds the lobby knowing.
+    Ended(GameResult),
+    /// Nobody is left at a game that is not in play: stop its actor.
+    Stop,
+}
+
+type Effects<C> = Vec<Effect<C>>;
+
+/// Whether a person at the table is connected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Presence<C> {
+    /// Connected through this connection.
+    Here(C),
+    /// Lost their connection while the game was in play, at this moment: the
+    /// seat is kept for the grace period.
+    Away(Stamp),
+    /// Gone from a game that is not in play.
+    Left,
+}
+
+#[derive(Clone, Debug)]
+struct Person<C> {
+    name: Name,
+    presence: Presence<C>,
+}
+
+#[derive(Clone, Debug)]
+enum Seat<C> {
+    Open,
+    Bot(u8),
+    Person(Person<C>),
+}
+
+impl<C> Seat<C> {
+    fn name(&self) -> Option<Name> {
+        match self {
+            Seat::Open => None,
+            Seat::Bot(level) => Some(bot_name(*level)),
+            Seat::Person(p) => Some(Name::clone(&p.name)),
+        }
+    }
+
+    fn person(&self, name: &str) -> Option<&Person<C>> {
+        match self {
+            Seat::Person(p) if *p.name == *name => Some(p),
+            _ => None,
+        }
+    }
+
+    fn connection(&self) -> Option<&C> {
+        match self {
+            Seat::Person(Person {
+                presence: Presence::Here(c),
+                ..
+            }) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+/// A move applied and waiting for the store: its ply, how long it took, and
+/// what to put back should the store refuse it.
+#[derive(Debug)]
+pub struct MoveCommit {
+    /// Who moved.
+    pub side: Color,
+    /// What was played.
+    pub mv: Move,
+    /// The ply it is (the first move is 1).
+    pub ply: u32,
+    /// Milliseconds the mover took.
+    pub ms: u64,
+    undo: Undo,
+}
+
+#[derive(Debug)]
+struct Undo {
+    game: Game,
+    clocks: Option<Clocks>,
+    turn_started: Stamp,
+}
+
+/// The answer to a move: store it, or why not (and what that caused: a flag
+/// found fallen ends the game).
+#[derive(Debug)]
+pub enum Played<C> {
+    /// Applied: store it, then [`Table::committed`] or [`Table::rolled_back`].
+    Commit(MoveCommit),
+    /// Refused.
+    Refused(ProtocolError, Effects<C>),
+}
+
+/// One game (see the module docs). `C` names a connection.
+#[derive(Debug)]
+pub struct Table<C> {
+    id: GameId,
+    game: Game,
+    /// Black's seat, then white's.
+    seats: [Seat<C>; 2],
+    /// The connections watching (most games have none).
+    spectators: LazyList<C>,
+    /// Boxed: most games have no clock, and an idle game should be small.
+    clocks: Option<Box<Clocks>>,
+    phase: Phase,
+    /// Plies played, a move being stored included.
+    ply: u32,
+    /// When the side to move began its turn (what a move's stored time counts).
+    turn_started: Stamp,
+}
+
+fn forbidden(message: impl Into<String>) -> ProtocolError {
+    ProtocolError::new(ErrorCode::Forbidden, message)
+}
+
+fn conflict(message: impl Into<String>) -> ProtocolError {
+    ProtocolError::new(ErrorCode::Conflict, message)
+}
+
+impl<C: Clone + PartialEq> Table<C> {
+    /// A table for game `id` with these seats, the `start` moves already
+    /// played (each with the time it took, charged to its side's clock; moves
+    /// that are not legal are left out: the lobby checks them). It waits, in
+    /// phase `Open`, until [`Table::open`].
+    pub fn new(
+        id: GameId,
+        variant: flipline::Variant,
+        clock: Option<ClockSpec>,
+        seats: [Sitter<C>; 2],
+        start: &[(Move, Option<u64>)],
+        now: Instant,
+    ) -> Table<C> {
+        let mut game = Game::new(variant);
+        let mut clocks = clock.map(Clocks::new);
+        let mut ply = 0u32;
+        for &(mv, ms) in start {
+            let side = game.to_move();
+            if game.apply(mv).is_err() {
+                continue;
+            }
+            ply = ply.saturating_add(1);
+            if let (Some(clocks), Some(ms)) = (&mut clocks, ms) {
+                let _ = clocks.charge(side, ms);
+            }
+        }
+        let [black, white] = seats.map(|s| match s {
+            Sitter::Open => Seat::Open,
+            Sitter::Bot(level) => Seat::Bot(level),
+            Sitter::Person(name, conn) => Seat::Person(Person {
+                name,
+                presence: conn.map_or(Presence::Left, Presence::Here),
+            }),
+        });
+        Table {
+            id,
+            game,
+            seats: [black, white],
+            spectators: LazyList::default(),
+            clocks: clocks.map(Box::new),
+            phase: Phase::Open,
+            ply,
+            turn_started: Stamp::of(now),
+        }
+    }
+
+    /// The game's number.
+    pub fn id(&self) -> GameId {
+        self.id
+    }
+
+    /// Where the game stands.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// Plies played, a move being stored included.
+    pub fn plies(&self) -> u32 {
+        self.ply
+    }
+
+    /// The position, for the engine.
+    pub fn position(&self) -> Game {
+        self.game
+    }
+
+    /// The first call: a game whose seats are all taken begins. A `recovered`
+    /// game's people are not connected yet: each seat waits `grace` for them.
+    pub fn open(&mut self, recovered: bool, grace: Duration, now: Instant) -> Effects<C> {
+        let mut effects = Vec::new();
+        if self.seats.iter().all(|s| !matches!(s, Seat::Open)) {
+            self.begin(now, &mut effects);
+        }
+        if recovered && self.phase == Phase::Playing {
+            let mut waited: Vec<Name> = Vec::new();
+            for color in COLORS {
+                let seat = &mut self.seats[slot(color)];
+                if let Seat::Person(p) = seat {
+                    p.presence = Presence::Away(Stamp::of(now));
+                    if !waited.contains(&p.name) {
+                        waited.push(Name::clone(&p.name));
+                        effects.push(Effect::Schedule(Timer::Grace(color), grace));
+                    }
+                }
+            }
+        }
+        effects
+    }
+
+    /// The lobby seated `name` in the open seat `color` (from `conn`, `None`
+    /// if that connection is already gone: the lobby says so next): the game
+    /// begins.
+    pub fn fill(&mut self, color: Color, name: Name, conn: Option<C>, now: Instant) -> Effects<C> {
+        let mut effects = Vec::new();
+        if self.phase != Phase::Open || !matches!(self.seats[slot(color)], Seat::Open) {
+            return effects;
+        }
+        self.seats[slot(color)] = Seat::Person(Person {
+            name,
+            presence: conn.map_or(Presence::Left, Presence::Here),
+        });
+        self.begin(now, &mut effects);
+        effects
+    }
+
+    fn begin(&mut self, now: Instant, effects: &mut Effects<C>) {
+        self.phase = Phase::Playing;
+        effects.push(Effect::Broadcast(self.snapshot()));
+        self.next_turn(now, effects);
+    }
+
+    /// Starts the clock of the side to move and lets a bot think.
+    fn next_turn(&mut self, now: Instant, effects: &mut Effects<C>) {
+        let side = self.game.to_move();
+        self.turn_started = Stamp::of(now);
+        if let Some(clocks) = &mut self.clocks {
+            clocks.start(side, now);
+            effects.push(self.flag_timer(now));
+        }
+        if let Seat::Bot(level) = self.seat(side) {
+            effects.push(Effect::Think {
+                level: *level,
+                ply: self.ply,
+            });
+        }
+    }
+
+    /// The timer that wakes the game when the running clock would reach zero.
+    fn flag_timer(&self, now: Instant) -> Effect<C> {
+        let left = self
+            .clocks
+            .as_ref()
+            .map_or(0, |c| c.left(self.game.to_move(), now));
+        Effect::Schedule(Timer::Flag, Duration::from_millis(left.saturating_add(1)))
+    }
+
+    fn seat(&self, color: Color) -> &Seat<C> {
+        &self.seats[slot(color)]
+    }
+
+    /// The colours `name` plays (both in a hotseat game).
+    fn colors_of(&self, name: &str) -> Vec<Color> {
+        COLORS
+            .into_iter()
+            .filter(|&c| self.seat(c).person(name).is_some())
+            .collect()
+    }
+
+    fn no_seat(&self) -> ProtocolError {
+        forbidden(format!("you have no seat in game {}", self.id))
+    }
+
+    /// The colour `name` may move for now, or why not.
+    fn mover(&self, name: &str) -> Result<Color, ProtocolError> {
+        let colors = self.colors_of(name);
+        if colors.is_empty() {
+            return Err(self.no_seat());
+        }
+        match self.phase {
+            Phase::Open => return Err(conflict(format!("game {} has not started", self.id))),
+            Phase::Over => return Err(conflict(format!("game {} is over", self.id))),
+            Phase::Playing => {}
+        }
+        let to_move = self.game.to_move();
+        if colors.contains(&to_move) {
+            Ok(to_move)
+        } else {
+            Err(forbidden("not your turn"))
+        }
+    }
+
+    /// `MOVE` or `PASS` from `name`.
+    pub fn play(&mut self, name: &str, mv: Move, now: Instant) -> Played<C> {
+        match self.mover(name) {
+            Ok(side) => self.apply(side, mv, now),
+            Err(e) => Played::Refused(e, Vec::new()),
+        }
+    }
+
+    /// The engine's answer for the bot to move at `ply` (`None`: the engine
+    /// had none; the first legal move is played rather than stall the game).
+    /// `None` when the game has moved on meanwhile.
+    pub fn bot_answer(&mut self, ply: u32, mv: Option<Move>, now: Instant) -> Option<Played<C>> {
+        let side = self.game.to_move();
+        if self.phase != Phase::Playing
+            || self.ply != ply
+            || !matches!(self.seat(side), Seat::Bot(_))
+        {
+            return None;
+        }
+        let mv = mv.unwrap_or_else(|| {
+            self.game
+                .legal_moves()
+                .iter()
+                .next()
+                .map_or(Move::Pass, Move::Place)
+        });
+        Some(self.apply(side, mv, now))
+    }
+
+    /// Checks `mv`, stops the mover's clock (it stands still while the move is
+    /// stored) and applies it. A flag that fell ends the game instead.
+    fn apply(&mut self, side: Color, mv: Move, now: Instant) -> Played<C> {
+        let mut next = self.game;
+        if let Err(e) = next.apply(mv) {
+            return Played::Refused(self.illegal(e), Vec::new());
+        }
+        let undo = Undo {
+            game: self.game,
+            clocks: self.clocks.as_deref().cloned(),
+            turn_started: self.turn_started,
+        };
+        if let Some(clocks) = &mut self.clocks
+            && let Err(flagged) = clocks.stop(now)
+        {
+            let effects = self.finish(EndReason::Time, Some(flagged.opponent()), now);
+            return Played::Refused(conflict("your time ran out"), effects);
+        }
+        let ms = millis(self.turn_started.until(Stamp::of(now)));
+        self.game = next;
+        self.ply = self.ply.saturating_add(1);
+        Played::Commit(MoveCommit {
+            side,
+            mv,
+            ply: self.ply,
+            ms,
+            undo,
+        })
+    }
+
+    /// The move is stored: everyone hears of it, then the game ends or the
+    /// next turn begins.
+    pub fn committed(&mut self, commit: &MoveCommit, now: Instant) -> Effects<C> {
+        let counts = self.game.counts();
+        let moved = Event::Moved {
+            game: self.id,
+            side: commit.side,
+            played: commit.mv,
+            black: counts.black,
+            white: counts.white,
+            clocks: self.clocks.as_ref().map(|c| c.both(now)),
+        };
+        if self.game.is_over() {
+            let mut effects = vec![Effect::Broadcast(vec![moved])];
+            effects.extend(self.finish(EndReason::Normal, None, now));
+            return effects;
+        }
+        let mut events = vec![moved, self.board_event()];
+        events.extend(self.turn_event());
+        let mut effects = vec![Effect::Broadcast(events)];
+        self.next_turn(now, &mut effects);
+        effects
+    }
+
+    /// The store refused the move: the game is as it was before it, the same
+    /// side to move, its clock running from when its turn began. A bot tries
+    /// again a little later.
+    pub fn rolled_back(&mut self, commit: MoveCommit, now: Instant) -> Effects<C> {
+        self.game = commit.undo.game;
+        if let (Some(clocks), Some(before)) = (&mut self.clocks, commit.undo.clocks) {
+            **clocks = before;
+        }
+        self.turn_started = commit.undo.turn_started;
+        self.ply = self.ply.saturating_sub(1);
+        let mut effects = Vec::new();
+        if self.clocks.is_some() {
+            effects.push(self.flag_timer(now));
+        }
+        if matches!(self.seat(commit.side), Seat::Bot(_)) {
+            effects.push(Effect::Schedule(Timer::Bot, BOT_RETRY));
+        }
+        effects
+    }
+
+    fn illegal(&self, error: MoveError) -> ProtocolError {
+        let legal = self.game.legal_moves();
+        let legal = if legal.is_empty() {
+            "pass".to_string()
+        } else {
+            legal.to_string()
+        };
+        match error {
+            MoveError::GameOver => conflict(format!("game {} is over", self.id)),
+            MoveError::MustMove(_) => {
+                ProtocolError::new(ErrorCode::IllegalMove, format!("{error}"))
+            }
+            _ => ProtocolError::new(ErrorCode::IllegalMove, format!("{error}; legal: {legal}")),
+        }
+    }
+
+    /// A timer this table asked for went off.
+    pub fn timer_fired(&mut self, timer: Timer, now: Instant) -> Effects<C> {
+        if self.phase != Phase::Playing {
+            return Vec::new();
+        }
+        match timer {
+            Timer::Flag => {
+                let flagged = self.clocks.as_ref().and_then(|c| c.flagged(now));
+                match flagged {
+                    Some(side) => self.finish(EndReason::Time, Some(side.opponent()), now),
+                    // Woken a little early: wait for the rest.
+                    None if self.clocks.is_some() => vec![self.flag_timer(now)],
+                    None => Vec::new(),
+                }
+            }
+            Timer::Grace(color) => self.abandon(color, now),
+            Timer::Bot => match self.seat(self.game.to_move()) {
+                Seat::Bot(level) => vec![Effect::Think {
+                    level: *level,
+                    ply: self.ply,
+                }],
+                _ => Vec::new(),
+            },
+        }
+    }
+
+    /// The grace period of the person in `color`'s seat ran out: if they are
+    /// still away, they lose. Whoever has been away longer loses; both away
+    /// since the same moment (a recovered game nobody came back to), or one
+    /// person in both seats, is a draw.
+    fn abandon(&mut self, color: Color, now: Instant) -> Effects<C> {
+        let Seat::Person(p) = self.seat(color) else {
+            return Vec::new();
+        };
+        let Presence::Away(since) = p.presence else {
+            return Vec::new();
+        };
+        let colors = self.colors_of(&p.name);
+        let winner = match colors.as_slice() {
+            [only] => match self.seat(only.opponent()) {
+                Seat::Person(Person {
+                    presence: Presence::Away(other),
+                    ..
+                }) if *other <= since => None,
+                _ => Some(only.opponent()),
+            },
+            _ => None,
+        };
+        self.finish(EndReason::Abandon, winner, now)
+    }
+
+    /// Ends the game: the lobby is told, the result is stored, then everyone
+    /// hears `BOARD` (no side to move) and `OVER`. Stored first, so
+    /// that a crash cannot bring back in play a game its players were told is
+    /// over: a resignation, a flag or an abandonment is not in the moves.
+    fn finish(&mut self, reason: EndReason, winner: Option<Color>, now: Instant) -> Effects<C> {
+        self.phase = Phase::Over;
+        let mut effects = vec![
+            Effect::Unschedule(Timer::Flag),
+            Effect::Unschedule(Timer::Bot),
+        ];
+        if let Some(clocks) = &mut self.clocks {
+            // A flag that fell is recorded as zero; otherwise the time stops as is.
+            let _ = clocks.stop(now);
+        }
+        for color in COLORS {
+            if let Seat::Person(p) = &mut self.seats[slot(color)]
+                && let Presence::Away(_) = p.presence
+            {
+                p.presence = Presence::Left;
+                effects.push(Effect::Unschedule(Timer::Grace(color)));
+            }
+        }
+        let score = match reason {
+            EndReason::Normal => self.game.score(),
+            _ => forced_score(&self.game, winner),
+        };
+        let result = GameResult {
+            winner: score.winner,
+            black: score.black,
+            white: score.white,
+            reason,
+        };
+        let over = Event::Over {
+            game: self.id,
+            winner: score.winner,
+            black: score.black,
+            white: score.white,
+            reason,
+        };
+        let mut then = vec![Effect::Broadcast(vec![self.board_event(), over])];
+        self.stop_if_deserted(&mut then);
+        effects.push(Effect::Ended(result));
+        effects.push(Effect::CommitEnd { result, then });
+        effects
+    }
+
+    /// A game that is not in play and has nobody connected at it stops.
+    fn stop_if_deserted(&self, effects: &mut Effects<C>) {
+        let attached = self.seats.iter().any(|s| s.connection().is_some());
+        if self.phase != Phase::Playing && !attached {
+            effects.push(Effect::Stop);
+        }
+    }
+
+    /// `END` from `name`: they resign (in a hotseat game, the side to move does).
+    pub fn resign(&mut self, name: &str, now: Instant) -> Result<Effects<C>, ProtocolError> {
+        let colors = self.colors_of(name);
+        let Some(&mine) = colors.first() else {
+            return Err(self.no_seat());
+        };
+        if self.phase != Phase::Playing {
+            return Err(conflict(format!("game {} is not in play", self.id)));
+        }
+        let loser = if colors.len() == 2 {
+            self.game.to_move()
+        } else {
+            mine
+        };
+        Ok(self.finish(EndReason::Resign, Some(loser.opponent()), now))
+    }
+
+    /// `SAY` from `name`: chat to everyone in the game, seated people only.
+    pub fn say(&self, name: &str, text: String) -> Result<Effects<C>, ProtocolError> {
+        if self.colors_of(name).is_empty() {
+            return Err(self.no_seat());
+        }
+        Ok(vec![Effect::Broadcast(vec![Event::Chat {
+            game: self.id,
+            name: name.to_string(),
+            text,
+        }])])
+    }
+
+    /// `HINT` from `name`: the position to think about, if `hints` allows
+    /// hints in this game and it is `name`'s turn.
+    pub fn hint(&self, name: &str, hints: &Hints) -> Result<Game, ProtocolError> {
+        self.mover(name)?;
+        let bot = self.seats.iter().any(|s| matches!(s, Seat::Bot(_)));
+        let [black, white] = &self.seats;
+        let hotseat = matches!((black.name(), white.name()), (Some(a), Some(b)) if a == b);
+        let allowed = (bot && hints.bot_games)
+            || (hotseat && hints.hotseat_games)
+            || (!bot && !hotseat && hints.human_games);
+        if allowed {
+            Ok(self.game)
+        } else {
+            Err(forbidden("hints are off in this game"))
+        }
+    }
+
+    /// `BOARD`: the position and, while the game goes on, the legal moves.
+    pub fn board(&self) -> Vec<Event> {
+        let mut events = vec![self.board_event()];
+        events.extend(self.turn_event());
+        events
+    }
+
+    /// `name` (seated here, the lobby has checked) is back, or again, on
+    /// `conn`: their grace period ends and they get the whole state.
+    pub fn attach(&mut self, name: &str, conn: C) -> Effects<C> {
+        let mut effects = Vec::new();
+        for color in COLORS {
+            if let Seat::Person(p) = &mut self.seats[slot(color)]
+                && *p.name == *name
+            {
+                if let Presence::Away(_) = p.presence {
+                    effects.push(Effect::Unschedule(Timer::Grace(color)));
+                }
+                p.presence = Presence::Here(conn.clone());
+            }
+        }
+        if !self.colors_of(name).is_empty() {
+            effects.push(Effect::Tell(conn, self.snapshot()));
+        }
+        effects
+    }
+
+    /// `name` lost their connection. In play the seat is kept for `grace` and
+    /// the others are told; otherwise they have left the table.
+    pub fn disconnected(&mut self, name: &str, grace: Duration, now: Instant) -> Effects<C> {
+        let colors = self.colors_of(name);
+        let mut effects = Vec::new();
+        let Some(&first) = colors.first() else {
+            return effects;
+        };
+        if self.phase != Phase::Playing {
+            return self.detach(name, false);
+        }
+        for &color in &colors {
+            if let Seat::Person(p) = &mut self.seats[slot(color)] {
+                p.presence = Presence::Away(Stamp::of(now));
+            }
+        }
+        effects.push(Effect::Schedule(Timer::Grace(first), grace));
+        let text = format!(
+            "{name} disconnected: the seat is kept for {}s",
+            grace.as_secs()
+        );
+        effects.push(Effect::Broadcast(vec![Event::Info(text)]));
+        effects
+    }
+
+    /// `name` leaves a table that is not in play (`LEAVE`, a rematch, a lost
+    /// connection); unless `quiet`, whoever is still here is told. The last
+    /// one out stops it.
+    pub fn detach(&mut self, name: &str, quiet: bool) -> Effects<C> {
+        let mut effects = Vec::new();
+        if self.phase == Phase::Playing {
+            return effects;
+        }
+        let mut was_here = false;
+        for seat in &mut self.seats {
+            if let Seat::Person(p) = seat
+                && *p.name == *name
+            {
+                was_here |= matches!(p.presence, Presence::Here(_));
+                p.presence = Presence::Left;
+            }
+        }
+        let others_here = self.seats.iter().any(|s| s.connection().is_some());
+        if was_here && !quiet && others_here {
+            let text = format!("{name} left game {}", self.id);
+            effects.push(Effect::Broadcast(vec![Event::Info(text)]));
+        }
+        self.stop_if_deserted(&mut effects);
+        effects
+    }
+
+    /// The lobby closed this game before anyone joined it.
+    pub fn cancel(&mut self) -> Effects<C> {
+        if self.phase != Phase::Open {
+            return Vec::new();
+        }
+        self.phase = Phase::Over;
+        vec![Effect::Stop]
+    }
+
+    /// `name` offers a rematch (the lobby counts the votes).
+    pub fn offer_rematch(&self, name: &str) -> Effects<C> {
+        let text = format!(
+            "{name} offers a rematch in game {}: REMATCH accepts",
+            self.id
+        );
+        vec![Effect::Broadcast(vec![Event::Info(text)])]
+    }
+
+    /// `WATCH` from `conn`: it follows the game from now, starting with the
+    /// whole state.
+    pub fn watch(&mut self, conn: C) -> Effects<C> {
+        if !self.spectators.iter().any(|s| *s == conn) {
+            self.spectators.push(conn.clone());
+        }
+        vec![Effect::Tell(conn, self.snapshot())]
+    }
+
+    /// `conn` stops watching.
+    pub fn unwatch(&mut self, conn: &C) {
+        self.spectators.retain(|s| s != conn);
+    }
+
+    /// Everyone who hears the game's events: the seated people who are
+    /// connected (once, though hotseat gives one person both seats), then the
+    /// spectators.
+    pub fn audience(&self) -> impl Iterator<Item = &C> {
+        let [black, white] = &self.seats;
+        let black = black.connection();
+        let white = white.connection().filter(|w| black != Some(*w));
+        black.into_iter().chain(white).chain(self.spectators.iter())
+    }
+
+    /// START, BOARD and TURN: the whole state, for a newcomer.
+    pub fn snapshot(&self) -> Vec<Event> {
+        let name = |c: Color| {
+            self.seat(c)
+                .name()
+                .map_or_else(|| "-".to_string(), |n| n.to_string())
+        };
+        let mut events = vec![Event::Start {
+            game: self.id,
+            variant: self.game.variant(),
+            black: name(Color::Black),
+            white: name(Color::White),
+            clock: self.clocks.as_ref().map(|c| c.spec()),
+        }];
+        events.extend(self.board());
+        events
+    }
+
+    fn board_event(&self) -> Event {
+        let to_move = (self.phase == Phase::Playing).then(|| self.game.to_move());
+        Event::Board {
+            game: self.id,
+            cells: cells_string(&self.game),
+            to_move,
+        }
+    }
+
+    fn turn_event(&self) -> Option<Event> {
+        (self.phase == Phase::Playing).then(|| {
+            let legal = self.game.legal_moves();
+            let mut moves = Vec::with_capacity(legal.len());
+            moves.extend(legal.iter());
+            Event::Turn {
+                game: self.id,
+                side: self.game.to_move(),
+                moves,
+            }
+        })
+    }
+
+    /// How long a bot may think: `engine_ms`, and under a clock a share of
+    /// what is left.
+    pub fn think_budget(&self, engine_ms: u64, now: Instant) -> Duration {
+        let mut ms = engine_ms;
+        if let Some(clocks) = &self.clocks {
+            let left = clocks.left(self.game.to_move(), now);
+            ms = ms.min(left / 20 + clocks.spec().increment_ms / 2).max(5);
+        }
+        Duration::from_millis(ms)
+    }
+}
+
+/// The score of a game that ended early: discs as they stand, the empties to the
+/// winner (split on a draw).
+fn forced_score(game: &Game, winner: Option<Color>) -> Outcome {
+    let counts = game.counts();
+    let empties = game.variant().squares() - counts.black - counts.white;
+    let (black, white) = match winner {
+        Some(Color::Black) => (counts.black + empties, counts.white),
+        Some(Color::White) => (counts.black, counts.white + empties),
+        None => (
+            counts.black + empties / 2,
+            counts.white + empties - empties / 2,
+        ),
+    };
+    Outcome {
+        winner,
+        black,
+        white,
+    }
+}
