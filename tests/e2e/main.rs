@@ -13,6 +13,7 @@ mod games;
 mod limits;
 mod load;
 mod lobby;
+mod races;
 mod rules;
 mod sessions;
 mod shutdown;
