@@ -16,6 +16,9 @@
 pub mod lobby;
 pub mod table;
 
+#[cfg(test)]
+mod table_tests;
+
 use std::sync::Arc;
 
 /// A logged-in name. Shared (`Arc`) by the session, the lobby and the game

@@ -1,0 +1,558 @@
+//! The table core's rules, tested without actors: named cases, then random
+//! runs of moves, resignations, disconnects, returns and timers against the
+//! invariants in ARCHITECTURE.md.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use flipline::protocol::{ClockSpec, EndReason, Event, GameResult};
+use flipline::{Color, Game, Move, Variant};
+use proptest::prelude::*;
+
+use super::table::{Effect, Played, Table, Timer};
+use super::{Name, Phase, Sitter};
+use crate::clock::Stamp;
+use crate::config::Hints;
+
+/// A connection in these tests: a number.
+type Conn = u32;
+
+/// A moment after the clock's first stamp (stamps before it all read as it).
+fn t0() -> Instant {
+    let now = Instant::now();
+    let _ = Stamp::of(now);
+    now
+}
+
+fn person(name: &str, conn: Option<Conn>) -> Sitter<Conn> {
+    Sitter::Person(Name::from(name), conn)
+}
+
+/// Drives a table as its actor would: keeps the timers it asks for, answers
+/// the engine, stores what it asks to store, and records what each
+/// connection hears.
+struct Driver {
+    table: Table<Conn>,
+    now: Instant,
+    timers: HashMap<Timer, Instant>,
+    heard: HashMap<Conn, Vec<Event>>,
+    results: Vec<GameResult>,
+    ended: usize,
+    stopped: bool,
+    thinks: Vec<u32>,
+    /// Moves announced (`MOVED` broadcast).
+    announced: usize,
+    /// Engine questions and timers asked for after the game was over.
+    late_asks: usize,
+}
+
+impl Driver {
+    fn new(seats: [Sitter<Conn>; 2], clock: Option<ClockSpec>, recovered: bool) -> Driver {
+        let now = t0();
+        let table = Table::new(7, Variant::Othello, clock, seats, &[], now);
+        let mut driver = Driver {
+            table,
+            now,
+            timers: HashMap::new(),
+            heard: HashMap::new(),
+            results: Vec::new(),
+            ended: 0,
+            stopped: false,
+            thinks: Vec::new(),
+            announced: 0,
+            late_asks: 0,
+        };
+        let effects = driver.table.open(recovered, grace(), now);
+        driver.run(effects);
+        driver
+    }
+
+    /// Carries out effects; checks that a `CommitEnd` comes last.
+    fn run(&mut self, effects: Vec<Effect<Conn>>) {
+        let count = effects.len();
+        for (i, effect) in effects.into_iter().enumerate() {
+            let over = self.table.phase() == Phase::Over;
+            if over && matches!(effect, Effect::Think { .. } | Effect::Schedule(..)) {
+                self.late_asks += 1;
+            }
+            match effect {
+                Effect::Broadcast(events) => {
+                    let moved = events.iter().filter(|e| matches!(e, Event::Moved { .. }));
+                    self.announced += moved.count();
+                    let audience: Vec<Conn> = self.table.audience().copied().collect();
+                    for conn in audience {
+                        self.heard.entry(conn).or_default().extend(events.clone());
+                    }
+                }
+                Effect::Tell(conn, events) => self.heard.entry(conn).or_default().extend(events),
+                Effect::Schedule(timer, after) => {
+                    self.timers.insert(timer, self.now + after);
+                }
+                Effect::Unschedule(timer) => {
+                    self.timers.remove(&timer);
+                }
+                Effect::Think { ply, .. } => self.thinks.push(ply),
+                Effect::CommitEnd { result, then } => {
+                    assert_eq!(i + 1, count, "CommitEnd is the last effect");
+                    self.results.push(result);
+                    self.run(then);
+                }
+                Effect::Ended(_) => self.ended += 1,
+                Effect::Stop => self.stopped = true,
+            }
+        }
+    }
+
+    /// `name` plays `mv`; the store takes it if `stored`.
+    fn play(&mut self, name: &str, mv: Move, stored: bool) -> Result<(), String> {
+        match self.table.play(name, mv, self.now) {
+            Played::Commit(commit) => {
+                let effects = if stored {
+                    self.table.committed(&commit, self.now)
+                } else {
+                    self.table.rolled_back(commit, self.now)
+                };
+                self.run(effects);
+                if stored { Ok(()) } else { Err("503".into()) }
+            }
+            Played::Refused(e, effects) => {
+                self.run(effects);
+                Err(e.to_string())
+            }
+        }
+    }
+
+    /// Answers the engine's oldest question with the first legal move.
+    fn answer_bot(&mut self) {
+        if self.thinks.is_empty() {
+            return;
+        }
+        let ply = self.thinks.remove(0);
+        if let Some(Played::Commit(commit)) = self.table.bot_answer(ply, None, self.now) {
+            let effects = self.table.committed(&commit, self.now);
+            self.run(effects);
+        }
+    }
+
+    /// Moves time on by `by`, firing every timer that falls due, in order.
+    fn advance(&mut self, by: Duration) {
+        let until = self.now + by;
+        loop {
+            let due = self
+                .timers
+                .iter()
+                .filter(|(_, at)| **at <= until)
+                .min_by_key(|(_, at)| **at)
+                .map(|(timer, at)| (*timer, *at));
+            let Some((timer, at)) = due else { break };
+            self.timers.remove(&timer);
+            self.now = self.now.max(at);
+            let effects = self.table.timer_fired(timer, self.now);
+            self.run(effects);
+        }
+        self.now = until;
+    }
+
+    fn heard(&self, conn: Conn) -> &[Event] {
+        self.heard.get(&conn).map_or(&[], Vec::as_slice)
+    }
+
+    fn over(&self) -> Option<(Option<Color>, EndReason)> {
+        self.results.last().map(|r| (r.winner, r.reason))
+    }
+}
+
+fn grace() -> Duration {
+    Duration::from_secs(60)
+}
+
+fn two_people() -> Driver {
+    Driver::new(
+        [person("ann", Some(1)), person("bob", Some(2))],
+        None,
+        false,
+    )
+}
+
+fn first_move(table: &Table<Conn>) -> Move {
+    table
+        .position()
+        .legal_moves()
+        .iter()
+        .next()
+        .map_or(Move::Pass, Move::Place)
+}
+
+#[test]
+fn a_full_table_begins_with_the_whole_state_for_both() {
+    let d = two_people();
+    assert_eq!(d.table.phase(), Phase::Playing);
+    for conn in [1, 2] {
+        let heard = d.heard(conn);
+        assert!(
+            matches!(heard.first(), Some(Event::Start { black, white, .. }) if black == "ann" && white == "bob")
+        );
+        assert!(matches!(
+            heard.last(),
+            Some(Event::Turn {
+                side: Color::Black,
+                ..
+            })
+        ));
+    }
+}
+
+#[test]
+fn a_move_is_announced_only_once_stored_and_undone_if_not() {
+    let mut d = two_people();
+    let mv = first_move(&d.table);
+    let before = d.heard(2).len();
+    assert_eq!(d.play("ann", mv, false), Err("503".into()));
+    assert_eq!(
+        d.heard(2).len(),
+        before,
+        "nothing heard of a move not stored"
+    );
+    assert_eq!(
+        (d.table.plies(), d.table.position()),
+        (0, Game::new(Variant::Othello))
+    );
+    assert_eq!(d.play("ann", mv, true), Ok(()));
+    assert!(matches!(
+        d.heard(2)[before],
+        Event::Moved {
+            side: Color::Black,
+            ..
+        }
+    ));
+    assert_eq!(d.table.plies(), 1);
+    let refused = d.play("ann", first_move(&d.table), true);
+    assert!(refused.is_err_and(|e| e.contains("not your turn")));
+    assert!(
+        d.play("eve", first_move(&d.table), true)
+            .is_err_and(|e| e.contains("no seat"))
+    );
+}
+
+#[test]
+fn a_bot_to_move_is_asked_and_its_answer_for_a_past_ply_is_dropped() {
+    let mut d = Driver::new([Sitter::Bot(1), person("ann", Some(1))], None, false);
+    assert_eq!(d.thinks, [0]);
+    assert!(d.table.bot_answer(5, None, d.now).is_none(), "another ply");
+    d.answer_bot();
+    assert_eq!(d.table.plies(), 1);
+    assert!(
+        d.table.bot_answer(0, None, d.now).is_none(),
+        "ann's turn now"
+    );
+}
+
+#[test]
+fn in_hotseat_the_side_to_move_resigns() {
+    let mut d = Driver::new(
+        [person("solo", Some(1)), person("solo", Some(1))],
+        None,
+        false,
+    );
+    d.play("solo", first_move(&d.table), true)
+        .unwrap_or_default();
+    let effects = d.table.resign("solo", d.now).unwrap_or_default();
+    d.run(effects);
+    assert_eq!(d.over(), Some((Some(Color::Black), EndReason::Resign)));
+    assert!(d.stopped == false, "solo is still at the table");
+    assert_eq!(
+        d.heard(1)
+            .iter()
+            .filter(|e| matches!(e, Event::Over { .. }))
+            .count(),
+        1,
+        "one person in both seats hears OVER once"
+    );
+}
+
+#[test]
+fn a_flag_falls_when_the_clock_runs_out_not_before() {
+    let clock = ClockSpec {
+        base_ms: 1000,
+        increment_ms: 0,
+    };
+    let mut d = Driver::new(
+        [person("ann", Some(1)), person("bob", Some(2))],
+        Some(clock),
+        false,
+    );
+    d.advance(Duration::from_millis(900));
+    assert_eq!(d.over(), None);
+    d.advance(Duration::from_millis(200));
+    assert_eq!(d.over(), Some((Some(Color::White), EndReason::Time)));
+    assert_eq!(d.ended, 1);
+    assert!(d.timers.is_empty(), "no timer left: {:?}", d.timers);
+}
+
+#[test]
+fn a_seat_is_kept_for_the_grace_period_and_the_opponent_is_told() {
+    let mut d = two_people();
+    let effects = d.table.disconnected("bob", grace(), d.now);
+    d.run(effects);
+    assert!(
+        matches!(d.heard(1).last(), Some(Event::Info(text)) if text.starts_with("bob disconnected"))
+    );
+    d.advance(grace() / 2);
+    let effects = d.table.attach("bob", 3);
+    d.run(effects);
+    assert!(
+        matches!(d.heard(3).first(), Some(Event::Start { .. })),
+        "the state, at once"
+    );
+    d.advance(grace());
+    assert_eq!(d.over(), None, "back in time: no abandon");
+    let effects = d.table.disconnected("ann", grace(), d.now);
+    d.run(effects);
+    d.advance(grace());
+    assert_eq!(d.over(), Some((Some(Color::White), EndReason::Abandon)));
+}
+
+#[test]
+fn when_both_are_away_the_longer_away_loses_and_a_recovered_game_is_drawn() {
+    let mut d = two_people();
+    let effects = d.table.disconnected("ann", grace(), d.now);
+    d.run(effects);
+    d.advance(Duration::from_secs(1));
+    let effects = d.table.disconnected("bob", grace(), d.now);
+    d.run(effects);
+    d.advance(grace() * 2);
+    assert_eq!(d.over(), Some((Some(Color::White), EndReason::Abandon)));
+    assert!(d.stopped, "nobody is left at the finished game");
+
+    let mut r = Driver::new([person("ann", None), person("bob", None)], None, true);
+    r.advance(grace() + Duration::from_millis(1));
+    assert_eq!(r.over(), Some((None, EndReason::Abandon)));
+    assert_eq!(r.results.len(), 1);
+}
+
+#[test]
+fn the_last_one_to_leave_a_finished_game_stops_it_and_the_other_is_told() {
+    let mut d = two_people();
+    let effects = d.table.resign("ann", d.now).unwrap_or_default();
+    d.run(effects);
+    let effects = d.table.detach("bob", false);
+    d.run(effects);
+    assert!(matches!(d.heard(1).last(), Some(Event::Info(t)) if t == "bob left game 7"));
+    assert!(!d.stopped);
+    let effects = d.table.detach("ann", false);
+    d.run(effects);
+    assert!(d.stopped);
+}
+
+#[test]
+fn hints_follow_the_policy_and_the_turn() {
+    let bot = Driver::new([person("ann", Some(1)), Sitter::Bot(2)], None, false);
+    let people = two_people();
+    let policy = Hints {
+        bot_games: true,
+        hotseat_games: true,
+        human_games: false,
+    };
+    assert!(bot.table.hint("ann", &policy).is_ok());
+    assert!(
+        people
+            .table
+            .hint("ann", &policy)
+            .is_err_and(|e| e.message.contains("hints are off"))
+    );
+    assert!(
+        people
+            .table
+            .hint(
+                "bob",
+                &Hints {
+                    human_games: true,
+                    ..policy
+                }
+            )
+            .is_err_and(|e| e.message.contains("not your turn"))
+    );
+}
+
+/// One step of a random run.
+#[derive(Clone, Debug)]
+enum Step {
+    /// A person plays their first legal move (or tries out of turn).
+    Move {
+        who: usize,
+        stored: bool,
+    },
+    /// A square that may be illegal.
+    Square {
+        who: usize,
+        index: u8,
+    },
+    Resign {
+        who: usize,
+    },
+    Disconnect {
+        who: usize,
+    },
+    Attach {
+        who: usize,
+    },
+    Advance {
+        ms: u64,
+    },
+    Bot,
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        4 => (0..2usize, prop::bool::weighted(0.9)).prop_map(|(who, stored)| Step::Move { who, stored }),
+        1 => (0..2usize, 0..64u8).prop_map(|(who, index)| Step::Square { who, index }),
+        1 => (0..2usize).prop_map(|who| Step::Resign { who }),
+        1 => (0..2usize).prop_map(|who| Step::Disconnect { who }),
+        1 => (0..2usize).prop_map(|who| Step::Attach { who }),
+        2 => (0..90_000u64).prop_map(|ms| Step::Advance { ms }),
+        2 => Just(Step::Bot),
+    ]
+}
+
+const NAMES: [&str; 2] = ["ann", "bob"];
+
+proptest! {
+    /// Whatever happens: a game ends at most once, its end is stored before
+    /// anyone hears it and the lobby is told first; a move is heard only once
+    /// stored; a game whose people are all away ends by abandon (or its
+    /// clock) once their grace runs out; the opponent hears of every lost
+    /// seat; after the end nothing more is asked of the engine or the clock.
+    #[test]
+    fn random_runs_keep_the_table_rules(
+        bot in prop::bool::ANY,
+        clocked in prop::bool::ANY,
+        steps in prop::collection::vec(step(), 1..80),
+    ) {
+        let seats = if bot {
+            [person("ann", Some(1)), Sitter::Bot(1)]
+        } else {
+            [person("ann", Some(1)), person("bob", Some(2))]
+        };
+        let clock = clocked.then_some(ClockSpec { base_ms: 60_000, increment_ms: 1000 });
+        let mut d = Driver::new(seats, clock, false);
+        let mut mirror = Game::new(Variant::Othello);
+        let mut here = [true, !bot];
+        let mut plies = 0;
+        for step in steps {
+            match step {
+                Step::Move { who, stored } => {
+                    let mv = first_move(&d.table);
+                    if d.play(NAMES[who], mv, stored).is_ok() {
+                        prop_assert!(mirror.apply(mv).is_ok());
+                        plies += 1;
+                    }
+                }
+                Step::Square { who, index } => {
+                    if let Some(sq) = flipline::Square::new(index / 8, index % 8)
+                        && d.play(NAMES[who], Move::Place(sq), true).is_ok()
+                    {
+                        prop_assert!(mirror.apply(Move::Place(sq)).is_ok());
+                        plies += 1;
+                    }
+                }
+                Step::Resign { who } => {
+                    if let Ok(effects) = d.table.resign(NAMES[who], d.now) {
+                        d.run(effects);
+                    }
+                }
+                Step::Disconnect { who } if here[who] && (who == 0 || !bot) => {
+                    let playing = d.table.phase() == Phase::Playing;
+                    let effects = d.table.disconnected(NAMES[who], grace(), d.now);
+                    d.run(effects);
+                    here[who] = false;
+                    let other = 1 - who;
+                    if playing && here[other] {
+                        let told = d.heard(other as Conn + 1).iter().any(|e| matches!(e, Event::Info(t) if t.starts_with(NAMES[who])));
+                        prop_assert!(told, "the opponent is told of the lost seat");
+                    }
+                }
+                Step::Attach { who } if !here[who] && (who == 0 || !bot) => {
+                    let effects = d.table.attach(NAMES[who], who as Conn + 1);
+                    d.run(effects);
+                    here[who] = true;
+                }
+                Step::Advance { ms } => d.advance(Duration::from_millis(ms)),
+                Step::Bot => {
+                    d.answer_bot();
+                    if d.table.plies() > plies {
+                        prop_assert!(mirror.apply(first_legal(&mirror)).is_ok());
+                        plies += 1;
+                    }
+                }
+                Step::Disconnect { .. } | Step::Attach { .. } => {}
+            }
+            prop_assert!(d.results.len() <= 1, "a game ends once");
+            prop_assert_eq!(d.results.len(), d.ended);
+            prop_assert_eq!(d.table.plies(), plies);
+            prop_assert_eq!(d.announced as u32, plies, "each stored move announced once");
+            prop_assert_eq!(d.table.position(), mirror);
+            prop_assert_eq!(d.late_asks, 0);
+        }
+        // Everyone away: once the grace period has run out the game is over.
+        for who in 0..2 {
+            if here[who] && (who == 0 || !bot) {
+                let effects = d.table.disconnected(NAMES[who], grace(), d.now);
+                d.run(effects);
+            }
+        }
+        d.advance(grace() + Duration::from_millis(1));
+        prop_assert_eq!(d.table.phase(), Phase::Over);
+        prop_assert!(d.stopped, "a finished game nobody is at stops");
+        prop_assert!(!d.timers.contains_key(&Timer::Flag) && !d.timers.contains_key(&Timer::Bot));
+    }
+}
+
+fn first_legal(game: &Game) -> Move {
+    game.legal_moves()
+        .iter()
+        .next()
+        .map_or(Move::Pass, Move::Place)
+}
+
+#[test]
+fn a_game_played_out_ends_normally_once_with_the_lobby_told_first() {
+    let mut d = Driver::new(
+        [person("solo", Some(1)), person("solo", Some(1))],
+        None,
+        false,
+    );
+    let mut moves = 0;
+    while d.table.phase() == Phase::Playing {
+        assert!(d.play("solo", first_move(&d.table), true).is_ok());
+        moves += 1;
+        assert!(moves <= 64, "a game of othello ends");
+    }
+    let score = first_legal_game_score();
+    assert_eq!(d.over(), Some((score.winner, EndReason::Normal)));
+    assert_eq!((d.results.len(), d.ended), (1, 1));
+    let heard = d.heard(1);
+    assert!(matches!(
+        heard.last(),
+        Some(Event::Over {
+            reason: EndReason::Normal,
+            ..
+        })
+    ));
+    assert!(matches!(
+        heard[heard.len() - 2],
+        Event::Board { to_move: None, .. }
+    ));
+    assert!(
+        d.play("solo", first_move(&d.table), true)
+            .is_err_and(|e| e.contains("is over"))
+    );
+}
+
+/// The score of othello played with the first legal move on every turn.
+fn first_legal_game_score() -> flipline::Outcome {
+    let mut game = Game::new(Variant::Othello);
+    while !game.is_over() {
+        let _ = game.apply(first_legal(&game));
+    }
+    game.score()
+}
