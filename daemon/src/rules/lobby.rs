@@ -885,3 +885,53 @@ fn dedup(mut names: Vec<Name>) -> Vec<Name> {
     names.dedup();
     names
 }
+
+#[cfg(test)]
+impl<R: Clone> LobbyCore<R> {
+    /// Checks the lobby's invariants (ARCHITECTURE.md), naming the first
+    /// broken one: every name sits in at most one game that is open or in
+    /// play, and its seat says so; a seeker sits in none; every seat points at
+    /// a game that has that name in it; a name known only as gone is
+    /// forgotten.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut live: HashMap<Name, Vec<GameId>> = HashMap::new();
+        for (&id, entry) in &self.games {
+            if entry.phase != Phase::Over {
+                for name in dedup(entry.persons().cloned().collect()) {
+                    live.entry(name).or_default().push(id);
+                }
+            }
+        }
+        for (name, games) in &live {
+            if games.len() > 1 {
+                return Err(format!("{name} sits in games {games:?}"));
+            }
+            if self.seat_of(name) != games.first().copied() {
+                return Err(format!(
+                    "{name} sits in {games:?}, seat {:?}",
+                    self.seat_of(name)
+                ));
+            }
+        }
+        for seek in &self.seeks {
+            if let Some(games) = live.get(&*seek.name) {
+                return Err(format!("{} seeks while in {games:?}", seek.name));
+            }
+        }
+        for (name, person) in &self.people {
+            if let Some(game) = person.seat {
+                let seated = self
+                    .games
+                    .get(&game)
+                    .is_some_and(|e| !e.colors_of(name).is_empty());
+                if !seated {
+                    return Err(format!("{name}'s seat {game} does not have them"));
+                }
+            }
+            if person.conn.is_none() && person.seat.is_none() {
+                return Err(format!("{name} is kept with nothing"));
+            }
+        }
+        Ok(())
+    }
+}

@@ -259,7 +259,7 @@ fn in_hotseat_the_side_to_move_resigns() {
     let effects = d.table.resign("solo", d.now).unwrap_or_default();
     d.run(effects);
     assert_eq!(d.over(), Some((Some(Color::Black), EndReason::Resign)));
-    assert!(d.stopped == false, "solo is still at the table");
+    assert!(!d.stopped, "solo is still at the table");
     assert_eq!(
         d.heard(1)
             .iter()

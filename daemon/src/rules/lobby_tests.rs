@@ -1,0 +1,380 @@
+//! The lobby core's rules, tested without actors: named cases for each
+//! command, then random sequences of commands from several players, as
+//! pipelined and concurrent clients would interleave them, against the
+//! lobby's invariants.
+
+use std::collections::HashMap;
+
+use flipline::protocol::{ErrorCode, GameId, NewGame, Opponent, SeatChoice};
+use flipline::{Color, Variant};
+use proptest::prelude::*;
+
+use super::lobby::{Left, LobbyCore, LobbyEffect, Order, Rematched, Sought};
+use super::{ConnId, Name, Phase};
+
+/// A lobby whose routes are the game numbers themselves, numbering from 1.
+struct Harness {
+    core: LobbyCore<GameId>,
+    next: GameId,
+    /// What each connection was told it sits in (`Seated`).
+    seated: HashMap<ConnId, GameId>,
+    /// Orders to each game, in order.
+    orders: HashMap<GameId, Vec<Order>>,
+    /// Rematches each finished game started.
+    rematches: HashMap<GameId, usize>,
+}
+
+impl Harness {
+    fn new() -> Harness {
+        Harness {
+            core: LobbyCore::new(),
+            next: 1,
+            seated: HashMap::new(),
+            orders: HashMap::new(),
+            rematches: HashMap::new(),
+        }
+    }
+
+    fn carry_out(&mut self, effects: Vec<LobbyEffect<GameId>>) {
+        for effect in effects {
+            match effect {
+                LobbyEffect::Launch(launch) => self.core.set_route(launch.id, launch.id),
+                LobbyEffect::Seated { conn, game } => {
+                    self.seated.insert(conn, game);
+                }
+                LobbyEffect::ToGame(game, order) => {
+                    self.orders.entry(game).or_default().push(order)
+                }
+                LobbyEffect::StoreSeats { .. } | LobbyEffect::StoreCancel(_) => {}
+            }
+        }
+    }
+
+    fn login(&mut self, name: &str, conn: ConnId) {
+        assert!(self.core.login(&Name::from(name), conn).is_ok());
+    }
+
+    fn new_game(&mut self, name: &str, opponent: Opponent) -> Result<GameId, u16> {
+        let spec = NewGame {
+            variant: Variant::Othello,
+            seat: SeatChoice::Black,
+            opponent,
+            clock: None,
+            from: Vec::new(),
+        };
+        let next = &mut self.next;
+        let id = move || take(next);
+        let done = self
+            .core
+            .new_game(&Name::from(name), &spec, id, true)
+            .map_err(code)?;
+        self.carry_out(done.effects);
+        Ok(done.reply)
+    }
+
+    fn seek(&mut self, name: &str, variant: Variant) -> Result<Sought, u16> {
+        let next = &mut self.next;
+        let id = move || take(next);
+        let done = self
+            .core
+            .seek(&Name::from(name), variant, None, id, true)
+            .map_err(code)?;
+        self.carry_out(done.effects);
+        Ok(done.reply)
+    }
+
+    fn join(&mut self, name: &str, game: GameId) -> Result<(GameId, Color), u16> {
+        let done = self.core.join(&Name::from(name), game).map_err(code)?;
+        self.carry_out(done.effects);
+        Ok(done.reply)
+    }
+
+    fn leave(&mut self, name: &str, watching: bool) -> Result<Left, u16> {
+        let done = self.core.leave(&Name::from(name), watching).map_err(code)?;
+        self.carry_out(done.effects);
+        Ok(done.reply)
+    }
+
+    fn rematch(&mut self, name: &str) -> Result<Rematched, String> {
+        let from = self.core.seat_of(name);
+        let next = &mut self.next;
+        let id = move || take(next);
+        let done = self
+            .core
+            .rematch(&Name::from(name), id)
+            .map_err(|e| e.message)?;
+        self.carry_out(done.effects);
+        if let (Rematched::Game(_), Some(from)) = (done.reply, from) {
+            *self.rematches.entry(from).or_default() += 1;
+        }
+        Ok(done.reply)
+    }
+
+    fn gone(&mut self, name: &str, conn: ConnId) {
+        let effects = self.core.gone(conn, &Name::from(name));
+        self.carry_out(effects);
+    }
+
+    fn phase(&self, game: GameId) -> Option<Phase> {
+        self.core.game(game).map(|e| e.phase)
+    }
+}
+
+/// The next game number, taken only when the core asks for one.
+fn take(next: &mut GameId) -> GameId {
+    *next += 1;
+    *next - 1
+}
+
+fn code(e: flipline::protocol::ProtocolError) -> u16 {
+    e.code.number()
+}
+
+#[test]
+fn a_seeker_is_paired_with_the_next_and_both_sit_in_the_game() {
+    let mut h = Harness::new();
+    h.login("ann", 1);
+    h.login("bob", 2);
+    assert_eq!(h.seek("ann", Variant::Othello), Ok(Sought::Seeking));
+    assert_eq!(
+        h.seek("bob", Variant::Anti),
+        Ok(Sought::Seeking),
+        "another game: both wait"
+    );
+    assert_eq!(
+        h.seek("bob", Variant::Othello),
+        Ok(Sought::Paired(1)),
+        "a new seek replaces the old"
+    );
+    assert_eq!(
+        (h.core.seat_of("ann"), h.core.seat_of("bob")),
+        (Some(1), Some(1))
+    );
+    assert_eq!(h.seated.get(&1), Some(&1), "the waiting one is told");
+    assert_eq!(h.phase(1), Some(Phase::Playing));
+    assert_eq!(h.core.check_invariants(), Ok(()));
+}
+
+#[test]
+fn nobody_in_a_game_in_play_gets_another() {
+    let mut h = Harness::new();
+    h.login("ann", 1);
+    h.login("bob", 2);
+    h.login("cy", 3);
+    let g = h.new_game("ann", Opponent::Bot(1)).unwrap_or_default();
+    assert_eq!(h.new_game("ann", Opponent::Hotseat), Err(409));
+    assert_eq!(h.seek("ann", Variant::Othello), Err(409));
+    let open = h.new_game("bob", Opponent::Open).unwrap_or_default();
+    assert_eq!(h.join("ann", open), Err(409));
+    assert_eq!(h.leave("ann", false), Err(409));
+    assert_eq!(h.join("cy", g), Err(409), "no free seat");
+    assert_eq!(h.join("cy", 99), Err(404));
+    assert_eq!(h.join("cy", open), Ok((open, Color::White)));
+    assert!(matches!(
+        h.orders[&open].last(),
+        Some(Order::Fill {
+            color: Color::White,
+            ..
+        })
+    ));
+    assert_eq!(h.core.check_invariants(), Ok(()));
+}
+
+#[test]
+fn making_or_joining_a_game_leaves_an_open_one_and_a_finished_one() {
+    let mut h = Harness::new();
+    h.login("ann", 1);
+    h.login("bob", 2);
+    let open = h.new_game("ann", Opponent::Open).unwrap_or_default();
+    let bot = h.new_game("ann", Opponent::Bot(2)).unwrap_or_default();
+    assert_eq!(h.phase(open), None, "the open game closed");
+    assert_eq!(h.orders[&open], [Order::Cancel]);
+    h.core.ended(bot);
+    assert_eq!(h.seek("ann", Variant::Othello), Ok(Sought::Seeking));
+    assert!(matches!(
+        h.orders[&bot].last(),
+        Some(Order::Detach { quiet: false, .. })
+    ));
+    assert_eq!(h.core.seat_of("ann"), None);
+    assert_eq!(
+        h.leave("ann", true),
+        Ok(Left::StopWatching),
+        "watching before the seek"
+    );
+    assert_eq!(h.leave("ann", false), Ok(Left::SeekWithdrawn));
+    assert_eq!(h.leave("ann", false), Err(409));
+}
+
+#[test]
+fn a_rematch_needs_every_person_and_happens_once() {
+    let mut h = Harness::new();
+    h.login("ann", 1);
+    h.login("bob", 2);
+    let g = h.new_game("ann", Opponent::Open).unwrap_or_default();
+    assert!(h.join("bob", g).is_ok());
+    assert_eq!(h.rematch("ann"), Err(format!("game {g} is not over")));
+    h.core.ended(g);
+    assert_eq!(h.rematch("ann"), Ok(Rematched::Waiting));
+    assert_eq!(
+        h.rematch("ann"),
+        Ok(Rematched::Waiting),
+        "asking twice is one vote"
+    );
+    let Ok(Rematched::Game(next)) = h.rematch("bob") else {
+        panic!("bob's vote completes the rematch");
+    };
+    let seats = &h.core.game(next).map(|e| e.seats.clone());
+    let names = seats
+        .as_ref()
+        .map(|[b, w]| (b.as_ref().map(|o| o.name()), w.as_ref().map(|o| o.name())));
+    assert_eq!(
+        names,
+        Some((Some(Name::from("bob")), Some(Name::from("ann")))),
+        "colours swapped"
+    );
+    assert_eq!(h.seated.get(&1), Some(&next), "ann is told");
+    assert_eq!(h.core.game(g).and_then(|e| e.rematch()), Some(next));
+    assert_eq!(h.rematch("bob"), Err(format!("game {next} is not over")));
+}
+
+#[test]
+fn a_rematch_after_the_opponent_left_or_went_is_refused() {
+    let mut h = Harness::new();
+    for (name, conn) in [("ann", 1), ("bob", 2), ("cy", 3), ("dee", 4)] {
+        h.login(name, conn);
+    }
+    let g = h.new_game("ann", Opponent::Open).unwrap_or_default();
+    assert!(h.join("bob", g).is_ok());
+    h.core.ended(g);
+    assert_eq!(h.leave("bob", false), Ok(Left::Game(g)));
+    assert_eq!(h.rematch("ann"), Err("your opponent has left".to_string()));
+    let k = h.new_game("cy", Opponent::Open).unwrap_or_default();
+    assert!(h.join("dee", k).is_ok());
+    h.core.ended(k);
+    assert_eq!(h.rematch("cy"), Ok(Rematched::Waiting));
+    h.gone("dee", 4);
+    assert_eq!(h.rematch("cy"), Err("your opponent has left".to_string()));
+}
+
+#[test]
+fn a_lost_connection_keeps_a_seat_in_play_and_closes_an_open_game() {
+    let mut h = Harness::new();
+    h.login("ann", 1);
+    h.login("bob", 2);
+    let open = h.new_game("ann", Opponent::Open).unwrap_or_default();
+    let playing = h.new_game("bob", Opponent::Bot(1)).unwrap_or_default();
+    h.gone("ann", 1);
+    h.gone("bob", 2);
+    assert_eq!(h.phase(open), None);
+    assert_eq!(
+        h.orders[&playing],
+        [Order::Disconnected {
+            name: Name::from("bob")
+        }]
+    );
+    assert_eq!(h.core.seat_of("bob"), Some(playing), "the seat is kept");
+    // Back on another connection: the name is free, the seat is theirs.
+    h.login("bob", 5);
+    assert_eq!(h.new_game("bob", Opponent::Hotseat), Err(409));
+    assert_eq!(h.join("bob", playing), Ok((playing, Color::Black)));
+    assert!(matches!(
+        h.orders[&playing].last(),
+        Some(Order::Attach { conn: 5, .. })
+    ));
+    // A stale goodbye from the old connection changes nothing.
+    h.gone("bob", 2);
+    assert_eq!(h.core.holder("bob"), Some(5));
+    assert!(
+        h.core
+            .login(&Name::from("bob"), 6)
+            .is_err_and(|e| e.code == ErrorCode::Conflict)
+    );
+}
+
+/// One command of a random run.
+#[derive(Clone, Debug)]
+enum Op {
+    Login(usize),
+    Gone(usize),
+    Seek(usize, bool),
+    New(usize, u8),
+    Join(usize, GameId),
+    Leave(usize, bool),
+    Rematch(usize),
+    /// A game's table says it ended.
+    End(GameId),
+    /// A game's actor stops (only a game not in play ever does).
+    Close(GameId),
+}
+
+const PLAYERS: [&str; 4] = ["ann", "bob", "cy", "dee"];
+
+fn op() -> impl Strategy<Value = Op> {
+    let who = 0..PLAYERS.len();
+    let game = 1..12u64;
+    prop_oneof![
+        2 => who.clone().prop_map(Op::Login),
+        1 => who.clone().prop_map(Op::Gone),
+        3 => (who.clone(), any::<bool>()).prop_map(|(p, anti)| Op::Seek(p, anti)),
+        3 => (who.clone(), 0..3u8).prop_map(|(p, kind)| Op::New(p, kind)),
+        3 => (who.clone(), game.clone()).prop_map(|(p, g)| Op::Join(p, g)),
+        1 => (who.clone(), any::<bool>()).prop_map(|(p, w)| Op::Leave(p, w)),
+        3 => who.prop_map(Op::Rematch),
+        2 => game.clone().prop_map(Op::End),
+        1 => game.prop_map(Op::Close),
+    ]
+}
+
+proptest! {
+    /// Commands from four players in any order: after each, every player
+    /// sits in at most one game that is open or in play (and the lobby's
+    /// seat for them says which), no seeker sits in one, every seat points
+    /// at a game with that player in it, and no finished game starts more
+    /// than one rematch. A refused command changes nothing.
+    #[test]
+    fn any_order_of_commands_keeps_the_lobby_invariants(ops in prop::collection::vec(op(), 1..120)) {
+        let mut h = Harness::new();
+        let mut conns: [Option<ConnId>; 4] = [None; 4];
+        let mut next_conn = 1;
+        for op in ops {
+            let before = format!("{:?}", h.core);
+            let refused = match op {
+                Op::Login(p) => {
+                    let conn = conns[p].unwrap_or(next_conn);
+                    next_conn += 1;
+                    let ok = h.core.login(&Name::from(PLAYERS[p]), conn).is_ok();
+                    if ok { conns[p] = Some(conn); }
+                    !ok
+                }
+                Op::Gone(p) => {
+                    if let Some(conn) = conns[p].take() { h.gone(PLAYERS[p], conn); }
+                    false
+                }
+                Op::Seek(p, anti) => {
+                    let variant = if anti { Variant::Anti } else { Variant::Othello };
+                    h.seek(PLAYERS[p], variant).is_err()
+                }
+                Op::New(p, kind) => {
+                    let opponent = [Opponent::Open, Opponent::Bot(1), Opponent::Hotseat][kind as usize % 3];
+                    h.new_game(PLAYERS[p], opponent).is_err()
+                }
+                Op::Join(p, g) => h.join(PLAYERS[p], g).is_err(),
+                Op::Leave(p, watching) => h.leave(PLAYERS[p], watching).is_err(),
+                Op::Rematch(p) => h.rematch(PLAYERS[p]).is_err(),
+                Op::End(g) => {
+                    if h.phase(g) == Some(Phase::Playing) { h.core.ended(g); }
+                    false
+                }
+                Op::Close(g) => {
+                    if h.phase(g) == Some(Phase::Over) { h.core.closed(g); }
+                    false
+                }
+            };
+            if refused {
+                prop_assert_eq!(format!("{:?}", h.core), before, "a refused {:?} changed the lobby", op);
+            }
+            prop_assert_eq!(h.core.check_invariants(), Ok(()), "after {:?}", op);
+            prop_assert!(h.rematches.values().all(|&n| n <= 1), "{:?}", h.rematches);
+        }
+    }
+}
