@@ -19,6 +19,8 @@ pub mod table;
 #[cfg(test)]
 mod lobby_tests;
 #[cfg(test)]
+mod sim;
+#[cfg(test)]
 mod table_tests;
 
 use std::sync::Arc;

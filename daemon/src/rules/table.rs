@@ -250,6 +250,11 @@ impl<C: Clone + PartialEq> Table<C> {
         self.ply
     }
 
+    /// Who sits in each seat, black first (`bot:N` for a bot).
+    pub fn names(&self) -> [Option<Name>; 2] {
+        [self.seats[0].name(), self.seats[1].name()]
+    }
+
     /// The position, for the engine.
     pub fn position(&self) -> Game {
         self.game

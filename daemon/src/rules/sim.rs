@@ -1,0 +1,563 @@
+//! The lobby core and many table cores wired together as the daemon wires
+//! their actors: each actor a mailbox taken in order, sessions that send their
+//! next command only once the last is answered (holding their events back
+//! meanwhile, as `ctx.wait` does), the engine and the timers answering later.
+//! A random schedule picks who runs next, so commands pipelined by one client
+//! and sent by several at once interleave in every order the actors allow;
+//! the invariants are checked after every step and at the end.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use flipline::protocol::{ErrorCode, Event, GameId, NewGame, Opponent, ProtocolError, SeatChoice};
+use flipline::{Move, Variant};
+use proptest::prelude::*;
+
+use super::lobby::{LobbyCore, LobbyEffect, Order, Rematched, Sought};
+use super::table::{Effect, Played, Table, Timer};
+use super::{ConnId, Name, Phase};
+use crate::clock::Stamp;
+
+/// What a client's connection asks for.
+#[derive(Clone, Copy, Debug)]
+enum Cmd {
+    NewBot,
+    NewOpen,
+    NewHotseat,
+    Seek,
+    /// `JOIN` of the game with this number.
+    Join(GameId),
+    Move,
+    End,
+    Leave,
+    Rematch,
+    Quit,
+}
+
+/// A command on its way to the lobby.
+enum ToLobby {
+    Ask(ConnId, Cmd),
+    Gone(ConnId),
+    Ended(GameId),
+    Closed(GameId),
+}
+
+/// A message on its way to a table.
+enum ToTable {
+    Ask(ConnId, Cmd),
+    Seating(Order),
+    Timer(Timer),
+    Bot(u32),
+}
+
+/// A message on its way to a session's mailbox.
+enum ToSession {
+    Events(Vec<Event>),
+    Seated(GameId),
+}
+
+struct Session {
+    name: Name,
+    script: VecDeque<Cmd>,
+    seat: Option<GameId>,
+    /// Waiting for the reply to the last command (its reply, once here).
+    waiting: bool,
+    reply: Option<Result<Option<GameId>, ProtocolError>>,
+    mailbox: VecDeque<ToSession>,
+    sent: usize,
+    replies: usize,
+    /// Gone: sent QUIT, or its connection dropped.
+    closed: bool,
+    heard: Vec<Event>,
+}
+
+struct Game {
+    table: Table<ConnId>,
+    mailbox: VecDeque<ToTable>,
+    stopped: bool,
+}
+
+struct World {
+    now: Instant,
+    grace: Duration,
+    lobby: LobbyCore<GameId>,
+    lobby_mail: VecDeque<ToLobby>,
+    next_game: GameId,
+    games: BTreeMap<GameId, Game>,
+    sessions: Vec<Session>,
+    timers: HashMap<(GameId, Timer), Instant>,
+}
+
+impl World {
+    fn new(scripts: Vec<Vec<Cmd>>) -> World {
+        let now = Instant::now();
+        let _ = Stamp::of(now);
+        let mut lobby = LobbyCore::new();
+        let sessions = scripts
+            .into_iter()
+            .enumerate()
+            .map(|(i, script)| {
+                let name = Name::from(format!("p{i}"));
+                let login = lobby.login(&name, i as ConnId);
+                assert!(login.is_ok());
+                Session {
+                    name,
+                    script: script.into(),
+                    seat: None,
+                    waiting: false,
+                    reply: None,
+                    mailbox: VecDeque::new(),
+                    sent: 0,
+                    replies: 0,
+                    closed: false,
+                    heard: Vec::new(),
+                }
+            })
+            .collect();
+        World {
+            now,
+            grace: Duration::from_secs(5),
+            lobby,
+            lobby_mail: VecDeque::new(),
+            next_game: 1,
+            games: BTreeMap::new(),
+            sessions,
+            timers: HashMap::new(),
+        }
+    }
+
+    /// Everyone who may run now, as numbers for the schedule to pick from:
+    /// 0 the lobby, then the games, then the sessions, then the clock.
+    fn runnable(&self) -> Vec<Runner> {
+        let mut who = Vec::new();
+        if !self.lobby_mail.is_empty() {
+            who.push(Runner::Lobby);
+        }
+        for (&id, game) in &self.games {
+            if !game.mailbox.is_empty() {
+                who.push(Runner::Game(id));
+            }
+        }
+        for (i, s) in self.sessions.iter().enumerate() {
+            let can = if s.closed {
+                false
+            } else if s.waiting {
+                s.reply.is_some()
+            } else {
+                !s.mailbox.is_empty() || !s.script.is_empty()
+            };
+            if can {
+                who.push(Runner::Session(i));
+            }
+        }
+        if !self.timers.is_empty() {
+            who.push(Runner::Clock);
+        }
+        who
+    }
+
+    fn step(&mut self, runner: Runner, mail_first: bool) {
+        match runner {
+            Runner::Lobby => self.run_lobby(),
+            Runner::Game(id) => self.run_game(id),
+            Runner::Session(i) => self.run_session(i, mail_first),
+            Runner::Clock => self.tick(),
+        }
+    }
+
+    fn run_lobby(&mut self) {
+        let Some(msg) = self.lobby_mail.pop_front() else {
+            return;
+        };
+        match msg {
+            ToLobby::Ask(conn, cmd) => {
+                let reply = self.lobby_command(conn, cmd);
+                self.answer(conn, reply);
+            }
+            ToLobby::Gone(conn) => {
+                let name = Name::clone(&self.session(conn).name);
+                let effects = self.lobby.gone(conn, &name);
+                self.lobby_effects(effects);
+            }
+            ToLobby::Ended(game) => self.lobby.ended(game),
+            ToLobby::Closed(game) => self.lobby.closed(game),
+        }
+    }
+
+    fn lobby_command(&mut self, conn: ConnId, cmd: Cmd) -> Result<Option<GameId>, ProtocolError> {
+        let name = Name::clone(&self.session(conn).name);
+        let next = &mut self.next_game;
+        let id = move || {
+            *next += 1;
+            *next - 1
+        };
+        let coin = conn.is_multiple_of(2);
+        let spec = |opponent| NewGame {
+            variant: Variant::Othello,
+            seat: SeatChoice::Random,
+            opponent,
+            clock: None,
+            from: Vec::new(),
+        };
+        let (reply, effects) = match cmd {
+            Cmd::NewBot | Cmd::NewOpen | Cmd::NewHotseat => {
+                let opponent = match cmd {
+                    Cmd::NewBot => Opponent::Bot(1),
+                    Cmd::NewOpen => Opponent::Open,
+                    _ => Opponent::Hotseat,
+                };
+                let done = self.lobby.new_game(&name, &spec(opponent), id, coin)?;
+                (Some(done.reply), done.effects)
+            }
+            Cmd::Seek => {
+                let done = self.lobby.seek(&name, Variant::Othello, None, id, coin)?;
+                let game = match done.reply {
+                    Sought::Paired(game) => Some(game),
+                    Sought::Seeking => None,
+                };
+                (game, done.effects)
+            }
+            Cmd::Join(game) => {
+                let done = self.lobby.join(&name, game)?;
+                (Some(done.reply.0), done.effects)
+            }
+            Cmd::Leave => {
+                let done = self.lobby.leave(&name, false)?;
+                (None, done.effects)
+            }
+            Cmd::Rematch => {
+                let done = self.lobby.rematch(&name, id)?;
+                let game = match done.reply {
+                    Rematched::Game(game) => Some(game),
+                    Rematched::Waiting => self.session(conn).seat,
+                };
+                (game, done.effects)
+            }
+            Cmd::Move | Cmd::End | Cmd::Quit => (None, Vec::new()),
+        };
+        self.lobby_effects(effects);
+        Ok(reply)
+    }
+
+    fn lobby_effects(&mut self, effects: Vec<LobbyEffect<GameId>>) {
+        for effect in effects {
+            match effect {
+                LobbyEffect::Launch(launch) => {
+                    let mut table = Table::new(
+                        launch.id,
+                        launch.variant,
+                        launch.clock,
+                        launch.seats,
+                        &[],
+                        self.now,
+                    );
+                    let effects = table.open(false, self.grace, self.now);
+                    self.games.insert(
+                        launch.id,
+                        Game {
+                            table,
+                            mailbox: VecDeque::new(),
+                            stopped: false,
+                        },
+                    );
+                    self.lobby.set_route(launch.id, launch.id);
+                    self.table_effects(launch.id, effects);
+                }
+                LobbyEffect::Seated { conn, game } => {
+                    self.session_mut(conn)
+                        .mailbox
+                        .push_back(ToSession::Seated(game));
+                }
+                LobbyEffect::ToGame(game, order) => self.send_to_game(game, ToTable::Seating(order)),
+                LobbyEffect::StoreSeats { .. } | LobbyEffect::StoreCancel(_) => {}
+            }
+        }
+    }
+
+    /// A message for a table; a stopped table's mailbox is closed, and a
+    /// command sent there is answered with the error the session's request
+    /// gets (actix drops the reply channel).
+    fn send_to_game(&mut self, game: GameId, msg: ToTable) {
+        match self.games.get_mut(&game) {
+            Some(g) if !g.stopped => g.mailbox.push_back(msg),
+            _ => self.refuse(msg),
+        }
+    }
+
+    fn refuse(&mut self, msg: ToTable) {
+        if let ToTable::Ask(conn, _) = msg {
+            let gone = ProtocolError::new(ErrorCode::NotFound, "that game has ended");
+            self.answer(conn, Err(gone));
+        }
+    }
+
+    fn run_game(&mut self, id: GameId) {
+        let Some(game) = self.games.get_mut(&id) else {
+            return;
+        };
+        let Some(msg) = game.mailbox.pop_front() else {
+            return;
+        };
+        let now = self.now;
+        let table = &mut game.table;
+        let (reply, effects) = match msg {
+            ToTable::Ask(conn, cmd) => {
+                let name = Name::clone(&self.sessions[conn as usize].name);
+                let (reply, effects) = match cmd {
+                    Cmd::Move => {
+                        let mv = table
+                            .position()
+                            .legal_moves()
+                            .iter()
+                            .next()
+                            .map_or(Move::Pass, Move::Place);
+                        match table.play(&name, mv, now) {
+                            Played::Commit(commit) => (Ok(None), table.committed(&commit, now)),
+                            Played::Refused(e, effects) => (Err(e), effects),
+                        }
+                    }
+                    _ => match table.resign(&name, now) {
+                        Ok(effects) => (Ok(None), effects),
+                        Err(e) => (Err(e), Vec::new()),
+                    },
+                };
+                (Some((conn, reply)), effects)
+            }
+            ToTable::Seating(order) => {
+                let effects = match order {
+                    Order::Fill { color, name, conn } => table.fill(color, name, Some(conn), now),
+                    Order::Attach { name, conn } => table.attach(&name, conn),
+                    Order::Detach { name, quiet } => table.detach(&name, quiet),
+                    Order::Disconnected { name } => table.disconnected(&name, self.grace, now),
+                    Order::Cancel => table.cancel(),
+                    Order::OfferRematch { name } => table.offer_rematch(&name),
+                };
+                (None, effects)
+            }
+            ToTable::Timer(timer) => (None, table.timer_fired(timer, now)),
+            ToTable::Bot(ply) => match table.bot_answer(ply, None, now) {
+                Some(Played::Commit(commit)) => (None, table.committed(&commit, now)),
+                Some(Played::Refused(_, effects)) => (None, effects),
+                None => (None, Vec::new()),
+            },
+        };
+        // The actor replies before anything it sends is read, as `ctx.wait`
+        // in the session makes it.
+        if let Some((conn, reply)) = reply {
+            self.answer(conn, reply);
+        }
+        self.table_effects(id, effects);
+    }
+
+    fn table_effects(&mut self, id: GameId, effects: Vec<Effect<ConnId>>) {
+        for effect in effects {
+            match effect {
+                Effect::Broadcast(events) => {
+                    let audience: Vec<ConnId> = self
+                        .games
+                        .get(&id)
+                        .map(|g| g.table.audience().copied().collect())
+                        .unwrap_or_default();
+                    for conn in audience {
+                        let mail = ToSession::Events(events.clone());
+                        self.session_mut(conn).mailbox.push_back(mail);
+                    }
+                }
+                Effect::Tell(conn, events) => {
+                    self.session_mut(conn)
+                        .mailbox
+                        .push_back(ToSession::Events(events));
+                }
+                Effect::Schedule(timer, after) => {
+                    self.timers.insert((id, timer), self.now + after);
+                }
+                Effect::Unschedule(timer) => {
+                    self.timers.remove(&(id, timer));
+                }
+                Effect::Think { ply, .. } => self.send_to_game(id, ToTable::Bot(ply)),
+                // The store always takes it here; the actor waits, so `then`
+                // follows at once.
+                Effect::CommitEnd { then, .. } => self.table_effects(id, then),
+                Effect::Ended(_) => self.lobby_mail.push_back(ToLobby::Ended(id)),
+                Effect::Stop => {
+                    let pending = match self.games.get_mut(&id) {
+                        Some(game) => {
+                            game.stopped = true;
+                            std::mem::take(&mut game.mailbox)
+                        }
+                        None => VecDeque::new(),
+                    };
+                    for msg in pending {
+                        self.refuse(msg);
+                    }
+                    self.timers.retain(|(game, _), _| *game != id);
+                    self.lobby_mail.push_back(ToLobby::Closed(id));
+                }
+            }
+        }
+    }
+
+    fn run_session(&mut self, i: usize, mail_first: bool) {
+        let s = &mut self.sessions[i];
+        if s.waiting {
+            if let Some(reply) = s.reply.take() {
+                s.waiting = false;
+                s.replies += 1;
+                if let Ok(Some(game)) = reply {
+                    s.seat = Some(game);
+                }
+            }
+            return;
+        }
+        if !s.mailbox.is_empty() && (mail_first || s.script.is_empty()) {
+            match s.mailbox.pop_front() {
+                Some(ToSession::Events(events)) => s.heard.extend(events),
+                Some(ToSession::Seated(game)) => s.seat = Some(game),
+                None => {}
+            }
+            return;
+        }
+        let Some(cmd) = s.script.pop_front() else {
+            return;
+        };
+        s.sent += 1;
+        s.waiting = true;
+        let conn = i as ConnId;
+        match cmd {
+            Cmd::Quit => {
+                s.reply = None;
+                s.waiting = false;
+                s.replies += 1;
+                s.closed = true;
+                s.seat = None;
+                self.lobby_mail.push_back(ToLobby::Gone(conn));
+            }
+            Cmd::Move | Cmd::End => match s.seat {
+                Some(game) if self.games.get(&game).is_some_and(|g| !g.stopped) => {
+                    self.send_to_game(game, ToTable::Ask(conn, cmd));
+                }
+                _ => s.reply = Some(Err(ProtocolError::bad("you are not in a game"))),
+            },
+            _ => self.lobby_mail.push_back(ToLobby::Ask(conn, cmd)),
+        }
+    }
+
+    fn answer(&mut self, conn: ConnId, reply: Result<Option<GameId>, ProtocolError>) {
+        let s = self.session_mut(conn);
+        assert!(s.waiting && s.reply.is_none(), "one reply per command");
+        s.reply = Some(reply);
+    }
+
+    /// Moves time to the next timer and fires it.
+    fn tick(&mut self) {
+        let next = self
+            .timers
+            .iter()
+            .min_by_key(|(_, at)| **at)
+            .map(|(k, at)| (*k, *at));
+        if let Some(((game, timer), at)) = next {
+            self.timers.remove(&(game, timer));
+            self.now = self.now.max(at);
+            self.send_to_game(game, ToTable::Timer(timer));
+        }
+    }
+
+    fn session(&self, conn: ConnId) -> &Session {
+        &self.sessions[conn as usize]
+    }
+
+    fn session_mut(&mut self, conn: ConnId) -> &mut Session {
+        &mut self.sessions[conn as usize]
+    }
+
+    /// Every name sits in at most one table in play, as the tables themselves
+    /// have it (an open table the lobby has closed may wait a moment for its
+    /// `Cancel`: nobody can join it any more).
+    fn check(&self) -> Result<(), String> {
+        self.lobby.check_invariants()?;
+        let mut seen: HashMap<Name, GameId> = HashMap::new();
+        for (&id, game) in &self.games {
+            if game.stopped || game.table.phase() != Phase::Playing {
+                continue;
+            }
+            let mut names: Vec<Name> = game.table.names().into_iter().flatten().collect();
+            names.dedup();
+            for name in names.into_iter().filter(|n| !n.starts_with("bot:")) {
+                if let Some(other) = seen.insert(Name::clone(&name), id) {
+                    return Err(format!("{name} sits at tables {other} and {id}"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Runner {
+    Lobby,
+    Game(GameId),
+    Session(usize),
+    Clock,
+}
+
+fn cmd() -> impl Strategy<Value = Cmd> {
+    prop_oneof![
+        2 => Just(Cmd::NewBot),
+        2 => Just(Cmd::NewOpen),
+        1 => Just(Cmd::NewHotseat),
+        3 => Just(Cmd::Seek),
+        3 => (1..10u64).prop_map(Cmd::Join),
+        6 => Just(Cmd::Move),
+        2 => Just(Cmd::End),
+        1 => Just(Cmd::Leave),
+        3 => Just(Cmd::Rematch),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Three clients, each pipelining a script, under any schedule: no
+    /// player ever sits at two tables open or in play; every command gets
+    /// exactly one reply; once everyone has gone and the grace period has
+    /// run out, no game is left in play and every table has stopped.
+    #[test]
+    fn any_schedule_keeps_one_game_per_player_and_leaves_nothing_behind(
+        scripts in prop::collection::vec(prop::collection::vec(cmd(), 1..25), 3),
+        schedule in prop::collection::vec((any::<prop::sample::Index>(), any::<bool>()), 2000),
+    ) {
+        let mut world = World::new(scripts);
+        for session in &mut world.sessions {
+            session.script.push_back(Cmd::Quit);
+        }
+        let mut picks = schedule.into_iter();
+        let mut steps = 0;
+        loop {
+            let runnable = world.runnable();
+            if runnable.is_empty() {
+                break;
+            }
+            // The clock runs only when nothing else can, once the schedule
+            // has run out: so timers fire between any two steps before that.
+            let (runner, mail_first) = match picks.next() {
+                Some((index, mail_first)) => (runnable[index.index(runnable.len())], mail_first),
+                None => {
+                    let not_clock = runnable.iter().find(|r| !matches!(r, Runner::Clock));
+                    (not_clock.copied().unwrap_or(Runner::Clock), true)
+                }
+            };
+            world.step(runner, mail_first);
+            steps += 1;
+            prop_assert!(steps < 100_000, "the world settles");
+            prop_assert_eq!(world.check(), Ok(()), "after {:?}", runner);
+        }
+        for s in &world.sessions {
+            prop_assert_eq!(s.sent, s.replies, "{} got one reply per command", s.name);
+            prop_assert!(s.closed);
+        }
+        for (id, game) in &world.games {
+            prop_assert!(game.stopped, "game {} still runs ({:?})", id, game.table.phase());
+        }
+        prop_assert_eq!(world.lobby.game_count(), 0);
+    }
+}
