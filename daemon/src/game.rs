@@ -18,15 +18,14 @@ use std::time::{Duration, Instant};
 use actix::dev::{MessageResponse, OneshotSender};
 use actix::fut::{self, ActorFutureExt, WrapFuture};
 use actix::{
-    Actor, ActorContext, Addr, AsyncContext, Context, Handler, ResponseActFuture, SpawnHandle,
-    WeakAddr,
+    Actor, ActorContext, Addr, AsyncContext, Context, Handler, Recipient, ResponseActFuture,
+    SpawnHandle,
 };
 use flipline::protocol::{ClockSpec, ErrorCode, Event, GameId, ProtocolError};
 use flipline::{Move, Variant};
 
 use crate::config::Config;
 use crate::engine_pool::{EngineWorker, Think};
-use crate::lobby::Lobby;
 use crate::messages::*;
 use crate::random_u64;
 use crate::rules::Sitter;
@@ -66,7 +65,7 @@ pub struct GameServices {
     /// Daemon settings.
     pub config: Arc<Config>,
     /// The lobby, told when a game ends or closes.
-    pub lobby: Addr<Lobby>,
+    pub lobby: Recipient<FromGame>,
     /// The engine pool, for bots and hints.
     pub engine: Addr<EngineWorker>,
     /// Where moves are committed.
@@ -103,30 +102,33 @@ pub struct GameActor {
     services: Arc<GameServices>,
 }
 
-/// The answer to [`Play`]: at once, or once the move is committed. The second is
-/// awaited with `ctx.wait`, so the game takes no other message meanwhile, and the
-/// reply goes out before anything else the actor does.
-pub enum PlayResponse {
+/// The answer to [`ToGame`]: at once, once a move is committed, or once the
+/// engine has thought. A commit is awaited with `ctx.wait`, so the game takes
+/// no other message meanwhile, and the reply goes out before anything else the
+/// actor does; the engine is not (other games' and players' messages go on).
+pub enum GameResponse {
     /// Answered now.
     Now(Reply),
     /// Answered once the move is committed (or refused).
     AfterCommit(ResponseActFuture<GameActor, Reply>),
+    /// Answered once the engine has thought (`HINT`).
+    Later(ResponseActFuture<GameActor, Reply>),
 }
 
-impl MessageResponse<GameActor, Play> for PlayResponse {
+impl MessageResponse<GameActor, ToGame> for GameResponse {
     fn handle(self, ctx: &mut Context<GameActor>, tx: Option<OneshotSender<Reply>>) {
-        match self {
-            PlayResponse::Now(reply) => {
-                if let Some(tx) = tx {
-                    let _ = tx.send(reply);
-                }
+        let answer = move |reply| {
+            if let Some(tx) = tx {
+                let _ = tx.send(reply);
             }
-            PlayResponse::AfterCommit(future) => {
-                ctx.wait(future.map(move |reply, _, _| {
-                    if let Some(tx) = tx {
-                        let _ = tx.send(reply);
-                    }
-                }));
+        };
+        match self {
+            GameResponse::Now(reply) => answer(reply),
+            GameResponse::AfterCommit(future) => {
+                ctx.wait(future.map(move |reply, _, _| answer(reply)));
+            }
+            GameResponse::Later(future) => {
+                ctx.spawn(future.map(move |reply, _, _| answer(reply)));
             }
         }
     }
@@ -139,7 +141,7 @@ impl GameActor {
         let (tx, rx) = actix::dev::channel::channel(MAILBOX_CAPACITY);
         let handle = Arc::new(GameHandle {
             game: setup.id,
-            addr: Addr::new(tx),
+            tx: Addr::<GameActor>::new(tx).recipient(),
             ply: AtomicU32::new(0),
         });
         let own = Arc::clone(&handle);
@@ -190,15 +192,11 @@ impl GameActor {
             match effect {
                 Effect::Broadcast(events) => {
                     let text = lines(&events);
-                    for session in self.table.audience().filter_map(WeakAddr::upgrade) {
-                        session.do_send(Deliver(Arc::clone(&text)));
+                    for session in self.table.audience() {
+                        session.tell(ToSession::Deliver(Arc::clone(&text)));
                     }
                 }
-                Effect::Tell(session, events) => {
-                    if let Some(session) = session.upgrade() {
-                        session.do_send(Deliver(lines(&events)));
-                    }
-                }
+                Effect::Tell(session, events) => session.tell(ToSession::Deliver(lines(&events))),
                 Effect::Schedule(timer, after) => self.schedule(ctx, timer, after),
                 Effect::Unschedule(timer) => self.unschedule(ctx, timer),
                 Effect::Think { level, ply } => self.think(ctx, level, ply),
@@ -212,7 +210,7 @@ impl GameActor {
                         act.carry_out(ctx, then);
                     }));
                 }
-                Effect::Ended(_) => self.services.lobby.do_send(GameEnded(self.id())),
+                Effect::Ended(_) => self.services.lobby.do_send(FromGame::Ended(self.id())),
                 Effect::Stop => ctx.stop(),
             }
         }
@@ -305,30 +303,30 @@ impl GameActor {
             })
     }
 
-    fn human_move(&mut self, ctx: &mut Context<Self>, name: &str, mv: Move) -> PlayResponse {
+    fn human_move(&mut self, ctx: &mut Context<Self>, name: &str, mv: Move) -> GameResponse {
         match self.table.play(name, mv, Instant::now()) {
-            Played::Commit(commit) => PlayResponse::AfterCommit(Box::pin(self.store_move(commit))),
+            Played::Commit(commit) => GameResponse::AfterCommit(Box::pin(self.store_move(commit))),
             Played::Refused(e, effects) => {
                 self.carry_out(ctx, effects);
-                PlayResponse::Now(Err(e))
+                GameResponse::Now(Err(e))
             }
         }
     }
 
-    fn act(&mut self, ctx: &mut Context<Self>, name: &str, action: Action) -> PlayResponse {
+    fn act(&mut self, ctx: &mut Context<Self>, name: &str, action: Action) -> GameResponse {
         let outcome = match action {
             Action::Move(square) => return self.human_move(ctx, name, Move::Place(square)),
             Action::Pass => return self.human_move(ctx, name, Move::Pass),
             Action::Resign => self.table.resign(name, Instant::now()),
             Action::Say(text) => self.table.say(name, text),
             Action::Board => {
-                return PlayResponse::Now(Ok(Answer {
+                return GameResponse::Now(Ok(Answer {
                     data: lines(&self.table.board()).to_string(),
                     ok: String::new(),
                 }));
             }
         };
-        PlayResponse::Now(outcome.map(|effects| {
+        GameResponse::Now(outcome.map(|effects| {
             self.carry_out(ctx, effects);
             Answer::default()
         }))
@@ -377,25 +375,40 @@ impl Actor for GameActor {
     }
 
     fn stopped(&mut self, _: &mut Context<Self>) {
-        self.services.lobby.do_send(GameClosed(self.id()));
+        self.services.lobby.do_send(FromGame::Closed(self.id()));
     }
 }
 
-impl Handler<Play> for GameActor {
+impl Handler<ToGame> for GameActor {
     /// Answered synchronously, so that the reply is out before the actor may
-    /// stop, except moves, which are answered once committed.
-    type Result = PlayResponse;
+    /// stop, except moves (once committed) and hints (once thought).
+    type Result = GameResponse;
 
-    fn handle(&mut self, msg: Play, ctx: &mut Context<Self>) -> PlayResponse {
-        self.act(ctx, &msg.name, msg.action)
+    fn handle(&mut self, msg: ToGame, ctx: &mut Context<Self>) -> GameResponse {
+        match msg {
+            ToGame::Play { name, action } => self.act(ctx, &name, action),
+            ToGame::Hint { name } => GameResponse::Later(self.hint(&name)),
+            ToGame::Watch { id, session } => {
+                let effects = self.table.watch(id, session);
+                self.carry_out(ctx, effects);
+                GameResponse::Now(Ok(Answer::ok(self.id().to_string())))
+            }
+            ToGame::Unwatch { id } => {
+                self.table.unwatch(id);
+                GameResponse::Now(Ok(Answer::default()))
+            }
+            ToGame::Seating(order) => {
+                self.seating(ctx, order);
+                GameResponse::Now(Ok(Answer::default()))
+            }
+        }
     }
 }
 
-impl Handler<Hint> for GameActor {
-    type Result = ResponseActFuture<Self, Reply>;
-
-    fn handle(&mut self, msg: Hint, _: &mut Context<Self>) -> Self::Result {
-        let position = match self.table.hint(&msg.name, &self.services.config.hints) {
+impl GameActor {
+    /// `HINT`: the engine's move for `name`, if the table allows it.
+    fn hint(&mut self, name: &str) -> ResponseActFuture<Self, Reply> {
+        let position = match self.table.hint(name, &self.services.config.hints) {
             Ok(position) => position,
             Err(e) => return ready(Err(e)),
         };
@@ -421,29 +434,13 @@ impl Handler<Hint> for GameActor {
         )
     }
 }
-
-impl Handler<Seating> for GameActor {
-    type Result = ();
-
-    fn handle(&mut self, Seating(order): Seating, ctx: &mut Context<Self>) {
-        self.seating(ctx, order);
-    }
-}
-
-impl Handler<Watch> for GameActor {
-    type Result = Reply;
-
-    fn handle(&mut self, msg: Watch, ctx: &mut Context<Self>) -> Reply {
-        let effects = self.table.watch(msg.session.downgrade());
-        self.carry_out(ctx, effects);
-        Ok(Answer::ok(self.id().to_string()))
-    }
-}
-
-impl Handler<Unwatch> for GameActor {
-    type Result = ();
-
-    fn handle(&mut self, msg: Unwatch, _: &mut Context<Self>) {
-        self.table.unwatch(&msg.session.downgrade());
+#[cfg(test)]
+mod tests {
+    /// An idle game is its actor's tokio task: the actor plus actix's
+    /// 320-byte context, rounded up to 128-byte lines. At 192 bytes the task
+    /// is 512; one byte more and it is 640, for every game held.
+    #[test]
+    fn a_game_actor_fits_its_task_size_class() {
+        assert!(std::mem::size_of::<super::GameActor>() <= 192);
     }
 }

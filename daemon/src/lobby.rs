@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use actix::{Actor, Addr, ArbiterHandle, AsyncContext, Context, Handler, WeakAddr};
+use actix::{Actor, Addr, ArbiterHandle, AsyncContext, Context, Handler};
 use flipline::notation::replay_with_passes;
 use flipline::protocol::{EndReason, Event, GameId, GameResult, ProtocolError};
 
@@ -28,14 +28,12 @@ use crate::messages::*;
 use crate::random_u64;
 use crate::rules::Sitter;
 use crate::rules::lobby::{Done, Launch, LobbyCore, LobbyEffect, PlayerStatus, Rematched, Sought};
-use crate::session::Session;
 use crate::store::{GameRecord, Status, Store, StoredMove, Write};
 
 /// A connection as the lobby keeps it.
 struct SessionEntry {
-    /// Weak: a strong address costs two allocations per copy, and the lobby
-    /// only needs it to reach a session that still exists.
-    addr: WeakAddr<Session>,
+    /// Weak: the lobby only needs to reach a session that still exists.
+    addr: SessionRef,
     /// Its worker thread, where the games it starts run.
     worker: ArbiterHandle,
 }
@@ -45,6 +43,8 @@ pub struct Lobby {
     /// The config, the engine pool, the store and this lobby's own address:
     /// what the lobby uses and what every game it starts shares.
     services: Arc<GameServices>,
+    /// This lobby, for the answers it sends itself.
+    own: Addr<Lobby>,
     workers: Vec<ArbiterHandle>,
     next_worker: usize,
     numbers: GameNumbers,
@@ -64,10 +64,11 @@ impl Lobby {
         next_game: GameId,
     ) -> Addr<Lobby> {
         Lobby::create(move |ctx| Lobby {
+            own: ctx.address(),
             numbers: GameNumbers::new(next_game, store.clone()),
             services: Arc::new(GameServices {
                 config,
-                lobby: ctx.address(),
+                lobby: ctx.address().recipient(),
                 engine,
                 store,
             }),
@@ -100,14 +101,15 @@ impl Lobby {
                 self.services.store.write(Write::Cancel { game });
             }
             LobbyEffect::Seated { conn, game } => {
-                let session = self.sessions.get(&conn).and_then(|s| s.addr.upgrade());
-                if let (Some(session), Some(route)) = (session, self.core.route(game)) {
-                    session.do_send(Seated(Arc::clone(route)));
+                if let (Some(session), Some(route)) =
+                    (self.sessions.get(&conn), self.core.route(game))
+                {
+                    session.addr.tell(ToSession::Seated(Arc::clone(route)));
                 }
             }
             LobbyEffect::ToGame(route, order) => {
                 let order = order.map_conn(|id| self.sessions.get(&id).map(|s| s.addr.clone()));
-                route.addr.do_send(Seating(order));
+                route.tx.do_send(ToGame::Seating(order));
             }
         }
     }
@@ -188,8 +190,8 @@ impl Lobby {
     /// Asks every connection to close if it has been idle past the timeout: one
     /// sweep here instead of a timer in each of thousands of connections.
     fn sweep_idle(&mut self) {
-        for session in self.sessions.values().filter_map(|s| s.addr.upgrade()) {
-            session.do_send(IdleCheck);
+        for session in self.sessions.values() {
+            session.addr.tell(ToSession::IdleCheck);
         }
     }
 
@@ -211,7 +213,7 @@ impl Actor for Lobby {
         let timeout = Duration::from_secs(self.services.config.idle_timeout_secs);
         ctx.run_interval(idle_sweep_interval(timeout), |act, _| act.sweep_idle());
         // The first game need not wait for its number.
-        ask_ahead(&mut self.numbers, &self.services.lobby);
+        ask_ahead(&mut self.numbers, &self.own);
     }
 }
 
@@ -226,7 +228,7 @@ impl Handler<Connected> for Lobby {
 
     fn handle(&mut self, msg: Connected, _: &mut Context<Self>) {
         let entry = SessionEntry {
-            addr: msg.session.downgrade(),
+            addr: msg.session,
             worker: msg.worker,
         };
         self.sessions.insert(msg.id, entry);
@@ -255,10 +257,7 @@ impl Handler<Login> for Lobby {
         // its way has gone: say so first, so the name is free.
         if let Some(holder) = self.core.holder(&msg.name)
             && holder != msg.id
-            && self
-                .sessions
-                .get(&holder)
-                .is_none_or(|s| s.addr.upgrade().is_none())
+            && self.sessions.get(&holder).is_none_or(|s| s.addr.is_gone())
         {
             let effects = self.core.gone(holder, &msg.name);
             for effect in effects {
@@ -273,7 +272,7 @@ impl Handler<Create> for Lobby {
     type Result = Result<SeatRef, ProtocolError>;
 
     fn handle(&mut self, msg: Create, _: &mut Context<Self>) -> Self::Result {
-        let (numbers, lobby) = (&mut self.numbers, &self.services.lobby);
+        let (numbers, lobby) = (&mut self.numbers, &self.own);
         let id = || take_number(numbers, lobby);
         let done = self.core.new_game(&msg.name, &msg.spec, id, coin())?;
         let game = self.carry_out(done);
@@ -285,7 +284,7 @@ impl Handler<Seek> for Lobby {
     type Result = Result<Option<SeatRef>, ProtocolError>;
 
     fn handle(&mut self, msg: Seek, _: &mut Context<Self>) -> Self::Result {
-        let (numbers, lobby) = (&mut self.numbers, &self.services.lobby);
+        let (numbers, lobby) = (&mut self.numbers, &self.own);
         let id = || take_number(numbers, lobby);
         let done = self
             .core
@@ -320,7 +319,7 @@ impl Handler<Rematch> for Lobby {
     type Result = Result<Option<SeatRef>, ProtocolError>;
 
     fn handle(&mut self, msg: Rematch, _: &mut Context<Self>) -> Self::Result {
-        let (numbers, lobby) = (&mut self.numbers, &self.services.lobby);
+        let (numbers, lobby) = (&mut self.numbers, &self.own);
         let id = || take_number(numbers, lobby);
         let done = self.core.rematch(&msg.name, id)?;
         match self.carry_out(done) {
@@ -474,19 +473,14 @@ impl Handler<ListPlayers> for Lobby {
     }
 }
 
-impl Handler<GameEnded> for Lobby {
+impl Handler<FromGame> for Lobby {
     type Result = ();
 
-    fn handle(&mut self, GameEnded(game): GameEnded, _: &mut Context<Self>) {
-        self.core.ended(game);
-    }
-}
-
-impl Handler<GameClosed> for Lobby {
-    type Result = ();
-
-    fn handle(&mut self, GameClosed(game): GameClosed, _: &mut Context<Self>) {
-        self.core.closed(game);
+    fn handle(&mut self, msg: FromGame, _: &mut Context<Self>) {
+        match msg {
+            FromGame::Ended(game) => self.core.ended(game),
+            FromGame::Closed(game) => self.core.closed(game),
+        }
     }
 }
 
@@ -494,8 +488,8 @@ impl Handler<BroadcastShutdown> for Lobby {
     type Result = usize;
 
     fn handle(&mut self, _: BroadcastShutdown, _: &mut Context<Self>) -> usize {
-        for session in self.sessions.values().filter_map(|s| s.addr.upgrade()) {
-            session.do_send(ShutdownNotice);
+        for session in self.sessions.values() {
+            session.addr.tell(ToSession::Shutdown);
         }
         self.sessions.len()
     }

@@ -1,18 +1,24 @@
-//! Messages between the actors. Sessions ask (`send`) and wait for replies;
-//! games and the lobby only tell sessions (`do_send`), so no two actors ever
-//! wait on each other.
+//! Messages between the actors: plain data, and recipients instead of the
+//! actor types of their senders, so that this module sits at the bottom of
+//! the daemon's imports (the game knows no session or lobby type, the lobby
+//! no session type). Sessions ask (`send`) and wait for replies; games and
+//! the lobby only tell sessions (`do_send`), so no two actors ever wait on
+//! each other.
+//!
+//! A session reaches a game only through its route ([`GameHandle`]), which
+//! the lobby, the one directory of games, hands out with the seat or on
+//! `WATCH`; the route's recipient is what a game on another machine would
+//! replace.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 
-use actix::{Addr, ArbiterHandle, Message, WeakAddr};
+use actix::{ArbiterHandle, Message, Recipient, WeakRecipient};
 use flipline::protocol::{ClockSpec, Event, GameId, NewGame, ProtocolError};
 use flipline::{Color, Square, Variant};
 
-use crate::game::GameActor;
 use crate::outbox::Text;
 use crate::rules::lobby::{Left, Order};
-use crate::session::Session;
 
 pub use crate::rules::{ConnId, Name};
 
@@ -41,31 +47,55 @@ pub type Reply = Result<Answer, ProtocolError>;
 
 // ---- to sessions ----
 
-/// Lines to write to the client.
+/// What games and the lobby tell a session.
 #[derive(Message)]
 #[rtype(result = "()")]
-pub struct Deliver(pub Text);
+pub enum ToSession {
+    /// Lines to write to the client.
+    Deliver(Text),
+    /// The session now holds a seat in this game (another player's command
+    /// put it there: a pairing or a rematch).
+    Seated(SeatRef),
+    /// The lobby's periodic call: close if idle too long.
+    IdleCheck,
+    /// The daemon is stopping: say so and close.
+    Shutdown,
+}
 
-/// The session now holds a seat in this game (after a pairing or a rematch).
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct Seated(pub SeatRef);
+/// A connection as games and the lobby keep it: weak, so that a connection
+/// that has gone is not kept alive by a game, and boxed to one pointer, so
+/// that a seat stays small (a recipient is two).
+#[derive(Clone, Debug)]
+pub struct SessionRef(Box<WeakRecipient<ToSession>>);
 
-/// The daemon is stopping: say so and close.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct ShutdownNotice;
+impl SessionRef {
+    /// A weak reference to a session's mailbox.
+    pub fn new(recipient: WeakRecipient<ToSession>) -> SessionRef {
+        SessionRef(Box::new(recipient))
+    }
+
+    /// Tells the session `msg`, if it is still there.
+    pub fn tell(&self, msg: ToSession) {
+        if let Some(session) = self.0.upgrade() {
+            session.do_send(msg);
+        }
+    }
+
+    /// Whether the session is gone.
+    pub fn is_gone(&self) -> bool {
+        self.0.upgrade().is_none_or(|r| !r.connected())
+    }
+}
 
 /// A running game as the lobby, its players' sessions and the game itself hold
-/// it: one allocation per game, shared, since every copy of an actix `Addr`
-/// costs two allocations and an idle game should be small. It is the route to
-/// the game: the lobby hands it out, sessions keep it for their seat.
+/// it: one allocation per game, shared. It is the route to the game: the
+/// lobby hands it out, sessions keep it for their seat and what they watch.
 #[derive(Debug)]
 pub struct GameHandle {
     /// The game.
     pub game: GameId,
-    /// Its actor.
-    pub addr: Addr<GameActor>,
+    /// Its mailbox.
+    pub tx: Recipient<ToGame>,
     /// Plies committed: written by the game on every move, read by the lobby
     /// for `LIST`, so that a move needs no message to the lobby.
     pub ply: AtomicU32,
@@ -73,11 +103,6 @@ pub struct GameHandle {
 
 /// A game and its actor, as a session keeps it.
 pub type SeatRef = Arc<GameHandle>;
-
-/// A connection as a game keeps it: weak, since a strong actix address costs
-/// two allocations for as long as it is kept, and upgraded for each message
-/// (which costs them only while it is sent).
-pub type SessionRef = WeakAddr<Session>;
 
 // ---- to games ----
 
@@ -96,45 +121,51 @@ pub enum Action {
     Say(String),
 }
 
-/// A player's action in a game.
+/// Everything a game is told or asked. One message type, so that a route
+/// is one recipient.
 #[derive(Message)]
 #[rtype(result = "Reply")]
-pub struct Play {
-    /// Who asks.
-    pub name: Name,
-    /// What they ask.
-    pub action: Action,
+pub enum ToGame {
+    /// A player's action (`MOVE`, `PASS`, `END`, `BOARD`, `SAY`).
+    Play {
+        /// Who asks.
+        name: Name,
+        /// What they ask.
+        action: Action,
+    },
+    /// `HINT`: answered once the engine has thought.
+    Hint {
+        /// Who asks.
+        name: Name,
+    },
+    /// `WATCH`: follow the game.
+    Watch {
+        /// The spectator's connection number.
+        id: ConnId,
+        /// Its mailbox.
+        session: SessionRef,
+    },
+    /// A spectator leaves (by `LEAVE` or by disconnecting); not answered.
+    Unwatch {
+        /// The spectator's connection number.
+        id: ConnId,
+    },
+    /// What the lobby decided about who sits at the game (see
+    /// [`crate::rules::lobby::Order`]); `None` where the connection is
+    /// already gone. Not answered.
+    Seating(Order<Option<SessionRef>>),
 }
 
-/// `HINT`: answered once the engine has thought.
-#[derive(Message)]
-#[rtype(result = "Reply")]
-pub struct Hint {
-    /// Who asks.
-    pub name: Name,
-}
-
-/// `WATCH`: follow the game.
-#[derive(Message)]
-#[rtype(result = "Reply")]
-pub struct Watch {
-    /// The spectator's connection.
-    pub session: Addr<Session>,
-}
-
-/// A spectator leaves (by `LEAVE` or by disconnecting).
+/// What a game tells the lobby.
 #[derive(Message)]
 #[rtype(result = "()")]
-pub struct Unwatch {
-    /// The spectator's connection.
-    pub session: Addr<Session>,
+pub enum FromGame {
+    /// The game ended: sent before the reply to the command that ended it
+    /// and before anyone hears `OVER`.
+    Ended(GameId),
+    /// The game's actor stopped.
+    Closed(GameId),
 }
-
-/// What the lobby decided about who sits at a game (see
-/// [`crate::rules::lobby::Order`]); `None` where the connection is already gone.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct Seating(pub Order<Option<SessionRef>>);
 
 // ---- to the lobby ----
 
@@ -144,16 +175,11 @@ pub struct Seating(pub Order<Option<SessionRef>>);
 pub struct Connected {
     /// The connection's number.
     pub id: ConnId,
-    /// Its actor.
-    pub session: Addr<Session>,
+    /// Its mailbox.
+    pub session: SessionRef,
     /// Its worker thread: games one of its players starts run there.
     pub worker: ArbiterHandle,
 }
-
-/// The lobby's periodic call to every connection: close if idle too long.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct IdleCheck;
 
 /// A connection closed.
 #[derive(Message)]
@@ -231,7 +257,7 @@ pub struct Rematch {
 #[rtype(result = "usize")]
 pub struct Recover(pub Vec<crate::store::GameRecord>);
 
-/// The actor of a game, for `WATCH`.
+/// The route to a game, for `WATCH`.
 #[derive(Message)]
 #[rtype(result = "Option<SeatRef>")]
 pub struct Find(pub GameId);
@@ -245,16 +271,6 @@ pub struct ListGames;
 #[derive(Message)]
 #[rtype(result = "Vec<Event>")]
 pub struct ListPlayers;
-
-/// A game ended: sent by the game before anyone hears `OVER`.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct GameEnded(pub GameId);
-
-/// A game's actor stopped.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct GameClosed(pub GameId);
 
 /// Tell every connection that the daemon is stopping.
 #[derive(Message)]

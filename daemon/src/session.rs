@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
 
-use actix::dev::{Request, ToEnvelope};
+use actix::dev::ToEnvelope;
 use actix::fut::{ActorFutureExt, WrapFuture};
 use actix::{
     Actor, ActorContext, ActorState, Addr, ArbiterHandle, AsyncContext, Context, Handler, Message,
@@ -385,13 +385,10 @@ impl Session {
     }
 
     /// Holds back everything else until `request` is answered, then `then`.
-    fn await_answer<A, M, F>(&mut self, ctx: &mut Context<Self>, request: Request<A, M>, then: F)
+    fn await_answer<T, R, F>(&mut self, ctx: &mut Context<Self>, request: R, then: F)
     where
-        A: Actor + actix::Handler<M>,
-        A::Context: ToEnvelope<A, M>,
-        M: Message + Send + 'static,
-        M::Result: Send,
-        F: FnOnce(&mut Session, &mut Context<Session>, M::Result) + 'static,
+        R: std::future::Future<Output = Result<T, actix::MailboxError>> + 'static,
+        F: FnOnce(&mut Session, &mut Context<Session>, T) + 'static,
     {
         let request = request
             .into_actor(self)
@@ -506,11 +503,11 @@ impl Session {
         M: Message<Result = Result<T, ProtocolError>> + Send + 'static,
         T: Send + 'static,
         Lobby: Handler<M>,
-        F: FnOnce(&mut Session, &mut Context<Session>, T) -> Answer + 'static,
+        F: FnOnce(&mut Session, T) -> Answer + 'static,
     {
         let lobby = self.shared.lobby.clone();
         self.ask(ctx, &lobby, msg, move |act, ctx, result| {
-            let reply = result.map(|value| answer(act, ctx, value));
+            let reply = result.map(|value| answer(act, value));
             act.reply(ctx, reply);
         });
     }
@@ -529,7 +526,7 @@ impl Session {
             variant,
             clock,
         };
-        self.ask_lobby(ctx, seek, |act, _, seat| match seat {
+        self.ask_lobby(ctx, seek, |act, seat| match seat {
             Some(seat) => {
                 let game = seat.game;
                 act.seat = Some(seat);
@@ -546,7 +543,7 @@ impl Session {
         let Some(name) = self.name.clone() else {
             return;
         };
-        self.ask_lobby(ctx, Create { name, spec }, |act, _, seat| {
+        self.ask_lobby(ctx, Create { name, spec }, |act, seat| {
             let game = seat.game;
             act.seat = Some(seat);
             Answer::ok(game.to_string())
@@ -557,7 +554,7 @@ impl Session {
         let Some(name) = self.name.clone() else {
             return;
         };
-        self.ask_lobby(ctx, Join { name, game }, |act, _, (seat, color)| {
+        self.ask_lobby(ctx, Join { name, game }, |act, (seat, color)| {
             let game = seat.game;
             act.seat = Some(seat);
             Answer::ok(format!("{game} {color}"))
@@ -568,7 +565,7 @@ impl Session {
         let Some(name) = self.name.clone() else {
             return self.error(ctx, ErrorCode::Forbidden, "you are not in a game");
         };
-        self.ask_lobby(ctx, Rematch { name }, |act, _, seat| match seat {
+        self.ask_lobby(ctx, Rematch { name }, |act, seat| match seat {
             Some(seat) => {
                 let game = seat.game;
                 act.seat = Some(seat);
@@ -583,13 +580,13 @@ impl Session {
             return self.stop_watching(ctx);
         };
         let watching = !self.watching.is_empty();
-        self.ask_lobby(ctx, Leave { name, watching }, |act, ctx, left| match left {
+        self.ask_lobby(ctx, Leave { name, watching }, |act, left| match left {
             Left::Game(_) => {
                 act.seat = None;
                 Answer::default()
             }
             Left::StopWatching => {
-                act.unwatch_all(ctx);
+                act.unwatch_all();
                 Answer::default()
             }
             Left::SeekWithdrawn => Answer::ok("seek withdrawn"),
@@ -601,16 +598,19 @@ impl Session {
         if self.watching.is_empty() {
             return self.error(ctx, ErrorCode::Conflict, "nothing to leave");
         }
-        self.unwatch_all(ctx);
+        self.unwatch_all();
         self.reply(ctx, Ok(Answer::default()));
     }
 
-    fn unwatch_all(&mut self, ctx: &Context<Self>) {
+    fn unwatch_all(&mut self) {
         for seat in self.watching.take() {
-            seat.addr.do_send(Unwatch {
-                session: ctx.address(),
-            });
+            seat.tx.do_send(ToGame::Unwatch { id: self.id });
         }
+    }
+
+    /// This session as games and the lobby keep it.
+    fn own_ref(ctx: &Context<Self>) -> SessionRef {
+        SessionRef::new(ctx.address().downgrade().recipient())
     }
 
     /// Looks a game up in the lobby, then goes on with its actor.
@@ -631,20 +631,18 @@ impl Session {
     }
 
     fn watch(&mut self, ctx: &mut Context<Self>, game: flipline::protocol::GameId) {
-        let session = ctx.address();
+        let session = Session::own_ref(ctx);
         self.find_game(ctx, game, move |act, ctx, seat| {
-            let game_handle = Arc::clone(&seat);
-            act.ask(
-                ctx,
-                &game_handle.addr,
-                Watch { session },
-                move |act, ctx, result| {
-                    if result.is_ok() && !act.watching.iter().any(|w| w.game == game) {
-                        act.watching.push(seat);
-                    }
-                    act.reply(ctx, result);
-                },
-            );
+            let request = seat.tx.send(ToGame::Watch {
+                id: act.id,
+                session,
+            });
+            act.await_answer(ctx, request, move |act, ctx, result| {
+                if result.is_ok() && !act.watching.iter().any(|w| w.game == game) {
+                    act.watching.push(seat);
+                }
+                act.reply(ctx, result);
+            });
         });
     }
 
@@ -705,7 +703,7 @@ impl Session {
             return self.error(ctx, ErrorCode::Forbidden, "you are not in a game");
         };
         let is_move = matches!(action, Action::Move(_) | Action::Pass);
-        let request = seat.addr.send(Play {
+        let request = seat.tx.send(ToGame::Play {
             name: name.clone(),
             action,
         });
@@ -724,24 +722,19 @@ impl Session {
         };
         // Spectators have no seat; any name reads the board.
         let name = self.name.clone().unwrap_or_default();
-        self.ask(
-            ctx,
-            &seat.addr,
-            Play {
-                name,
-                action: Action::Board,
-            },
-            |act, ctx, result| act.reply(ctx, result),
-        );
+        let request = seat.tx.send(ToGame::Play {
+            name,
+            action: Action::Board,
+        });
+        self.await_answer(ctx, request, |act, ctx, result| act.reply(ctx, result));
     }
 
     fn hint(&mut self, ctx: &mut Context<Self>) {
         let (Some(seat), Some(name)) = (self.current_game(false), self.name.clone()) else {
             return self.error(ctx, ErrorCode::Forbidden, "you are not in a game");
         };
-        self.ask(ctx, &seat.addr, Hint { name }, |act, ctx, result| {
-            act.reply(ctx, result)
-        });
+        let request = seat.tx.send(ToGame::Hint { name });
+        self.await_answer(ctx, request, |act, ctx, result| act.reply(ctx, result));
     }
 
     fn help(&mut self, ctx: &mut Context<Self>) {
@@ -780,16 +773,16 @@ impl Actor for Session {
     fn started(&mut self, ctx: &mut Context<Self>) {
         self.shared.lobby.do_send(Connected {
             id: self.id,
-            session: ctx.address(),
+            session: Session::own_ref(ctx),
             worker: actix::Arbiter::current(),
         });
         self.send_text(ctx, Arc::from(format!("{GREETING}\n")));
     }
 
-    fn stopped(&mut self, ctx: &mut Context<Self>) {
+    fn stopped(&mut self, _: &mut Context<Self>) {
         // The lobby tells the game this player sits at (it knows which).
         self.seat = None;
-        self.unwatch_all(ctx);
+        self.unwatch_all();
         self.shared.lobby.do_send(Gone {
             id: self.id,
             name: self.name.take(),
@@ -819,13 +812,27 @@ impl Session {
     }
 }
 
-/// Idle connections are found by the lobby's sweep (see `Lobby::sweep_idle`)
-/// rather than by a timer in every connection, which would cost each one a
-/// timer entry and its allocation.
-impl Handler<IdleCheck> for Session {
+impl Handler<ToSession> for Session {
     type Result = ();
 
-    fn handle(&mut self, _: IdleCheck, ctx: &mut Context<Self>) {
+    fn handle(&mut self, msg: ToSession, ctx: &mut Context<Self>) {
+        match msg {
+            ToSession::Deliver(text) => self.send_text(ctx, text),
+            ToSession::Seated(seat) => self.seat = Some(seat),
+            ToSession::IdleCheck => self.close_if_idle(ctx),
+            ToSession::Shutdown => {
+                self.send_text(ctx, Arc::from("INFO shutting down\n"));
+                ctx.stop();
+            }
+        }
+    }
+}
+
+impl Session {
+    /// Idle connections are found by the lobby's sweep (see `Lobby::sweep_idle`)
+    /// rather than by a timer in every connection, which would cost each one a
+    /// timer entry and its allocation.
+    fn close_if_idle(&mut self, ctx: &mut Context<Self>) {
         let timeout = Duration::from_secs(self.shared.config.idle_timeout_secs);
         if self.last_input.elapsed() >= timeout {
             self.send_text(ctx, Arc::from("INFO closing an idle connection\n"));
@@ -834,27 +841,13 @@ impl Handler<IdleCheck> for Session {
     }
 }
 
-impl Handler<Deliver> for Session {
-    type Result = ();
-
-    fn handle(&mut self, Deliver(text): Deliver, ctx: &mut Context<Self>) {
-        self.send_text(ctx, text);
-    }
-}
-
-impl Handler<Seated> for Session {
-    type Result = ();
-
-    fn handle(&mut self, Seated(seat): Seated, _: &mut Context<Self>) {
-        self.seat = Some(seat);
-    }
-}
-
-impl Handler<ShutdownNotice> for Session {
-    type Result = ();
-
-    fn handle(&mut self, _: ShutdownNotice, ctx: &mut Context<Self>) {
-        self.send_text(ctx, Arc::from("INFO shutting down\n"));
-        ctx.stop();
+#[cfg(test)]
+mod tests {
+    /// Every connection is a session's tokio task: the actor plus actix's
+    /// 320-byte context, rounded up to 128-byte lines. At 208 bytes the task
+    /// is 640; past it, 768, for every connection held.
+    #[test]
+    fn a_session_fits_its_task_size_class() {
+        assert!(std::mem::size_of::<super::Session>() <= 208);
     }
 }

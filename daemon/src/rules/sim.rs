@@ -268,7 +268,9 @@ impl World {
                         .mailbox
                         .push_back(ToSession::Seated(game));
                 }
-                LobbyEffect::ToGame(game, order) => self.send_to_game(game, ToTable::Seating(order)),
+                LobbyEffect::ToGame(game, order) => {
+                    self.send_to_game(game, ToTable::Seating(order))
+                }
                 LobbyEffect::StoreSeats { .. } | LobbyEffect::StoreCancel(_) => {}
             }
         }

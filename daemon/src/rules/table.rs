@@ -20,10 +20,9 @@ use flipline::protocol::{
 };
 use flipline::{Color, Game, Move, MoveError, Outcome};
 
-use super::{COLORS, Name, Phase, Sitter, bot_name, slot};
+use super::{COLORS, ConnId, Name, Phase, Sitter, bot_name, slot};
 use crate::clock::{Clocks, Stamp, millis};
 use crate::config::Hints;
-use crate::lazy_list::LazyList;
 
 /// How long a bot waits before trying again when its move could not be stored.
 pub const BOT_RETRY: Duration = Duration::from_secs(1);
@@ -120,12 +119,13 @@ impl<C> Seat<C> {
         }
     }
 
-    fn connection(&self) -> Option<&C> {
+    /// The connected person here: their name and connection.
+    fn connected(&self) -> Option<(&Name, &C)> {
         match self {
             Seat::Person(Person {
+                name,
                 presence: Presence::Here(c),
-                ..
-            }) => Some(c),
+            }) => Some((name, c)),
             _ => None,
         }
     }
@@ -163,17 +163,26 @@ pub enum Played<C> {
     Refused(ProtocolError, Effects<C>),
 }
 
-/// One game (see the module docs). `C` names a connection.
+/// What most games lack, boxed apart: the clocks and the spectators.
+#[derive(Debug)]
+struct Extras<C> {
+    clocks: Option<Clocks>,
+    /// The connections watching, by number.
+    spectators: Vec<(ConnId, C)>,
+}
+
+/// One game (see the module docs). `C` is how the caller reaches a
+/// connection; connections are told apart by name (seats) and by number
+/// (spectators), so `C` needs no equality.
 #[derive(Debug)]
 pub struct Table<C> {
     id: GameId,
     game: Game,
     /// Black's seat, then white's.
     seats: [Seat<C>; 2],
-    /// The connections watching (most games have none).
-    spectators: LazyList<C>,
-    /// Boxed: most games have no clock, and an idle game should be small.
-    clocks: Option<Box<Clocks>>,
+    /// One pointer while a game has no clock and no spectator: every idle
+    /// game's actor is kept within one allocation size.
+    extras: Option<Box<Extras<C>>>,
     phase: Phase,
     /// Plies played, a move being stored included.
     ply: u32,
@@ -189,7 +198,7 @@ fn conflict(message: impl Into<String>) -> ProtocolError {
     ProtocolError::new(ErrorCode::Conflict, message)
 }
 
-impl<C: Clone + PartialEq> Table<C> {
+impl<C: Clone> Table<C> {
     /// A table for game `id` with these seats, the `start` moves already
     /// played (each with the time it took, charged to its side's clock; moves
     /// that are not legal are left out: the lobby checks them). It waits, in
@@ -223,12 +232,17 @@ impl<C: Clone + PartialEq> Table<C> {
                 presence: conn.map_or(Presence::Left, Presence::Here),
             }),
         });
+        let extras = clocks.map(|clocks| {
+            Box::new(Extras {
+                clocks: Some(clocks),
+                spectators: Vec::new(),
+            })
+        });
         Table {
             id,
             game,
             seats: [black, white],
-            spectators: LazyList::default(),
-            clocks: clocks.map(Box::new),
+            extras,
             phase: Phase::Open,
             ply,
             turn_started: Stamp::of(now),
@@ -238,6 +252,14 @@ impl<C: Clone + PartialEq> Table<C> {
     /// The game's number.
     pub fn id(&self) -> GameId {
         self.id
+    }
+
+    fn clocks(&self) -> Option<&Clocks> {
+        self.extras.as_ref().and_then(|e| e.clocks.as_ref())
+    }
+
+    fn clocks_mut(&mut self) -> Option<&mut Clocks> {
+        self.extras.as_mut().and_then(|e| e.clocks.as_mut())
     }
 
     /// Where the game stands.
@@ -309,7 +331,7 @@ impl<C: Clone + PartialEq> Table<C> {
     fn next_turn(&mut self, now: Instant, effects: &mut Effects<C>) {
         let side = self.game.to_move();
         self.turn_started = Stamp::of(now);
-        if let Some(clocks) = &mut self.clocks {
+        if let Some(clocks) = self.clocks_mut() {
             clocks.start(side, now);
             effects.push(self.flag_timer(now));
         }
@@ -324,8 +346,7 @@ impl<C: Clone + PartialEq> Table<C> {
     /// The timer that wakes the game when the running clock would reach zero.
     fn flag_timer(&self, now: Instant) -> Effect<C> {
         let left = self
-            .clocks
-            .as_ref()
+            .clocks()
             .map_or(0, |c| c.left(self.game.to_move(), now));
         Effect::Schedule(Timer::Flag, Duration::from_millis(left.saturating_add(1)))
     }
@@ -403,10 +424,10 @@ impl<C: Clone + PartialEq> Table<C> {
         }
         let undo = Undo {
             game: self.game,
-            clocks: self.clocks.as_deref().cloned(),
+            clocks: self.clocks().cloned(),
             turn_started: self.turn_started,
         };
-        if let Some(clocks) = &mut self.clocks
+        if let Some(clocks) = self.clocks_mut()
             && let Err(flagged) = clocks.stop(now)
         {
             let effects = self.finish(EndReason::Time, Some(flagged.opponent()), now);
@@ -434,7 +455,7 @@ impl<C: Clone + PartialEq> Table<C> {
             played: commit.mv,
             black: counts.black,
             white: counts.white,
-            clocks: self.clocks.as_ref().map(|c| c.both(now)),
+            clocks: self.clocks().map(|c| c.both(now)),
         };
         if self.game.is_over() {
             let mut effects = vec![Effect::Broadcast(vec![moved])];
@@ -453,13 +474,13 @@ impl<C: Clone + PartialEq> Table<C> {
     /// again a little later.
     pub fn rolled_back(&mut self, commit: MoveCommit, now: Instant) -> Effects<C> {
         self.game = commit.undo.game;
-        if let (Some(clocks), Some(before)) = (&mut self.clocks, commit.undo.clocks) {
-            **clocks = before;
+        if let (Some(clocks), Some(before)) = (self.clocks_mut(), commit.undo.clocks) {
+            *clocks = before;
         }
         self.turn_started = commit.undo.turn_started;
         self.ply = self.ply.saturating_sub(1);
         let mut effects = Vec::new();
-        if self.clocks.is_some() {
+        if self.clocks().is_some() {
             effects.push(self.flag_timer(now));
         }
         if matches!(self.seat(commit.side), Seat::Bot(_)) {
@@ -491,11 +512,11 @@ impl<C: Clone + PartialEq> Table<C> {
         }
         match timer {
             Timer::Flag => {
-                let flagged = self.clocks.as_ref().and_then(|c| c.flagged(now));
+                let flagged = self.clocks().and_then(|c| c.flagged(now));
                 match flagged {
                     Some(side) => self.finish(EndReason::Time, Some(side.opponent()), now),
                     // Woken a little early: wait for the rest.
-                    None if self.clocks.is_some() => vec![self.flag_timer(now)],
+                    None if self.clocks().is_some() => vec![self.flag_timer(now)],
                     None => Vec::new(),
                 }
             }
@@ -545,7 +566,7 @@ impl<C: Clone + PartialEq> Table<C> {
             Effect::Unschedule(Timer::Flag),
             Effect::Unschedule(Timer::Bot),
         ];
-        if let Some(clocks) = &mut self.clocks {
+        if let Some(clocks) = self.clocks_mut() {
             // A flag that fell is recorded as zero; otherwise the time stops as is.
             let _ = clocks.stop(now);
         }
@@ -583,7 +604,7 @@ impl<C: Clone + PartialEq> Table<C> {
 
     /// A game that is not in play and has nobody connected at it stops.
     fn stop_if_deserted(&self, effects: &mut Effects<C>) {
-        let attached = self.seats.iter().any(|s| s.connection().is_some());
+        let attached = self.seats.iter().any(|s| s.connected().is_some());
         if self.phase != Phase::Playing && !attached {
             effects.push(Effect::Stop);
         }
@@ -704,7 +725,7 @@ impl<C: Clone + PartialEq> Table<C> {
                 p.presence = Presence::Left;
             }
         }
-        let others_here = self.seats.iter().any(|s| s.connection().is_some());
+        let others_here = self.seats.iter().any(|s| s.connected().is_some());
         if was_here && !quiet && others_here {
             let text = format!("{name} left game {}", self.id);
             effects.push(Effect::Broadcast(vec![Event::Info(text)]));
@@ -731,18 +752,29 @@ impl<C: Clone + PartialEq> Table<C> {
         vec![Effect::Broadcast(vec![Event::Info(text)])]
     }
 
-    /// `WATCH` from `conn`: it follows the game from now, starting with the
-    /// whole state.
-    pub fn watch(&mut self, conn: C) -> Effects<C> {
-        if !self.spectators.iter().any(|s| *s == conn) {
-            self.spectators.push(conn.clone());
+    /// `WATCH` from connection `id`, reached by `conn`: it follows the game
+    /// from now, starting with the whole state.
+    pub fn watch(&mut self, id: ConnId, conn: C) -> Effects<C> {
+        let extras = self.extras.get_or_insert_with(|| {
+            Box::new(Extras {
+                clocks: None,
+                spectators: Vec::new(),
+            })
+        });
+        if !extras.spectators.iter().any(|(s, _)| *s == id) {
+            extras.spectators.push((id, conn.clone()));
         }
         vec![Effect::Tell(conn, self.snapshot())]
     }
 
-    /// `conn` stops watching.
-    pub fn unwatch(&mut self, conn: &C) {
-        self.spectators.retain(|s| s != conn);
+    /// Connection `id` stops watching.
+    pub fn unwatch(&mut self, id: ConnId) {
+        if let Some(extras) = &mut self.extras {
+            extras.spectators.retain(|(s, _)| *s != id);
+            if extras.clocks.is_none() && extras.spectators.is_empty() {
+                self.extras = None;
+            }
+        }
     }
 
     /// Everyone who hears the game's events: the seated people who are
@@ -750,9 +782,16 @@ impl<C: Clone + PartialEq> Table<C> {
     /// spectators.
     pub fn audience(&self) -> impl Iterator<Item = &C> {
         let [black, white] = &self.seats;
-        let black = black.connection();
-        let white = white.connection().filter(|w| black != Some(*w));
-        black.into_iter().chain(white).chain(self.spectators.iter())
+        let black = black.connected();
+        let white = white
+            .connected()
+            .filter(|(name, _)| black.is_none_or(|(b, _)| b != *name));
+        let spectators = self.extras.iter().flat_map(|e| e.spectators.iter());
+        black
+            .into_iter()
+            .chain(white)
+            .map(|(_, c)| c)
+            .chain(spectators.map(|(_, c)| c))
     }
 
     /// START, BOARD and TURN: the whole state, for a newcomer.
@@ -767,7 +806,7 @@ impl<C: Clone + PartialEq> Table<C> {
             variant: self.game.variant(),
             black: name(Color::Black),
             white: name(Color::White),
-            clock: self.clocks.as_ref().map(|c| c.spec()),
+            clock: self.clocks().map(|c| c.spec()),
         }];
         events.extend(self.board());
         events
@@ -799,7 +838,7 @@ impl<C: Clone + PartialEq> Table<C> {
     /// what is left.
     pub fn think_budget(&self, engine_ms: u64, now: Instant) -> Duration {
         let mut ms = engine_ms;
-        if let Some(clocks) = &self.clocks {
+        if let Some(clocks) = self.clocks() {
             let left = clocks.left(self.game.to_move(), now);
             ms = ms.min(left / 20 + clocks.spec().increment_ms / 2).max(5);
         }
