@@ -130,7 +130,7 @@ fn wait_for<F: Future>(future: F) -> F::Output {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::tests::{block_on, config, new_game, temp_path};
+    use crate::store::test_support::{block_on, config, new_game, temp_path};
     use crate::store::{Opened, Store};
     use rusqlite::Connection;
 
