@@ -23,31 +23,35 @@
 //! export`).
 
 mod move_log;
+mod reader;
 mod records;
 pub mod schema;
 #[cfg(test)]
 pub(crate) mod test_support;
 #[cfg(test)]
 mod tests;
+mod writer;
 
 use std::fs::File;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::mpsc::{Sender, channel};
 use std::thread::JoinHandle;
 
 use flipline::Move;
 use flipline::protocol::GameId;
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::Connection;
 use tokio::sync::oneshot;
 
 pub use records::{GameRecord, Status, StoredMove, Write};
+pub use writer::StoreStats;
 
 use crate::config::StoreConfig;
 use move_log::MoveLog;
+use reader::{ReadJob, ToReader, open_reader, run_reader};
 use schema::{describe, refuse};
+use writer::{ToWriter, WriteJob, Writer, run_writer};
 
 /// Why the store could not do something.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,60 +85,6 @@ impl std::error::Error for StoreError {}
 
 fn failed(error: rusqlite::Error) -> StoreError {
     StoreError::Failed(describe(&error))
-}
-
-/// A write's answer: the rows it changed, once committed.
-type WriteAnswer = oneshot::Sender<Result<usize, StoreError>>;
-
-/// A write and who waits for its commit (nobody, for fire-and-forget writes).
-struct WriteJob {
-    write: Write,
-    done: Option<WriteAnswer>,
-}
-
-/// The moves held for a game in play (`None`: not in play, or no moves yet).
-type HeldAnswer = oneshot::Sender<Option<Vec<StoredMove>>>;
-
-enum ToWriter {
-    Job(WriteJob),
-    /// The moves of a game in play, answered from the writer's memory once
-    /// everything queued before is committed.
-    Held(GameId, HeldAnswer),
-    /// Commit what is queued before this, then stop.
-    Close,
-}
-
-type ReadJob = Box<dyn FnOnce(&Connection) + Send>;
-
-enum ToReader {
-    Job(ReadJob),
-    Close,
-}
-
-/// Counts of the writer's work, for the log and for measuring group commit.
-#[derive(Debug, Default)]
-pub struct StoreStats {
-    transactions: AtomicU64,
-    writes: AtomicU64,
-    largest_batch: AtomicU64,
-}
-
-impl StoreStats {
-    /// (transactions committed, writes in them, the largest batch).
-    pub fn snapshot(&self) -> (u64, u64, u64) {
-        (
-            self.transactions.load(Ordering::Relaxed),
-            self.writes.load(Ordering::Relaxed),
-            self.largest_batch.load(Ordering::Relaxed),
-        )
-    }
-
-    fn committed(&self, batch: usize) {
-        let batch = u64::try_from(batch).unwrap_or(u64::MAX);
-        self.transactions.fetch_add(1, Ordering::Relaxed);
-        self.writes.fetch_add(batch, Ordering::Relaxed);
-        self.largest_batch.fetch_max(batch, Ordering::Relaxed);
-    }
 }
 
 /// The handle actors use: cloned freely, never blocks.
@@ -335,14 +285,6 @@ fn lock_file(path: &Path) -> Result<File, StoreError> {
     }
 }
 
-fn open_reader(path: &Path) -> Result<Connection, StoreError> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(path, flags).map_err(|e| refuse(path, describe(&e)))?;
-    conn.busy_timeout(std::time::Duration::from_secs(5))
-        .map_err(|e| refuse(path, describe(&e)))?;
-    Ok(conn)
-}
-
 impl StoreThreads {
     fn start(
         writer: Writer,
@@ -387,193 +329,6 @@ impl StoreThreads {
             largest_batch = largest,
             "store closed: {writes} writes in {transactions} transactions"
         );
-    }
-}
-
-/// The writer: blocks for a request, drains the queue into one batch, commits
-/// it, answers; until told to close.
-fn run_writer(
-    mut writer: Writer,
-    requests: &Receiver<ToWriter>,
-    batch_max: usize,
-    stats: &StoreStats,
-) {
-    // One batch buffer for the writer's life: a fresh one per batch (tens of
-    // kilobytes with many games) made the allocator hand memory back to the
-    // system and fault it in again, batch after batch.
-    let mut batch = Vec::with_capacity(batch_max.min(4096));
-    let mut asks = Vec::new();
-    loop {
-        let then = next_batch(requests, batch_max, &mut batch, &mut asks);
-        if !batch.is_empty() {
-            let started = std::time::Instant::now();
-            let writes = batch.len();
-            writer.commit_batch(&mut batch, stats);
-            warn_if_slow(started.elapsed(), writes);
-        }
-        for (game, answer) in asks.drain(..) {
-            let _ = answer.send(writer.log.held_moves(game));
-        }
-        match then {
-            Then::Go => {}
-            Then::Close => return writer.release_game_numbers(),
-            Then::Gone => return,
-        }
-    }
-}
-
-/// What the writer does after a batch.
-enum Then {
-    Go,
-    /// Told to close: every write is in, numbers reserved ahead can go back.
-    Close,
-    /// Every handle dropped without a close: stop, keeping the reservation.
-    Gone,
-}
-
-/// A commit that took long held up every move in it: worth an operator's look
-/// (a slow or saturated disk). The threshold is the daemon's other watches'.
-fn warn_if_slow(took: std::time::Duration, writes: usize) {
-    if took >= crate::watch::STALL_WARNING {
-        tracing::warn!(
-            ms = took.as_millis(),
-            writes,
-            "a commit took {} ms: every move in it waited as long",
-            took.as_millis()
-        );
-    }
-}
-
-/// Fills `batch` (empty on entry) with the next writes: the first request
-/// (waited for), then whatever else is queued, up to `batch_max` writes; asks
-/// for held moves go to `asks`, to be answered after the batch.
-fn next_batch(
-    requests: &Receiver<ToWriter>,
-    batch_max: usize,
-    batch: &mut Vec<WriteJob>,
-    asks: &mut Vec<(GameId, HeldAnswer)>,
-) -> Then {
-    match requests.recv() {
-        Ok(ToWriter::Job(job)) => batch.push(job),
-        Ok(ToWriter::Held(game, answer)) => asks.push((game, answer)),
-        Ok(ToWriter::Close) => return Then::Close,
-        Err(_) => return Then::Gone,
-    }
-    while batch.len() < batch_max {
-        match requests.try_recv() {
-            Ok(ToWriter::Job(job)) => batch.push(job),
-            Ok(ToWriter::Held(game, answer)) => asks.push((game, answer)),
-            Ok(ToWriter::Close) => return Then::Close,
-            Err(std::sync::mpsc::TryRecvError::Empty) => break,
-            Err(std::sync::mpsc::TryRecvError::Disconnected) => return Then::Gone,
-        }
-    }
-    Then::Go
-}
-
-/// The read-write connection and the move log that follows its transactions.
-struct Writer {
-    conn: Connection,
-    log: MoveLog,
-    /// A write failed: it may have been a game's creation, so the numbers
-    /// reserved are kept at the close.
-    failed: bool,
-}
-
-impl Writer {
-    /// Commits `batch` in one transaction; if that fails, each write alone, so
-    /// that a failing write does not take the others with it.
-    /// Leaves `batch` empty.
-    fn commit_batch(&mut self, batch: &mut Vec<WriteJob>, stats: &StoreStats) {
-        match self.run_transaction(batch.iter().map(|job| &job.write)) {
-            Ok(counts) => {
-                stats.committed(batch.len());
-                for (job, count) in batch.drain(..).zip(counts) {
-                    answer(job, Ok(count));
-                }
-            }
-            Err(error) if batch.len() == 1 => {
-                self.failed = true;
-                let why = describe(&error);
-                batch
-                    .drain(..)
-                    .for_each(|job| answer(job, Err(StoreError::Failed(why.clone()))));
-            }
-            Err(_) => batch
-                .drain(..)
-                .for_each(|job| self.commit_alone(job, stats)),
-        }
-    }
-
-    fn commit_alone(&mut self, job: WriteJob, stats: &StoreStats) {
-        let result = self.run_transaction(std::iter::once(&job.write));
-        if result.is_ok() {
-            stats.committed(1);
-        } else {
-            self.failed = true;
-        }
-        let result = result.map(|counts| counts.into_iter().sum());
-        answer(job, result.map_err(failed));
-    }
-
-    /// At a close: the next start numbers games on from the last one stored
-    /// rather than past the block reserved ahead.
-    fn release_game_numbers(&self) {
-        if self.failed {
-            return;
-        }
-        if let Err(error) = records::release_game_numbers(&self.conn) {
-            tracing::warn!(%error, "cannot give back the game numbers reserved ahead");
-        }
-    }
-
-    /// Runs `writes` and the log's upkeep in one transaction; the log keeps
-    /// their changes only if it commits.
-    fn run_transaction<'a>(
-        &mut self,
-        writes: impl Iterator<Item = &'a Write>,
-    ) -> rusqlite::Result<Vec<usize>> {
-        self.log.begin();
-        let result = transaction(&mut self.conn, &mut self.log, writes);
-        match result {
-            Ok(_) => self.log.commit(),
-            Err(_) => self.log.rollback(),
-        }
-        result
-    }
-}
-
-fn transaction<'a>(
-    conn: &mut Connection,
-    log: &mut MoveLog,
-    writes: impl Iterator<Item = &'a Write>,
-) -> rusqlite::Result<Vec<usize>> {
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    let counts = writes
-        .map(|write| write.apply(&tx, log))
-        .collect::<rusqlite::Result<Vec<usize>>>()?;
-    log.maintain(&tx)?;
-    tx.commit()?;
-    Ok(counts)
-}
-
-fn answer(job: WriteJob, result: Result<usize, StoreError>) {
-    match job.done {
-        Some(done) => {
-            let _ = done.send(result);
-        }
-        None => {
-            if let Err(error) = result {
-                let write = job.write.summary();
-                tracing::error!(%error, %write, "a store write failed");
-            }
-        }
-    }
-}
-
-fn run_reader(conn: &Connection, requests: &Receiver<ToReader>) {
-    while let Ok(ToReader::Job(job)) = requests.recv() {
-        job(conn);
     }
 }
 

@@ -2,9 +2,19 @@
 //! and recovery, the files refused, the move log against a model. In a file
 //! of their own: most cross the writer, the opening and the archive at once.
 
+use std::path::Path;
+use std::sync::mpsc::channel;
+
+use flipline::Move;
+use flipline::protocol::{EndReason, GameId, GameResult};
+use rusqlite::Connection;
+use tokio::sync::oneshot;
+
+use super::move_log::{self, MoveLog};
+use super::reader::open_reader;
 use super::test_support::{block_on, config, new_game, temp_path};
+use super::writer::{Then, ToWriter, WriteJob, Writer, next_batch, run_writer};
 use super::*;
-use flipline::protocol::{EndReason, GameResult};
 
 #[test]
 fn the_writer_cache_is_set_in_mebibytes() {

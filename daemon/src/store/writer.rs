@@ -1,0 +1,245 @@
+//! The writer thread: it owns the only read-write connection and commits in
+//! batches. It waits for the first request, takes whatever else is queued (up
+//! to `batch_max`), runs it all in one transaction and answers each write only
+//! once that commits: group commit, so a thousand games moving at once cost a
+//! few disk syncs, not a thousand. A batch that fails is retried one write per
+//! transaction, so that one bad write fails alone and the others are kept.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::Receiver;
+
+use flipline::protocol::GameId;
+use rusqlite::Connection;
+use tokio::sync::oneshot;
+
+use super::move_log::MoveLog;
+use super::schema::describe;
+use super::{StoreError, StoredMove, Write, failed, records};
+
+/// A write's answer: the rows it changed, once committed.
+type WriteAnswer = oneshot::Sender<Result<usize, StoreError>>;
+
+/// A write and who waits for its commit (nobody, for fire-and-forget writes).
+pub(super) struct WriteJob {
+    pub(super) write: Write,
+    pub(super) done: Option<WriteAnswer>,
+}
+
+/// The moves held for a game in play (`None`: not in play, or no moves yet).
+type HeldAnswer = oneshot::Sender<Option<Vec<StoredMove>>>;
+
+pub(super) enum ToWriter {
+    Job(WriteJob),
+    /// The moves of a game in play, answered from the writer's memory once
+    /// everything queued before is committed.
+    Held(GameId, HeldAnswer),
+    /// Commit what is queued before this, then stop.
+    Close,
+}
+
+/// Counts of the writer's work, for the log and for measuring group commit.
+#[derive(Debug, Default)]
+pub struct StoreStats {
+    transactions: AtomicU64,
+    writes: AtomicU64,
+    largest_batch: AtomicU64,
+}
+
+impl StoreStats {
+    /// (transactions committed, writes in them, the largest batch).
+    pub fn snapshot(&self) -> (u64, u64, u64) {
+        (
+            self.transactions.load(Ordering::Relaxed),
+            self.writes.load(Ordering::Relaxed),
+            self.largest_batch.load(Ordering::Relaxed),
+        )
+    }
+
+    fn committed(&self, batch: usize) {
+        let batch = u64::try_from(batch).unwrap_or(u64::MAX);
+        self.transactions.fetch_add(1, Ordering::Relaxed);
+        self.writes.fetch_add(batch, Ordering::Relaxed);
+        self.largest_batch.fetch_max(batch, Ordering::Relaxed);
+    }
+}
+
+/// The writer: blocks for a request, drains the queue into one batch, commits
+/// it, answers; until told to close.
+pub(super) fn run_writer(
+    mut writer: Writer,
+    requests: &Receiver<ToWriter>,
+    batch_max: usize,
+    stats: &StoreStats,
+) {
+    // One batch buffer for the writer's life: a fresh one per batch (tens of
+    // kilobytes with many games) made the allocator hand memory back to the
+    // system and fault it in again, batch after batch.
+    let mut batch = Vec::with_capacity(batch_max.min(4096));
+    let mut asks = Vec::new();
+    loop {
+        let then = next_batch(requests, batch_max, &mut batch, &mut asks);
+        if !batch.is_empty() {
+            let started = std::time::Instant::now();
+            let writes = batch.len();
+            writer.commit_batch(&mut batch, stats);
+            warn_if_slow(started.elapsed(), writes);
+        }
+        for (game, answer) in asks.drain(..) {
+            let _ = answer.send(writer.log.held_moves(game));
+        }
+        match then {
+            Then::Go => {}
+            Then::Close => return writer.release_game_numbers(),
+            Then::Gone => return,
+        }
+    }
+}
+
+/// What the writer does after a batch.
+pub(super) enum Then {
+    Go,
+    /// Told to close: every write is in, numbers reserved ahead can go back.
+    Close,
+    /// Every handle dropped without a close: stop, keeping the reservation.
+    Gone,
+}
+
+/// A commit that took long held up every move in it: worth an operator's look
+/// (a slow or saturated disk). The threshold is the daemon's other watches'.
+fn warn_if_slow(took: std::time::Duration, writes: usize) {
+    if took >= crate::watch::STALL_WARNING {
+        tracing::warn!(
+            ms = took.as_millis(),
+            writes,
+            "a commit took {} ms: every move in it waited as long",
+            took.as_millis()
+        );
+    }
+}
+
+/// Fills `batch` (empty on entry) with the next writes: the first request
+/// (waited for), then whatever else is queued, up to `batch_max` writes; asks
+/// for held moves go to `asks`, to be answered after the batch.
+pub(super) fn next_batch(
+    requests: &Receiver<ToWriter>,
+    batch_max: usize,
+    batch: &mut Vec<WriteJob>,
+    asks: &mut Vec<(GameId, HeldAnswer)>,
+) -> Then {
+    match requests.recv() {
+        Ok(ToWriter::Job(job)) => batch.push(job),
+        Ok(ToWriter::Held(game, answer)) => asks.push((game, answer)),
+        Ok(ToWriter::Close) => return Then::Close,
+        Err(_) => return Then::Gone,
+    }
+    while batch.len() < batch_max {
+        match requests.try_recv() {
+            Ok(ToWriter::Job(job)) => batch.push(job),
+            Ok(ToWriter::Held(game, answer)) => asks.push((game, answer)),
+            Ok(ToWriter::Close) => return Then::Close,
+            Err(std::sync::mpsc::TryRecvError::Empty) => break,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => return Then::Gone,
+        }
+    }
+    Then::Go
+}
+
+/// The read-write connection and the move log that follows its transactions.
+pub(super) struct Writer {
+    pub(super) conn: Connection,
+    pub(super) log: MoveLog,
+    /// A write failed: it may have been a game's creation, so the numbers
+    /// reserved are kept at the close.
+    pub(super) failed: bool,
+}
+
+impl Writer {
+    /// Commits `batch` in one transaction; if that fails, each write alone, so
+    /// that a failing write does not take the others with it.
+    /// Leaves `batch` empty.
+    pub(super) fn commit_batch(&mut self, batch: &mut Vec<WriteJob>, stats: &StoreStats) {
+        match self.run_transaction(batch.iter().map(|job| &job.write)) {
+            Ok(counts) => {
+                stats.committed(batch.len());
+                for (job, count) in batch.drain(..).zip(counts) {
+                    answer(job, Ok(count));
+                }
+            }
+            Err(error) if batch.len() == 1 => {
+                self.failed = true;
+                let why = describe(&error);
+                batch
+                    .drain(..)
+                    .for_each(|job| answer(job, Err(StoreError::Failed(why.clone()))));
+            }
+            Err(_) => batch
+                .drain(..)
+                .for_each(|job| self.commit_alone(job, stats)),
+        }
+    }
+
+    fn commit_alone(&mut self, job: WriteJob, stats: &StoreStats) {
+        let result = self.run_transaction(std::iter::once(&job.write));
+        if result.is_ok() {
+            stats.committed(1);
+        } else {
+            self.failed = true;
+        }
+        let result = result.map(|counts| counts.into_iter().sum());
+        answer(job, result.map_err(failed));
+    }
+
+    /// At a close: the next start numbers games on from the last one stored
+    /// rather than past the block reserved ahead.
+    fn release_game_numbers(&self) {
+        if self.failed {
+            return;
+        }
+        if let Err(error) = records::release_game_numbers(&self.conn) {
+            tracing::warn!(%error, "cannot give back the game numbers reserved ahead");
+        }
+    }
+
+    /// Runs `writes` and the log's upkeep in one transaction; the log keeps
+    /// their changes only if it commits.
+    pub(super) fn run_transaction<'a>(
+        &mut self,
+        writes: impl Iterator<Item = &'a Write>,
+    ) -> rusqlite::Result<Vec<usize>> {
+        self.log.begin();
+        let result = transaction(&mut self.conn, &mut self.log, writes);
+        match result {
+            Ok(_) => self.log.commit(),
+            Err(_) => self.log.rollback(),
+        }
+        result
+    }
+}
+
+fn transaction<'a>(
+    conn: &mut Connection,
+    log: &mut MoveLog,
+    writes: impl Iterator<Item = &'a Write>,
+) -> rusqlite::Result<Vec<usize>> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let counts = writes
+        .map(|write| write.apply(&tx, log))
+        .collect::<rusqlite::Result<Vec<usize>>>()?;
+    log.maintain(&tx)?;
+    tx.commit()?;
+    Ok(counts)
+}
+
+fn answer(job: WriteJob, result: Result<usize, StoreError>) {
+    match job.done {
+        Some(done) => {
+            let _ = done.send(result);
+        }
+        None => {
+            if let Err(error) = result {
+                let write = job.write.summary();
+                tracing::error!(%error, %write, "a store write failed");
+            }
+        }
+    }
+}
