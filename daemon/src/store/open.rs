@@ -1,0 +1,167 @@
+//! Opening the store: the lock file that keeps a second daemon off it, the
+//! checks and migrations (see `schema`), the recovery data (games left open
+//! cancelled, the games in play, the next game number), then the two threads.
+//! Recovery runs on the writer's connection before its thread takes it over,
+//! so the daemon serves nobody until the file is checked and the games to
+//! resume are known. [`StoreThreads`] holds the threads and the lock until
+//! the close.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::mpsc::{Sender, channel};
+use std::thread::JoinHandle;
+
+use flipline::protocol::GameId;
+use rusqlite::Connection;
+
+use super::move_log::MoveLog;
+use super::reader::{ToReader, open_reader, run_reader};
+use super::schema::{self, describe, refuse};
+use super::writer::{StoreStats, ToWriter, Writer, run_writer};
+use super::{GameRecord, Store, StoreError, Write, records};
+use crate::config::StoreConfig;
+
+/// An opened store and what the daemon needs from it to start.
+pub struct Opened {
+    /// The handle for the actors.
+    pub store: Store,
+    /// The threads, to close at the end.
+    pub threads: StoreThreads,
+    /// Games that were being played when the daemon last stopped.
+    pub playing: Vec<GameRecord>,
+    /// The number for the next new game.
+    pub next_game: GameId,
+}
+
+impl Store {
+    /// Opens (or creates) the store of `config`, checks and migrates it, cancels
+    /// games left open, loads the games in play and starts the threads.
+    pub fn open(config: &StoreConfig) -> Result<Opened, StoreError> {
+        let path = config.path.as_path();
+        let lock = lock_file(path)?;
+        let mut conn = Connection::open(path).map_err(|e| refuse(path, describe(&e)))?;
+        schema::prepare_writer(&mut conn, config)?;
+        let startup = |e: rusqlite::Error| refuse(path, describe(&e));
+        let log = MoveLog::load(&conn).map_err(startup)?;
+        let mut writer = Writer {
+            conn,
+            log,
+            failed: false,
+        };
+        let open = records::open_games(&writer.conn).map_err(startup)?;
+        if !open.is_empty() {
+            let cancels: Vec<Write> = open.iter().map(|&game| Write::Cancel { game }).collect();
+            writer.run_transaction(cancels.iter()).map_err(startup)?;
+            tracing::info!(
+                cancelled = open.len(),
+                "cancelled games left open at the last stop"
+            );
+        }
+        // The log was read once, into the writer's memory: recovery takes
+        // the moves from there.
+        let held = |_: &Connection| Ok(writer.log.all_held());
+        let playing = records::playing(&writer.conn, held).map_err(startup)?;
+        let next_game = records::next_game_id(&writer.conn).map_err(startup)?;
+        let reader = open_reader(path)?;
+        let threads = StoreThreads::start(writer, reader, config.batch_max, lock)?;
+        let store = Store {
+            writes: threads.writes.clone(),
+            reads: threads.reads.clone(),
+            stats: Arc::clone(&threads.stats),
+        };
+        Ok(Opened {
+            store,
+            threads,
+            playing,
+            next_game,
+        })
+    }
+}
+
+/// `<store>.lock`, locked for as long as the returned file is open: two daemons
+/// writing one store would hand out the same game numbers.
+fn lock_file(path: &Path) -> Result<File, StoreError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| refuse(path, format!("cannot create {}: {e}", dir.display())))?;
+    }
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    let lock_path = PathBuf::from(name);
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| refuse(path, format!("cannot open {}: {e}", lock_path.display())))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(refuse(
+            path,
+            "in use by another flipd (its .lock file is held)",
+        )),
+        Err(std::fs::TryLockError::Error(e)) => Err(refuse(
+            path,
+            format!("cannot lock {}: {e}", lock_path.display()),
+        )),
+    }
+}
+
+/// The store's threads; [`StoreThreads::close`] stops them after the work queued.
+pub struct StoreThreads {
+    writes: Sender<ToWriter>,
+    reads: Sender<ToReader>,
+    writer: JoinHandle<()>,
+    reader: JoinHandle<()>,
+    stats: Arc<StoreStats>,
+    /// Held for the daemon's life: a second daemon on the same file is refused.
+    _lock: File,
+}
+
+impl StoreThreads {
+    fn start(
+        writer: Writer,
+        reader_conn: Connection,
+        batch_max: usize,
+        lock: File,
+    ) -> Result<StoreThreads, StoreError> {
+        let stats = Arc::new(StoreStats::default());
+        let (writes, write_rx) = channel();
+        let (reads, read_rx) = channel();
+        let writer_stats = Arc::clone(&stats);
+        let spawn_error = |e: std::io::Error| StoreError::Failed(format!("cannot start: {e}"));
+        let writer = std::thread::Builder::new()
+            .name("store-writer".into())
+            .spawn(move || run_writer(writer, &write_rx, batch_max, &writer_stats))
+            .map_err(spawn_error)?;
+        let reader = std::thread::Builder::new()
+            .name("store-reader".into())
+            .spawn(move || run_reader(&reader_conn, &read_rx))
+            .map_err(spawn_error)?;
+        Ok(StoreThreads {
+            writes,
+            reads,
+            writer,
+            reader,
+            stats,
+            _lock: lock,
+        })
+    }
+
+    /// Commits everything queued so far, stops both threads and waits for them.
+    /// Requests queued later fail with [`StoreError::Closed`].
+    pub fn close(self) {
+        let _ = self.writes.send(ToWriter::Close);
+        let _ = self.reads.send(ToReader::Close);
+        let _ = self.writer.join();
+        let _ = self.reader.join();
+        let (transactions, writes, largest) = self.stats.snapshot();
+        tracing::info!(
+            transactions,
+            writes,
+            largest_batch = largest,
+            "store closed: {writes} writes in {transactions} transactions"
+        );
+    }
+}
