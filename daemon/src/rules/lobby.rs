@@ -234,6 +234,9 @@ struct Person {
     conn: Option<ConnId>,
     /// The game it sits at: open, in play, or over and not left yet.
     seat: Option<GameId>,
+    /// Whether its connection is at that game's table (false after a
+    /// reconnect, until `JOIN`).
+    attached: bool,
 }
 
 #[derive(Debug)]
@@ -353,6 +356,7 @@ impl<R: Clone> LobbyCore<R> {
             return effects;
         }
         person.conn = None;
+        person.attached = false;
         let seat = person.seat;
         self.withdraw_seek(name);
         if let Some(game) = seat {
@@ -500,7 +504,7 @@ impl<R: Clone> LobbyCore<R> {
                 self.vacate(name, &mut effects);
             }
             self.withdraw_seek(name);
-            self.seat(name, game);
+            self.seat(name, game, true);
             let order = Order::Attach {
                 name: Name::clone(name),
                 conn,
@@ -522,7 +526,7 @@ impl<R: Clone> LobbyCore<R> {
         entry.seats[slot(free)] = Some(Occupant::Person(Name::clone(name)));
         entry.phase = Phase::Playing;
         let [black, white] = entry.seats.clone().map(|s| s.map(|o| o.name()));
-        self.seat(name, game);
+        self.seat(name, game, true);
         effects.push(LobbyEffect::StoreSeats { game, black, white });
         let order = Order::Fill {
             color: free,
@@ -701,7 +705,7 @@ impl<R: Clone> LobbyCore<R> {
             // A name seated in two recovered games (data from before this
             // rule) keeps the first; the other ends by abandon.
             if self.seat_of(&name).is_none() {
-                self.seat(&name, game);
+                self.seat(&name, game, false);
             }
         }
         true
@@ -743,7 +747,12 @@ impl<R: Clone> LobbyCore<R> {
                     .get(&game)
                     .is_some_and(|e| e.phase == Phase::Playing) =>
             {
-                Err(conflict(format!("game {game} is in play: END resigns it")))
+                let what = if self.people.get(name).is_some_and(|p| p.attached) {
+                    "END resigns it".to_string()
+                } else {
+                    format!("JOIN {game} takes your seat back")
+                };
+                Err(conflict(format!("game {game} is in play: {what}")))
             }
             _ => Ok(()),
         }
@@ -794,8 +803,11 @@ impl<R: Clone> LobbyCore<R> {
         }
     }
 
-    fn seat(&mut self, name: &Name, game: GameId) {
-        self.people.entry(Name::clone(name)).or_default().seat = Some(game);
+    /// `name` sits at `game`, from its connection there if `attached`.
+    fn seat(&mut self, name: &Name, game: GameId, attached: bool) {
+        let person = self.people.entry(Name::clone(name)).or_default();
+        person.seat = Some(game);
+        person.attached = attached;
     }
 
     /// `name` no longer sits at `game`; its rematch votes go.
@@ -841,6 +853,13 @@ impl<R: Clone> LobbyCore<R> {
         effects: &mut Vec<LobbyEffect<R>>,
     ) {
         let occupants = seats.clone().map(occupant);
+        let persons: Vec<(Name, bool)> = seats
+            .iter()
+            .filter_map(|s| match s {
+                Sitter::Person(name, conn) => Some((Name::clone(name), conn.is_some())),
+                _ => None,
+            })
+            .collect();
         let phase = if occupants.iter().all(Option::is_some) {
             Phase::Playing
         } else {
@@ -855,11 +874,10 @@ impl<R: Clone> LobbyCore<R> {
             votes: [false; 2],
             rematch: None,
         };
-        let persons: Vec<Name> = entry.persons().cloned().collect();
         self.games.insert(id, entry);
-        for name in persons {
+        for (name, attached) in persons {
             self.withdraw_seek(&name);
-            self.seat(&name, id);
+            self.seat(&name, id, attached);
         }
         effects.push(LobbyEffect::Launch(Launch {
             id,

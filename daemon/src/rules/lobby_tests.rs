@@ -275,7 +275,21 @@ fn a_lost_connection_keeps_a_seat_in_play_and_closes_an_open_game() {
     assert_eq!(h.core.seat_of("bob"), Some(playing), "the seat is kept");
     // Back on another connection: the name is free, the seat is theirs.
     h.login("bob", 5);
-    assert_eq!(h.new_game("bob", Opponent::Hotseat), Err(409));
+    let spec = NewGame {
+        variant: Variant::Othello,
+        seat: SeatChoice::Black,
+        opponent: Opponent::Hotseat,
+        clock: None,
+        from: Vec::new(),
+    };
+    let refused = h.core.new_game(&Name::from("bob"), &spec, || 99, true);
+    let message = refused.map(|_| ()).map_err(|e| e.message);
+    assert_eq!(
+        message,
+        Err(format!(
+            "game {playing} is in play: JOIN {playing} takes your seat back"
+        ))
+    );
     assert_eq!(h.join("bob", playing), Ok((playing, Color::Black)));
     assert!(matches!(
         h.orders[&playing].last(),
