@@ -1,0 +1,105 @@
+//! A game's messages turned into table calls: players' actions, the
+//! lobby's seating orders, and moves stored before they are announced.
+
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use actix::Context;
+use actix::fut::{self, ActorFutureExt, WrapFuture};
+use flipline::Move;
+use flipline::protocol::{ErrorCode, ProtocolError};
+
+use super::effects::lines;
+use super::{GameActor, GameResponse};
+use crate::messages::*;
+use crate::rules::lobby::Order;
+use crate::rules::table::{MoveCommit, Played};
+
+impl GameActor {
+    /// Stores a move the table applied; once committed the table announces it,
+    /// if refused the table undoes it and the mover is told `ERR 503`. Awaited
+    /// with `ctx.wait`, so that nothing else happens in the game meanwhile.
+    pub(super) fn store_move(
+        &mut self,
+        commit: MoveCommit,
+    ) -> impl fut::ActorFuture<GameActor, Output = Reply> + 'static {
+        let saved = self
+            .services
+            .store
+            .append_move(self.id(), commit.ply, commit.mv, commit.ms);
+        saved
+            .into_actor(self)
+            .map(move |saved, act, ctx| match saved {
+                Ok(()) => {
+                    act.handle.ply.store(commit.ply, Ordering::Relaxed);
+                    let effects = act.table.committed(&commit, Instant::now());
+                    act.carry_out(ctx, effects);
+                    Ok(Answer::default())
+                }
+                Err(error) => {
+                    tracing::error!(game = act.id(), %error, "a move could not be saved");
+                    let effects = act.table.rolled_back(commit, Instant::now());
+                    act.carry_out(ctx, effects);
+                    Err(ProtocolError::new(
+                        ErrorCode::Unavailable,
+                        "the move could not be saved and was not played; try again",
+                    ))
+                }
+            })
+    }
+
+    pub(super) fn human_move(
+        &mut self,
+        ctx: &mut Context<Self>,
+        name: &str,
+        mv: Move,
+    ) -> GameResponse {
+        match self.table.play(name, mv, Instant::now()) {
+            Played::Commit(commit) => GameResponse::AfterCommit(Box::pin(self.store_move(commit))),
+            Played::Refused(e, effects) => {
+                self.carry_out(ctx, effects);
+                GameResponse::Now(Err(e))
+            }
+        }
+    }
+
+    pub(super) fn act(
+        &mut self,
+        ctx: &mut Context<Self>,
+        name: &str,
+        action: Action,
+    ) -> GameResponse {
+        let outcome = match action {
+            Action::Move(square) => return self.human_move(ctx, name, Move::Place(square)),
+            Action::Pass => return self.human_move(ctx, name, Move::Pass),
+            Action::Resign => self.table.resign(name, Instant::now()),
+            Action::Say(text) => self.table.say(name, text),
+            Action::Board => {
+                return GameResponse::Now(Ok(Answer {
+                    data: lines(&self.table.board()).to_string(),
+                    ok: String::new(),
+                }));
+            }
+        };
+        GameResponse::Now(outcome.map(|effects| {
+            self.carry_out(ctx, effects);
+            Answer::default()
+        }))
+    }
+
+    pub(super) fn seating(&mut self, ctx: &mut Context<Self>, order: Order<Option<SessionRef>>) {
+        let now = Instant::now();
+        let effects = match order {
+            Order::Fill { color, name, conn } => self.table.fill(color, name, conn, now),
+            Order::Attach { name, conn } => match conn {
+                Some(conn) => self.table.attach(&name, conn),
+                None => Vec::new(),
+            },
+            Order::Detach { name, quiet } => self.table.detach(&name, quiet),
+            Order::Disconnected { name } => self.table.disconnected(&name, self.grace(), now),
+            Order::Cancel => self.table.cancel(),
+            Order::OfferRematch { name } => self.table.offer_rematch(&name),
+        };
+        self.carry_out(ctx, effects);
+    }
+}

@@ -1,0 +1,94 @@
+//! Carrying out what a game's table returns: events to its audience, the
+//! timers it asks for, the end's commit before what follows it.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use actix::fut::{ActorFutureExt, WrapFuture};
+use actix::{ActorContext, AsyncContext, Context, SpawnHandle};
+use flipline::protocol::Event;
+
+use super::GameActor;
+use crate::messages::*;
+use crate::rules::table::{Effect, Timer};
+use crate::store::Write;
+
+/// The timers a table asked for. Boxed, and only once there is one: most
+/// games have no clock and nobody away.
+#[derive(Default)]
+pub(super) struct Timers {
+    flag: Option<SpawnHandle>,
+    grace: [Option<SpawnHandle>; 2],
+    bot: Option<SpawnHandle>,
+}
+
+impl Timers {
+    fn slot(&mut self, timer: Timer) -> &mut Option<SpawnHandle> {
+        match timer {
+            Timer::Flag => &mut self.flag,
+            Timer::Grace(color) => &mut self.grace[crate::rules::slot(color)],
+            Timer::Bot => &mut self.bot,
+        }
+    }
+}
+
+impl GameActor {
+    /// Carries out what the table asked for, in order.
+    pub(super) fn carry_out(&mut self, ctx: &mut Context<Self>, effects: Vec<Effect<SessionRef>>) {
+        for effect in effects {
+            match effect {
+                Effect::Broadcast(events) => {
+                    let text = lines(&events);
+                    for session in self.table.audience() {
+                        session.tell(ToSession::Deliver(Arc::clone(&text)));
+                    }
+                }
+                Effect::Tell(session, events) => session.tell(ToSession::Deliver(lines(&events))),
+                Effect::Schedule(timer, after) => self.schedule(ctx, timer, after),
+                Effect::Unschedule(timer) => self.unschedule(ctx, timer),
+                Effect::Think { level, ply } => self.think(ctx, level, ply),
+                Effect::CommitEnd { result, then } => {
+                    let game = self.id();
+                    let stored = self.services.store.commit(Write::End { game, result });
+                    ctx.wait(stored.into_actor(self).map(move |stored, act, ctx| {
+                        if let Err(error) = stored {
+                            tracing::error!(game, %error, "the end of a game could not be saved");
+                        }
+                        act.carry_out(ctx, then);
+                    }));
+                }
+                Effect::Ended(_) => self.services.lobby.do_send(FromGame::Ended(self.id())),
+                Effect::Stop => ctx.stop(),
+            }
+        }
+    }
+
+    pub(super) fn schedule(&mut self, ctx: &mut Context<Self>, timer: Timer, after: Duration) {
+        self.unschedule(ctx, timer);
+        let handle = ctx.run_later(after, move |act, ctx| {
+            if let Some(timers) = &mut act.timers {
+                *timers.slot(timer) = None;
+            }
+            let effects = act.table.timer_fired(timer, Instant::now());
+            act.carry_out(ctx, effects);
+        });
+        *self.timers.get_or_insert_with(Box::default).slot(timer) = Some(handle);
+    }
+
+    pub(super) fn unschedule(&mut self, ctx: &mut Context<Self>, timer: Timer) {
+        if let Some(old) = self.timers.as_mut().and_then(|t| t.slot(timer).take()) {
+            ctx.cancel_future(old);
+        }
+    }
+}
+
+/// Events as text, one line each.
+pub(super) fn lines(events: &[Event]) -> crate::outbox::Text {
+    use std::fmt::Write;
+    let mut text = String::with_capacity(events.len() * 80);
+    for event in events {
+        // Formatting into one string: no string per event.
+        let _ = writeln!(text, "{event}");
+    }
+    Arc::from(text)
+}

@@ -1,0 +1,87 @@
+//! A game's questions to the engine pool: bot moves and hints, off the
+//! actor threads.
+
+use std::time::{Duration, Instant};
+
+use actix::fut::{self, ActorFutureExt, WrapFuture};
+use actix::{AsyncContext, Context, ResponseActFuture};
+use flipline::protocol::{ErrorCode, ProtocolError};
+
+use super::{GameActor, HINT_LEVEL};
+use crate::engine_pool::Think;
+use crate::messages::*;
+use crate::random_u64;
+use crate::rules::table::Played;
+
+impl GameActor {
+    /// Asks the engine pool for a bot move; the table drops an answer for a
+    /// ply that has gone by.
+    pub(super) fn think(&mut self, ctx: &mut Context<Self>, level: u8, ply: u32) {
+        let now = Instant::now();
+        let budget = self
+            .table
+            .think_budget(self.services.config.engine_move_ms, now);
+        let job = Think {
+            game: self.table.position(),
+            level,
+            seed: random_u64(),
+            deadline: now + budget,
+        };
+        let request =
+            self.services
+                .engine
+                .send(job)
+                .into_actor(self)
+                .map(move |answer, act, ctx| {
+                    // The pool gone (shutting down) or without an answer: the
+                    // table plays the first legal move rather than stall the game.
+                    let mv = answer.ok().flatten().map(|choice| choice.mv);
+                    match act.table.bot_answer(ply, mv, Instant::now()) {
+                        Some(Played::Commit(commit)) => {
+                            let stored = act.store_move(commit);
+                            ctx.wait(stored.map(|_, _, _| ()));
+                        }
+                        Some(Played::Refused(e, effects)) => {
+                            tracing::warn!(game = act.id(), error = %e.message, "bot move refused");
+                            act.carry_out(ctx, effects);
+                        }
+                        None => {}
+                    }
+                });
+        ctx.spawn(request);
+    }
+}
+
+impl GameActor {
+    /// `HINT`: the engine's move for `name`, if the table allows it.
+    pub(super) fn hint(&mut self, name: &str) -> ResponseActFuture<Self, Reply> {
+        let position = match self.table.hint(name, &self.services.config.hints) {
+            Ok(position) => position,
+            Err(e) => return ready(Err(e)),
+        };
+        let job = Think {
+            game: position,
+            level: HINT_LEVEL,
+            seed: random_u64(),
+            deadline: Instant::now() + Duration::from_millis(self.services.config.engine_move_ms),
+        };
+        Box::pin(
+            self.services
+                .engine
+                .send(job)
+                .into_actor(self)
+                .map(|answer, _, _| match answer {
+                    Ok(Some(choice)) => Ok(Answer::ok(format!("{} {}", choice.mv, choice.score))),
+                    Ok(None) => Err(ProtocolError::new(ErrorCode::Conflict, "the game is over")),
+                    Err(_) => Err(ProtocolError::new(
+                        ErrorCode::Unavailable,
+                        "the engine is not available",
+                    )),
+                }),
+        )
+    }
+}
+
+pub(super) fn ready(reply: Reply) -> ResponseActFuture<GameActor, Reply> {
+    Box::pin(fut::ready(reply))
+}

@@ -1,0 +1,226 @@
+//! The game actor: one per game, a shell around its [`Table`]
+//! (`rules::table`), which holds every rule of the game and its seats. The
+//! actor feeds the table the messages it gets and the timers it asked for, and
+//! carries out the effects the table returns: it sends events, keeps timers,
+//! asks the engine, and stores moves and the end.
+//!
+//! Files: `effects.rs` carries out what the table returns (events, timers,
+//! the end's commit); `commands.rs` turns messages into table calls and
+//! stores moves; `engine.rs` asks the engine pool for bot moves and hints.
+//!
+//! Durability: a move is applied, handed to the store, and announced only once
+//! it is committed (`OK` to the mover, `MOVED` to everyone). While the commit is
+//! pending the actor waits (`ctx.wait`), which holds its mailbox and timers, so
+//! no other move of this game can slip in; other games are not held. If the
+//! commit fails, the table puts the game back and the mover gets `ERR 503`. The
+//! end is committed before `OVER` is sent, in the same way.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use actix::dev::{MessageResponse, OneshotSender};
+use actix::fut::ActorFutureExt;
+use actix::{Actor, Addr, AsyncContext, Context, Handler, Recipient, ResponseActFuture};
+use flipline::protocol::{ClockSpec, GameId};
+use flipline::{Move, Variant};
+
+use crate::config::Config;
+use crate::engine_pool::EngineWorker;
+use crate::messages::*;
+use crate::rules::Sitter;
+use crate::rules::table::Table;
+use crate::store::{Store, StoredMove};
+
+/// The engine level `HINT` uses.
+const HINT_LEVEL: u8 = 6;
+
+/// Messages a game's mailbox holds before senders wait (actix's default).
+const MAILBOX_CAPACITY: usize = 16;
+
+/// Everything a game actor starts from.
+pub struct GameSetup {
+    /// The game's id.
+    pub id: GameId,
+    /// Its variant.
+    pub variant: Variant,
+    /// Its clock.
+    pub clock: Option<ClockSpec>,
+    /// Black's seat, then white's.
+    pub seats: [Sitter<SessionRef>; 2],
+    /// Moves already played, every pass written out (from `NEW ... from`, or
+    /// the stored moves of a recovered game with the time each took).
+    pub start: Vec<StoredMove>,
+    /// Whether the game is recovered from the store: its people are not
+    /// connected yet, and their grace period runs from the start.
+    pub recovered: bool,
+    /// What every game uses, shared.
+    pub services: Arc<GameServices>,
+}
+
+/// What every game talks to, made once by the lobby and shared: a copy of an
+/// `Addr` costs two allocations, and an idle game should cost little.
+pub struct GameServices {
+    /// Daemon settings.
+    pub config: Arc<Config>,
+    /// The lobby, told when a game ends or closes.
+    pub lobby: Recipient<FromGame>,
+    /// The engine pool, for bots and hints.
+    pub engine: Addr<EngineWorker>,
+    /// Where moves are committed.
+    pub store: Store,
+}
+
+mod commands;
+mod effects;
+mod engine;
+
+use effects::Timers;
+
+/// One game (see the module docs).
+pub struct GameActor {
+    /// This game's number, actor and committed plies, shared (see [`GameHandle`]).
+    handle: SeatRef,
+    table: Table<SessionRef>,
+    timers: Option<Box<Timers>>,
+    /// Until `started`: a recovered game waits for its people.
+    recovered: bool,
+    services: Arc<GameServices>,
+}
+
+/// The answer to [`ToGame`]: at once, once a move is committed, or once the
+/// engine has thought. A commit is awaited with `ctx.wait`, so the game takes
+/// no other message meanwhile, and the reply goes out before anything else the
+/// actor does; the engine is not (other games' and players' messages go on).
+pub enum GameResponse {
+    /// Answered now.
+    Now(Reply),
+    /// Answered once the move is committed (or refused).
+    AfterCommit(ResponseActFuture<GameActor, Reply>),
+    /// Answered once the engine has thought (`HINT`).
+    Later(ResponseActFuture<GameActor, Reply>),
+}
+
+impl MessageResponse<GameActor, ToGame> for GameResponse {
+    fn handle(self, ctx: &mut Context<GameActor>, tx: Option<OneshotSender<Reply>>) {
+        let answer = move |reply| {
+            if let Some(tx) = tx {
+                let _ = tx.send(reply);
+            }
+        };
+        match self {
+            GameResponse::Now(reply) => answer(reply),
+            GameResponse::AfterCommit(future) => {
+                ctx.wait(future.map(move |reply, _, _| answer(reply)));
+            }
+            GameResponse::Later(future) => {
+                ctx.spawn(future.map(move |reply, _, _| answer(reply)));
+            }
+        }
+    }
+}
+
+impl GameActor {
+    /// Starts a game's actor on `worker` (here if `None`) and gives its handle,
+    /// which the actor keeps too.
+    pub fn spawn_on(worker: Option<&actix::ArbiterHandle>, setup: GameSetup) -> SeatRef {
+        let (tx, rx) = actix::dev::channel::channel(MAILBOX_CAPACITY);
+        let handle = Arc::new(GameHandle {
+            game: setup.id,
+            tx: Addr::<GameActor>::new(tx).recipient(),
+            ply: AtomicU32::new(0),
+        });
+        let own = Arc::clone(&handle);
+        let run = move || {
+            let ctx = Context::with_receiver(rx);
+            tokio::task::spawn_local(ctx.into_future(GameActor::new(setup, own)));
+        };
+        match worker {
+            Some(worker) => {
+                worker.spawn_fn(run);
+            }
+            None => run(),
+        }
+        handle
+    }
+
+    fn new(setup: GameSetup, handle: SeatRef) -> GameActor {
+        let start: Vec<(Move, Option<u64>)> = setup.start.iter().map(|m| (m.mv, m.ms)).collect();
+        let table = Table::new(
+            setup.id,
+            setup.variant,
+            setup.clock,
+            setup.seats,
+            &start,
+            Instant::now(),
+        );
+        handle.ply.store(table.plies(), Ordering::Relaxed);
+        GameActor {
+            handle,
+            table,
+            timers: None,
+            recovered: setup.recovered,
+            services: setup.services,
+        }
+    }
+
+    fn id(&self) -> GameId {
+        self.handle.game
+    }
+
+    fn grace(&self) -> Duration {
+        Duration::from_secs(self.services.config.grace_secs)
+    }
+}
+
+impl Actor for GameActor {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        let effects = self
+            .table
+            .open(self.recovered, self.grace(), Instant::now());
+        self.carry_out(ctx, effects);
+    }
+
+    fn stopped(&mut self, _: &mut Context<Self>) {
+        self.services.lobby.do_send(FromGame::Closed(self.id()));
+    }
+}
+
+impl Handler<ToGame> for GameActor {
+    /// Answered synchronously, so that the reply is out before the actor may
+    /// stop, except moves (once committed) and hints (once thought).
+    type Result = GameResponse;
+
+    fn handle(&mut self, msg: ToGame, ctx: &mut Context<Self>) -> GameResponse {
+        match msg {
+            ToGame::Play { name, action } => self.act(ctx, &name, action),
+            ToGame::Hint { name } => GameResponse::Later(self.hint(&name)),
+            ToGame::Watch { id, session } => {
+                let effects = self.table.watch(id, session);
+                self.carry_out(ctx, effects);
+                GameResponse::Now(Ok(Answer::ok(self.id().to_string())))
+            }
+            ToGame::Unwatch { id } => {
+                self.table.unwatch(id);
+                GameResponse::Now(Ok(Answer::default()))
+            }
+            ToGame::Seating(order) => {
+                self.seating(ctx, order);
+                GameResponse::Now(Ok(Answer::default()))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// An idle game is its actor's tokio task: the actor plus actix's
+    /// 320-byte context, rounded up to 128-byte lines. At 192 bytes the task
+    /// is 512; one byte more and it is 640, for every game held.
+    #[test]
+    fn a_game_actor_fits_its_task_size_class() {
+        assert!(std::mem::size_of::<super::GameActor>() <= 192);
+    }
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Idle memory per game of two flipd builds, measured in turn: each pair starts
+# build A, holds GAMES idle games with `flip load` (nobody moves) and reads the
+# daemon's resident memory before and after, then does the same with build B.
+# On a shared machine only figures taken back to back compare.
+#
+# Usage: tests/tools/memory_pairs.sh FLIPD_A FLIPD_B [GAMES] [PAIRS]   (5000 3)
+# Environment: FLIP (the load driver, the same for both; default
+# target/release/flip).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+a=$1
+b=$2
+games=${3:-5000}
+pairs=${4:-3}
+flip=${FLIP:-target/release/flip}
+port=7400
+
+work=$(mktemp -d)
+daemon_pid=""
+cleanup() {
+  if [[ -n "$daemon_pid" ]]; then kill -INT "$daemon_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+cat > "$work/flipd.ron" <<RON
+(
+    listen: "127.0.0.1:$port",
+    rate_limit: (per_second: 100000, burst: 100000),
+    max_connections: 200000,
+    store: (path: "$work/store/flipline.db"),
+)
+RON
+
+# Prints the KiB per idle game of one run of flipd binary $1.
+per_game() {
+  rm -rf "$work/store"
+  "$1" --config "$work/flipd.ron" > "$work/flipd.log" 2>&1 &
+  daemon_pid=$!
+  sleep 1
+  "$flip" load --server "127.0.0.1:$port" --games "$games" --think-ms 1000000 \
+    --duration 4 --pid "$daemon_pid" > "$work/load.txt"
+  kill -INT "$daemon_pid"
+  wait "$daemon_pid" || true
+  daemon_pid=""
+  awk '$1 == "rss/game" { print $2 }' "$work/load.txt"
+}
+
+echo "games $games; KiB per idle game"
+echo "| pair | A | B | B / A |"
+echo "|---:|---:|---:|---:|"
+for pair in $(seq 1 "$pairs"); do
+  ka=$(per_game "$a")
+  kb=$(per_game "$b")
+  ratio=$(awk -v x="$ka" -v y="$kb" 'BEGIN { printf "%.3f", (x > 0) ? y / x : 0 }')
+  echo "| $pair | $ka | $kb | $ratio |"
+done
