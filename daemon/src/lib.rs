@@ -13,8 +13,10 @@
 //!   order, rate limit, idle timeout.
 //! - [`codec`]: line framing where over-long and non-UTF-8 lines are items.
 //! - [`outbox`]: the bounded outbound queue and its writer task.
-//! - [`lobby`]: the lobby actor: names, seeks, game ids, `LIST`, `WHO`.
-//! - [`game`]: the game actor, one per game: board, seats, clocks, bots, events.
+//! - [`lobby`]: the lobby actor: the shell around the lobby core; game ids,
+//!   `LIST`, `WHO`, recovery.
+//! - [`rules`]: the pure cores: a game's table, and the lobby (who sits where).
+//! - [`game`]: the game actor, one per game: the shell around its table.
 //! - [`game_numbers`]: game numbers, reserved in the store before they are
 //!   handed out.
 //! - [`clock`]: chess clocks.
@@ -27,6 +29,7 @@
 //!   slow-down after wrong passwords, guests.
 //! - [`config`]: the RON configuration and its embedded default.
 //! - [`watch`]: the daemon watching itself: late threads, slow moves.
+//! - [`random`]: random numbers for colours and engine seeds.
 
 pub mod accounts;
 pub mod clock;
@@ -41,6 +44,7 @@ pub mod listener;
 pub mod lobby;
 pub mod messages;
 pub mod outbox;
+pub mod random;
 pub mod rules;
 pub mod server;
 pub mod session;
@@ -49,12 +53,3 @@ pub mod watch;
 
 pub use config::Config;
 pub use server::{DaemonThread, serve};
-
-/// A random number from the standard library's per-process random keys: enough
-/// for colours and engine seeds, without another dependency.
-pub fn random_u64() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    std::collections::hash_map::RandomState::new()
-        .build_hasher()
-        .finish()
-}

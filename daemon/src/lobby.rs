@@ -25,7 +25,7 @@ use crate::engine_pool::EngineWorker;
 use crate::game::{GameActor, GameServices, GameSetup};
 use crate::game_numbers::{GameNumbers, Reserved};
 use crate::messages::*;
-use crate::random_u64;
+use crate::random::random_u64;
 use crate::rules::Sitter;
 use crate::rules::lobby::{Done, Launch, LobbyCore, LobbyEffect, PlayerStatus, Rematched, Sought};
 use crate::store::{GameRecord, Status, Store, StoredMove, Write};

@@ -10,7 +10,7 @@ use flipline::protocol::{ErrorCode, ProtocolError};
 use super::{GameActor, HINT_LEVEL};
 use crate::engine_pool::Think;
 use crate::messages::*;
-use crate::random_u64;
+use crate::random::random_u64;
 use crate::rules::table::Played;
 
 impl GameActor {
