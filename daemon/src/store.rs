@@ -27,6 +27,7 @@ mod move_log;
 mod open;
 mod reader;
 mod records;
+mod row;
 pub mod schema;
 #[cfg(test)]
 pub(crate) mod test_support;

@@ -22,7 +22,7 @@ use flipline::Move;
 use flipline::protocol::GameId;
 use rusqlite::{Connection, params};
 
-use super::records::StoredMove;
+use super::row::StoredMove;
 
 /// Rows the log may hold before games lagging behind are logged again: at least
 /// this many, or twice the moves of the games in play.
@@ -282,7 +282,7 @@ fn read(conn: &Connection, game: Option<GameId>) -> rusqlite::Result<Vec<(GameId
         let seq: i64 = row.get(0)?;
         let game: GameId = row.get(1)?;
         let ply: u32 = row.get(2)?;
-        let mv = super::records::parsed(row, 3, |text| text.parse().ok())?;
+        let mv = super::row::parsed(row, 3, |text| text.parse().ok())?;
         let ms: Option<u64> = row.get(4)?;
         let ms = ms.map(|ms| u32::try_from(ms).unwrap_or(u32::MAX));
         let index = usize::try_from(ply).ok().and_then(|p| p.checked_sub(1));

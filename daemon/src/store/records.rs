@@ -11,6 +11,8 @@ use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::move_log::{self, MoveLog};
+pub use super::row::StoredMove;
+use super::row::parsed;
 use super::schema::NOW;
 
 /// Where a game stands.
@@ -47,15 +49,6 @@ impl Status {
         .into_iter()
         .find(|s| s.word() == word)
     }
-}
-
-/// One stored move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StoredMove {
-    /// The square, or a pass.
-    pub mv: Move,
-    /// Milliseconds the mover took; `None` for a move given by `NEW ... from`.
-    pub ms: Option<u64>,
 }
 
 /// A game as the store has it.
@@ -256,20 +249,6 @@ fn end_game(conn: &Connection, game: GameId, result: &GameResult) -> rusqlite::R
 /// The columns [`game_from_row`] reads, in its order.
 const GAME_COLUMNS: &str = "id, variant, black, white, clock, status, result, black_score, \
                             white_score, reason, started_at, ended_at";
-
-/// A text column parsed with `parse`; a value that does not parse (an operator
-/// edited the file by hand, say) is an error naming the column, not a panic.
-pub(super) fn parsed<T>(
-    row: &Row<'_>,
-    index: usize,
-    parse: impl FnOnce(&str) -> Option<T>,
-) -> rusqlite::Result<T> {
-    let text: String = row.get(index)?;
-    parse(&text).ok_or_else(|| {
-        let why = format!("unreadable value {text:?}");
-        rusqlite::Error::FromSqlConversionFailure(index, Type::Text, why.into())
-    })
-}
 
 fn from_str<T: FromStr>(text: &str) -> Option<T> {
     text.parse().ok()
