@@ -1,0 +1,391 @@
+//! What a client may send: `Command` and its arguments, and `Command::parse`,
+//! with which the daemon reads every input line. Its errors are 400 and name
+//! the offending token, so that a person or a bot sees what to fix.
+
+use super::GameId;
+use super::clock::ClockSpec;
+use super::error::{ProtocolError, one_line};
+use crate::square::Square;
+use crate::variant::Variant;
+
+/// Longest name a player may log in with.
+pub const MAX_NAME_LEN: usize = 20;
+
+/// Which colour the creator of a game takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SeatChoice {
+    /// Black.
+    Black,
+    /// White.
+    White,
+    /// Either, at random.
+    #[default]
+    Random,
+}
+
+/// Who the creator of a game plays against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Opponent {
+    /// Another connection, which takes the free seat with `JOIN`.
+    #[default]
+    Open,
+    /// The built-in engine at a level (1 random, 2 greedy, 3 and up search).
+    Bot(u8),
+    /// The same connection plays both sides.
+    Hotseat,
+}
+
+/// The arguments of `NEW`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewGame {
+    /// The game to play.
+    pub variant: Variant,
+    /// The creator's colour.
+    pub seat: SeatChoice,
+    /// The other side.
+    pub opponent: Opponent,
+    /// The clock, if any.
+    pub clock: Option<ClockSpec>,
+    /// Moves to play from the start before the game begins (`from TRANSCRIPT`).
+    pub from: Vec<crate::square::Move>,
+}
+
+/// A command from a client.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// `LOGIN name [password]`.
+    Login {
+        /// 1-20 letters, digits, `_` or `-`.
+        name: String,
+        /// Optional password.
+        password: Option<String>,
+    },
+    /// `SEEK [variant] [clock M+S]`.
+    Seek {
+        /// The game wanted.
+        variant: Variant,
+        /// The clock wanted.
+        clock: Option<ClockSpec>,
+    },
+    /// `NEW [variant] [as X|O|random] [vs bot[:level] | hotseat] [clock M+S] [from TRANSCRIPT]`.
+    New(NewGame),
+    /// `JOIN game`.
+    Join(GameId),
+    /// `WATCH game`.
+    Watch(GameId),
+    /// `HISTORY game`: the stored record of a game.
+    History(GameId),
+    /// `LEAVE`.
+    Leave,
+    /// `LIST`.
+    List,
+    /// `WHO`.
+    Who,
+    /// `MOVE square`.
+    Move(Square),
+    /// `PASS`.
+    Pass,
+    /// `END`: resign.
+    End,
+    /// `BOARD`.
+    Board,
+    /// `HINT`.
+    Hint,
+    /// `SAY text`.
+    Say(String),
+    /// `REMATCH`.
+    Rematch,
+    /// `PING`.
+    Ping,
+    /// `HELP`.
+    Help,
+    /// `QUIT`.
+    Quit,
+}
+
+/// Bytes of the longest keyword, with room to spare; a longer word is no
+/// keyword.
+const KEYWORD_MAX: usize = 16;
+
+/// `word` in capitals, in `buffer` (every line has a keyword: no allocation
+/// for it); a word too long to be a keyword comes back as it is, and is
+/// reported as unknown.
+fn uppercase_keyword<'a>(word: &'a str, buffer: &'a mut [u8; KEYWORD_MAX]) -> &'a str {
+    let Some(upper) = buffer.get_mut(..word.len()) else {
+        return word;
+    };
+    upper.copy_from_slice(word.as_bytes());
+    upper.make_ascii_uppercase();
+    std::str::from_utf8(upper).unwrap_or(word)
+}
+
+impl Command {
+    /// Parses one line (without its line ending). Errors are 400 and name the
+    /// offending token.
+    pub fn parse(line: &str) -> Result<Command, ProtocolError> {
+        let line = line.trim();
+        let (keyword, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let rest = rest.trim_start();
+        let mut args = rest.split_whitespace();
+        let mut upper = [0u8; KEYWORD_MAX];
+        let command = match uppercase_keyword(keyword, &mut upper) {
+            "LOGIN" => parse_login(&mut args)?,
+            "SEEK" => parse_seek(&mut args)?,
+            "NEW" => Command::New(parse_new(&mut args)?),
+            "JOIN" => Command::Join(parse_game_id(args.next())?),
+            "WATCH" => Command::Watch(parse_game_id(args.next())?),
+            "HISTORY" => Command::History(parse_game_id(args.next())?),
+            "MOVE" => Command::Move(parse_square_arg(args.next())?),
+            "SAY" if !rest.is_empty() => return Ok(Command::Say(one_line(rest))),
+            "SAY" => return Err(ProtocolError::bad("SAY needs text")),
+            "" => return Err(ProtocolError::bad("empty command")),
+            other => match other {
+                "LEAVE" => Command::Leave,
+                "LIST" => Command::List,
+                "WHO" => Command::Who,
+                "PASS" => Command::Pass,
+                "END" => Command::End,
+                "BOARD" => Command::Board,
+                "HINT" => Command::Hint,
+                "REMATCH" => Command::Rematch,
+                "PING" => Command::Ping,
+                "HELP" => Command::Help,
+                "QUIT" => Command::Quit,
+                _ => {
+                    return Err(ProtocolError::bad(format!(
+                        "unknown command '{}'",
+                        one_line(keyword)
+                    )));
+                }
+            },
+        };
+        match args.next() {
+            Some(extra) => Err(ProtocolError::bad(format!(
+                "unexpected '{}'",
+                one_line(extra)
+            ))),
+            None => Ok(command),
+        }
+    }
+
+    /// Whether the command needs a name (sent after `LOGIN`).
+    pub fn needs_login(&self) -> bool {
+        !matches!(
+            self,
+            Command::Login { .. }
+                | Command::Watch(_)
+                | Command::History(_)
+                | Command::List
+                | Command::Who
+                | Command::Ping
+                | Command::Help
+                | Command::Quit
+                | Command::Board
+                | Command::Leave
+        )
+    }
+}
+
+/// Whether `name` may be logged in with: 1-20 ASCII letters, digits, `_` or `-`.
+pub fn valid_name(name: &str) -> bool {
+    (1..=MAX_NAME_LEN).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+fn parse_login<'a>(args: &mut impl Iterator<Item = &'a str>) -> Result<Command, ProtocolError> {
+    let name = args
+        .next()
+        .ok_or_else(|| ProtocolError::bad("LOGIN needs a name"))?;
+    if !valid_name(name) {
+        return Err(ProtocolError::bad(format!(
+            "bad name '{}' (1-20 letters, digits, _ or -)",
+            one_line(name)
+        )));
+    }
+    let password = args.next().map(str::to_string);
+    Ok(Command::Login {
+        name: name.to_string(),
+        password,
+    })
+}
+
+fn parse_seek<'a>(args: &mut impl Iterator<Item = &'a str>) -> Result<Command, ProtocolError> {
+    let (mut variant, mut clock) = (None, None);
+    while let Some(token) = args.next() {
+        if token.eq_ignore_ascii_case("clock") && clock.is_none() {
+            clock = Some(ClockSpec::parse(args.next().unwrap_or(""))?);
+        } else if variant.is_none() && clock.is_none() {
+            variant = Some(parse_variant(token)?);
+        } else {
+            return Err(ProtocolError::bad(format!(
+                "unexpected '{}'",
+                one_line(token)
+            )));
+        }
+    }
+    Ok(Command::Seek {
+        variant: variant.unwrap_or(Variant::Othello),
+        clock,
+    })
+}
+
+fn parse_new<'a>(args: &mut impl Iterator<Item = &'a str>) -> Result<NewGame, ProtocolError> {
+    let mut new = NewGame {
+        variant: Variant::Othello,
+        seat: SeatChoice::Random,
+        opponent: Opponent::Open,
+        clock: None,
+        from: Vec::new(),
+    };
+    let mut variant_given = false;
+    while let Some(token) = args.next() {
+        match token.to_ascii_lowercase().as_str() {
+            "as" => new.seat = parse_seat(args.next())?,
+            "vs" => new.opponent = parse_opponent(args.next())?,
+            "hotseat" => new.opponent = Opponent::Hotseat,
+            "clock" => new.clock = Some(ClockSpec::parse(args.next().unwrap_or(""))?),
+            "from" => {
+                let moves = args
+                    .next()
+                    .ok_or_else(|| ProtocolError::bad("from needs moves, e.g. f5d6c3"))?;
+                new.from = crate::notation::parse_transcript(moves)
+                    .map_err(|e| ProtocolError::bad(e.to_string()))?;
+            }
+            _ if !variant_given => {
+                new.variant = parse_variant(token)?;
+                variant_given = true;
+            }
+            _ => {
+                return Err(ProtocolError::bad(format!(
+                    "unexpected '{}'",
+                    one_line(token)
+                )));
+            }
+        }
+    }
+    Ok(new)
+}
+
+fn parse_variant(token: &str) -> Result<Variant, ProtocolError> {
+    token
+        .parse()
+        .map_err(|e: crate::ParseError| ProtocolError::bad(e.to_string()))
+}
+
+fn parse_seat(token: Option<&str>) -> Result<SeatChoice, ProtocolError> {
+    match token.map(str::to_ascii_lowercase).as_deref() {
+        Some("x" | "black") => Ok(SeatChoice::Black),
+        Some("o" | "white") => Ok(SeatChoice::White),
+        Some("random") => Ok(SeatChoice::Random),
+        other => Err(ProtocolError::bad(format!(
+            "bad seat '{}' (expected X, O or random)",
+            one_line(other.unwrap_or(""))
+        ))),
+    }
+}
+
+fn parse_opponent(token: Option<&str>) -> Result<Opponent, ProtocolError> {
+    let token = token.unwrap_or("");
+    let lower = token.to_ascii_lowercase();
+    let bad = || {
+        ProtocolError::bad(format!(
+            "bad opponent '{}' (expected bot, bot:1..10 or hotseat)",
+            one_line(token)
+        ))
+    };
+    match lower.split_once(':') {
+        None if lower == "bot" => Ok(Opponent::Bot(DEFAULT_BOT_LEVEL)),
+        None if lower == "hotseat" => Ok(Opponent::Hotseat),
+        Some(("bot", level)) => match level.parse::<u8>() {
+            Ok(level @ 1..=10) => Ok(Opponent::Bot(level)),
+            _ => Err(bad()),
+        },
+        _ => Err(bad()),
+    }
+}
+
+/// The level of `vs bot` without a number.
+pub const DEFAULT_BOT_LEVEL: u8 = 3;
+
+fn parse_game_id(token: Option<&str>) -> Result<GameId, ProtocolError> {
+    let token = token.ok_or_else(|| ProtocolError::bad("a game number is needed"))?;
+    token.parse().map_err(|_| {
+        ProtocolError::bad(format!(
+            "bad game '{}' (expected a number)",
+            one_line(token)
+        ))
+    })
+}
+
+fn parse_square_arg(token: Option<&str>) -> Result<Square, ProtocolError> {
+    let token = token.ok_or_else(|| ProtocolError::bad("MOVE needs a square"))?;
+    token
+        .parse()
+        .map_err(|e: crate::ParseError| ProtocolError::bad(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::ErrorCode;
+
+    #[test]
+    fn commands_parse_case_insensitively_with_their_arguments() {
+        assert_eq!(
+            Command::parse("move D3").unwrap(),
+            Command::Move("d3".parse().unwrap())
+        );
+        let new = Command::parse("NEW reversi as o vs BOT:5 clock 0.5+2").unwrap();
+        let Command::New(new) = new else {
+            panic!("{new:?}")
+        };
+        assert_eq!(new.variant, Variant::Reversi);
+        assert_eq!(new.seat, SeatChoice::White);
+        assert_eq!(new.opponent, Opponent::Bot(5));
+        assert_eq!(
+            new.clock,
+            Some(ClockSpec {
+                base_ms: 30_000,
+                increment_ms: 2000
+            })
+        );
+        assert_eq!(
+            Command::parse("say  hello there ").unwrap(),
+            Command::Say("hello there".to_string())
+        );
+        assert_eq!(
+            Command::parse("SEEK").unwrap(),
+            Command::Seek {
+                variant: Variant::Othello,
+                clock: None
+            }
+        );
+        assert_eq!(Command::parse("history 12").unwrap(), Command::History(12));
+        assert!(!Command::History(12).needs_login());
+        assert_eq!(
+            Command::parse("LOGIN ann pass word").unwrap_err().message,
+            "unexpected 'word'"
+        );
+    }
+
+    #[test]
+    fn bad_commands_are_400_and_name_the_token() {
+        for (line, token) in [
+            ("FROB", "'FROB'"),
+            ("MOVE z9", "'z9'"),
+            ("NEW chess", "'chess'"),
+            ("NEW vs bot:11", "'bot:11'"),
+            ("JOIN x1", "'x1'"),
+            ("LOGIN bad!name", "'bad!name'"),
+            ("SEEK clock 5", "'5'"),
+            ("PASS now", "'now'"),
+            ("NEW from f5z9", "'z9'"),
+        ] {
+            let err = Command::parse(line).unwrap_err();
+            assert_eq!(err.code, ErrorCode::BadRequest, "{line}");
+            assert!(err.message.contains(token), "{line}: {err}");
+        }
+    }
+}

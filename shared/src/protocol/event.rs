@@ -1,0 +1,243 @@
+//! The lines the server sends besides final replies: events (`START`,
+//! `MOVED`, `OVER`, ...) and the data lines of `LIST`, `WHO` and `HISTORY`.
+//! The daemon prints them with `Event`'s `Display` (a few fixed `INFO` lines
+//! aside); server_line.rs reads them back.
+
+use std::fmt;
+
+use super::GameId;
+use super::clock::ClockSpec;
+use super::result::{EndReason, GameResult};
+use crate::square::Square;
+use crate::variant::{Color, Variant};
+
+/// A square played, or a pass, as `MOVED` carries it.
+pub type Played = crate::square::Move;
+
+/// A line the server sends that is not a final reply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// `START <game> <variant> <black> <white> <clock|->`.
+    Start {
+        /// The game.
+        game: GameId,
+        /// Its variant.
+        variant: Variant,
+        /// Black's name.
+        black: String,
+        /// White's name.
+        white: String,
+        /// The clock, if any.
+        clock: Option<ClockSpec>,
+    },
+    /// `BOARD <game> <cells> <side|->`.
+    Board {
+        /// The game.
+        game: GameId,
+        /// The cells, row by row from a1 (OBF alphabet).
+        cells: String,
+        /// The side to move, `None` when the game is over.
+        to_move: Option<Color>,
+    },
+    /// `TURN <game> <side> <moves|pass>`.
+    Turn {
+        /// The game.
+        game: GameId,
+        /// The side to move.
+        side: Color,
+        /// Its legal moves; empty means it must pass.
+        moves: Vec<Square>,
+    },
+    /// `MOVED <game> <side> <square|pass> <black> <white> [<black-ms> <white-ms>]`.
+    Moved {
+        /// The game.
+        game: GameId,
+        /// Who moved.
+        side: Color,
+        /// What was played.
+        played: Played,
+        /// Black's discs after the move.
+        black: u32,
+        /// White's discs after the move.
+        white: u32,
+        /// Both clocks (black, white) in milliseconds, when the game has one.
+        clocks: Option<(u64, u64)>,
+    },
+    /// `OVER <game> <X|O|draw> <black-score> <white-score> <reason>`.
+    Over {
+        /// The game.
+        game: GameId,
+        /// The winner, `None` for a draw.
+        winner: Option<Color>,
+        /// Black's score.
+        black: u32,
+        /// White's score.
+        white: u32,
+        /// Why it ended.
+        reason: EndReason,
+    },
+    /// `CHAT <game> <name> <text>`.
+    Chat {
+        /// The game.
+        game: GameId,
+        /// Who spoke.
+        name: String,
+        /// What they said.
+        text: String,
+    },
+    /// `GAME <game> <variant> <black|-> <white|-> <status> <ply>` (a `LIST` line).
+    Game {
+        /// The game.
+        game: GameId,
+        /// Its variant.
+        variant: Variant,
+        /// Black's name, if seated.
+        black: Option<String>,
+        /// White's name, if seated.
+        white: Option<String>,
+        /// `open`, `playing` or `over`.
+        status: String,
+        /// Plies played.
+        ply: u32,
+    },
+    /// `PLAYER <name> <status>` (a `WHO` line).
+    Player {
+        /// The name.
+        name: String,
+        /// `idle`, `seeking`, `playing` or `watching`, with the game where there is one.
+        status: String,
+    },
+    /// `INFO <text>`.
+    Info(String),
+    /// `HISTORY <game> <variant> <black|-> <white|-> <clock|-> <status> <result|-> <moves|->`
+    /// (the data line of `HISTORY`).
+    History {
+        /// The game.
+        game: GameId,
+        /// Its variant.
+        variant: Variant,
+        /// Black's name, if seated.
+        black: Option<String>,
+        /// White's name, if seated.
+        white: Option<String>,
+        /// The clock, if any.
+        clock: Option<ClockSpec>,
+        /// `open`, `playing`, `over` or `cancelled`.
+        status: String,
+        /// The result, once over.
+        result: Option<GameResult>,
+        /// Every move from the start, passes written out.
+        moves: Vec<crate::square::Move>,
+    },
+}
+
+impl fmt::Display for Event {
+    /// The line without its line feed.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Event::Start {
+                game,
+                variant,
+                black,
+                white,
+                clock,
+            } => {
+                write!(f, "START {game} {variant} {black} {white} ")?;
+                match clock {
+                    Some(clock) => write!(f, "{clock}"),
+                    None => f.write_str("-"),
+                }
+            }
+            Event::Board {
+                game,
+                cells,
+                to_move,
+            } => {
+                let side = to_move.map_or('-', Color::letter);
+                write!(f, "BOARD {game} {cells} {side}")
+            }
+            Event::Turn { game, side, moves } => {
+                write!(f, "TURN {game} {side} ")?;
+                if moves.is_empty() {
+                    return f.write_str("pass");
+                }
+                for (i, square) in moves.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{square}")?;
+                }
+                Ok(())
+            }
+            Event::Moved {
+                game,
+                side,
+                played,
+                black,
+                white,
+                clocks,
+            } => {
+                write!(f, "MOVED {game} {side} {played} {black} {white}")?;
+                match clocks {
+                    Some((b, w)) => write!(f, " {b} {w}"),
+                    None => Ok(()),
+                }
+            }
+            Event::Over {
+                game,
+                winner,
+                black,
+                white,
+                reason,
+            } => {
+                let winner = winner.map_or("draw".to_string(), |c| c.letter().to_string());
+                write!(f, "OVER {game} {winner} {black} {white} {}", reason.word())
+            }
+            Event::Chat { game, name, text } => write!(f, "CHAT {game} {name} {text}"),
+            Event::Game {
+                game,
+                variant,
+                black,
+                white,
+                status,
+                ply,
+            } => {
+                let seat = |s: &Option<String>| s.clone().unwrap_or_else(|| "-".to_string());
+                write!(
+                    f,
+                    "GAME {game} {variant} {} {} {status} {ply}",
+                    seat(black),
+                    seat(white)
+                )
+            }
+            Event::Player { name, status } => write!(f, "PLAYER {name} {status}"),
+            Event::Info(text) => write!(f, "INFO {text}"),
+            Event::History {
+                game,
+                variant,
+                black,
+                white,
+                clock,
+                status,
+                result,
+                moves,
+            } => {
+                let dash = |s: Option<String>| s.unwrap_or_else(|| "-".to_string());
+                let transcript = crate::notation::transcript_string(moves);
+                write!(
+                    f,
+                    "HISTORY {game} {variant} {} {} {} {status} {} {}",
+                    dash(black.clone()),
+                    dash(white.clone()),
+                    dash(clock.map(|c| c.to_string())),
+                    dash(result.map(|r| r.to_string())),
+                    if transcript.is_empty() {
+                        "-"
+                    } else {
+                        &transcript
+                    },
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//! Protocol v1: commands parsed from client lines, events and replies printed for
+//! them, and the same events parsed back for clients and bots.
+//!
+//! Pure text in, values out: the daemon and the client both use this module, so the
+//! two sides cannot disagree on the format. Keywords are case-insensitive on input;
+//! the server writes keywords in upper case and squares in lower case.
+//!
+//! # Layout
+//! The files are private; everything public is re-exported here, so
+//! `flipline::protocol::Command` and the like are the paths to use.
+//! - command.rs: [`Command`] and its arguments, [`Command::parse`], [`valid_name`].
+//! - event.rs: [`Event`], the lines besides final replies, and their `Display`.
+//! - server_line.rs: [`ServerLine`], any server line as a client reads it.
+//! - error.rs: [`ErrorCode`] and [`ProtocolError`], the `ERR` side.
+//! - clock.rs: [`ClockSpec`], the `M+S` clock.
+//! - result.rs: [`EndReason`] and [`GameResult`], how a game ended.
+//! - this file: [`GREETING`], [`GameId`], [`COMMAND_HELP`].
+
+mod clock;
+mod command;
+mod error;
+mod event;
+mod result;
+mod server_line;
+
+pub use clock::ClockSpec;
+pub use command::{
+    Command, DEFAULT_BOT_LEVEL, MAX_NAME_LEN, NewGame, Opponent, SeatChoice, valid_name,
+};
+pub use error::{ErrorCode, ProtocolError, one_line};
+pub use event::{Event, Played};
+pub use result::{EndReason, GameResult};
+pub use server_line::ServerLine;
+
+/// The first line a server sends.
+pub const GREETING: &str = "HELLO flipline 1";
+
+/// Game ids are small numbers, unique for the daemon's life.
+pub type GameId = u64;
+
+/// One line of help per command, for `HELP` and the client.
+pub const COMMAND_HELP: [(&str, &str); 19] = [
+    (
+        "LOGIN name [password]",
+        "take a name (1-20 letters, digits, _ or -); a password registers it",
+    ),
+    ("SEEK [variant] [clock M+S]", "pair with another seeker"),
+    (
+        "NEW [variant] [as X|O|random] [vs bot[:level] | hotseat] [clock M+S]",
+        "create a game",
+    ),
+    (
+        "JOIN game",
+        "take the free seat of a game, or your own seat back",
+    ),
+    ("WATCH game", "follow a game as a spectator"),
+    (
+        "HISTORY game",
+        "a game's players, result and moves, from the store",
+    ),
+    ("LEAVE", "leave the current game, seek or watch"),
+    ("LIST", "games open and in play"),
+    ("WHO", "players online"),
+    (
+        "MOVE square",
+        "play a move (a square alone also works in the client)",
+    ),
+    ("PASS", "pass, when you have no move"),
+    ("END", "resign the current game"),
+    ("BOARD", "show the board"),
+    ("HINT", "ask the engine for a move"),
+    ("SAY text", "chat to everyone in the game"),
+    ("REMATCH", "play again, colours swapped"),
+    ("PING", "check the connection"),
+    ("HELP", "this list"),
+    ("QUIT", "close the connection"),
+];

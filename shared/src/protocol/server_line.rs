@@ -1,0 +1,263 @@
+//! Server lines as clients and bots read them: `ServerLine::parse` never
+//! fails, so that a client keeps working when a newer server adds events; a
+//! line it does not know is `ServerLine::Unknown`.
+
+use super::GameId;
+use super::clock::ClockSpec;
+use super::error::{ErrorCode, ProtocolError};
+use super::event::Event;
+use super::result::{EndReason, GameResult};
+use crate::square::Square;
+use crate::variant::Color;
+
+/// Any line a server sends, as a client reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ServerLine {
+    /// The greeting, with the protocol version.
+    Hello(u32),
+    /// `OK [text]`.
+    Ok(String),
+    /// `ERR <code> <message>`.
+    Err(ProtocolError),
+    /// An event or data line.
+    Event(Event),
+    /// A line this version does not know (newer servers may add events).
+    Unknown(String),
+}
+
+impl ServerLine {
+    /// Reads a server line; a line of an unknown shape is [`ServerLine::Unknown`],
+    /// never an error, so that clients keep working when events are added.
+    pub fn parse(line: &str) -> ServerLine {
+        parse_server_line(line.trim_end_matches(['\r', '\n']))
+            .unwrap_or_else(|| ServerLine::Unknown(line.to_string()))
+    }
+}
+
+fn parse_server_line(line: &str) -> Option<ServerLine> {
+    let (keyword, rest) = line.split_once(' ').unwrap_or((line, ""));
+    let f: Vec<&str> = rest.split(' ').collect();
+    let game = || f.first()?.parse::<GameId>().ok();
+    Some(match keyword {
+        "HELLO" => ServerLine::Hello(rest.strip_prefix("flipline ")?.parse().ok()?),
+        "OK" => ServerLine::Ok(rest.to_string()),
+        "ERR" => {
+            let (code, message) = rest.split_once(' ').unwrap_or((rest, ""));
+            let code = ErrorCode::from_number(code.parse().ok()?)?;
+            ServerLine::Err(ProtocolError::new(code, message))
+        }
+        "INFO" => ServerLine::Event(Event::Info(rest.to_string())),
+        "CHAT" => {
+            let mut parts = rest.splitn(3, ' ');
+            let (game, name) = (parts.next()?.parse().ok()?, parts.next()?.to_string());
+            let text = parts.next().unwrap_or("").to_string();
+            ServerLine::Event(Event::Chat { game, name, text })
+        }
+        "START" if f.len() == 5 => ServerLine::Event(Event::Start {
+            game: game()?,
+            variant: f.get(1)?.parse().ok()?,
+            black: f.get(2)?.to_string(),
+            white: f.get(3)?.to_string(),
+            clock: optional(f.get(4)?, |c| ClockSpec::parse(c).ok())?,
+        }),
+        "BOARD" if f.len() == 3 => ServerLine::Event(Event::Board {
+            game: game()?,
+            cells: f.get(1)?.to_string(),
+            to_move: optional(f.get(2)?, Color::from_letter)?,
+        }),
+        "TURN" if f.len() == 3 => ServerLine::Event(Event::Turn {
+            game: game()?,
+            side: Color::from_letter(f.get(1)?)?,
+            moves: parse_move_list(f.get(2)?)?,
+        }),
+        "MOVED" if f.len() == 5 || f.len() == 7 => ServerLine::Event(parse_moved(&f)?),
+        "HISTORY" if f.len() == 8 => ServerLine::Event(parse_history(&f)?),
+        "OVER" if f.len() == 5 => ServerLine::Event(Event::Over {
+            game: game()?,
+            winner: optional_word(f.get(1)?, "draw", Color::from_letter)?,
+            black: f.get(2)?.parse().ok()?,
+            white: f.get(3)?.parse().ok()?,
+            reason: EndReason::from_word(f.get(4)?)?,
+        }),
+        "GAME" if f.len() == 6 => ServerLine::Event(Event::Game {
+            game: game()?,
+            variant: f.get(1)?.parse().ok()?,
+            black: optional(f.get(2)?, |s| Some(s.to_string()))?,
+            white: optional(f.get(3)?, |s| Some(s.to_string()))?,
+            status: f.get(4)?.to_string(),
+            ply: f.get(5)?.parse().ok()?,
+        }),
+        "PLAYER" => {
+            let (name, status) = rest.split_once(' ')?;
+            ServerLine::Event(Event::Player {
+                name: name.to_string(),
+                status: status.to_string(),
+            })
+        }
+        _ => return None,
+    })
+}
+
+fn parse_moved(f: &[&str]) -> Option<Event> {
+    let clocks = match (f.get(5), f.get(6)) {
+        (Some(b), Some(w)) => Some((b.parse().ok()?, w.parse().ok()?)),
+        _ => None,
+    };
+    Some(Event::Moved {
+        game: f.first()?.parse().ok()?,
+        side: Color::from_letter(f.get(1)?)?,
+        played: f.get(2)?.parse().ok()?,
+        black: f.get(3)?.parse().ok()?,
+        white: f.get(4)?.parse().ok()?,
+        clocks,
+    })
+}
+
+fn parse_history(f: &[&str]) -> Option<Event> {
+    let name = |s: &str| Some(s.to_string());
+    let moves = match *f.get(7)? {
+        "-" => Vec::new(),
+        text => crate::notation::parse_transcript(text).ok()?,
+    };
+    Some(Event::History {
+        game: f.first()?.parse().ok()?,
+        variant: f.get(1)?.parse().ok()?,
+        black: optional(f.get(2)?, name)?,
+        white: optional(f.get(3)?, name)?,
+        clock: optional(f.get(4)?, |c| ClockSpec::parse(c).ok())?,
+        status: f.get(5)?.to_string(),
+        result: optional(f.get(6)?, GameResult::parse)?,
+        moves,
+    })
+}
+
+/// `-` for none, else the parsed value; `None` when the value does not parse.
+fn optional<T>(field: &str, parse: impl Fn(&str) -> Option<T>) -> Option<Option<T>> {
+    optional_word(field, "-", parse)
+}
+
+pub(super) fn optional_word<T>(
+    field: &str,
+    none: &str,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Option<Option<T>> {
+    if field == none {
+        Some(None)
+    } else {
+        parse(field).map(Some)
+    }
+}
+
+fn parse_move_list(field: &str) -> Option<Vec<Square>> {
+    if field == "pass" {
+        return Some(Vec::new());
+    }
+    field.split(',').map(|s| s.parse().ok()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{GREETING, Played};
+    use crate::variant::Variant;
+
+    #[test]
+    fn events_round_trip_through_the_client_parser() {
+        let events = [
+            Event::Start {
+                game: 7,
+                variant: Variant::Othello,
+                black: "ann".into(),
+                white: "bot:3".into(),
+                clock: Some(ClockSpec {
+                    base_ms: 300_000,
+                    increment_ms: 3000,
+                }),
+            },
+            Event::Board {
+                game: 7,
+                cells: "-".repeat(64),
+                to_move: None,
+            },
+            Event::Turn {
+                game: 7,
+                side: Color::White,
+                moves: vec![],
+            },
+            Event::Moved {
+                game: 7,
+                side: Color::Black,
+                played: Played::Pass,
+                black: 3,
+                white: 60,
+                clocks: Some((1200, 55)),
+            },
+            Event::Over {
+                game: 7,
+                winner: None,
+                black: 32,
+                white: 32,
+                reason: EndReason::Time,
+            },
+            Event::Chat {
+                game: 7,
+                name: "ann".into(),
+                text: "good game".into(),
+            },
+            Event::Game {
+                game: 7,
+                variant: Variant::TicTacToe,
+                black: Some("ann".into()),
+                white: None,
+                status: "open".into(),
+                ply: 0,
+            },
+            Event::Player {
+                name: "ann".into(),
+                status: "playing 7".into(),
+            },
+            Event::Info("shutting down".into()),
+            Event::History {
+                game: 7,
+                variant: Variant::Othello,
+                black: Some("ann".into()),
+                white: Some("bot:3".into()),
+                clock: None,
+                status: "over".into(),
+                result: Some(GameResult {
+                    winner: Some(Color::White),
+                    black: 20,
+                    white: 44,
+                    reason: EndReason::Resign,
+                }),
+                moves: crate::notation::parse_transcript("f5d6c3passd3").unwrap(),
+            },
+            Event::History {
+                game: 8,
+                variant: Variant::TicTacToe,
+                black: Some("ann".into()),
+                white: None,
+                clock: Some(ClockSpec {
+                    base_ms: 60_000,
+                    increment_ms: 0,
+                }),
+                status: "open".into(),
+                result: None,
+                moves: Vec::new(),
+            },
+        ];
+        for event in events {
+            let line = event.to_string();
+            assert_eq!(ServerLine::parse(&line), ServerLine::Event(event), "{line}");
+        }
+        assert_eq!(ServerLine::parse(GREETING), ServerLine::Hello(1));
+        assert!(matches!(
+            ServerLine::parse("TURN 7 X d3"),
+            ServerLine::Event(Event::Turn { .. })
+        ));
+        assert!(matches!(
+            ServerLine::parse("NEWS flash"),
+            ServerLine::Unknown(_)
+        ));
+    }
+}
