@@ -4,7 +4,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use flipline::notation::parse_board;
-use flipline::protocol::{ClockSpec, EndReason, Event, GameId, GameResult, ServerLine};
+use flipline::protocol::{ClockSpec, EndReason, Event, GameId, GameResult, GameStatus, ServerLine};
 use flipline::{Color, Game, Move, Square, Variant};
 
 use crate::render::{BoardView, board, clock};
@@ -40,7 +40,7 @@ pub struct Record {
     /// White's name, if seated.
     pub white: Option<String>,
     /// `open`, `playing`, `over` or `cancelled`.
-    pub status: String,
+    pub status: GameStatus,
     /// The result, once over.
     pub result: Option<GameResult>,
     /// Every move from the start, passes written out.
@@ -425,7 +425,7 @@ fn describe_record(id: GameId, record: &Record) -> String {
                 result.reason.word()
             )
         }
-        None => record.status.clone(),
+        None => record.status.to_string(),
     };
     let moves = flipline::notation::transcript_string(&record.moves);
     format!(
@@ -508,7 +508,7 @@ mod tests {
         );
         let record = view.records.get(&9).unwrap();
         assert_eq!(record.moves.len(), 3);
-        assert_eq!(record.status, "over");
+        assert_eq!(record.status, GameStatus::Over);
         assert!(view.pending.is_empty());
     }
 

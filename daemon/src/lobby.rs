@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use actix::{Actor, Addr, ArbiterHandle, AsyncContext, Context, Handler};
 use flipline::notation::replay_with_passes;
-use flipline::protocol::{EndReason, Event, GameId, GameResult, ProtocolError};
+use flipline::protocol::{EndReason, Event, GameId, GameResult, GameStatus, ProtocolError};
 
 use crate::config::Config;
 use crate::engine_pool::EngineWorker;
@@ -443,7 +443,11 @@ impl Handler<ListGames> for Lobby {
                     variant: entry.variant,
                     black: black.as_ref().map(|o| o.name().to_string()),
                     white: white.as_ref().map(|o| o.name().to_string()),
-                    status: entry.phase.word().to_string(),
+                    status: match entry.phase {
+                        crate::rules::Phase::Open => GameStatus::Open,
+                        crate::rules::Phase::Playing => GameStatus::Playing,
+                        crate::rules::Phase::Over => GameStatus::Over,
+                    },
                     ply: entry
                         .route
                         .as_ref()
@@ -464,9 +468,9 @@ impl Handler<ListPlayers> for Lobby {
             .map(|(name, status)| Event::Player {
                 name: name.to_string(),
                 status: match status {
-                    PlayerStatus::Playing(game) => format!("playing {game}"),
-                    PlayerStatus::Seeking => "seeking".to_string(),
-                    PlayerStatus::Idle => "idle".to_string(),
+                    PlayerStatus::Playing(game) => flipline::protocol::PlayerStatus::Playing(game),
+                    PlayerStatus::Seeking => flipline::protocol::PlayerStatus::Seeking,
+                    PlayerStatus::Idle => flipline::protocol::PlayerStatus::Idle,
                 },
             })
             .collect()

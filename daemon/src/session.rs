@@ -21,7 +21,9 @@ use actix::fut::{ActorFutureExt, WrapFuture};
 use actix::{
     Actor, ActorContext, ActorState, Addr, ArbiterHandle, AsyncContext, Context, Handler, Message,
 };
-use flipline::protocol::{COMMAND_HELP, Command, ErrorCode, Event, GREETING, ProtocolError};
+use flipline::protocol::{
+    COMMAND_HELP, Command, ErrorCode, Event, GREETING, GameStatus, ProtocolError,
+};
 
 use tokio::io::{AsyncRead, ReadBuf};
 use tokio::net::TcpStream;
@@ -35,7 +37,7 @@ use crate::lobby::Lobby;
 use crate::messages::*;
 use crate::outbox::{Outbox, QueueError};
 use crate::rules::lobby::Left;
-use crate::store::{GameRecord, Store};
+use crate::store::{GameRecord, Status, Store};
 
 /// What every session shares.
 pub struct Shared {
@@ -761,7 +763,12 @@ fn history_line(record: GameRecord) -> Event {
         black: record.black,
         white: record.white,
         clock: record.clock,
-        status: record.status.word().to_string(),
+        status: match record.status {
+            Status::Open => GameStatus::Open,
+            Status::Playing => GameStatus::Playing,
+            Status::Over => GameStatus::Over,
+            Status::Cancelled => GameStatus::Cancelled,
+        },
         result: record.result,
         moves,
     }

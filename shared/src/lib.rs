@@ -19,7 +19,8 @@
 //!   exact endgame solver on bitboards, the generic search for the other boards,
 //!   move ranking.
 //! - [`obf`]: OBF lines, the format of the FFO endgame test positions.
-//! - [`protocol`]: protocol v1: `Command` parsing, `Event` lines, `ServerLine` for clients.
+//! - [`protocol`]: protocol v1: `Command` parsing, `Event` lines, `Reply` (the `OK`
+//!   replies), `ServerLine` for clients.
 
 pub mod bits;
 pub mod board8;

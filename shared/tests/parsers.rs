@@ -5,7 +5,7 @@ use flipline::notation::{
     board_string, cells_string, parse_board, parse_cells, parse_transcript, replay,
     transcript_string,
 };
-use flipline::protocol::{Command, ErrorCode, ServerLine};
+use flipline::protocol::{Command, CommandKind, ErrorCode, Reply, ServerLine};
 use flipline::{Game, Move, MoveError, ParseError, ParseErrorKind, Square, Variant};
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -150,8 +150,8 @@ fn protocol_line() -> impl Strategy<Value = String> {
     })
 }
 
-/// Feeds a line to both protocol parsers: neither may panic, a refused command
-/// is a 400, and a command the parser reads is not refused for its keyword.
+/// Feeds a line to the protocol parsers: none may panic, a refused command is
+/// a 400, and a reply is read only in the form it prints.
 fn parse_protocol(line: &str) -> Result<(), TestCaseError> {
     match Command::parse(line) {
         Ok(_) => {}
@@ -162,6 +162,11 @@ fn parse_protocol(line: &str) -> Result<(), TestCaseError> {
     }
     if let ServerLine::Unknown(text) = ServerLine::parse(line) {
         prop_assert_eq!(text, line);
+    }
+    for kind in CommandKind::ALL {
+        if let Ok(reply) = Reply::parse(kind, line) {
+            prop_assert_eq!(reply.to_string(), line.trim_end_matches(['\r', '\n']));
+        }
     }
     Ok(())
 }

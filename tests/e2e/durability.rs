@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use flipline::notation::{cells_string, replay};
-use flipline::protocol::{Event, ServerLine};
+use flipline::protocol::{Event, GameStatus, ServerLine};
 use flipline::{Game, Move, Variant};
 use flipline_tests::*;
 
@@ -149,7 +149,7 @@ fn drive(addr: std::net::SocketAddr, index: u64, acked_total: Arc<AtomicUsize>) 
 }
 
 /// `HISTORY game`: its status and moves, or `None` for 404.
-fn history(client: &mut Client, game: u64) -> Option<(String, Vec<Move>)> {
+fn history(client: &mut Client, game: u64) -> Option<(GameStatus, Vec<Move>)> {
     let (data, reply) = client.command(&format!("HISTORY {game}"));
     if reply.starts_with("ERR 404 ") {
         return None;
@@ -177,7 +177,7 @@ fn check_log(client: &mut Client, log: &GameLog) -> bool {
         );
         return false;
     };
-    if status == "cancelled" {
+    if status == GameStatus::Cancelled {
         // Seats are written without waiting: a kill between the JOIN's reply
         // and their commit leaves the game open, and open games are cancelled
         // at the restart. No move of it can have been acknowledged.
@@ -190,7 +190,7 @@ fn check_log(client: &mut Client, log: &GameLog) -> bool {
         return false;
     }
     assert!(
-        status == "playing" || status == "over",
+        status == GameStatus::Playing || status == GameStatus::Over,
         "game {}: {status}",
         log.game
     );
@@ -273,7 +273,7 @@ fn acknowledged_moves_survive_kill_9_and_the_games_play_on() {
 /// The stored moves of a game in play, and the position they reach.
 fn stored_position(client: &mut Client, game: u64) -> (Vec<Move>, Game) {
     let (status, moves) = history(client, game).unwrap_or_else(|| panic!("no game {game}"));
-    assert_eq!(status, "playing", "game {game}");
+    assert_eq!(status, GameStatus::Playing, "game {game}");
     let position = replay(Variant::Othello, &moves).unwrap_or_else(|e| panic!("{e}"));
     (moves, position)
 }
@@ -284,7 +284,7 @@ fn cut_off(reader: &mut Client, logs: &[GameLog], pair: bool) -> u64 {
     logs.iter()
         .filter(|l| l.acked >= 2 && (l.players[0] != l.players[1]) == pair)
         .map(|l| l.game)
-        .find(|&g| history(reader, g).is_some_and(|(status, _)| status == "playing"))
+        .find(|&g| history(reader, g).is_some_and(|(status, _)| status == GameStatus::Playing))
         .unwrap_or_else(|| panic!("no unfinished game (pair: {pair}) to resume"))
 }
 

@@ -1,7 +1,7 @@
 //! Regressions for races that put a player in two games in play: commands sent
 //! in one write, and several connections at once, as bots send them.
 
-use flipline::protocol::{EndReason, Event};
+use flipline::protocol::{EndReason, Event, GameStatus};
 use flipline_tests::*;
 
 /// The games `LIST` shows in play with `name` in a seat.
@@ -16,7 +16,7 @@ fn games_in_play(lister: &mut Client, name: &str) -> Vec<u64> {
                 white,
                 status,
                 ..
-            } if status == "playing"
+            } if status == GameStatus::Playing
                 && (black.as_deref() == Some(name) || white.as_deref() == Some(name)) =>
             {
                 Some(game)

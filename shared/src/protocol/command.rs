@@ -184,6 +184,143 @@ impl Command {
                 | Command::Leave
         )
     }
+
+    /// Which command this is, without its arguments: what its reply is read as
+    /// (see [`Reply::parse`](super::Reply::parse)).
+    pub fn kind(&self) -> CommandKind {
+        match self {
+            Command::Login { .. } => CommandKind::Login,
+            Command::Seek { .. } => CommandKind::Seek,
+            Command::New(_) => CommandKind::New,
+            Command::Join(_) => CommandKind::Join,
+            Command::Watch(_) => CommandKind::Watch,
+            Command::History(_) => CommandKind::History,
+            Command::Leave => CommandKind::Leave,
+            Command::List => CommandKind::List,
+            Command::Who => CommandKind::Who,
+            Command::Move(_) => CommandKind::Move,
+            Command::Pass => CommandKind::Pass,
+            Command::End => CommandKind::End,
+            Command::Board => CommandKind::Board,
+            Command::Hint => CommandKind::Hint,
+            Command::Say(_) => CommandKind::Say,
+            Command::Rematch => CommandKind::Rematch,
+            Command::Ping => CommandKind::Ping,
+            Command::Help => CommandKind::Help,
+            Command::Quit => CommandKind::Quit,
+        }
+    }
+}
+
+/// A command without its arguments: its keyword. A reply is read knowing the
+/// command it answers (`OK 12` is a game after `NEW` and a count after
+/// `LIST`), and a client knows that much of every line it sent, also of one it
+/// could not parse itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CommandKind {
+    /// `LOGIN`.
+    Login,
+    /// `SEEK`.
+    Seek,
+    /// `NEW`.
+    New,
+    /// `JOIN`.
+    Join,
+    /// `WATCH`.
+    Watch,
+    /// `HISTORY`.
+    History,
+    /// `LEAVE`.
+    Leave,
+    /// `LIST`.
+    List,
+    /// `WHO`.
+    Who,
+    /// `MOVE`.
+    Move,
+    /// `PASS`.
+    Pass,
+    /// `END`.
+    End,
+    /// `BOARD`.
+    Board,
+    /// `HINT`.
+    Hint,
+    /// `SAY`.
+    Say,
+    /// `REMATCH`.
+    Rematch,
+    /// `PING`.
+    Ping,
+    /// `HELP`.
+    Help,
+    /// `QUIT`.
+    Quit,
+}
+
+impl CommandKind {
+    /// Every command, in the order of [`COMMAND_HELP`](super::COMMAND_HELP).
+    pub const ALL: [CommandKind; 19] = [
+        CommandKind::Login,
+        CommandKind::Seek,
+        CommandKind::New,
+        CommandKind::Join,
+        CommandKind::Watch,
+        CommandKind::History,
+        CommandKind::Leave,
+        CommandKind::List,
+        CommandKind::Who,
+        CommandKind::Move,
+        CommandKind::Pass,
+        CommandKind::End,
+        CommandKind::Board,
+        CommandKind::Hint,
+        CommandKind::Say,
+        CommandKind::Rematch,
+        CommandKind::Ping,
+        CommandKind::Help,
+        CommandKind::Quit,
+    ];
+
+    /// The keyword, in capitals as the protocol writes it.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            CommandKind::Login => "LOGIN",
+            CommandKind::Seek => "SEEK",
+            CommandKind::New => "NEW",
+            CommandKind::Join => "JOIN",
+            CommandKind::Watch => "WATCH",
+            CommandKind::History => "HISTORY",
+            CommandKind::Leave => "LEAVE",
+            CommandKind::List => "LIST",
+            CommandKind::Who => "WHO",
+            CommandKind::Move => "MOVE",
+            CommandKind::Pass => "PASS",
+            CommandKind::End => "END",
+            CommandKind::Board => "BOARD",
+            CommandKind::Hint => "HINT",
+            CommandKind::Say => "SAY",
+            CommandKind::Rematch => "REMATCH",
+            CommandKind::Ping => "PING",
+            CommandKind::Help => "HELP",
+            CommandKind::Quit => "QUIT",
+        }
+    }
+
+    /// The command a keyword names, in any case; `None` for a word that names
+    /// none.
+    pub fn from_keyword(word: &str) -> Option<CommandKind> {
+        CommandKind::ALL
+            .into_iter()
+            .find(|kind| kind.keyword().eq_ignore_ascii_case(word))
+    }
+
+    /// The command a line starts with (its first word), as
+    /// [`Command::parse`] would read it; `None` for an empty line or an
+    /// unknown keyword.
+    pub fn of_line(line: &str) -> Option<CommandKind> {
+        CommandKind::from_keyword(line.split_whitespace().next()?)
+    }
 }
 
 /// Whether `name` may be logged in with: 1-20 ASCII letters, digits, `_` or `-`.
@@ -329,7 +466,7 @@ fn parse_square_arg(token: Option<&str>) -> Result<Square, ProtocolError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::ErrorCode;
+    use crate::protocol::{COMMAND_HELP, ErrorCode};
 
     #[test]
     fn commands_parse_case_insensitively_with_their_arguments() {
@@ -368,6 +505,31 @@ mod tests {
             Command::parse("LOGIN ann pass word").unwrap_err().message,
             "unexpected 'word'"
         );
+    }
+
+    #[test]
+    fn kinds_are_the_keywords_of_help_and_of_parsed_commands() {
+        for (kind, (usage, _)) in CommandKind::ALL.into_iter().zip(COMMAND_HELP) {
+            assert!(usage.starts_with(kind.keyword()), "{usage}");
+            assert_eq!(CommandKind::from_keyword(kind.keyword()), Some(kind));
+            let lower = kind.keyword().to_ascii_lowercase();
+            assert_eq!(CommandKind::from_keyword(&lower), Some(kind));
+        }
+        for (line, kind) in [
+            ("login ann", CommandKind::Login),
+            ("SEEK", CommandKind::Seek),
+            ("NEW reversi vs bot", CommandKind::New),
+            ("JOIN 3", CommandKind::Join),
+            ("  say hi", CommandKind::Say),
+            ("history 12", CommandKind::History),
+            ("Rematch", CommandKind::Rematch),
+        ] {
+            assert_eq!(Command::parse(line).unwrap().kind(), kind, "{line}");
+            assert_eq!(CommandKind::of_line(line), Some(kind), "{line}");
+        }
+        assert_eq!(CommandKind::of_line("FROB 1"), None);
+        assert_eq!(CommandKind::of_line(" "), None);
+        assert_eq!(CommandKind::from_keyword("LOGINS"), None);
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::fmt;
 use super::GameId;
 use super::clock::ClockSpec;
 use super::result::{EndReason, GameResult};
+use super::status::{GameStatus, PlayerStatus};
 use crate::square::Square;
 use crate::variant::{Color, Variant};
 
@@ -96,7 +97,7 @@ pub enum Event {
         /// White's name, if seated.
         white: Option<String>,
         /// `open`, `playing` or `over`.
-        status: String,
+        status: GameStatus,
         /// Plies played.
         ply: u32,
     },
@@ -104,8 +105,8 @@ pub enum Event {
     Player {
         /// The name.
         name: String,
-        /// `idle`, `seeking`, `playing` or `watching`, with the game where there is one.
-        status: String,
+        /// `idle`, `seeking` or `playing <game>`.
+        status: PlayerStatus,
     },
     /// `INFO <text>`.
     Info(String),
@@ -123,7 +124,7 @@ pub enum Event {
         /// The clock, if any.
         clock: Option<ClockSpec>,
         /// `open`, `playing`, `over` or `cancelled`.
-        status: String,
+        status: GameStatus,
         /// The result, once over.
         result: Option<GameResult>,
         /// Every move from the start, passes written out.

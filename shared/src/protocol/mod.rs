@@ -1,5 +1,5 @@
 //! Protocol v1: commands parsed from client lines, events and replies printed for
-//! them, and the same events parsed back for clients and bots.
+//! them, and the same events and replies parsed back for clients and bots.
 //!
 //! Pure text in, values out: the daemon and the client both use this module, so the
 //! two sides cannot disagree on the format. Keywords are case-insensitive on input;
@@ -8,29 +8,39 @@
 //! # Layout
 //! The files are private; everything public is re-exported here, so
 //! `flipline::protocol::Command` and the like are the paths to use.
-//! - command.rs: [`Command`] and its arguments, [`Command::parse`], [`valid_name`].
+//! - command.rs: [`Command`] and its arguments, [`Command::parse`], [`valid_name`],
+//!   [`CommandKind`] (a command without its arguments).
+//! - reply.rs: [`Reply`], the final `OK` replies, printed and parsed
+//!   ([`Reply::parse`] knowing the command answered), and [`ReplyError`].
 //! - event.rs: [`Event`], the lines besides final replies, and their `Display`.
 //! - server_line.rs: [`ServerLine`], any server line as a client reads it.
 //! - error.rs: [`ErrorCode`] and [`ProtocolError`], the `ERR` side.
 //! - clock.rs: [`ClockSpec`], the `M+S` clock.
 //! - result.rs: [`EndReason`] and [`GameResult`], how a game ended.
+//! - status.rs: [`GameStatus`] and [`PlayerStatus`], the status words of
+//!   `LIST`, `HISTORY` and `WHO` lines.
 //! - this file: [`GREETING`], [`GameId`], [`COMMAND_HELP`].
 
 mod clock;
 mod command;
 mod error;
 mod event;
+mod reply;
 mod result;
 mod server_line;
+mod status;
 
 pub use clock::ClockSpec;
 pub use command::{
-    Command, DEFAULT_BOT_LEVEL, MAX_NAME_LEN, NewGame, Opponent, SeatChoice, valid_name,
+    Command, CommandKind, DEFAULT_BOT_LEVEL, MAX_NAME_LEN, NewGame, Opponent, SeatChoice,
+    valid_name,
 };
 pub use error::{ErrorCode, ProtocolError, one_line};
 pub use event::{Event, Played};
+pub use reply::{Reply, ReplyError};
 pub use result::{EndReason, GameResult};
 pub use server_line::ServerLine;
+pub use status::{GameStatus, PlayerStatus};
 
 /// The first line a server sends.
 pub const GREETING: &str = "HELLO flipline 1";

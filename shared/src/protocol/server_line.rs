@@ -7,6 +7,7 @@ use super::clock::ClockSpec;
 use super::error::{ErrorCode, ProtocolError};
 use super::event::Event;
 use super::result::{EndReason, GameResult};
+use super::status::{GameStatus, PlayerStatus};
 use crate::square::Square;
 use crate::variant::Color;
 
@@ -84,14 +85,14 @@ fn parse_server_line(line: &str) -> Option<ServerLine> {
             variant: f.get(1)?.parse().ok()?,
             black: optional(f.get(2)?, |s| Some(s.to_string()))?,
             white: optional(f.get(3)?, |s| Some(s.to_string()))?,
-            status: f.get(4)?.to_string(),
+            status: GameStatus::parse(f.get(4)?)?,
             ply: f.get(5)?.parse().ok()?,
         }),
         "PLAYER" => {
             let (name, status) = rest.split_once(' ')?;
             ServerLine::Event(Event::Player {
                 name: name.to_string(),
-                status: status.to_string(),
+                status: PlayerStatus::parse(status)?,
             })
         }
         _ => return None,
@@ -125,7 +126,7 @@ fn parse_history(f: &[&str]) -> Option<Event> {
         black: optional(f.get(2)?, name)?,
         white: optional(f.get(3)?, name)?,
         clock: optional(f.get(4)?, |c| ClockSpec::parse(c).ok())?,
-        status: f.get(5)?.to_string(),
+        status: GameStatus::parse(f.get(5)?)?,
         result: optional(f.get(6)?, GameResult::parse)?,
         moves,
     })
@@ -209,12 +210,16 @@ mod tests {
                 variant: Variant::TicTacToe,
                 black: Some("ann".into()),
                 white: None,
-                status: "open".into(),
+                status: GameStatus::Open,
                 ply: 0,
             },
             Event::Player {
                 name: "ann".into(),
-                status: "playing 7".into(),
+                status: PlayerStatus::Playing(7),
+            },
+            Event::Player {
+                name: "42".into(),
+                status: PlayerStatus::Idle,
             },
             Event::Info("shutting down".into()),
             Event::History {
@@ -223,7 +228,7 @@ mod tests {
                 black: Some("ann".into()),
                 white: Some("bot:3".into()),
                 clock: None,
-                status: "over".into(),
+                status: GameStatus::Over,
                 result: Some(GameResult {
                     winner: Some(Color::White),
                     black: 20,
@@ -241,7 +246,7 @@ mod tests {
                     base_ms: 60_000,
                     increment_ms: 0,
                 }),
-                status: "open".into(),
+                status: GameStatus::Open,
                 result: None,
                 moves: Vec::new(),
             },
@@ -255,9 +260,18 @@ mod tests {
             ServerLine::parse("TURN 7 X d3"),
             ServerLine::Event(Event::Turn { .. })
         ));
-        assert!(matches!(
-            ServerLine::parse("NEWS flash"),
-            ServerLine::Unknown(_)
-        ));
+        // A status this version does not know makes the line unknown, as an
+        // unknown variant does.
+        for line in [
+            "NEWS flash",
+            "PLAYER ann watching 7",
+            "GAME 7 othello ann - paused 3",
+            "HISTORY 7 othello ann - - lost - -",
+        ] {
+            assert!(
+                matches!(ServerLine::parse(line), ServerLine::Unknown(_)),
+                "{line}"
+            );
+        }
     }
 }
