@@ -26,7 +26,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use flipline::notation::cells_string;
-use flipline::protocol::{EndReason, Event, ServerLine};
+use flipline::protocol::{CommandKind, EndReason, Event, Reply, ServerLine};
 use flipline::{Color, Game, Move, Square, Variant};
 
 pub use flipd::{Config, DaemonThread};
@@ -270,7 +270,8 @@ impl Client {
         }
     }
 
-    /// Runs a command that must succeed; returns its data lines and `OK ...`.
+    /// Runs a command that must succeed; returns its data lines and `OK ...`,
+    /// which must be a reply to that command and print back as the same bytes.
     pub fn ok(&mut self, line: &str) -> (Vec<String>, String) {
         let (data, reply) = self.command(line);
         assert!(
@@ -278,7 +279,17 @@ impl Client {
             "{}: {line} -> {reply} (before: {data:?})",
             self.who()
         );
+        if CommandKind::of_line(line).is_some() {
+            assert_eq!(reply_to(line, &reply).to_string(), reply, "{line}");
+        }
         (data, reply)
+    }
+
+    /// Runs a command that must answer with a game (`NEW`, `SEEK` when paired,
+    /// `JOIN`, `WATCH`, `REMATCH` when accepted); returns the game's number.
+    pub fn ok_game(&mut self, line: &str) -> u64 {
+        let (_, reply) = self.ok(line);
+        reply_game(line, &reply)
     }
 
     /// Runs a command that must fail with `code`; returns the `ERR` line.
@@ -377,11 +388,12 @@ pub fn seek_pair(addr: SocketAddr, args: &str, names: [&str; 2]) -> (Client, Cli
     let [first, second] = names;
     let mut a = Client::login_as(addr, first);
     let mut b = Client::login_as(addr, second);
-    let (_, waiting) = a.ok(&format!("SEEK {args}"));
+    let seek = format!("SEEK {args}");
+    let (_, waiting) = a.ok(&seek);
     assert_eq!(waiting, "OK seeking");
-    let (data, paired) = b.ok(&format!("SEEK {args}"));
+    let (data, paired) = b.ok(&seek);
     assert!(data.is_empty(), "{data:?}");
-    let game = ok_game(&paired);
+    let game = reply_game(&seek, &paired);
     let start_b = b.line();
     let start_a = a.expect_event("START ");
     assert_eq!(start_a, start_b, "both see the same START");
@@ -401,9 +413,10 @@ pub fn new_and_join(addr: SocketAddr, args: &str, names: [&str; 2]) -> (Client, 
     let [first, second] = names;
     let mut a = Client::login_as(addr, first);
     let mut b = Client::login_as(addr, second);
-    let (data, created) = a.ok(&format!("NEW {args} as X"));
+    let new = format!("NEW {args} as X");
+    let (data, created) = a.ok(&new);
     assert!(data.is_empty(), "NEW sends no data before OK: {data:?}");
-    let game = ok_game(&created);
+    let game = reply_game(&new, &created);
     let (data, joined) = b.ok(&format!("JOIN {game}"));
     assert!(data.is_empty(), "JOIN sends no data before OK: {data:?}");
     assert_eq!(joined, format!("OK {game} O"));
@@ -452,13 +465,22 @@ pub fn event(line: &str) -> Event {
     }
 }
 
-/// The game number in `OK <game>` (and `OK <game> <X|O>`).
-pub fn ok_game(reply: &str) -> u64 {
-    reply
-        .strip_prefix("OK ")
-        .and_then(|rest| rest.split(' ').next())
-        .and_then(|id| id.parse().ok())
-        .unwrap_or_else(|| panic!("expected 'OK <game>', got {reply:?}"))
+/// The final reply `reply` to `command` (the line sent), typed; fails on an
+/// `ERR` line, an unknown command, or a line that is no reply to the command.
+pub fn reply_to(command: &str, reply: &str) -> Reply {
+    let Some(kind) = CommandKind::of_line(command) else {
+        panic!("no command in {command:?}");
+    };
+    Reply::parse(kind, reply).unwrap_or_else(|e| panic!("{command} -> {reply}: {e}"))
+}
+
+/// The game in the reply to `command`: `OK <game>` (`NEW`, `SEEK`, `WATCH`,
+/// `REMATCH`) or `OK <game> <X|O>` (`JOIN`).
+pub fn reply_game(command: &str, reply: &str) -> u64 {
+    match reply_to(command, reply) {
+        Reply::Game(game) | Reply::Joined(game, _) => game,
+        other => panic!("{command} -> {reply}: no game in {other:?}"),
+    }
 }
 
 /// What a test needs of a `START` line.

@@ -4,7 +4,9 @@
 use std::collections::{HashMap, VecDeque};
 
 use flipline::notation::parse_board;
-use flipline::protocol::{ClockSpec, EndReason, Event, GameId, GameResult, GameStatus, ServerLine};
+use flipline::protocol::{
+    ClockSpec, CommandKind, EndReason, Event, GameId, GameResult, GameStatus, Reply, ServerLine,
+};
 use flipline::{Color, Game, Move, Square, Variant};
 
 use crate::render::{BoardView, board, clock};
@@ -65,8 +67,10 @@ pub struct View {
     pub games: HashMap<GameId, GameView>,
     /// The game played (or watched) most recently.
     pub current: Option<GameId>,
-    /// Keywords of commands sent and not yet answered, oldest first.
-    pub pending: VecDeque<String>,
+    /// Commands sent and not yet answered, oldest first (`None` for a keyword
+    /// that names no command: the server refuses it, and that answer is
+    /// waited for too).
+    pub pending: VecDeque<Option<CommandKind>>,
     /// Whether the last reply was `OK`.
     pub last_ok: bool,
     /// Games as `HISTORY` last described them, by id.
@@ -85,13 +89,8 @@ impl View {
 
     /// Records a command sent, so that its reply can be understood.
     pub fn sent(&mut self, line: &str) {
-        let keyword = line
-            .split_whitespace()
-            .next()
-            .unwrap_or("")
-            .to_ascii_uppercase();
-        if !keyword.is_empty() {
-            self.pending.push_back(keyword);
+        if let Some(keyword) = line.split_whitespace().next() {
+            self.pending.push_back(CommandKind::from_keyword(keyword));
         }
     }
 
@@ -140,10 +139,11 @@ impl View {
         let parsed = ServerLine::parse(line);
         let shown = match parsed {
             ServerLine::Hello(version) => vec![format!("connected (flipline protocol {version})")],
-            ServerLine::Ok(text) => self.on_reply(Ok(text)),
-            ServerLine::Err(e) => {
-                self.on_reply(Err(format!("error {}: {}", e.code.number(), e.message)))
-            }
+            ServerLine::Ok(text) => self.on_reply(line, Ok(text)),
+            ServerLine::Err(e) => self.on_reply(
+                line,
+                Err(format!("error {}: {}", e.code.number(), e.message)),
+            ),
             ServerLine::Event(event) => self.on_event(event),
             ServerLine::Unknown(text) => vec![text],
         };
@@ -154,29 +154,42 @@ impl View {
         }
     }
 
-    fn on_reply(&mut self, reply: Result<String, String>) -> Vec<String> {
-        let command = self.pending.pop_front().unwrap_or_default();
+    /// A final reply `line`: `Ok` with the text after `OK`, or `Err` with what
+    /// to show for an `ERR`.
+    fn on_reply(&mut self, line: &str, reply: Result<String, String>) -> Vec<String> {
+        let command = self.pending.pop_front().flatten();
         self.last_ok = reply.is_ok();
-        match (command.as_str(), reply) {
-            (_, Err(message)) => vec![message],
-            ("LOGIN", Ok(name)) => {
-                let line = format!("logged in as {name}");
+        let text = match reply {
+            Ok(text) => text,
+            Err(message) => return vec![message],
+        };
+        let typed = command.and_then(|kind| Reply::parse(kind, line).ok());
+        match (command, typed) {
+            (Some(CommandKind::Login), Some(Reply::Name(name))) => {
+                let shown = format!("logged in as {name}");
                 self.name = Some(name);
-                vec![line]
+                vec![shown]
             }
-            ("MOVE" | "PASS" | "SAY" | "END" | "BOARD" | "HISTORY", Ok(text))
-                if text.is_empty() =>
-            {
-                Vec::new()
-            }
-            (_, Ok(text)) if text.is_empty() => vec!["ok".to_string()],
-            ("NEW" | "SEEK" | "JOIN" | "WATCH", Ok(text)) => {
-                if let Some(id) = text.split_whitespace().next().and_then(|t| t.parse().ok()) {
-                    self.current = Some(id);
-                }
+            (
+                Some(
+                    CommandKind::Move
+                    | CommandKind::Pass
+                    | CommandKind::Say
+                    | CommandKind::End
+                    | CommandKind::Board
+                    | CommandKind::History,
+                ),
+                Some(Reply::Done),
+            ) => Vec::new(),
+            (
+                Some(CommandKind::New | CommandKind::Seek | CommandKind::Join | CommandKind::Watch),
+                Some(Reply::Game(id) | Reply::Joined(id, _)),
+            ) => {
+                self.current = Some(id);
                 vec![format!("ok {text}")]
             }
-            (_, Ok(text)) => vec![format!("ok {text}")],
+            _ if text.is_empty() => vec!["ok".to_string()],
+            _ => vec![format!("ok {text}")],
         }
     }
 
@@ -510,6 +523,46 @@ mod tests {
         assert_eq!(record.moves.len(), 3);
         assert_eq!(record.status, GameStatus::Over);
         assert!(view.pending.is_empty());
+    }
+
+    #[test]
+    fn replies_are_read_as_answers_to_their_commands() {
+        let mut view = View::new(Style::default());
+        for command in [
+            "LOGIN 42", "SEEK", "LIST", "frob", "MOVE d3", "JOIN 5", "REMATCH",
+        ] {
+            view.sent(command);
+        }
+        view.sent("  ");
+        let out = feed(
+            &mut view,
+            &[
+                "OK 42",
+                "OK seeking",
+                "OK 3",
+                "ERR 400 unknown command 'frob'",
+                "OK",
+                "OK 5 O\r",
+                "OK 9",
+            ],
+        );
+        assert_eq!(
+            out,
+            [
+                "logged in as 42",
+                "ok seeking",
+                "ok 3",
+                "error 400: unknown command 'frob'",
+                "ok 5 O",
+                "ok 9",
+            ]
+        );
+        assert_eq!(view.name.as_deref(), Some("42"));
+        // JOIN's game is the current one; LIST's count and REMATCH's new game
+        // (current once its START comes) are not.
+        assert_eq!(view.current, Some(5));
+        assert!(view.pending.is_empty());
+        assert!(view.last_ok);
     }
 
     #[test]

@@ -60,7 +60,7 @@ fn history_gives_a_game_its_players_moves_and_result() {
     );
     // A game in play: the moves so far, from the position it started from.
     let mut hot = Client::login_as(daemon.addr, "hot");
-    let h = ok_game(&hot.ok("NEW othello hotseat clock 5+3 from f5d6").1);
+    let h = hot.ok_game("NEW othello hotseat clock 5+3 from f5d6");
     hot.lines_through(&format!("TURN {h} X"));
     hot.ok("MOVE c3");
     hot.lines_through(&format!("TURN {h} O"));
@@ -74,7 +74,7 @@ fn history_gives_a_game_its_players_moves_and_result() {
     assert!(resigned.ends_with(":resign f5d6c3"), "{resigned}");
     // An open game its creator left is cancelled.
     let mut opener = Client::login_as(daemon.addr, "opener");
-    let o = ok_game(&opener.ok("NEW tictactoe as X").1);
+    let o = opener.ok_game("NEW tictactoe as X");
     opener.ok("LEAVE");
     let cancelled = history_until(&mut reader, o, |l| l.contains(" cancelled "));
     assert_eq!(
@@ -101,7 +101,7 @@ fn flip(args: &[&str]) -> Output {
 
 /// Plays `moves` in a new hotseat game, then resigns it; returns the game.
 fn resigned_game(client: &mut Client, variant: &str, moves: &[&str]) -> u64 {
-    let g = ok_game(&client.ok(&format!("NEW {variant} hotseat")).1);
+    let g = client.ok_game(&format!("NEW {variant} hotseat"));
     client.lines_through(&format!("TURN {g} "));
     for square in moves {
         client.ok(&format!("MOVE {square}"));

@@ -66,9 +66,9 @@ fn ask(client: &mut Client, line: &str) -> Option<String> {
 fn open_game(a: &mut Client, b: Option<&mut Client>) -> Option<u64> {
     let Some(b) = b else {
         let reply = ask(a, "NEW othello hotseat")?;
-        return Some(ok_game(&reply));
+        return Some(reply_game("NEW", &reply));
     };
-    let game = ok_game(&ask(a, "NEW othello as X")?);
+    let game = reply_game("NEW", &ask(a, "NEW othello as X")?);
     let joined = ask(b, &format!("JOIN {game}"))?;
     assert_eq!(joined, format!("OK {game} O"));
     Some(game)
@@ -264,7 +264,7 @@ fn acknowledged_moves_survive_kill_9_and_the_games_play_on() {
     resume(daemon.addr, &logs, true);
     let max = logs.iter().map(|l| l.game).max().unwrap_or(0);
     let mut late = Client::login_as(daemon.addr, "late");
-    let game = ok_game(&late.ok("NEW tictactoe hotseat").1);
+    let game = late.ok_game("NEW tictactoe hotseat");
     assert!(game > max, "game {game} after {max}");
     drop(daemon);
     remove_temp_dir(&dir);
@@ -362,7 +362,7 @@ fn a_restart_brings_back_games_with_their_clocks_bots_and_numbers() {
     config.grace_secs = 30;
     let daemon = start(config);
     let mut ann = Client::login_as(daemon.addr, "ann");
-    let g = ok_game(&ann.ok("NEW othello as X vs bot:1 clock 10+2").1);
+    let g = ann.ok_game("NEW othello as X vs bot:1 clock 10+2");
     ann.lines_through(&format!("TURN {g} X"));
     for _ in 0..2 {
         std::thread::sleep(Duration::from_millis(150));
@@ -417,7 +417,7 @@ fn a_restart_brings_back_games_with_their_clocks_bots_and_numbers() {
     // The bot is back in its seat and answers.
     ann.lines_through(&format!("MOVED {g} O "));
     let mut late = Client::login_as(daemon.addr, "late");
-    let next = ok_game(&late.ok("NEW tictactoe hotseat").1);
+    let next = late.ok_game("NEW tictactoe hotseat");
     assert_eq!(next, pair.game + 1, "numbers go on after the stored ones");
 }
 
@@ -439,7 +439,7 @@ fn ann_move(ann: &mut Client, g: u64) -> String {
 fn a_failing_write_refuses_the_move_and_the_game_keeps_its_state() {
     let daemon = start(test_config());
     let mut c = Client::login_as(daemon.addr, "wf");
-    let g = ok_game(&c.ok("NEW othello hotseat").1);
+    let g = c.ok_game("NEW othello hotseat");
     c.lines_through(&format!("TURN {g} X"));
     c.ok("MOVE f5");
     c.lines_through(&format!("TURN {g} O"));
@@ -479,7 +479,7 @@ fn a_failing_write_refuses_the_move_and_the_game_keeps_its_state() {
     );
     // A bot's move that cannot be saved is not played; the bot tries again.
     let mut b = Client::login_as(daemon.addr, "wb");
-    let g2 = ok_game(&b.ok("NEW othello as X vs bot:1").1);
+    let g2 = b.ok_game("NEW othello as X vs bot:1");
     b.lines_through(&format!("TURN {g2} X"));
     db.execute_batch(&format!(
         "CREATE TRIGGER refuse_bot BEFORE INSERT ON move_log WHEN NEW.game = {g2} AND NEW.ply = 2 \
@@ -563,7 +563,7 @@ fn a_game_announced_over_stays_over_after_kill_9() {
     let config = write_config(&dir, "");
     let mut daemon = ChildDaemon::start_with(&config);
     let mut c = Client::login_as(daemon.addr, "res");
-    let g = ok_game(&c.ok("NEW othello hotseat").1);
+    let g = c.ok_game("NEW othello hotseat");
     c.ok("MOVE f5");
     c.ok("END");
     let over = c.lines_through(&format!("OVER {g} "));

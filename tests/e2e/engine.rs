@@ -22,7 +22,7 @@ fn keep_the_engine_busy(
     stop: Arc<AtomicBool>,
 ) -> Vec<Search> {
     let mut c = Client::login_as(addr, "busybot");
-    let g = ok_game(&c.ok("NEW othello10 vs bot:10 as O").1);
+    let g = c.ok_game("NEW othello10 vs bot:10 as O");
     let mut searches: Vec<Search> = vec![(Instant::now(), None)];
     while !stop.load(Ordering::Acquire) {
         let Received::Line(line) = c.read_until(Instant::now() + Duration::from_millis(50)) else {

@@ -118,7 +118,7 @@ fn games_against_bots_at_levels_1_and_3_end_in_over() {
         let (data, created) = human.ok(&format!("NEW {args}"));
         assert!(data.is_empty(), "{data:?}");
         let start = parse_start(&human.line());
-        assert_eq!(start.game, ok_game(&created));
+        assert_eq!(start.game, reply_game("NEW", &created));
         let names = [start.black.as_str(), start.white.as_str()];
         let expected = match human_side {
             Color::Black => [human.name.as_str(), bot],
@@ -145,7 +145,7 @@ fn one_connection_plays_both_sides_of_a_hotseat_game() {
     assert!(data.is_empty());
     let start_line = solo.line();
     let start = parse_start(&start_line);
-    assert_eq!(start.game, ok_game(&created));
+    assert_eq!(start.game, reply_game("NEW", &created));
     assert_eq!(
         (start.black.as_str(), start.white.as_str()),
         ("solo", "solo")
@@ -215,7 +215,7 @@ fn new_from_a_transcript_starts_there_even_at_a_forced_pass() {
     let mut solo = Client::login_as(daemon.addr, "fromfan");
     let (data, created) = solo.ok(&format!("NEW othello6 hotseat from {transcript}"));
     assert!(data.is_empty(), "{data:?}");
-    let g = ok_game(&created);
+    let g = reply_game("NEW", &created);
     let start = parse_start(&solo.line());
     assert_eq!(start.game, g);
     let board = solo.line();

@@ -56,7 +56,7 @@ fn list_shows_game_lines_and_who_shows_player_lines() {
     let mut a = Client::login_as(daemon.addr, "la");
     let mut b = Client::login_as(daemon.addr, "lb");
     let mut c = Client::connect(daemon.addr);
-    let g = ok_game(&a.ok("NEW othello6 as X").1);
+    let g = a.ok_game("NEW othello6 as X");
     assert_eq!(
         c.ok("LIST"),
         (
@@ -78,7 +78,7 @@ fn list_shows_game_lines_and_who_shows_player_lines() {
     let (players, _) = c.ok("WHO");
     assert_eq!(players.last().unwrap(), "PLAYER lc idle");
     // A game against the bot is listed with the bot's name, and moves count plies.
-    let bot_game = ok_game(&c.ok("NEW othello vs bot:2 as O").1);
+    let bot_game = c.ok_game("NEW othello vs bot:2 as O");
     c.lines_through(&format!("TURN {bot_game} O "));
     let (games, count) = c.ok("LIST");
     assert_eq!(count, "OK 2");
@@ -129,7 +129,7 @@ fn joining_or_creating_a_game_withdraws_an_open_seek() {
     let daemon = start(test_config());
     let mut host = Client::login_as(daemon.addr, "host");
     let mut seeker = Client::login_as(daemon.addr, "seeker");
-    let g = ok_game(&host.ok("NEW othello as X").1);
+    let g = host.ok_game("NEW othello as X");
     assert_eq!(seeker.ok("SEEK tictactoe").1, "OK seeking");
     assert_eq!(seeker.ok(&format!("JOIN {g}")).1, format!("OK {g} O"));
     seeker.expect_event(&format!("TURN {g} X"));
@@ -149,7 +149,7 @@ fn joining_or_creating_a_game_withdraws_an_open_seek() {
     // The same for NEW: a seek, then a hotseat game.
     let mut solo = Client::login_as(daemon.addr, "solo");
     assert_eq!(solo.ok("SEEK anti").1, "OK seeking");
-    let h = ok_game(&solo.ok("NEW othello hotseat").1);
+    let h = solo.ok_game("NEW othello hotseat");
     let mut other = Client::login_as(daemon.addr, "other");
     assert_eq!(other.ok("SEEK anti").1, "OK seeking");
     solo.expect_event(&format!("TURN {h} X"));
@@ -227,7 +227,7 @@ fn rematch_starts_a_new_game_with_colours_swapped() {
     assert_eq!(b.line(), offer);
     let (data, ok) = b.ok("REMATCH");
     assert!(data.is_empty(), "{data:?}");
-    let g2 = ok_game(&ok);
+    let g2 = reply_game("REMATCH", &ok);
     assert_ne!(g2, g);
     let start2 = format!("START {g2} othello6 rb ra 5+2");
     assert_eq!(a.line(), start2);

@@ -61,7 +61,7 @@ fn seek_then(command: &str) {
         } else {
             paired += 1;
             assert!(a_reply.starts_with("ERR 409 "), "trial {trial}: {a_reply}");
-            assert_eq!(in_play, [ok_game(&b_reply)], "trial {trial}");
+            assert_eq!(in_play, [reply_game("SEEK", &b_reply)], "trial {trial}");
         }
     }
     eprintln!("{paired} of 40 trials paired first");
@@ -79,7 +79,7 @@ fn a_seeker_who_sends_join_as_another_seeker_arrives_sits_in_one_game() {
     let mut paired = 0;
     for trial in 0..40 {
         let mut host = Client::login_as(daemon.addr, &format!("h{trial}"));
-        let g = ok_game(&host.ok("NEW othello as X").1);
+        let g = host.ok_game("NEW othello as X");
         let (a_name, b_name) = (format!("a{trial}"), format!("b{trial}"));
         let mut a = Client::login_as(daemon.addr, &a_name);
         let mut b = Client::login_as(daemon.addr, &b_name);
@@ -118,12 +118,12 @@ fn rematches_sent_in_one_write_start_one_game_and_it_ends_when_the_player_leaves
                 .as_bytes(),
         );
         let got = replies(&mut x, 6);
-        let first = ok_game(&got[1]);
+        let first = reply_game("NEW", &got[1]);
         assert_eq!(
             got[..3],
             [format!("OK {name}"), format!("OK {first}"), "OK".into()]
         );
-        let second = ok_game(&got[3]);
+        let second = reply_game("REMATCH", &got[3]);
         assert_ne!(second, first);
         for late in &got[4..] {
             assert_eq!(

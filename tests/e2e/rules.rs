@@ -3,7 +3,8 @@
 
 use std::time::Duration;
 
-use flipline::{Game, Variant};
+use flipline::protocol::Reply;
+use flipline::{Game, Move, Variant};
 use flipline_tests::*;
 
 #[test]
@@ -137,14 +138,17 @@ fn hint_answers_in_bot_and_hotseat_games_and_is_403_between_people() {
     assert!(err.contains("hints are off"), "{err}");
     b.err("HINT", 403);
     let mut solo = Client::login_as(daemon.addr, "hsolo");
-    let h = ok_game(&solo.ok("NEW othello hotseat").1);
+    let h = solo.ok_game("NEW othello hotseat");
     solo.lines_through(&format!("TURN {h} X"));
     let (data, hint) = solo.ok("HINT");
     assert!(data.is_empty(), "{data:?}");
-    let fields: Vec<&str> = hint.split(' ').collect();
-    assert_eq!(fields.len(), 3, "OK <square> <score>: {hint}");
-    assert!(["d3", "c4", "f5", "e6"].contains(&fields[1]), "{hint}");
-    assert!(fields[2].parse::<i32>().is_ok(), "{hint}");
+    let Reply::Hint(Move::Place(square), _) = reply_to("HINT", &hint) else {
+        panic!("HINT -> {hint}: not a square");
+    };
+    assert!(
+        ["d3", "c4", "f5", "e6"].contains(&square.to_string().as_str()),
+        "{hint}"
+    );
     // The hint is only advice: nothing was played.
     solo.expect_silence(Duration::from_millis(50));
 }
@@ -163,7 +167,7 @@ fn leave_withdraws_a_seek_or_a_watch_and_is_409_in_a_game_in_play() {
     // A game in play is left by resigning, not by LEAVE.
     let mut e = Client::login_as(daemon.addr, "partner");
     let (_, paired) = e.ok("SEEK tictactoe");
-    let g = ok_game(&paired);
+    let g = reply_game("SEEK", &paired);
     let err = e.err("LEAVE", 409);
     assert!(err.contains("END"), "{err}");
     e.err("NEW othello", 409);
