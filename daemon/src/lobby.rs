@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use actix::{Actor, Addr, ArbiterHandle, AsyncContext, Context, Handler};
 use flipline::notation::replay_with_passes;
-use flipline::protocol::{EndReason, Event, GameId, GameResult, GameStatus, ProtocolError};
+use flipline::protocol::{EndReason, Event, GameId, GameResult, ProtocolError};
 
 use crate::config::Config;
 use crate::engine_pool::EngineWorker;
@@ -27,7 +27,7 @@ use crate::game_numbers::{GameNumbers, Reserved};
 use crate::messages::*;
 use crate::random::random_u64;
 use crate::rules::Sitter;
-use crate::rules::lobby::{Done, Launch, LobbyCore, LobbyEffect, PlayerStatus, Rematched, Sought};
+use crate::rules::lobby::{Done, Launch, LobbyCore, LobbyEffect, Rematched, Sought};
 use crate::store::{GameRecord, Status, Store, StoredMove, Write};
 
 /// A connection as the lobby keeps it.
@@ -443,11 +443,7 @@ impl Handler<ListGames> for Lobby {
                     variant: entry.variant,
                     black: black.as_ref().map(|o| o.name().to_string()),
                     white: white.as_ref().map(|o| o.name().to_string()),
-                    status: match entry.phase {
-                        crate::rules::Phase::Open => GameStatus::Open,
-                        crate::rules::Phase::Playing => GameStatus::Playing,
-                        crate::rules::Phase::Over => GameStatus::Over,
-                    },
+                    status: entry.phase.status(),
                     ply: entry
                         .route
                         .as_ref()
@@ -467,11 +463,7 @@ impl Handler<ListPlayers> for Lobby {
             .into_iter()
             .map(|(name, status)| Event::Player {
                 name: name.to_string(),
-                status: match status {
-                    PlayerStatus::Playing(game) => flipline::protocol::PlayerStatus::Playing(game),
-                    PlayerStatus::Seeking => flipline::protocol::PlayerStatus::Seeking,
-                    PlayerStatus::Idle => flipline::protocol::PlayerStatus::Idle,
-                },
+                status,
             })
             .collect()
     }

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use flipline::notation::replay_with_passes;
 use flipline::protocol::{
-    ClockSpec, ErrorCode, GameId, NewGame, Opponent, ProtocolError, SeatChoice,
+    ClockSpec, ErrorCode, GameId, NewGame, Opponent, PlayerStatus, ProtocolError, SeatChoice,
 };
 use flipline::{Color, Move, Variant};
 
@@ -244,17 +244,6 @@ struct Seek {
     name: Name,
     variant: Variant,
     clock: Option<ClockSpec>,
-}
-
-/// What `WHO` says of a name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PlayerStatus {
-    /// Seated in a game that is open or in play.
-    Playing(GameId),
-    /// Waiting for a pairing.
-    Seeking,
-    /// Neither.
-    Idle,
 }
 
 /// The lobby (see the module docs).

@@ -45,12 +45,13 @@ pub enum Phase {
 }
 
 impl Phase {
-    /// The word `LIST` shows.
-    pub fn word(self) -> &'static str {
+    /// The status `LIST` shows.
+    pub fn status(self) -> flipline::protocol::GameStatus {
+        use flipline::protocol::GameStatus;
         match self {
-            Phase::Open => "open",
-            Phase::Playing => "playing",
-            Phase::Over => "over",
+            Phase::Open => GameStatus::Open,
+            Phase::Playing => GameStatus::Playing,
+            Phase::Over => GameStatus::Over,
         }
     }
 }
