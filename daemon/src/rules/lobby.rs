@@ -9,6 +9,7 @@
 //! daemon's route to the game's actor); the core only holds it.
 
 use std::collections::{BTreeMap, HashMap};
+use std::num::NonZeroU64;
 
 use flipline::notation::replay_with_passes;
 use flipline::protocol::{
@@ -197,16 +198,17 @@ pub struct Entry<R> {
     pub route: Option<R>,
     /// Its variant.
     pub variant: Variant,
-    /// Its clock.
-    pub clock: Option<ClockSpec>,
+    /// Its clock, boxed: most games have none, and the lobby holds every game.
+    pub clock: Option<Box<ClockSpec>>,
     /// Black's seat, then white's; `None` while open.
     pub seats: [Option<Occupant>; 2],
     /// Where it stands.
     pub phase: Phase,
     /// Who has asked for a rematch (by seat).
     votes: [bool; 2],
-    /// The rematch it started: a finished game starts at most one.
-    rematch: Option<GameId>,
+    /// The rematch it started: a finished game starts at most one. (Game
+    /// numbers start at 1.)
+    rematch: Option<NonZeroU64>,
 }
 
 impl<R> Entry<R> {
@@ -223,7 +225,7 @@ impl<R> Entry<R> {
 
     /// The rematch this game started, if any.
     pub fn rematch(&self) -> Option<GameId> {
-        self.rematch
+        self.rematch.map(NonZeroU64::get)
     }
 }
 
@@ -560,6 +562,7 @@ impl<R: Clone> LobbyCore<R> {
             return Err(conflict(format!("game {game} is not over")));
         }
         if let Some(next) = entry.rematch {
+            let next = next.get();
             return Err(conflict(format!(
                 "game {game} was rematched as game {next}"
             )));
@@ -596,9 +599,9 @@ impl<R: Clone> LobbyCore<R> {
             return done(Rematched::Waiting, effects);
         }
         let next = next_id();
-        entry.rematch = Some(next);
+        entry.rematch = NonZeroU64::new(next);
         entry.votes = [false; 2];
-        let (variant, clock) = (entry.variant, entry.clock);
+        let (variant, clock) = (entry.variant, entry.clock.as_deref().copied());
         let [black, white] = entry.seats.clone();
         let persons: Vec<Name> = entry.persons().cloned().collect();
         let mut effects = Vec::new();
@@ -682,7 +685,7 @@ impl<R: Clone> LobbyCore<R> {
         let entry = Entry {
             route: None,
             variant,
-            clock,
+            clock: clock.map(Box::new),
             phase: Phase::Playing,
             votes: [false; 2],
             rematch: None,
@@ -857,7 +860,7 @@ impl<R: Clone> LobbyCore<R> {
         let entry = Entry {
             route: None,
             variant,
-            clock,
+            clock: clock.map(Box::new),
             seats: occupants,
             phase,
             votes: [false; 2],
