@@ -229,13 +229,15 @@ impl<R> Entry<R> {
     }
 }
 
-/// A name the lobby knows: logged in, or seated in a game (or both).
+/// A name the lobby knows: logged in, or seated in a game (or both). Kept
+/// for every player, so kept small: connections and games are numbered
+/// from 1.
 #[derive(Clone, Copy, Debug, Default)]
 struct Person {
     /// The connection it is logged in on.
-    conn: Option<ConnId>,
+    conn: Option<NonZeroU64>,
     /// The game it sits at: open, in play, or over and not left yet.
-    seat: Option<GameId>,
+    seat: Option<NonZeroU64>,
     /// Whether its connection is at that game's table (false after a
     /// reconnect, until `JOIN`).
     attached: bool,
@@ -286,12 +288,18 @@ impl<R: Clone> LobbyCore<R> {
 
     /// The connection `name` is logged in on.
     pub fn holder(&self, name: &str) -> Option<ConnId> {
-        self.people.get(name).and_then(|p| p.conn)
+        self.people
+            .get(name)
+            .and_then(|p| p.conn)
+            .map(NonZeroU64::get)
     }
 
     /// The game `name` sits at.
     pub fn seat_of(&self, name: &str) -> Option<GameId> {
-        self.people.get(name).and_then(|p| p.seat)
+        self.people
+            .get(name)
+            .and_then(|p| p.seat)
+            .map(NonZeroU64::get)
     }
 
     /// A game the lobby holds.
@@ -325,6 +333,12 @@ impl<R: Clone> LobbyCore<R> {
     /// connection holds the name. The caller first reports a holder it knows
     /// to be gone ([`LobbyCore::gone`]).
     pub fn login(&mut self, name: &Name, conn: ConnId) -> Result<(), ProtocolError> {
+        let Some(conn) = NonZeroU64::new(conn) else {
+            return Err(ProtocolError::new(
+                ErrorCode::Unavailable,
+                "no such connection",
+            ));
+        };
         let person = self.people.entry(Name::clone(name)).or_default();
         match person.conn {
             Some(holder) if holder != conn => Err(conflict(format!("name '{name}' is in use"))),
@@ -343,12 +357,12 @@ impl<R: Clone> LobbyCore<R> {
         let Some(person) = self.people.get_mut(name) else {
             return effects;
         };
-        if person.conn != Some(conn) {
+        if person.conn != NonZeroU64::new(conn) {
             return effects;
         }
         person.conn = None;
         person.attached = false;
-        let seat = person.seat;
+        let seat = person.seat.map(NonZeroU64::get);
         self.withdraw_seek(name);
         if let Some(game) = seat {
             match self.games.get(&game).map(|e| e.phase) {
@@ -570,7 +584,7 @@ impl<R: Clone> LobbyCore<R> {
         let present = |other: &Name| {
             self.people
                 .get(other)
-                .is_some_and(|p| p.conn.is_some() && p.seat == Some(game))
+                .is_some_and(|p| p.conn.is_some() && p.seat == NonZeroU64::new(game))
         };
         let opponent_left = entry.seats.iter().any(|s| match s {
             None => true,
@@ -661,7 +675,7 @@ impl<R: Clone> LobbyCore<R> {
         };
         for name in entry.persons() {
             if let Some(person) = self.people.get_mut(name)
-                && person.seat == Some(game)
+                && person.seat == NonZeroU64::new(game)
             {
                 person.seat = None;
             }
@@ -712,6 +726,7 @@ impl<R: Clone> LobbyCore<R> {
             .map(|(name, p)| {
                 let playing = p
                     .seat
+                    .map(NonZeroU64::get)
                     .filter(|g| self.games.get(g).is_some_and(|e| e.phase != Phase::Over));
                 let status = match playing {
                     Some(game) => PlayerStatus::Playing(game),
@@ -777,7 +792,7 @@ impl<R: Clone> LobbyCore<R> {
         };
         for name in entry.persons() {
             if let Some(person) = self.people.get_mut(name)
-                && person.seat == Some(game)
+                && person.seat == NonZeroU64::new(game)
             {
                 person.seat = None;
             }
@@ -798,14 +813,14 @@ impl<R: Clone> LobbyCore<R> {
     /// `name` sits at `game`, from its connection there if `attached`.
     fn seat(&mut self, name: &Name, game: GameId, attached: bool) {
         let person = self.people.entry(Name::clone(name)).or_default();
-        person.seat = Some(game);
+        person.seat = NonZeroU64::new(game);
         person.attached = attached;
     }
 
     /// `name` no longer sits at `game`; its rematch votes go.
     fn unseat(&mut self, name: &str, game: GameId) {
         if let Some(person) = self.people.get_mut(name)
-            && person.seat == Some(game)
+            && person.seat == NonZeroU64::new(game)
         {
             person.seat = None;
         }
@@ -929,7 +944,7 @@ impl<R: Clone> LobbyCore<R> {
             }
         }
         for (name, person) in &self.people {
-            if let Some(game) = person.seat {
+            if let Some(game) = person.seat.map(NonZeroU64::get) {
                 let seated = self
                     .games
                     .get(&game)

@@ -98,7 +98,7 @@ impl World {
             .enumerate()
             .map(|(i, script)| {
                 let name = Name::from(format!("p{i}"));
-                let login = lobby.login(&name, i as ConnId);
+                let login = lobby.login(&name, conn_of(i));
                 assert!(login.is_ok());
                 Session {
                     name,
@@ -304,7 +304,7 @@ impl World {
         let table = &mut game.table;
         let (reply, effects) = match msg {
             ToTable::Ask(conn, cmd) => {
-                let name = Name::clone(&self.sessions[conn as usize].name);
+                let name = Name::clone(&self.sessions[index_of(conn)].name);
                 let (reply, effects) = match cmd {
                     Cmd::Move => {
                         let mv = table
@@ -424,7 +424,7 @@ impl World {
         };
         s.sent += 1;
         s.waiting = true;
-        let conn = i as ConnId;
+        let conn = conn_of(i);
         match cmd {
             Cmd::Quit => {
                 s.reply = None;
@@ -465,11 +465,11 @@ impl World {
     }
 
     fn session(&self, conn: ConnId) -> &Session {
-        &self.sessions[conn as usize]
+        &self.sessions[index_of(conn)]
     }
 
     fn session_mut(&mut self, conn: ConnId) -> &mut Session {
-        &mut self.sessions[conn as usize]
+        &mut self.sessions[index_of(conn)]
     }
 
     /// Every name sits in at most one table in play, as the tables themselves
@@ -492,6 +492,15 @@ impl World {
         }
         Ok(())
     }
+}
+
+/// Connections are numbered from 1, as the daemon numbers them.
+fn conn_of(index: usize) -> ConnId {
+    index as ConnId + 1
+}
+
+fn index_of(conn: ConnId) -> usize {
+    conn.saturating_sub(1) as usize
 }
 
 #[derive(Clone, Copy, Debug)]
