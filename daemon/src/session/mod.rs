@@ -6,38 +6,45 @@
 //! `ctx.wait`, which holds back both the next input line and incoming events until
 //! the reply is written. So each reply comes in command order, and the events a
 //! command causes come after its `OK`.
+//!
+//! The session's files go by job: `io` (the `Reader` and the `Flusher`, the
+//! futures that read and write the socket in this actor's context) and
+//! `limits` (the connection count, with the session's `Drop` that gives its
+//! place back, the rate limit, the idle check). This file keeps the actor
+//! itself: its state, its start and stop, the messages it is told, the helpers
+//! every command replies and asks with, and the commands.
 
-use std::io;
-use std::pin::Pin;
+mod io;
+mod limits;
+
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::task::{Poll, ready};
+use std::sync::atomic::{AtomicU64, AtomicUsize};
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
 
 use actix::dev::ToEnvelope;
 use actix::fut::{ActorFutureExt, WrapFuture};
-use actix::{
-    Actor, ActorContext, ActorState, Addr, ArbiterHandle, AsyncContext, Context, Handler, Message,
-};
+use actix::{Actor, ActorContext, Addr, ArbiterHandle, AsyncContext, Context, Handler, Message};
 use flipline::protocol::{
     COMMAND_HELP, Command, ErrorCode, Event, GREETING, GameStatus, ProtocolError,
 };
 
-use tokio::io::{AsyncRead, ReadBuf};
 use tokio::net::TcpStream;
-use tokio_util::codec::Decoder;
 
 use crate::accounts::Accounts;
 use crate::codec::{Line, LineCodec};
-use crate::config::{Config, RateLimit};
+use crate::config::Config;
 use crate::lazy_list::LazyList;
 use crate::lobby::Lobby;
 use crate::messages::*;
 use crate::outbox::{Outbox, QueueError};
 use crate::rules::lobby::Left;
 use crate::store::{GameRecord, Status, Store};
+
+use io::{Flusher, Reader};
+pub use limits::{ConnectionSlot, held_here};
+use limits::{HELD_HERE, TokenBucket};
 
 /// What every session shares.
 pub struct Shared {
@@ -58,189 +65,6 @@ pub struct Shared {
     pub accounts: Arc<Accounts>,
     /// Moves slow inside the daemon, for the log.
     pub slow_moves: Arc<crate::watch::SlowMoves>,
-}
-
-/// Holds one place in the connection count; gives it back when dropped, unless
-/// a session has taken it over (see [`Session`]'s `Drop`).
-pub struct ConnectionSlot(Option<Arc<AtomicUsize>>);
-
-impl ConnectionSlot {
-    /// Takes a place if fewer than `max` are taken.
-    pub fn take(count: &Arc<AtomicUsize>, max: usize) -> Option<ConnectionSlot> {
-        let taken = count.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-            (n < max).then_some(n + 1)
-        });
-        taken.ok().map(|_| ConnectionSlot(Some(Arc::clone(count))))
-    }
-
-    /// The place now belongs to a session, which gives it back when it drops
-    /// (one field fewer in every session).
-    fn hand_over(mut self) {
-        self.0 = None;
-    }
-}
-
-impl Drop for ConnectionSlot {
-    fn drop(&mut self) {
-        if let Some(count) = &self.0 {
-            count.fetch_sub(1, Ordering::AcqRel);
-        }
-    }
-}
-
-/// Per-connection rate limit: a bucket of `burst` tokens refilled at `rate`/s.
-/// The rate and the burst are the daemon's, and the time of the last refill is
-/// the session's last input: both are passed in rather than kept in every
-/// connection.
-struct TokenBucket {
-    /// `f32`: it packs beside the line codec in every session.
-    tokens: f32,
-}
-
-impl TokenBucket {
-    fn new(limit: RateLimit) -> TokenBucket {
-        TokenBucket {
-            tokens: limit.burst as f32,
-        }
-    }
-
-    /// Adds what `elapsed` earns, up to the burst.
-    fn refill(&mut self, limit: RateLimit, elapsed: Duration) {
-        let refill = elapsed.as_secs_f32() * limit.per_second as f32;
-        self.tokens = (self.tokens + refill).min(limit.burst as f32);
-    }
-
-    /// Takes a token if there is one.
-    fn take(&mut self) -> bool {
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
-            true
-        } else {
-            false
-        }
-    }
-}
-
-/// Writes the session's queued lines whenever the socket takes them; it lives in
-/// the session's context, so a connection needs no writer task of its own.
-struct Flusher;
-
-impl actix::ActorFuture<Session> for Flusher {
-    type Output = ();
-
-    fn poll(
-        self: Pin<&mut Self>,
-        act: &mut Session,
-        ctx: &mut Context<Session>,
-        task: &mut std::task::Context<'_>,
-    ) -> Poll<()> {
-        let Some(socket) = act.socket.as_mut() else {
-            return Poll::Ready(());
-        };
-        match act.outbox.poll_write(socket, task) {
-            Poll::Pending => Poll::Pending,
-            Poll::Ready(e) => {
-                tracing::debug!(id = act.id, error = %e, "write failed");
-                ctx.stop();
-                Poll::Ready(())
-            }
-        }
-    }
-}
-
-/// Reads the client's lines and hands each to the session, as actix's own
-/// stream handling would. Its state is the session's `input` and `codec`, so
-/// that it costs no allocation of its own.
-struct Reader;
-
-/// Room made in the read buffer before each read, in bytes: commands are short.
-const READ_CHUNK: usize = 512;
-
-/// Lines handled in one go before other work in the session gets a turn.
-const LINES_PER_TURN: usize = 16;
-
-impl actix::ActorFuture<Session> for Reader {
-    type Output = ();
-
-    fn poll(
-        self: Pin<&mut Self>,
-        act: &mut Session,
-        ctx: &mut Context<Session>,
-        task: &mut std::task::Context<'_>,
-    ) -> Poll<()> {
-        let mut handled = 0;
-        loop {
-            match act.codec.decode(&mut act.input) {
-                Ok(Some(line)) => {
-                    act.on_input(ctx, Ok(line));
-                    handled += 1;
-                    // A command waiting for its answer holds back the next
-                    // line; the context polls this again once it has one.
-                    if ctx.waiting() || ctx.state() != ActorState::Running {
-                        return Poll::Pending;
-                    }
-                    if handled == LINES_PER_TURN {
-                        task.waker().wake_by_ref();
-                        return Poll::Pending;
-                    }
-                    continue;
-                }
-                Ok(None) => {}
-                Err(e) => return act.read_failed(ctx, e),
-            }
-            match poll_fill(act.socket.as_mut(), &mut act.input, task) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready(Ok(0)) => return act.input_ended(ctx),
-                Poll::Ready(Ok(_)) => {}
-                Poll::Ready(Err(e)) => return act.read_failed(ctx, e),
-            }
-        }
-    }
-}
-
-/// Reads what the socket has into `buf` (none: the end of input). With
-/// nothing buffered it reads into the stack first: the many polls that find no
-/// data allocate nothing, and the buffer exists only while there are bytes to
-/// handle (an idle connection holds none).
-fn poll_fill(
-    socket: Option<&mut TcpStream>,
-    buf: &mut BytesMut,
-    task: &mut std::task::Context<'_>,
-) -> Poll<io::Result<usize>> {
-    let Some(socket) = socket else {
-        return Poll::Ready(Ok(0));
-    };
-    if !buf.is_empty() {
-        buf.reserve(READ_CHUNK);
-        return tokio_util::io::poll_read_buf(Pin::new(socket), task, buf);
-    }
-    *buf = BytesMut::new();
-    let mut chunk = [0u8; READ_CHUNK];
-    let mut filled = ReadBuf::new(&mut chunk);
-    ready!(Pin::new(socket).poll_read(task, &mut filled))?;
-    buf.extend_from_slice(filled.filled());
-    Poll::Ready(Ok(filled.filled().len()))
-}
-
-impl Session {
-    /// The client closed its side: a last unterminated line still counts, and
-    /// if it waits for an answer the session stops only after it (the socket
-    /// keeps reporting the end, so the next poll comes back here).
-    fn input_ended(&mut self, ctx: &mut Context<Session>) -> Poll<()> {
-        if let Ok(Some(line)) = self.codec.decode_eof(&mut self.input) {
-            self.on_input(ctx, Ok(line));
-            if ctx.waiting() {
-                return Poll::Pending;
-            }
-        }
-        ctx.stop();
-        Poll::Ready(())
-    }
-
-    fn read_failed(&mut self, ctx: &mut Context<Session>, error: std::io::Error) -> Poll<()> {
-        self.on_input(ctx, Err(error));
-        Poll::Ready(())
-    }
 }
 
 /// How long a closing connection may take to write its last lines.
@@ -265,27 +89,6 @@ pub struct Session {
     watching: LazyList<SeatRef>,
     bucket: TokenBucket,
     last_input: Instant,
-}
-
-// The session holds its place in the connection count (see
-// `ConnectionSlot::hand_over`).
-impl Drop for Session {
-    fn drop(&mut self) {
-        self.shared.connections.fetch_sub(1, Ordering::AcqRel);
-        HELD_HERE.with(|held| held.set(held.get().saturating_sub(1)));
-    }
-}
-
-thread_local! {
-    /// Sessions on this thread. A session never leaves the thread it starts
-    /// on, so with a descriptor table per worker this counts the connections
-    /// in this thread's table.
-    static HELD_HERE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-/// Sessions on the calling thread (see `HELD_HERE`).
-pub fn held_here() -> usize {
-    HELD_HERE.with(std::cell::Cell::get)
 }
 
 impl Session {
@@ -401,6 +204,13 @@ impl Session {
         ctx.wait(request);
     }
 
+    /// This session as games and the lobby keep it.
+    fn own_ref(ctx: &Context<Self>) -> SessionRef {
+        SessionRef::new(ctx.address().downgrade().recipient())
+    }
+}
+
+impl Session {
     fn on_line(&mut self, ctx: &mut Context<Self>, line: Line) {
         if matches!(&line, Line::Text(text) if text.trim().is_empty()) {
             return;
@@ -610,11 +420,6 @@ impl Session {
         }
     }
 
-    /// This session as games and the lobby keep it.
-    fn own_ref(ctx: &Context<Self>) -> SessionRef {
-        SessionRef::new(ctx.address().downgrade().recipient())
-    }
-
     /// Looks a game up in the lobby, then goes on with its actor.
     fn find_game<F>(&mut self, ctx: &mut Context<Self>, game: flipline::protocol::GameId, then: F)
     where
@@ -802,23 +607,6 @@ impl Actor for Session {
     }
 }
 
-impl Session {
-    /// A line from the client, or why reading failed.
-    fn on_input(&mut self, ctx: &mut Context<Self>, item: Result<Line, std::io::Error>) {
-        let now = Instant::now();
-        let elapsed = now.saturating_duration_since(self.last_input);
-        self.last_input = now;
-        self.bucket.refill(self.shared.config.rate_limit, elapsed);
-        match item {
-            Ok(line) => self.on_line(ctx, line),
-            Err(e) => {
-                tracing::debug!(id = self.id, error = %e, "read failed");
-                ctx.stop();
-            }
-        }
-    }
-}
-
 impl Handler<ToSession> for Session {
     type Result = ();
 
@@ -831,19 +619,6 @@ impl Handler<ToSession> for Session {
                 self.send_text(ctx, Arc::from("INFO shutting down\n"));
                 ctx.stop();
             }
-        }
-    }
-}
-
-impl Session {
-    /// Idle connections are found by the lobby's sweep (see `Lobby::sweep_idle`)
-    /// rather than by a timer in every connection, which would cost each one a
-    /// timer entry and its allocation.
-    fn close_if_idle(&mut self, ctx: &mut Context<Self>) {
-        let timeout = Duration::from_secs(self.shared.config.idle_timeout_secs);
-        if self.last_input.elapsed() >= timeout {
-            self.send_text(ctx, Arc::from("INFO closing an idle connection\n"));
-            ctx.stop();
         }
     }
 }

@@ -1,0 +1,159 @@
+//! The session's socket: the `Reader`, which turns what the client sends into
+//! lines for the session, and the `Flusher`, which writes the outbox. Both are
+//! futures without state of their own, spawned in the session's context: their
+//! state is the session's fields, so a connection needs no task, buffer or
+//! allocation beyond the session itself (an idle one holds no read buffer).
+//! Here too is what happens at the end of input and when a read fails.
+
+use std::io;
+use std::pin::Pin;
+use std::task::{Poll, ready};
+use std::time::Instant;
+
+use bytes::BytesMut;
+
+use actix::{ActorContext, ActorState, AsyncContext, Context};
+
+use tokio::io::{AsyncRead, ReadBuf};
+use tokio::net::TcpStream;
+use tokio_util::codec::Decoder;
+
+use super::Session;
+use crate::codec::Line;
+
+/// Writes the session's queued lines whenever the socket takes them; it lives in
+/// the session's context, so a connection needs no writer task of its own.
+pub(super) struct Flusher;
+
+impl actix::ActorFuture<Session> for Flusher {
+    type Output = ();
+
+    fn poll(
+        self: Pin<&mut Self>,
+        act: &mut Session,
+        ctx: &mut Context<Session>,
+        task: &mut std::task::Context<'_>,
+    ) -> Poll<()> {
+        let Some(socket) = act.socket.as_mut() else {
+            return Poll::Ready(());
+        };
+        match act.outbox.poll_write(socket, task) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(e) => {
+                tracing::debug!(id = act.id, error = %e, "write failed");
+                ctx.stop();
+                Poll::Ready(())
+            }
+        }
+    }
+}
+
+/// Reads the client's lines and hands each to the session, as actix's own
+/// stream handling would. Its state is the session's `input` and `codec`, so
+/// that it costs no allocation of its own.
+pub(super) struct Reader;
+
+/// Room made in the read buffer before each read, in bytes: commands are short.
+const READ_CHUNK: usize = 512;
+
+/// Lines handled in one go before other work in the session gets a turn.
+const LINES_PER_TURN: usize = 16;
+
+impl actix::ActorFuture<Session> for Reader {
+    type Output = ();
+
+    fn poll(
+        self: Pin<&mut Self>,
+        act: &mut Session,
+        ctx: &mut Context<Session>,
+        task: &mut std::task::Context<'_>,
+    ) -> Poll<()> {
+        let mut handled = 0;
+        loop {
+            match act.codec.decode(&mut act.input) {
+                Ok(Some(line)) => {
+                    act.on_input(ctx, Ok(line));
+                    handled += 1;
+                    // A command waiting for its answer holds back the next
+                    // line; the context polls this again once it has one.
+                    if ctx.waiting() || ctx.state() != ActorState::Running {
+                        return Poll::Pending;
+                    }
+                    if handled == LINES_PER_TURN {
+                        task.waker().wake_by_ref();
+                        return Poll::Pending;
+                    }
+                    continue;
+                }
+                Ok(None) => {}
+                Err(e) => return act.read_failed(ctx, e),
+            }
+            match poll_fill(act.socket.as_mut(), &mut act.input, task) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Ok(0)) => return act.input_ended(ctx),
+                Poll::Ready(Ok(_)) => {}
+                Poll::Ready(Err(e)) => return act.read_failed(ctx, e),
+            }
+        }
+    }
+}
+
+/// Reads what the socket has into `buf` (none: the end of input). With
+/// nothing buffered it reads into the stack first: the many polls that find no
+/// data allocate nothing, and the buffer exists only while there are bytes to
+/// handle (an idle connection holds none).
+fn poll_fill(
+    socket: Option<&mut TcpStream>,
+    buf: &mut BytesMut,
+    task: &mut std::task::Context<'_>,
+) -> Poll<io::Result<usize>> {
+    let Some(socket) = socket else {
+        return Poll::Ready(Ok(0));
+    };
+    if !buf.is_empty() {
+        buf.reserve(READ_CHUNK);
+        return tokio_util::io::poll_read_buf(Pin::new(socket), task, buf);
+    }
+    *buf = BytesMut::new();
+    let mut chunk = [0u8; READ_CHUNK];
+    let mut filled = ReadBuf::new(&mut chunk);
+    ready!(Pin::new(socket).poll_read(task, &mut filled))?;
+    buf.extend_from_slice(filled.filled());
+    Poll::Ready(Ok(filled.filled().len()))
+}
+
+impl Session {
+    /// The client closed its side: a last unterminated line still counts, and
+    /// if it waits for an answer the session stops only after it (the socket
+    /// keeps reporting the end, so the next poll comes back here).
+    fn input_ended(&mut self, ctx: &mut Context<Session>) -> Poll<()> {
+        if let Ok(Some(line)) = self.codec.decode_eof(&mut self.input) {
+            self.on_input(ctx, Ok(line));
+            if ctx.waiting() {
+                return Poll::Pending;
+            }
+        }
+        ctx.stop();
+        Poll::Ready(())
+    }
+
+    fn read_failed(&mut self, ctx: &mut Context<Session>, error: std::io::Error) -> Poll<()> {
+        self.on_input(ctx, Err(error));
+        Poll::Ready(())
+    }
+
+    /// A line from the client, or why reading failed.
+    fn on_input(&mut self, ctx: &mut Context<Self>, item: Result<Line, std::io::Error>) {
+        let now = Instant::now();
+        let elapsed = now.saturating_duration_since(self.last_input);
+        self.last_input = now;
+        self.bucket.refill(self.shared.config.rate_limit, elapsed);
+        match item {
+            Ok(line) => self.on_line(ctx, line),
+            Err(e) => {
+                tracing::debug!(id = self.id, error = %e, "read failed");
+                ctx.stop();
+            }
+        }
+    }
+}
