@@ -1,0 +1,90 @@
+//! The commands: `on_line` takes a line from the client past the rate limit
+//! and the parser, and `dispatch` sends each command to its own function, one
+//! line per command. The functions live by whom they ask: `login` (the
+//! accounts, then the lobby), `seats` (the lobby, which decides every seat),
+//! `play` (the game, by the route the seat holds) and `watch` (the lobby's
+//! directory of games, the store, the lobby's lists). `PING` and `QUIT` are a
+//! line each in `dispatch`, and `HELP` asks no one: it is here.
+
+mod login;
+mod play;
+mod seats;
+mod watch;
+
+use actix::{ActorContext, Context};
+use flipline::protocol::{COMMAND_HELP, Command, ErrorCode};
+
+use super::Session;
+use crate::codec::Line;
+use crate::messages::{Action, Answer, ListGames, ListPlayers};
+
+impl Session {
+    pub(super) fn on_line(&mut self, ctx: &mut Context<Self>, line: Line) {
+        if matches!(&line, Line::Text(text) if text.trim().is_empty()) {
+            return;
+        }
+        if !self.bucket.take() {
+            return self.error(ctx, ErrorCode::TooMany, "too many commands, slow down");
+        }
+        match line {
+            Line::Text(text) => match Command::parse(&text) {
+                Ok(command) if command.needs_login() && self.name.is_none() => {
+                    self.error(ctx, ErrorCode::Unauthorized, "LOGIN first")
+                }
+                Ok(command) => self.dispatch(ctx, command),
+                Err(e) => self.reply(ctx, Err(e)),
+            },
+            Line::TooLong => {
+                let max = self.shared.config.max_line_bytes;
+                self.error(
+                    ctx,
+                    ErrorCode::TooLong,
+                    format!("line too long (at most {max} bytes)"),
+                )
+            }
+            Line::NotUtf8 => self.error(ctx, ErrorCode::BadRequest, "line is not UTF-8"),
+        }
+    }
+
+    /// One function per command keeps this match short.
+    fn dispatch(&mut self, ctx: &mut Context<Self>, command: Command) {
+        match command {
+            Command::Login { name, password } => self.login(ctx, name, password),
+            Command::Seek { variant, clock } => self.seek(ctx, variant, clock),
+            Command::New(spec) => self.new_game(ctx, spec),
+            Command::Join(game) => self.join(ctx, game),
+            Command::Watch(game) => self.watch(ctx, game),
+            Command::History(game) => self.history(ctx, game),
+            Command::Leave => self.leave(ctx),
+            Command::List => self.list(ctx, ListGames),
+            Command::Who => self.list(ctx, ListPlayers),
+            Command::Move(square) => self.play(ctx, Action::Move(square)),
+            Command::Pass => self.play(ctx, Action::Pass),
+            Command::End => self.play(ctx, Action::Resign),
+            Command::Board => self.board(ctx),
+            Command::Say(text) => self.play(ctx, Action::Say(text)),
+            Command::Rematch => self.rematch(ctx),
+            Command::Hint => self.hint(ctx),
+            Command::Ping => self.reply(ctx, Ok(Answer::ok("pong"))),
+            Command::Help => self.help(ctx),
+            Command::Quit => {
+                self.reply(ctx, Ok(Answer::ok("bye")));
+                ctx.stop();
+            }
+        }
+    }
+
+    fn help(&mut self, ctx: &mut Context<Self>) {
+        let data: String = COMMAND_HELP
+            .iter()
+            .map(|(usage, what)| format!("INFO {usage:<34} {what}\n"))
+            .collect();
+        self.reply(
+            ctx,
+            Ok(Answer {
+                data,
+                ok: String::new(),
+            }),
+        );
+    }
+}

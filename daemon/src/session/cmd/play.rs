@@ -1,0 +1,67 @@
+//! `MOVE`, `PASS`, `END`, `SAY`, `BOARD` and `HINT`: the commands for one
+//! game, sent straight to its actor by the route the session holds (its seat,
+//! or for `BOARD` the game it watches most recently), without asking the
+//! lobby. `MOVE` and `PASS` are the daemon's busiest path: they copy as
+//! little as they can, and their time from the line read to the reply goes to
+//! `SlowMoves`.
+
+use actix::Context;
+use flipline::protocol::ErrorCode;
+
+use crate::messages::{Action, SeatRef, ToGame};
+use crate::session::Session;
+
+impl Session {
+    /// The game a game command is for: the seat, else (for `BOARD`) the game
+    /// being watched most recently.
+    fn current_game(&self, spectator_ok: bool) -> Option<SeatRef> {
+        self.seat.clone().or_else(|| {
+            if spectator_ok {
+                self.watching.last().cloned()
+            } else {
+                None
+            }
+        })
+    }
+
+    /// `MOVE`, `PASS` and the like: sent from the seat as it is, since this is
+    /// the busiest path (no copy of the game's address per move).
+    pub(super) fn play(&mut self, ctx: &mut Context<Self>, action: Action) {
+        let (Some(seat), Some(name)) = (&self.seat, &self.name) else {
+            return self.error(ctx, ErrorCode::Forbidden, "you are not in a game");
+        };
+        let is_move = matches!(action, Action::Move(_) | Action::Pass);
+        let request = seat.tx.send(ToGame::Play {
+            name: name.clone(),
+            action,
+        });
+        self.await_answer(ctx, request, move |act, ctx, result| {
+            // Input waits while a command does, so the last input is this line.
+            if is_move {
+                act.shared.slow_moves.served(act.last_input.elapsed());
+            }
+            act.reply(ctx, result)
+        });
+    }
+
+    pub(super) fn board(&mut self, ctx: &mut Context<Self>) {
+        let Some(seat) = self.current_game(true) else {
+            return self.error(ctx, ErrorCode::Forbidden, "you are not in a game");
+        };
+        // Spectators have no seat; any name reads the board.
+        let name = self.name.clone().unwrap_or_default();
+        let request = seat.tx.send(ToGame::Play {
+            name,
+            action: Action::Board,
+        });
+        self.await_answer(ctx, request, |act, ctx, result| act.reply(ctx, result));
+    }
+
+    pub(super) fn hint(&mut self, ctx: &mut Context<Self>) {
+        let (Some(seat), Some(name)) = (self.current_game(false), self.name.clone()) else {
+            return self.error(ctx, ErrorCode::Forbidden, "you are not in a game");
+        };
+        let request = seat.tx.send(ToGame::Hint { name });
+        self.await_answer(ctx, request, |act, ctx, result| act.reply(ctx, result));
+    }
+}

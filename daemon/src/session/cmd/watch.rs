@@ -1,0 +1,113 @@
+//! `WATCH`, `HISTORY`, `LIST` and `WHO`: the commands that look at games
+//! rather than play them. `WATCH` finds the game's route in the lobby, the one
+//! directory of games, and keeps it; `HISTORY` reads the store; `LIST` and
+//! `WHO` are the lobby's lists. Here too is `unwatch_all`, which `LEAVE` and
+//! the session's stop use to tell the games watched that it has gone.
+
+use actix::fut::{ActorFutureExt, WrapFuture};
+use actix::{AsyncContext, Context, Handler, Message};
+use flipline::protocol::{ErrorCode, Event, GameStatus, ProtocolError};
+
+use crate::lobby::Lobby;
+use crate::messages::{Answer, Find, SeatRef, ToGame};
+use crate::session::Session;
+use crate::store::{GameRecord, Status};
+
+impl Session {
+    /// Looks a game up in the lobby, then goes on with its actor.
+    fn find_game<F>(&mut self, ctx: &mut Context<Self>, game: flipline::protocol::GameId, then: F)
+    where
+        F: FnOnce(&mut Session, &mut Context<Session>, SeatRef) + 'static,
+    {
+        let lobby = self.shared.lobby.clone();
+        self.ask(
+            ctx,
+            &lobby,
+            Find(game),
+            move |act, ctx, found| match found {
+                Some(seat) => then(act, ctx, seat),
+                None => act.error(ctx, ErrorCode::NotFound, format!("no game {game}")),
+            },
+        );
+    }
+
+    pub(super) fn watch(&mut self, ctx: &mut Context<Self>, game: flipline::protocol::GameId) {
+        let session = Session::own_ref(ctx);
+        self.find_game(ctx, game, move |act, ctx, seat| {
+            let request = seat.tx.send(ToGame::Watch {
+                id: act.id,
+                session,
+            });
+            act.await_answer(ctx, request, move |act, ctx, result| {
+                if result.is_ok() && !act.watching.iter().any(|w| w.game == game) {
+                    act.watching.push(seat);
+                }
+                act.reply(ctx, result);
+            });
+        });
+    }
+
+    pub(in crate::session) fn unwatch_all(&mut self) {
+        for seat in self.watching.take() {
+            seat.tx.do_send(ToGame::Unwatch { id: self.id });
+        }
+    }
+
+    /// `HISTORY`: the game as the store has it (committed moves only).
+    pub(super) fn history(&mut self, ctx: &mut Context<Self>, game: flipline::protocol::GameId) {
+        let read = self.shared.store.history(game);
+        ctx.wait(read.into_actor(self).map(move |found, act, ctx| {
+            let reply = match found {
+                Ok(Some(record)) => Ok(Answer {
+                    data: format!("{}\n", history_line(record)),
+                    ok: String::new(),
+                }),
+                Ok(None) => Err(ProtocolError::new(
+                    ErrorCode::NotFound,
+                    format!("no game {game}"),
+                )),
+                Err(e) => {
+                    tracing::error!(error = %e, "HISTORY could not read the store");
+                    Err(ProtocolError::new(
+                        ErrorCode::Unavailable,
+                        "the store is not available, try again",
+                    ))
+                }
+            };
+            act.reply(ctx, reply);
+        }));
+    }
+
+    pub(super) fn list<M>(&mut self, ctx: &mut Context<Self>, msg: M)
+    where
+        M: Message<Result = Vec<Event>> + Send + 'static,
+        Lobby: Handler<M>,
+    {
+        let lobby = self.shared.lobby.clone();
+        self.ask(ctx, &lobby, msg, |act, ctx, events| {
+            let data: String = events.iter().map(|e| format!("{e}\n")).collect();
+            let ok = events.len().to_string();
+            act.reply(ctx, Ok(Answer { data, ok }));
+        });
+    }
+}
+
+/// The `HISTORY` data line of a stored game.
+fn history_line(record: GameRecord) -> Event {
+    let moves = record.transcript();
+    Event::History {
+        game: record.id,
+        variant: record.variant,
+        black: record.black,
+        white: record.white,
+        clock: record.clock,
+        status: match record.status {
+            Status::Open => GameStatus::Open,
+            Status::Playing => GameStatus::Playing,
+            Status::Over => GameStatus::Over,
+            Status::Cancelled => GameStatus::Cancelled,
+        },
+        result: record.result,
+        moves,
+    }
+}
