@@ -28,6 +28,7 @@ use crate::messages::*;
 use crate::random::random_u64;
 use crate::rules::Sitter;
 use crate::rules::lobby::{Done, Launch, LobbyCore, LobbyEffect, Rematched, Sought};
+use crate::session::{GameRequest, Reach, SeatRef, SessionRef};
 use crate::store::{GameRecord, Status, Store, StoredMove, Write};
 
 /// A connection as the lobby keeps it.
@@ -109,7 +110,7 @@ impl Lobby {
             }
             LobbyEffect::ToGame(route, order) => {
                 let order = order.map_conn(|id| self.sessions.get(&id).map(|s| s.addr.clone()));
-                route.tx.do_send(ToGame::Seating(order));
+                route.tx.do_send(GameRequest::Seating(order));
             }
         }
     }
@@ -223,10 +224,10 @@ fn idle_sweep_interval(timeout: Duration) -> Duration {
     (timeout / 4).clamp(Duration::from_millis(50), Duration::from_secs(60))
 }
 
-impl Handler<Connected> for Lobby {
+impl Handler<Connected<SessionRef>> for Lobby {
     type Result = ();
 
-    fn handle(&mut self, msg: Connected, _: &mut Context<Self>) {
+    fn handle(&mut self, msg: Connected<SessionRef>, _: &mut Context<Self>) {
         let entry = SessionEntry {
             addr: msg.session,
             worker: msg.worker,
@@ -268,10 +269,10 @@ impl Handler<Login> for Lobby {
     }
 }
 
-impl Handler<Create> for Lobby {
+impl Handler<Create<SessionRef>> for Lobby {
     type Result = Result<SeatRef, ProtocolError>;
 
-    fn handle(&mut self, msg: Create, _: &mut Context<Self>) -> Self::Result {
+    fn handle(&mut self, msg: Create<SessionRef>, _: &mut Context<Self>) -> Self::Result {
         let (numbers, lobby) = (&mut self.numbers, &self.own);
         let id = || take_number(numbers, lobby);
         let done = self.core.new_game(&msg.name, &msg.spec, id, coin())?;
@@ -280,10 +281,10 @@ impl Handler<Create> for Lobby {
     }
 }
 
-impl Handler<Seek> for Lobby {
+impl Handler<Seek<SessionRef>> for Lobby {
     type Result = Result<Option<SeatRef>, ProtocolError>;
 
-    fn handle(&mut self, msg: Seek, _: &mut Context<Self>) -> Self::Result {
+    fn handle(&mut self, msg: Seek<SessionRef>, _: &mut Context<Self>) -> Self::Result {
         let (numbers, lobby) = (&mut self.numbers, &self.own);
         let id = || take_number(numbers, lobby);
         let done = self
@@ -296,10 +297,10 @@ impl Handler<Seek> for Lobby {
     }
 }
 
-impl Handler<Join> for Lobby {
+impl Handler<Join<SessionRef>> for Lobby {
     type Result = Result<(SeatRef, flipline::Color), ProtocolError>;
 
-    fn handle(&mut self, msg: Join, _: &mut Context<Self>) -> Self::Result {
+    fn handle(&mut self, msg: Join<SessionRef>, _: &mut Context<Self>) -> Self::Result {
         let done = self.core.join(&msg.name, msg.game)?;
         let (game, color) = self.carry_out(done);
         Ok((self.route(game)?, color))
@@ -315,10 +316,10 @@ impl Handler<Leave> for Lobby {
     }
 }
 
-impl Handler<Rematch> for Lobby {
+impl Handler<Rematch<SessionRef>> for Lobby {
     type Result = Result<Option<SeatRef>, ProtocolError>;
 
-    fn handle(&mut self, msg: Rematch, _: &mut Context<Self>) -> Self::Result {
+    fn handle(&mut self, msg: Rematch<SessionRef>, _: &mut Context<Self>) -> Self::Result {
         let (numbers, lobby) = (&mut self.numbers, &self.own);
         let id = || take_number(numbers, lobby);
         let done = self.core.rematch(&msg.name, id)?;
@@ -422,10 +423,10 @@ impl Handler<NumbersReserved> for Lobby {
     }
 }
 
-impl Handler<Find> for Lobby {
+impl Handler<Find<SessionRef>> for Lobby {
     type Result = Option<SeatRef>;
 
-    fn handle(&mut self, Find(game): Find, _: &mut Context<Self>) -> Self::Result {
+    fn handle(&mut self, Find(game, _): Find<SessionRef>, _: &mut Context<Self>) -> Self::Result {
         self.core.route(game).cloned()
     }
 }

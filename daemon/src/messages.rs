@@ -1,19 +1,22 @@
 //! Messages between the actors: plain data, and recipients instead of the
 //! actor types of their senders, so that this module sits at the bottom of
-//! the daemon's imports (the game knows no session or lobby type, the lobby
-//! no session type). Sessions ask (`send`) and wait for replies; games and
-//! the lobby only tell sessions (`do_send`), so no two actors ever wait on
-//! each other.
+//! the daemon's imports. Where a message carries a connection it is generic
+//! in how a connection is reached (`C`): the session module names that type
+//! (a weak address of a session: one pointer, no allocation) and every actor
+//! above it uses that name, so nothing here names an actor. Sessions ask
+//! (`send`) and wait for replies; games and the lobby only tell sessions
+//! (`do_send`), so no two actors ever wait on each other.
 //!
 //! A session reaches a game only through its route ([`GameHandle`]), which
 //! the lobby, the one directory of games, hands out with the seat or on
 //! `WATCH`; the route's recipient is what a game on another machine would
 //! replace.
 
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 
-use actix::{ArbiterHandle, Message, Recipient, WeakRecipient};
+use actix::{ArbiterHandle, Message, Recipient};
 use flipline::protocol::{ClockSpec, Event, GameId, NewGame, ProtocolError};
 use flipline::{Color, Square, Variant};
 
@@ -48,61 +51,38 @@ pub type Reply = Result<Answer, ProtocolError>;
 // ---- to sessions ----
 
 /// What games and the lobby tell a session.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub enum ToSession {
+pub enum ToSession<C: Send + 'static> {
     /// Lines to write to the client.
     Deliver(Text),
     /// The session now holds a seat in this game (another player's command
     /// put it there: a pairing or a rematch).
-    Seated(SeatRef),
+    Seated(SeatRef<C>),
     /// The lobby's periodic call: close if idle too long.
     IdleCheck,
     /// The daemon is stopping: say so and close.
     Shutdown,
 }
 
-/// A connection as games and the lobby keep it: weak, so that a connection
-/// that has gone is not kept alive by a game, and boxed to one pointer, so
-/// that a seat stays small (a recipient is two).
-#[derive(Clone, Debug)]
-pub struct SessionRef(Box<WeakRecipient<ToSession>>);
-
-impl SessionRef {
-    /// A weak reference to a session's mailbox.
-    pub fn new(recipient: WeakRecipient<ToSession>) -> SessionRef {
-        SessionRef(Box::new(recipient))
-    }
-
-    /// Tells the session `msg`, if it is still there.
-    pub fn tell(&self, msg: ToSession) {
-        if let Some(session) = self.0.upgrade() {
-            session.do_send(msg);
-        }
-    }
-
-    /// Whether the session is gone.
-    pub fn is_gone(&self) -> bool {
-        self.0.upgrade().is_none_or(|r| !r.connected())
-    }
+impl<C: Send + 'static> Message for ToSession<C> {
+    type Result = ();
 }
 
 /// A running game as the lobby, its players' sessions and the game itself hold
 /// it: one allocation per game, shared. It is the route to the game: the
 /// lobby hands it out, sessions keep it for their seat and what they watch.
 #[derive(Debug)]
-pub struct GameHandle {
+pub struct GameHandle<C: Send + 'static> {
     /// The game.
     pub game: GameId,
     /// Its mailbox.
-    pub tx: Recipient<ToGame>,
+    pub tx: Recipient<ToGame<C>>,
     /// Plies committed: written by the game on every move, read by the lobby
     /// for `LIST`, so that a move needs no message to the lobby.
     pub ply: AtomicU32,
 }
 
-/// A game and its actor, as a session keeps it.
-pub type SeatRef = Arc<GameHandle>;
+/// A game's route, shared.
+pub type SeatRef<C> = Arc<GameHandle<C>>;
 
 // ---- to games ----
 
@@ -123,9 +103,7 @@ pub enum Action {
 
 /// Everything a game is told or asked. One message type, so that a route
 /// is one recipient.
-#[derive(Message)]
-#[rtype(result = "Reply")]
-pub enum ToGame {
+pub enum ToGame<C: Send + 'static> {
     /// A player's action (`MOVE`, `PASS`, `END`, `BOARD`, `SAY`).
     Play {
         /// Who asks.
@@ -143,7 +121,7 @@ pub enum ToGame {
         /// The spectator's connection number.
         id: ConnId,
         /// Its mailbox.
-        session: SessionRef,
+        session: C,
     },
     /// A spectator leaves (by `LEAVE` or by disconnecting); not answered.
     Unwatch {
@@ -153,7 +131,11 @@ pub enum ToGame {
     /// What the lobby decided about who sits at the game (see
     /// [`crate::rules::lobby::Order`]); `None` where the connection is
     /// already gone. Not answered.
-    Seating(Order<Option<SessionRef>>),
+    Seating(Order<Option<C>>),
+}
+
+impl<C: Send + 'static> Message for ToGame<C> {
+    type Result = Reply;
 }
 
 /// What a game tells the lobby.
@@ -172,11 +154,11 @@ pub enum FromGame {
 /// A connection opened.
 #[derive(Message)]
 #[rtype(result = "()")]
-pub struct Connected {
+pub struct Connected<C: Send + 'static> {
     /// The connection's number.
     pub id: ConnId,
     /// Its mailbox.
-    pub session: SessionRef,
+    pub session: C,
     /// Its worker thread: games one of its players starts run there.
     pub worker: ArbiterHandle,
 }
@@ -202,35 +184,47 @@ pub struct Login {
 }
 
 /// `NEW`: the seat in the new game.
-#[derive(Message)]
-#[rtype(result = "Result<SeatRef, ProtocolError>")]
-pub struct Create {
+pub struct Create<C> {
     /// The creator.
     pub name: Name,
     /// The arguments of `NEW`.
     pub spec: NewGame,
+    /// The route type of the answer.
+    pub route: PhantomData<fn() -> C>,
+}
+
+impl<C: Send + 'static> Message for Create<C> {
+    type Result = Result<SeatRef<C>, ProtocolError>;
 }
 
 /// `SEEK`: a seat in a new game at once, or `None` while waiting.
-#[derive(Message)]
-#[rtype(result = "Result<Option<SeatRef>, ProtocolError>")]
-pub struct Seek {
+pub struct Seek<C> {
     /// The seeker.
     pub name: Name,
     /// The game wanted.
     pub variant: Variant,
     /// The clock wanted.
     pub clock: Option<ClockSpec>,
+    /// The route type of the answer.
+    pub route: PhantomData<fn() -> C>,
+}
+
+impl<C: Send + 'static> Message for Seek<C> {
+    type Result = Result<Option<SeatRef<C>>, ProtocolError>;
 }
 
 /// `JOIN`: the open seat, or one's own seat again; the seat and its colour.
-#[derive(Message)]
-#[rtype(result = "Result<(SeatRef, Color), ProtocolError>")]
-pub struct Join {
+pub struct Join<C> {
     /// Who.
     pub name: Name,
     /// The game.
     pub game: GameId,
+    /// The route type of the answer.
+    pub route: PhantomData<fn() -> C>,
+}
+
+impl<C: Send + 'static> Message for Join<C> {
+    type Result = Result<(SeatRef<C>, Color), ProtocolError>;
 }
 
 /// `LEAVE`: what was left.
@@ -244,11 +238,15 @@ pub struct Leave {
 }
 
 /// `REMATCH`: the seat in the new game, or `None` while others have not asked.
-#[derive(Message)]
-#[rtype(result = "Result<Option<SeatRef>, ProtocolError>")]
-pub struct Rematch {
+pub struct Rematch<C> {
     /// Who.
     pub name: Name,
+    /// The route type of the answer.
+    pub route: PhantomData<fn() -> C>,
+}
+
+impl<C: Send + 'static> Message for Rematch<C> {
+    type Result = Result<Option<SeatRef<C>>, ProtocolError>;
 }
 
 /// Games that were in play when the daemon last stopped: the lobby starts their
@@ -258,9 +256,11 @@ pub struct Rematch {
 pub struct Recover(pub Vec<crate::store::GameRecord>);
 
 /// The route to a game, for `WATCH`.
-#[derive(Message)]
-#[rtype(result = "Option<SeatRef>")]
-pub struct Find(pub GameId);
+pub struct Find<C>(pub GameId, pub PhantomData<fn() -> C>);
+
+impl<C: Send + 'static> Message for Find<C> {
+    type Result = Option<SeatRef<C>>;
+}
 
 /// `LIST`: one `GAME` line per game.
 #[derive(Message)]

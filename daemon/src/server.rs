@@ -17,7 +17,7 @@ use crate::engine_pool::EngineWorker;
 use crate::listener::{Listener, StopAccepting};
 use crate::lobby::Lobby;
 use crate::messages::{BroadcastShutdown, Recover};
-use crate::session::Shared;
+use crate::session::{LobbyPort, Shared};
 use crate::store::Store;
 use crate::watch::{SlowMoves, report_slow_moves, watch_thread};
 
@@ -168,7 +168,7 @@ async fn start(
     actix::spawn(report_slow_moves(Arc::clone(&slow_moves)));
     let shared = Arc::new(Shared {
         config: Arc::clone(&config),
-        lobby: lobby.clone(),
+        lobby: lobby_port(&lobby),
         connections: Arc::clone(&connections),
         next_session: AtomicU64::new(1),
         table_capacity: table_capacity(),
@@ -379,5 +379,22 @@ impl DaemonThread {
 impl Drop for DaemonThread {
     fn drop(&mut self) {
         let _ = self.shutdown();
+    }
+}
+
+/// The lobby's recipients for the sessions (which name no lobby type).
+fn lobby_port(lobby: &Addr<Lobby>) -> LobbyPort {
+    LobbyPort {
+        connected: lobby.clone().recipient(),
+        gone: lobby.clone().recipient(),
+        login: lobby.clone().recipient(),
+        create: lobby.clone().recipient(),
+        seek: lobby.clone().recipient(),
+        join: lobby.clone().recipient(),
+        leave: lobby.clone().recipient(),
+        rematch: lobby.clone().recipient(),
+        find: lobby.clone().recipient(),
+        list_games: lobby.clone().recipient(),
+        list_players: lobby.clone().recipient(),
     }
 }

@@ -14,6 +14,7 @@ use super::{GameActor, GameResponse};
 use crate::messages::*;
 use crate::rules::lobby::Order;
 use crate::rules::table::{MoveCommit, Played};
+use crate::session::SessionRef;
 
 impl GameActor {
     /// Stores a move the table applied; once committed the table announces it,

@@ -11,6 +11,7 @@ use flipline::protocol::Event;
 use super::GameActor;
 use crate::messages::*;
 use crate::rules::table::{Effect, Timer};
+use crate::session::{Reach, SessionRef};
 use crate::store::Write;
 
 /// The timers a table asked for. Boxed, and only once there is one: most

@@ -30,6 +30,7 @@ use crate::engine_pool::EngineWorker;
 use crate::messages::*;
 use crate::rules::Sitter;
 use crate::rules::table::Table;
+use crate::session::{GameRequest, SeatRef, SessionRef};
 use crate::store::{Store, StoredMove};
 
 /// The engine level `HINT` uses.
@@ -88,7 +89,7 @@ pub struct GameActor {
     services: Arc<GameServices>,
 }
 
-/// The answer to [`ToGame`]: at once, once a move is committed, or once the
+/// The answer to [`GameRequest`]: at once, once a move is committed, or once the
 /// engine has thought. A commit is awaited with `ctx.wait`, so the game takes
 /// no other message meanwhile, and the reply goes out before anything else the
 /// actor does; the engine is not (other games' and players' messages go on).
@@ -101,7 +102,7 @@ pub enum GameResponse {
     Later(ResponseActFuture<GameActor, Reply>),
 }
 
-impl MessageResponse<GameActor, ToGame> for GameResponse {
+impl MessageResponse<GameActor, GameRequest> for GameResponse {
     fn handle(self, ctx: &mut Context<GameActor>, tx: Option<OneshotSender<Reply>>) {
         let answer = move |reply| {
             if let Some(tx) = tx {
@@ -188,25 +189,25 @@ impl Actor for GameActor {
     }
 }
 
-impl Handler<ToGame> for GameActor {
+impl Handler<GameRequest> for GameActor {
     /// Answered synchronously, so that the reply is out before the actor may
     /// stop, except moves (once committed) and hints (once thought).
     type Result = GameResponse;
 
-    fn handle(&mut self, msg: ToGame, ctx: &mut Context<Self>) -> GameResponse {
+    fn handle(&mut self, msg: GameRequest, ctx: &mut Context<Self>) -> GameResponse {
         match msg {
-            ToGame::Play { name, action } => self.act(ctx, &name, action),
-            ToGame::Hint { name } => GameResponse::Later(self.hint(&name)),
-            ToGame::Watch { id, session } => {
+            GameRequest::Play { name, action } => self.act(ctx, &name, action),
+            GameRequest::Hint { name } => GameResponse::Later(self.hint(&name)),
+            GameRequest::Watch { id, session } => {
                 let effects = self.table.watch(id, session);
                 self.carry_out(ctx, effects);
                 GameResponse::Now(Ok(Answer::ok(self.id().to_string())))
             }
-            ToGame::Unwatch { id } => {
+            GameRequest::Unwatch { id } => {
                 self.table.unwatch(id);
                 GameResponse::Now(Ok(Answer::default()))
             }
-            ToGame::Seating(order) => {
+            GameRequest::Seating(order) => {
                 self.seating(ctx, order);
                 GameResponse::Now(Ok(Answer::default()))
             }

@@ -25,9 +25,11 @@ use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
 
-use actix::dev::ToEnvelope;
 use actix::fut::{ActorFutureExt, WrapFuture};
-use actix::{Actor, ActorContext, Addr, ArbiterHandle, AsyncContext, Context, Handler, Message};
+use actix::{
+    Actor, ActorContext, ArbiterHandle, AsyncContext, Context, Handler, Message, Recipient,
+    WeakAddr,
+};
 use flipline::protocol::{ErrorCode, GREETING, ProtocolError};
 
 use tokio::net::TcpStream;
@@ -36,8 +38,10 @@ use crate::accounts::Accounts;
 use crate::codec::LineCodec;
 use crate::config::Config;
 use crate::lazy_list::LazyList;
-use crate::lobby::Lobby;
-use crate::messages::{Answer, Connected, Gone, Name, Reply, SeatRef, SessionRef, ToSession};
+use crate::messages::{
+    Answer, Connected, Create, Find, Gone, Join, Leave, ListGames, ListPlayers, Login, Name,
+    Rematch, Reply, Seek, ToSession,
+};
 use crate::outbox::{Outbox, QueueError};
 use crate::store::Store;
 
@@ -45,12 +49,73 @@ use io::{Flusher, Reader};
 pub use limits::{ConnectionSlot, held_here};
 use limits::{HELD_HERE, TokenBucket};
 
+/// A connection as games and the lobby keep it: a weak address (one pointer,
+/// no allocation, so that a seat stays small), upgraded for each message.
+/// The messages are generic in it; this is the daemon's choice.
+pub type SessionRef = WeakAddr<Session>;
+
+/// A game's route as this daemon's sessions, games and lobby hold it.
+pub type SeatRef = crate::messages::SeatRef<SessionRef>;
+
+/// What games and the lobby tell a session, as they write it.
+pub type SessionNews = ToSession<SessionRef>;
+
+/// What sessions and the lobby tell a game, as they write it.
+pub type GameRequest = crate::messages::ToGame<SessionRef>;
+
+/// Telling a session something, from wherever its address is kept.
+pub trait Reach {
+    /// Tells the session `msg`, if it is still there.
+    fn tell(&self, msg: SessionNews);
+    /// Whether the session is gone.
+    fn is_gone(&self) -> bool;
+}
+
+impl Reach for SessionRef {
+    fn tell(&self, msg: SessionNews) {
+        if let Some(session) = self.upgrade() {
+            session.do_send(msg);
+        }
+    }
+
+    fn is_gone(&self) -> bool {
+        self.upgrade().is_none()
+    }
+}
+
+/// The lobby as sessions reach it: a recipient per request, so that the
+/// session module names no lobby type (the lobby names the session's).
+pub struct LobbyPort {
+    /// A connection opened.
+    pub connected: Recipient<Connected<SessionRef>>,
+    /// A connection closed.
+    pub gone: Recipient<Gone>,
+    /// `LOGIN`.
+    pub login: Recipient<Login>,
+    /// `NEW`.
+    pub create: Recipient<Create<SessionRef>>,
+    /// `SEEK`.
+    pub seek: Recipient<Seek<SessionRef>>,
+    /// `JOIN`.
+    pub join: Recipient<Join<SessionRef>>,
+    /// `LEAVE`.
+    pub leave: Recipient<Leave>,
+    /// `REMATCH`.
+    pub rematch: Recipient<Rematch<SessionRef>>,
+    /// A game's route, for `WATCH`.
+    pub find: Recipient<Find<SessionRef>>,
+    /// `LIST`.
+    pub list_games: Recipient<ListGames>,
+    /// `WHO`.
+    pub list_players: Recipient<ListPlayers>,
+}
+
 /// What every session shares.
 pub struct Shared {
     /// Daemon settings.
     pub config: Arc<Config>,
     /// The lobby.
-    pub lobby: Addr<Lobby>,
+    pub lobby: LobbyPort,
     /// Connections open now.
     pub connections: Arc<AtomicUsize>,
     /// The next connection's number (each listener takes from it).
@@ -174,17 +239,15 @@ impl Session {
         self.reply(ctx, Err(ProtocolError::new(code, message)));
     }
 
-    /// Sends `msg` to `addr` and hands the answer to `then`, holding back input and
+    /// Sends `msg` to `to` and hands the answer to `then`, holding back input and
     /// events meanwhile (see the module docs).
-    fn ask<A, M, F>(&mut self, ctx: &mut Context<Self>, addr: &Addr<A>, msg: M, then: F)
+    fn ask<M, F>(&mut self, ctx: &mut Context<Self>, to: &Recipient<M>, msg: M, then: F)
     where
-        A: Actor + actix::Handler<M>,
-        A::Context: ToEnvelope<A, M>,
         M: Message + Send + 'static,
         M::Result: Send,
         F: FnOnce(&mut Session, &mut Context<Session>, M::Result) + 'static,
     {
-        let request = addr.send(msg);
+        let request = to.send(msg);
         self.await_answer(ctx, request, then);
     }
 
@@ -205,7 +268,7 @@ impl Session {
 
     /// This session as games and the lobby keep it.
     fn own_ref(ctx: &Context<Self>) -> SessionRef {
-        SessionRef::new(ctx.address().downgrade().recipient())
+        ctx.address().downgrade()
     }
 }
 
@@ -213,7 +276,7 @@ impl Actor for Session {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Context<Self>) {
-        self.shared.lobby.do_send(Connected {
+        self.shared.lobby.connected.do_send(Connected {
             id: self.id,
             session: Session::own_ref(ctx),
             worker: actix::Arbiter::current(),
@@ -225,7 +288,7 @@ impl Actor for Session {
         // The lobby tells the game this player sits at (it knows which).
         self.seat = None;
         self.unwatch_all();
-        self.shared.lobby.do_send(Gone {
+        self.shared.lobby.gone.do_send(Gone {
             id: self.id,
             name: self.name.take(),
         });
@@ -237,10 +300,10 @@ impl Actor for Session {
     }
 }
 
-impl Handler<ToSession> for Session {
+impl Handler<SessionNews> for Session {
     type Result = ();
 
-    fn handle(&mut self, msg: ToSession, ctx: &mut Context<Self>) {
+    fn handle(&mut self, msg: SessionNews, ctx: &mut Context<Self>) {
         match msg {
             ToSession::Deliver(text) => self.send_text(ctx, text),
             ToSession::Seated(seat) => self.seat = Some(seat),

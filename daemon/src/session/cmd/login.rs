@@ -50,8 +50,8 @@ impl Session {
             name: Name::clone(&name),
             id: self.id,
         };
-        let lobby = self.shared.lobby.clone();
-        self.ask(ctx, &lobby, login, move |act, ctx, result| {
+        let shared = std::sync::Arc::clone(&self.shared);
+        self.ask(ctx, &shared.lobby.login, login, move |act, ctx, result| {
             if result.is_ok() {
                 act.name = Some(Name::clone(&name));
             }

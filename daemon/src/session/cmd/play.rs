@@ -8,8 +8,8 @@
 use actix::Context;
 use flipline::protocol::ErrorCode;
 
-use crate::messages::{Action, SeatRef, ToGame};
-use crate::session::Session;
+use crate::messages::{Action, ToGame};
+use crate::session::{SeatRef, Session};
 
 impl Session {
     /// The game a game command is for: the seat, else (for `BOARD`) the game

@@ -4,30 +4,53 @@
 //! before `LOGIN`, which can only stop watching); a seat it gives becomes the
 //! session's route to that game before the reply goes out.
 
-use actix::{Context, Handler, Message};
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use actix::{Context, Message, Recipient};
 use flipline::protocol::{ErrorCode, ProtocolError};
 
-use crate::lobby::Lobby;
-use crate::messages::{Answer, Create, Join, Leave, Rematch, Seek};
+use crate::messages::{Answer, Create, Join, Leave, Name, Rematch, Seek};
 use crate::rules::lobby::Left;
-use crate::session::Session;
+use crate::session::{LobbyPort, SeatRef, Session};
 
 impl Session {
     /// Asks the lobby (which decides every seat) and answers with what it
     /// says; a seat it gives becomes this session's route to that game before
     /// the reply goes out, so the next command already goes there.
-    fn ask_lobby<M, T, F>(&mut self, ctx: &mut Context<Self>, msg: M, answer: F)
-    where
+    fn ask_lobby<M, T, F>(
+        &mut self,
+        ctx: &mut Context<Self>,
+        to: fn(&LobbyPort) -> &Recipient<M>,
+        msg: M,
+        answer: F,
+    ) where
         M: Message<Result = Result<T, ProtocolError>> + Send + 'static,
         T: Send + 'static,
-        Lobby: Handler<M>,
         F: FnOnce(&mut Session, T) -> Answer + 'static,
     {
-        let lobby = self.shared.lobby.clone();
-        self.ask(ctx, &lobby, msg, move |act, ctx, result| {
+        let shared = Arc::clone(&self.shared);
+        self.ask(ctx, to(&shared.lobby), msg, move |act, ctx, result| {
             let reply = result.map(|value| answer(act, value));
             act.reply(ctx, reply);
         });
+    }
+
+    /// The name logged in with; commands that need one are refused before
+    /// `LOGIN` (`on_line`), so this only guards that every command is answered.
+    fn logged_in(&mut self, ctx: &mut Context<Self>) -> Option<Name> {
+        let name = self.name.clone();
+        if name.is_none() {
+            self.error(ctx, ErrorCode::Unauthorized, "LOGIN first");
+        }
+        name
+    }
+
+    /// Takes the seat the lobby gave: the route to that game from now on.
+    fn take_seat(&mut self, seat: SeatRef) -> Answer {
+        let game = seat.game;
+        self.seat = Some(seat);
+        Answer::ok(game.to_string())
     }
 
     pub(super) fn seek(
@@ -36,61 +59,79 @@ impl Session {
         variant: flipline::Variant,
         clock: Option<flipline::protocol::ClockSpec>,
     ) {
-        let Some(name) = self.name.clone() else {
+        let Some(name) = self.logged_in(ctx) else {
             return;
         };
         let seek = Seek {
             name,
             variant,
             clock,
+            route: PhantomData,
         };
-        self.ask_lobby(ctx, seek, |act, seat| match seat {
-            Some(seat) => {
-                let game = seat.game;
-                act.seat = Some(seat);
-                Answer::ok(game.to_string())
-            }
-            None => {
-                act.seat = None;
-                Answer::ok("seeking")
-            }
-        });
+        self.ask_lobby(
+            ctx,
+            |l| &l.seek,
+            seek,
+            |act, seat| match seat {
+                Some(seat) => act.take_seat(seat),
+                None => {
+                    act.seat = None;
+                    Answer::ok("seeking")
+                }
+            },
+        );
     }
 
     pub(super) fn new_game(&mut self, ctx: &mut Context<Self>, spec: flipline::protocol::NewGame) {
-        let Some(name) = self.name.clone() else {
+        let Some(name) = self.logged_in(ctx) else {
             return;
         };
-        self.ask_lobby(ctx, Create { name, spec }, |act, seat| {
-            let game = seat.game;
-            act.seat = Some(seat);
-            Answer::ok(game.to_string())
-        });
+        let create = Create {
+            name,
+            spec,
+            route: PhantomData,
+        };
+        self.ask_lobby(ctx, |l| &l.create, create, Session::take_seat);
     }
 
     pub(super) fn join(&mut self, ctx: &mut Context<Self>, game: flipline::protocol::GameId) {
-        let Some(name) = self.name.clone() else {
+        let Some(name) = self.logged_in(ctx) else {
             return;
         };
-        self.ask_lobby(ctx, Join { name, game }, |act, (seat, color)| {
-            let game = seat.game;
-            act.seat = Some(seat);
-            Answer::ok(format!("{game} {color}"))
-        });
+        let join = Join {
+            name,
+            game,
+            route: PhantomData,
+        };
+        self.ask_lobby(
+            ctx,
+            |l| &l.join,
+            join,
+            |act, (seat, color)| {
+                let game = seat.game;
+                act.seat = Some(seat);
+                Answer::ok(format!("{game} {color}"))
+            },
+        );
     }
 
     pub(super) fn rematch(&mut self, ctx: &mut Context<Self>) {
-        let Some(name) = self.name.clone() else {
-            return self.error(ctx, ErrorCode::Forbidden, "you are not in a game");
+        let Some(name) = self.logged_in(ctx) else {
+            return;
         };
-        self.ask_lobby(ctx, Rematch { name }, |act, seat| match seat {
-            Some(seat) => {
-                let game = seat.game;
-                act.seat = Some(seat);
-                Answer::ok(game.to_string())
-            }
-            None => Answer::ok("waiting"),
-        });
+        let rematch = Rematch {
+            name,
+            route: PhantomData,
+        };
+        self.ask_lobby(
+            ctx,
+            |l| &l.rematch,
+            rematch,
+            |act, seat| match seat {
+                Some(seat) => act.take_seat(seat),
+                None => Answer::ok("waiting"),
+            },
+        );
     }
 
     pub(super) fn leave(&mut self, ctx: &mut Context<Self>) {
@@ -98,17 +139,22 @@ impl Session {
             return self.stop_watching(ctx);
         };
         let watching = !self.watching.is_empty();
-        self.ask_lobby(ctx, Leave { name, watching }, |act, left| match left {
-            Left::Game(_) => {
-                act.seat = None;
-                Answer::default()
-            }
-            Left::StopWatching => {
-                act.unwatch_all();
-                Answer::default()
-            }
-            Left::SeekWithdrawn => Answer::ok("seek withdrawn"),
-        });
+        self.ask_lobby(
+            ctx,
+            |l| &l.leave,
+            Leave { name, watching },
+            |act, left| match left {
+                Left::Game(_) => {
+                    act.seat = None;
+                    Answer::default()
+                }
+                Left::StopWatching => {
+                    act.unwatch_all();
+                    Answer::default()
+                }
+                Left::SeekWithdrawn => Answer::ok("seek withdrawn"),
+            },
+        );
     }
 
     /// `LEAVE` before `LOGIN`: only watching can be left.

@@ -4,13 +4,15 @@
 //! `WHO` are the lobby's lists. Here too is `unwatch_all`, which `LEAVE` and
 //! the session's stop use to tell the games watched that it has gone.
 
+use std::marker::PhantomData;
+use std::sync::Arc;
+
 use actix::fut::{ActorFutureExt, WrapFuture};
-use actix::{AsyncContext, Context, Handler, Message};
+use actix::{AsyncContext, Context, Message, Recipient};
 use flipline::protocol::{ErrorCode, Event, GameStatus, ProtocolError};
 
-use crate::lobby::Lobby;
-use crate::messages::{Answer, Find, SeatRef, ToGame};
-use crate::session::Session;
+use crate::messages::{Answer, Find, ToGame};
+use crate::session::{LobbyPort, SeatRef, Session};
 use crate::store::{GameRecord, Status};
 
 impl Session {
@@ -19,11 +21,11 @@ impl Session {
     where
         F: FnOnce(&mut Session, &mut Context<Session>, SeatRef) + 'static,
     {
-        let lobby = self.shared.lobby.clone();
+        let shared = Arc::clone(&self.shared);
         self.ask(
             ctx,
-            &lobby,
-            Find(game),
+            &shared.lobby.find,
+            Find(game, PhantomData),
             move |act, ctx, found| match found {
                 Some(seat) => then(act, ctx, seat),
                 None => act.error(ctx, ErrorCode::NotFound, format!("no game {game}")),
@@ -78,13 +80,16 @@ impl Session {
         }));
     }
 
-    pub(super) fn list<M>(&mut self, ctx: &mut Context<Self>, msg: M)
-    where
+    pub(super) fn list<M>(
+        &mut self,
+        ctx: &mut Context<Self>,
+        to: fn(&LobbyPort) -> &Recipient<M>,
+        msg: M,
+    ) where
         M: Message<Result = Vec<Event>> + Send + 'static,
-        Lobby: Handler<M>,
     {
-        let lobby = self.shared.lobby.clone();
-        self.ask(ctx, &lobby, msg, |act, ctx, events| {
+        let shared = Arc::clone(&self.shared);
+        self.ask(ctx, to(&shared.lobby), msg, |act, ctx, events| {
             let data: String = events.iter().map(|e| format!("{e}\n")).collect();
             let ok = events.len().to_string();
             act.reply(ctx, Ok(Answer { data, ok }));
