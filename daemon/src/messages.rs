@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 
 use actix::{ArbiterHandle, Message, Recipient};
-use flipline::protocol::{ClockSpec, Event, GameId, NewGame, ProtocolError};
+use flipline::protocol::{ClockSpec, Event, GameId, NewGame, ProtocolError, Reply};
 use flipline::{Color, Square, Variant};
 
 use crate::outbox::Text;
@@ -25,28 +25,43 @@ use crate::rules::lobby::{Left, Order};
 
 pub use crate::rules::{ConnId, Name};
 
-/// A successful reply: data lines sent before it (each ending in LF, often none)
-/// and the text after `OK` (may be empty).
-#[derive(Debug, Default, PartialEq, Eq)]
+/// A successful reply: data lines sent before it (each ending in LF, often
+/// none) and the final `OK` line, typed as the protocol defines it.
+#[derive(Debug, PartialEq, Eq)]
 pub struct Answer {
     /// Data lines, each ending in LF.
     pub data: String,
-    /// What follows `OK`.
-    pub ok: String,
+    /// The final line.
+    pub ok: Reply,
+}
+
+impl Default for Answer {
+    /// A bare `OK`.
+    fn default() -> Answer {
+        Answer::ok(Reply::Done)
+    }
 }
 
 impl Answer {
-    /// `OK <text>` with no data lines.
-    pub fn ok(text: impl Into<String>) -> Answer {
+    /// The reply `ok`, with no data lines.
+    pub fn ok(ok: Reply) -> Answer {
         Answer {
             data: String::new(),
-            ok: text.into(),
+            ok,
+        }
+    }
+
+    /// Data lines, then a bare `OK`.
+    pub fn data(data: String) -> Answer {
+        Answer {
+            data,
+            ok: Reply::Done,
         }
     }
 }
 
-/// The final reply to a command.
-pub type Reply = Result<Answer, ProtocolError>;
+/// The final reply to a command, or why it failed.
+pub type Answered = Result<Answer, ProtocolError>;
 
 // ---- to sessions ----
 
@@ -135,7 +150,7 @@ pub enum ToGame<C: Send + 'static> {
 }
 
 impl<C: Send + 'static> Message for ToGame<C> {
-    type Result = Reply;
+    type Result = Answered;
 }
 
 /// What a game tells the lobby.

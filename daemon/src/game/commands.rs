@@ -23,7 +23,7 @@ impl GameActor {
     pub(super) fn store_move(
         &mut self,
         commit: MoveCommit,
-    ) -> impl fut::ActorFuture<GameActor, Output = Reply> + 'static {
+    ) -> impl fut::ActorFuture<GameActor, Output = Answered> + 'static {
         let saved = self
             .services
             .store
@@ -76,10 +76,8 @@ impl GameActor {
             Action::Resign => self.table.resign(name, Instant::now()),
             Action::Say(text) => self.table.say(name, text),
             Action::Board => {
-                return GameResponse::Now(Ok(Answer {
-                    data: lines(&self.table.board()).to_string(),
-                    ok: String::new(),
-                }));
+                let data = lines(&self.table.board()).to_string();
+                return GameResponse::Now(Ok(Answer::data(data)));
             }
         };
         GameResponse::Now(outcome.map(|effects| {

@@ -12,6 +12,7 @@ use crate::engine_pool::Think;
 use crate::messages::*;
 use crate::random::random_u64;
 use crate::rules::table::Played;
+use flipline::protocol::Reply;
 
 impl GameActor {
     /// Asks the engine pool for a bot move; the table drops an answer for a
@@ -54,7 +55,7 @@ impl GameActor {
 
 impl GameActor {
     /// `HINT`: the engine's move for `name`, if the table allows it.
-    pub(super) fn hint(&mut self, name: &str) -> ResponseActFuture<Self, Reply> {
+    pub(super) fn hint(&mut self, name: &str) -> ResponseActFuture<Self, Answered> {
         let position = match self.table.hint(name, &self.services.config.hints) {
             Ok(position) => position,
             Err(e) => return ready(Err(e)),
@@ -71,7 +72,7 @@ impl GameActor {
                 .send(job)
                 .into_actor(self)
                 .map(|answer, _, _| match answer {
-                    Ok(Some(choice)) => Ok(Answer::ok(format!("{} {}", choice.mv, choice.score))),
+                    Ok(Some(choice)) => Ok(Answer::ok(Reply::Hint(choice.mv, choice.score))),
                     Ok(None) => Err(ProtocolError::new(ErrorCode::Conflict, "the game is over")),
                     Err(_) => Err(ProtocolError::new(
                         ErrorCode::Unavailable,
@@ -82,6 +83,6 @@ impl GameActor {
     }
 }
 
-pub(super) fn ready(reply: Reply) -> ResponseActFuture<GameActor, Reply> {
+pub(super) fn ready(reply: Answered) -> ResponseActFuture<GameActor, Answered> {
     Box::pin(fut::ready(reply))
 }

@@ -32,6 +32,7 @@ use crate::rules::Sitter;
 use crate::rules::table::Table;
 use crate::session::{GameRequest, SeatRef, SessionRef};
 use crate::store::{Store, StoredMove};
+use flipline::protocol::Reply;
 
 /// The engine level `HINT` uses.
 const HINT_LEVEL: u8 = 6;
@@ -95,15 +96,15 @@ pub struct GameActor {
 /// actor does; the engine is not (other games' and players' messages go on).
 pub enum GameResponse {
     /// Answered now.
-    Now(Reply),
+    Now(Answered),
     /// Answered once the move is committed (or refused).
-    AfterCommit(ResponseActFuture<GameActor, Reply>),
+    AfterCommit(ResponseActFuture<GameActor, Answered>),
     /// Answered once the engine has thought (`HINT`).
-    Later(ResponseActFuture<GameActor, Reply>),
+    Later(ResponseActFuture<GameActor, Answered>),
 }
 
 impl MessageResponse<GameActor, GameRequest> for GameResponse {
-    fn handle(self, ctx: &mut Context<GameActor>, tx: Option<OneshotSender<Reply>>) {
+    fn handle(self, ctx: &mut Context<GameActor>, tx: Option<OneshotSender<Answered>>) {
         let answer = move |reply| {
             if let Some(tx) = tx {
                 let _ = tx.send(reply);
@@ -201,7 +202,7 @@ impl Handler<GameRequest> for GameActor {
             GameRequest::Watch { id, session } => {
                 let effects = self.table.watch(id, session);
                 self.carry_out(ctx, effects);
-                GameResponse::Now(Ok(Answer::ok(self.id().to_string())))
+                GameResponse::Now(Ok(Answer::ok(Reply::Game(self.id()))))
             }
             GameRequest::Unwatch { id } => {
                 self.table.unwatch(id);

@@ -39,11 +39,12 @@ use crate::codec::LineCodec;
 use crate::config::Config;
 use crate::lazy_list::LazyList;
 use crate::messages::{
-    Answer, Connected, Create, Find, Gone, Join, Leave, ListGames, ListPlayers, Login, Name,
-    Rematch, Reply, Seek, ToSession,
+    Answer, Answered, Connected, Create, Find, Gone, Join, Leave, ListGames, ListPlayers, Login,
+    Name, Rematch, Seek, ToSession,
 };
 use crate::outbox::{Outbox, QueueError};
 use crate::store::Store;
+use flipline::protocol::Reply;
 
 use io::{Flusher, Reader};
 pub use limits::{ConnectionSlot, held_here};
@@ -218,18 +219,20 @@ impl Session {
         }
     }
 
-    fn reply(&mut self, ctx: &mut Context<Self>, reply: Reply) {
+    fn reply(&mut self, ctx: &mut Context<Self>, reply: Answered) {
         // The reply to every move: one text per thread (its count stays in
         // that core's cache) rather than two allocations a move.
         thread_local! {
             static OK: crate::outbox::Text = Arc::from("OK\n");
         }
         let text = match reply {
-            Ok(Answer { data, ok }) if ok.is_empty() && data.is_empty() => {
+            Ok(Answer {
+                data,
+                ok: Reply::Done,
+            }) if data.is_empty() => {
                 return self.send_text(ctx, OK.with(Arc::clone));
             }
-            Ok(Answer { data, ok }) if ok.is_empty() => format!("{data}OK\n"),
-            Ok(Answer { data, ok }) => format!("{data}OK {ok}\n"),
+            Ok(Answer { data, ok }) => format!("{data}{ok}\n"),
             Err(e) => format!("{e}\n"),
         };
         self.send_text(ctx, Arc::from(text));

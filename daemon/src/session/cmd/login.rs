@@ -13,6 +13,7 @@ use flipline::protocol::ErrorCode;
 
 use crate::messages::{Answer, Login, Name};
 use crate::session::Session;
+use flipline::protocol::Reply;
 
 impl Session {
     /// `LOGIN`: the password (or the guest rule) first, off this thread, then
@@ -24,7 +25,9 @@ impl Session {
         password: Option<String>,
     ) {
         match &self.name {
-            Some(current) if **current == *name => return self.reply(ctx, Ok(Answer::ok(name))),
+            Some(current) if **current == *name => {
+                return self.reply(ctx, Ok(Answer::ok(Reply::Name(name))));
+            }
             Some(current) => {
                 let message = format!("already logged in as {current}");
                 return self.error(ctx, ErrorCode::Conflict, message);
@@ -55,7 +58,10 @@ impl Session {
             if result.is_ok() {
                 act.name = Some(Name::clone(&name));
             }
-            act.reply(ctx, result.map(|()| Answer::ok(name.to_string())));
+            act.reply(
+                ctx,
+                result.map(|()| Answer::ok(Reply::Name(name.to_string()))),
+            );
         });
     }
 }

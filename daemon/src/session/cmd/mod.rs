@@ -17,6 +17,7 @@ use flipline::protocol::{COMMAND_HELP, Command, ErrorCode};
 use super::Session;
 use crate::codec::Line;
 use crate::messages::{Action, Answer, ListGames, ListPlayers};
+use flipline::protocol::Reply;
 
 impl Session {
     pub(super) fn on_line(&mut self, ctx: &mut Context<Self>, line: Line) {
@@ -65,10 +66,10 @@ impl Session {
             Command::Say(text) => self.play(ctx, Action::Say(text)),
             Command::Rematch => self.rematch(ctx),
             Command::Hint => self.hint(ctx),
-            Command::Ping => self.reply(ctx, Ok(Answer::ok("pong"))),
+            Command::Ping => self.reply(ctx, Ok(Answer::ok(Reply::Pong))),
             Command::Help => self.help(ctx),
             Command::Quit => {
-                self.reply(ctx, Ok(Answer::ok("bye")));
+                self.reply(ctx, Ok(Answer::ok(Reply::Bye)));
                 ctx.stop();
             }
         }
@@ -79,12 +80,6 @@ impl Session {
             .iter()
             .map(|(usage, what)| format!("INFO {usage:<34} {what}\n"))
             .collect();
-        self.reply(
-            ctx,
-            Ok(Answer {
-                data,
-                ok: String::new(),
-            }),
-        );
+        self.reply(ctx, Ok(Answer::data(data)));
     }
 }

@@ -13,6 +13,7 @@ use flipline::protocol::{ErrorCode, ProtocolError};
 use crate::messages::{Answer, Create, Join, Leave, Name, Rematch, Seek};
 use crate::rules::lobby::Left;
 use crate::session::{LobbyPort, SeatRef, Session};
+use flipline::protocol::Reply;
 
 impl Session {
     /// Asks the lobby (which decides every seat) and answers with what it
@@ -50,7 +51,7 @@ impl Session {
     fn take_seat(&mut self, seat: SeatRef) -> Answer {
         let game = seat.game;
         self.seat = Some(seat);
-        Answer::ok(game.to_string())
+        Answer::ok(Reply::Game(game))
     }
 
     pub(super) fn seek(
@@ -76,7 +77,7 @@ impl Session {
                 Some(seat) => act.take_seat(seat),
                 None => {
                     act.seat = None;
-                    Answer::ok("seeking")
+                    Answer::ok(Reply::Seeking)
                 }
             },
         );
@@ -110,7 +111,7 @@ impl Session {
             |act, (seat, color)| {
                 let game = seat.game;
                 act.seat = Some(seat);
-                Answer::ok(format!("{game} {color}"))
+                Answer::ok(Reply::Joined(game, color))
             },
         );
     }
@@ -129,7 +130,7 @@ impl Session {
             rematch,
             |act, seat| match seat {
                 Some(seat) => act.take_seat(seat),
-                None => Answer::ok("waiting"),
+                None => Answer::ok(Reply::Waiting),
             },
         );
     }
@@ -152,7 +153,7 @@ impl Session {
                     act.unwatch_all();
                     Answer::default()
                 }
-                Left::SeekWithdrawn => Answer::ok("seek withdrawn"),
+                Left::SeekWithdrawn => Answer::ok(Reply::SeekWithdrawn),
             },
         );
     }

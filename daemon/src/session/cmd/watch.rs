@@ -14,6 +14,7 @@ use flipline::protocol::{ErrorCode, Event, GameStatus, ProtocolError};
 use crate::messages::{Answer, Find, ToGame};
 use crate::session::{LobbyPort, SeatRef, Session};
 use crate::store::{GameRecord, Status};
+use flipline::protocol::Reply;
 
 impl Session {
     /// Looks a game up in the lobby, then goes on with its actor.
@@ -60,10 +61,7 @@ impl Session {
         let read = self.shared.store.history(game);
         ctx.wait(read.into_actor(self).map(move |found, act, ctx| {
             let reply = match found {
-                Ok(Some(record)) => Ok(Answer {
-                    data: format!("{}\n", history_line(record)),
-                    ok: String::new(),
-                }),
+                Ok(Some(record)) => Ok(Answer::data(format!("{}\n", history_line(record)))),
                 Ok(None) => Err(ProtocolError::new(
                     ErrorCode::NotFound,
                     format!("no game {game}"),
@@ -91,7 +89,7 @@ impl Session {
         let shared = Arc::clone(&self.shared);
         self.ask(ctx, to(&shared.lobby), msg, |act, ctx, events| {
             let data: String = events.iter().map(|e| format!("{e}\n")).collect();
-            let ok = events.len().to_string();
+            let ok = Reply::Count(events.len());
             act.reply(ctx, Ok(Answer { data, ok }));
         });
     }
