@@ -101,13 +101,6 @@ impl Lobby {
             LobbyEffect::StoreCancel(game) => {
                 self.services.store.write(Write::Cancel { game });
             }
-            LobbyEffect::Seated { conn, game } => {
-                if let (Some(session), Some(route)) =
-                    (self.sessions.get(&conn), self.core.route(game))
-                {
-                    session.addr.tell(ToSession::Seated(Arc::clone(route)));
-                }
-            }
             LobbyEffect::ToGame(route, order) => {
                 let order = order.map_conn(|id| self.sessions.get(&id).map(|s| s.addr.clone()));
                 route.tx.do_send(GameRequest::Seating(order));
@@ -141,42 +134,31 @@ impl Lobby {
             .near
             .and_then(|conn| self.sessions.get(&conn))
             .map(|s| s.worker.clone());
-        let seats = launch.seats.map(|s| self.session_refs(s));
-        self.start_game(
-            launch.id,
-            launch.variant,
-            launch.clock,
-            seats,
+        let seated: Vec<SessionRef> = launch
+            .seated
+            .iter()
+            .filter_map(|conn| self.sessions.get(conn).map(|s| s.addr.clone()))
+            .collect();
+        let setup = GameSetup {
+            id: launch.id,
+            variant: launch.variant,
+            clock: launch.clock,
+            seats: launch.seats.map(|s| self.session_refs(s)),
             start,
-            near,
-            false,
-        );
+            recovered: false,
+            services: Arc::clone(&self.services),
+        };
+        self.start_game(setup, near, &seated);
     }
 
     fn session_refs(&self, sitter: Sitter<ConnId>) -> Sitter<SessionRef> {
         sitter.map_conn(|id| self.sessions.get(&id).map(|s| s.addr.clone()))
     }
 
-    #[allow(clippy::too_many_arguments, reason = "a game's whole description")]
-    fn start_game(
-        &mut self,
-        id: GameId,
-        variant: flipline::Variant,
-        clock: Option<flipline::protocol::ClockSpec>,
-        seats: [Sitter<SessionRef>; 2],
-        start: Vec<StoredMove>,
-        near: Option<ArbiterHandle>,
-        recovered: bool,
-    ) {
-        let setup = GameSetup {
-            id,
-            variant,
-            clock,
-            seats,
-            start,
-            recovered,
-            services: Arc::clone(&self.services),
-        };
+    /// Starts a game's actor on `near` (a player's worker thread), else on
+    /// the next worker in turn; `seated` learn their seat before it begins.
+    fn start_game(&mut self, setup: GameSetup, near: Option<ArbiterHandle>, seated: &[SessionRef]) {
+        let id = setup.id;
         let worker = near.or_else(|| {
             let next = self
                 .workers
@@ -184,7 +166,7 @@ impl Lobby {
             self.next_worker = self.next_worker.wrapping_add(1);
             next.cloned()
         });
-        let handle = GameActor::spawn_on(worker.as_ref(), setup);
+        let handle = GameActor::spawn_on(worker.as_ref(), setup, seated);
         self.core.set_route(id, handle);
     }
 
@@ -385,15 +367,16 @@ impl Lobby {
         }
         self.numbers.skip_past(record.id);
         let seats = seats.map(|s| self.session_refs(s));
-        self.start_game(
-            record.id,
-            record.variant,
-            record.clock,
+        let setup = GameSetup {
+            id: record.id,
+            variant: record.variant,
+            clock: record.clock,
             seats,
-            record.moves,
-            None,
-            true,
-        );
+            start: record.moves,
+            recovered: true,
+            services: Arc::clone(&self.services),
+        };
+        self.start_game(setup, None, &[]);
         true
     }
 }

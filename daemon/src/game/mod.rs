@@ -30,7 +30,7 @@ use crate::engine_pool::EngineWorker;
 use crate::messages::*;
 use crate::rules::Sitter;
 use crate::rules::table::Table;
-use crate::session::{GameRequest, SeatRef, SessionRef};
+use crate::session::{GameRequest, Reach, SeatRef, SessionRef};
 use crate::store::{Store, StoredMove};
 use flipline::protocol::Reply;
 
@@ -125,13 +125,22 @@ impl MessageResponse<GameActor, GameRequest> for GameResponse {
 impl GameActor {
     /// Starts a game's actor on `worker` (here if `None`) and gives its handle,
     /// which the actor keeps too.
-    pub fn spawn_on(worker: Option<&actix::ArbiterHandle>, setup: GameSetup) -> SeatRef {
+    pub fn spawn_on(
+        worker: Option<&actix::ArbiterHandle>,
+        setup: GameSetup,
+        seated: &[SessionRef],
+    ) -> SeatRef {
         let (tx, rx) = actix::dev::channel::channel(MAILBOX_CAPACITY);
         let handle = Arc::new(GameHandle {
             game: setup.id,
             tx: Addr::<GameActor>::new(tx).recipient(),
             ply: AtomicU32::new(0),
         });
+        // Before the actor runs: its `START` must not reach a player who
+        // does not know the seat yet.
+        for session in seated {
+            session.tell(ToSession::Seated(Arc::clone(&handle)));
+        }
         let own = Arc::clone(&handle);
         let run = move || {
             let ctx = Context::with_receiver(rx);

@@ -35,14 +35,6 @@ pub enum LobbyEffect<R> {
     },
     /// Store that an open game closed before anyone joined it.
     StoreCancel(GameId),
-    /// Tell a connection that it now sits in this game (another player's
-    /// command put it there: a pairing or a rematch).
-    Seated {
-        /// The connection.
-        conn: ConnId,
-        /// The game.
-        game: GameId,
-    },
     /// Tell a game's table (reached by its route).
     ToGame(R, Order),
 }
@@ -125,6 +117,10 @@ pub struct Launch {
     /// The connection whose worker thread the game should run on (its
     /// player's messages then stay on one thread); `None`: any.
     pub near: Option<ConnId>,
+    /// The connections to tell their seat before the game begins: its
+    /// players but the one whose command made it (who learns it from the
+    /// reply), so that none of them reads `START` before it knows its seat.
+    pub seated: Vec<ConnId>,
 }
 
 /// A call's answer and what the shell must do for it.
@@ -425,21 +421,19 @@ impl<R: Clone> LobbyCore<R> {
             [second, first]
         };
         let game = next_id();
+        let origin = Origin {
+            asker: conn,
+            near: waiting_conn,
+        };
         self.launch(
             game,
             variant,
             clock,
             seats,
             Vec::new(),
-            waiting_conn,
+            origin,
             &mut effects,
         );
-        if let Some(waiting_conn) = waiting_conn {
-            effects.push(LobbyEffect::Seated {
-                conn: waiting_conn,
-                game,
-            });
-        }
         done(Sought::Paired(game), effects)
     }
 
@@ -485,7 +479,7 @@ impl<R: Clone> LobbyCore<R> {
             spec.clock,
             seats,
             start,
-            Some(conn),
+            Origin::from(conn),
             &mut effects,
         );
         done(game, effects)
@@ -642,22 +636,9 @@ impl<R: Clone> LobbyCore<R> {
             clock,
             seats,
             Vec::new(),
-            Some(conn),
+            Origin::from(conn),
             &mut effects,
         );
-        for person in self
-            .games
-            .get(&next)
-            .map(|e| dedup(e.persons().cloned().collect()))
-            .unwrap_or_default()
-        {
-            if let Some(other) = self.holder(&person).filter(|&c| c != conn) {
-                effects.push(LobbyEffect::Seated {
-                    conn: other,
-                    game: next,
-                });
-            }
-        }
         done(Rematched::Game(next), effects)
     }
 
@@ -856,10 +837,18 @@ impl<R: Clone> LobbyCore<R> {
         clock: Option<ClockSpec>,
         seats: [Sitter<ConnId>; 2],
         start: Vec<Move>,
-        near: Option<ConnId>,
+        origin: Origin,
         effects: &mut Vec<LobbyEffect<R>>,
     ) {
         let occupants = seats.clone().map(occupant);
+        let mut seated: Vec<ConnId> = seats
+            .iter()
+            .filter_map(|s| match s {
+                Sitter::Person(_, Some(c)) if *c != origin.asker => Some(*c),
+                _ => None,
+            })
+            .collect();
+        seated.dedup();
         let persons: Vec<(Name, bool)> = seats
             .iter()
             .filter_map(|s| match s {
@@ -892,8 +881,26 @@ impl<R: Clone> LobbyCore<R> {
             clock,
             seats,
             start,
-            near,
+            near: origin.near,
+            seated,
         }));
+    }
+}
+
+/// Whose command starts a game, and on whose worker thread it runs.
+#[derive(Clone, Copy)]
+struct Origin {
+    asker: ConnId,
+    near: Option<ConnId>,
+}
+
+impl From<ConnId> for Origin {
+    /// A game that runs near the one who asked for it.
+    fn from(asker: ConnId) -> Origin {
+        Origin {
+            asker,
+            near: Some(asker),
+        }
     }
 }
 

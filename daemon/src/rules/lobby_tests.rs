@@ -38,9 +38,11 @@ impl Harness {
     fn carry_out(&mut self, effects: Vec<LobbyEffect<GameId>>) {
         for effect in effects {
             match effect {
-                LobbyEffect::Launch(launch) => self.core.set_route(launch.id, launch.id),
-                LobbyEffect::Seated { conn, game } => {
-                    self.seated.insert(conn, game);
+                LobbyEffect::Launch(launch) => {
+                    for conn in launch.seated {
+                        self.seated.insert(conn, launch.id);
+                    }
+                    self.core.set_route(launch.id, launch.id);
                 }
                 LobbyEffect::ToGame(game, order) => {
                     self.orders.entry(game).or_default().push(order)

@@ -69,6 +69,11 @@ struct Session {
     /// Gone: sent QUIT, or its connection dropped.
     closed: bool,
     heard: Vec<Event>,
+    /// Every seat it has been given (a reply or `Seated`).
+    known: Vec<GameId>,
+    /// Games whose `START` this session read before it was given its seat
+    /// there: a command it answered with would have gone elsewhere.
+    unseated_starts: Vec<GameId>,
 }
 
 struct Game {
@@ -111,6 +116,8 @@ impl World {
                     replies: 0,
                     closed: false,
                     heard: Vec::new(),
+                    known: Vec::new(),
+                    unseated_starts: Vec::new(),
                 }
             })
             .collect();
@@ -243,6 +250,10 @@ impl World {
         for effect in effects {
             match effect {
                 LobbyEffect::Launch(launch) => {
+                    for &conn in &launch.seated {
+                        let seated = ToSession::Seated(launch.id);
+                        self.session_mut(conn).mailbox.push_back(seated);
+                    }
                     let mut table = Table::new(
                         launch.id,
                         launch.variant,
@@ -262,11 +273,6 @@ impl World {
                     );
                     self.lobby.set_route(launch.id, launch.id);
                     self.table_effects(launch.id, effects);
-                }
-                LobbyEffect::Seated { conn, game } => {
-                    self.session_mut(conn)
-                        .mailbox
-                        .push_back(ToSession::Seated(game));
                 }
                 LobbyEffect::ToGame(game, order) => {
                     self.send_to_game(game, ToTable::Seating(order))
@@ -407,14 +413,30 @@ impl World {
                 s.replies += 1;
                 if let Ok(Some(game)) = reply {
                     s.seat = Some(game);
+                    s.known.push(game);
                 }
             }
             return;
         }
         if !s.mailbox.is_empty() && (mail_first || s.script.is_empty()) {
             match s.mailbox.pop_front() {
-                Some(ToSession::Events(events)) => s.heard.extend(events),
-                Some(ToSession::Seated(game)) => s.seat = Some(game),
+                Some(ToSession::Events(events)) => {
+                    for event in &events {
+                        if let Event::Start {
+                            game, black, white, ..
+                        } = event
+                            && (**black == *s.name || **white == *s.name)
+                            && !s.known.contains(game)
+                        {
+                            s.unseated_starts.push(*game);
+                        }
+                    }
+                    s.heard.extend(events);
+                }
+                Some(ToSession::Seated(game)) => {
+                    s.seat = Some(game);
+                    s.known.push(game);
+                }
                 None => {}
             }
             return;
@@ -477,6 +499,11 @@ impl World {
     /// `Cancel`: nobody can join it any more).
     fn check(&self) -> Result<(), String> {
         self.lobby.check_invariants()?;
+        for s in &self.sessions {
+            if let Some(game) = s.unseated_starts.first() {
+                return Err(format!("{} read START {game} before its seat", s.name));
+            }
+        }
         let mut seen: HashMap<Name, GameId> = HashMap::new();
         for (&id, game) in &self.games {
             if game.stopped || game.table.phase() != Phase::Playing {
