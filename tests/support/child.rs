@@ -1,0 +1,238 @@
+//! Binaries of the workspace run as child processes: [`ChildDaemon`] runs the
+//! real `flipd` (for what only a process can show: signals, a crash, the
+//! open-file limit), [`workspace_binary`] builds and finds any binary of the
+//! workspace, and [`wait_bounded`] waits for one without hanging a test.
+
+use std::io::{BufRead, BufReader, Read};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::daemon::{remove_temp_dir, temp_dir};
+
+/// The `flipd` binary as a child process on port 0, killed when dropped.
+pub struct ChildDaemon {
+    /// The process.
+    pub child: Child,
+    /// Where it listens.
+    pub addr: SocketAddr,
+    /// Its configuration file.
+    pub config: PathBuf,
+    /// A directory of its own, removed when it is dropped.
+    owned: Option<PathBuf>,
+}
+
+impl ChildDaemon {
+    /// Starts `flipd` with a configuration file of its own that listens on port
+    /// 0 and keeps its store beside the file, in a fresh temporary directory.
+    pub fn start() -> ChildDaemon {
+        let dir = temp_dir("child");
+        let config = write_config(&dir, "");
+        let mut daemon = ChildDaemon::start_with(&config);
+        daemon.owned = Some(dir);
+        daemon
+    }
+
+    /// Builds (if need be) and starts `flipd --config FILE`, and reads the
+    /// address from its log line `listening on 127.0.0.1:PORT`.
+    pub fn start_with(config: &Path) -> ChildDaemon {
+        let mut command = Command::new(flipd_binary());
+        command.arg("--config").arg(config);
+        ChildDaemon::run(command, config)
+    }
+
+    /// As [`ChildDaemon::start_with`], with the open-file limit (soft and hard,
+    /// so that flipd cannot raise it) set to `open_files`.
+    pub fn start_limited(config: &Path, open_files: u32) -> ChildDaemon {
+        let mut command = with_open_file_limit(open_files, &flipd_binary());
+        command.arg("--config").arg(config);
+        ChildDaemon::run(command, config)
+    }
+
+    fn run(mut command: Command, config: &Path) -> ChildDaemon {
+        let mut child = command
+            .env("NO_COLOR", "1")
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start flipd: {e}"));
+        let Some(stderr) = child.stderr.take() else {
+            let _ = child.kill();
+            panic!("no stderr pipe");
+        };
+        let mut daemon = ChildDaemon {
+            child,
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            config: config.to_path_buf(),
+            owned: None,
+        };
+        // Dropping `daemon` on a failure below kills the child.
+        daemon.addr = listen_address(stderr);
+        daemon
+    }
+
+    /// Kills the process with SIGKILL, as a crash would, and waits for it.
+    pub fn kill(&mut self) {
+        self.child
+            .kill()
+            .unwrap_or_else(|e| panic!("cannot kill flipd: {e}"));
+        let _ = self.child.wait();
+    }
+
+    /// Sends SIGTERM.
+    pub fn terminate(&self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap_or_else(|e| panic!("cannot run kill: {e}"));
+        assert!(status.success(), "kill -TERM failed: {status}");
+    }
+
+    /// Waits at most `within` for the process to exit; returns its exit code.
+    pub fn wait_exit(&mut self, within: Duration) -> Option<i32> {
+        let deadline = Instant::now() + within;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return status.code(),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Ok(None) => panic!("flipd still running {within:?} after SIGTERM"),
+                Err(e) => panic!("cannot wait for flipd: {e}"),
+            }
+        }
+    }
+}
+
+impl Drop for ChildDaemon {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+        if let Some(dir) = &self.owned {
+            remove_temp_dir(dir);
+        }
+    }
+}
+
+/// `program` run with its open-file limit, soft and hard (so that it cannot
+/// raise it), at `open_files`; the caller adds its arguments.
+pub fn with_open_file_limit(open_files: u32, program: &Path) -> Command {
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!("ulimit -n {open_files} && exec \"$0\" \"$@\""))
+        .arg(program);
+    command
+}
+
+/// Writes `<dir>/flipd.ron`: listen on port 0, the store at `<dir>/flipline.db`,
+/// then `extra` settings (RON fields, each followed by a comma).
+pub fn write_config(dir: &Path, extra: &str) -> PathBuf {
+    let store = dir.join("flipline.db");
+    let text = format!(
+        "(\n    listen: \"127.0.0.1:0\",\n    workers: 2,\n    shutdown_drain_ms: 500,\n    \
+         store: (path: {:?}),\n    {extra}\n)\n",
+        store.display().to_string()
+    );
+    let path = dir.join("flipd.ron");
+    std::fs::write(&path, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+    path
+}
+
+/// Reads the daemon's log on a thread (which then keeps draining it, so that the
+/// child never blocks on a full pipe) until the line that names the address.
+fn listen_address(stderr: impl Read + Send + 'static) -> SocketAddr {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut tx = Some(tx);
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if let Some(addr) = address_in(&line)
+                && let Some(tx) = tx.take()
+            {
+                let _ = tx.send(addr);
+            }
+        }
+    });
+    rx.recv_timeout(Duration::from_secs(20))
+        .unwrap_or_else(|e| panic!("flipd logged no 'listening on' line: {e}"))
+}
+
+fn address_in(line: &str) -> Option<SocketAddr> {
+    let rest = line.split("listening on ").nth(1)?;
+    let addr: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':')
+        .collect();
+    addr.parse().ok()
+}
+
+/// The `flipd` binary beside this test executable, built first.
+fn flipd_binary() -> PathBuf {
+    workspace_binary("flipd", "flipd")
+}
+
+/// A binary of the workspace beside this test executable (`target/<profile>/`),
+/// built first with `cargo build -p <package> --bin <binary>` so that it is the
+/// current code; `cargo test` builds only libraries for this crate. Without
+/// cargo at hand an existing binary is used.
+pub fn workspace_binary(package: &str, binary: &str) -> PathBuf {
+    // Built once per test process: cargo takes a moment even when all is fresh.
+    static BUILT: std::sync::Mutex<Vec<(String, PathBuf)>> = std::sync::Mutex::new(Vec::new());
+    let mut built = BUILT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, path)) = built.iter().find(|(name, _)| name == binary) {
+        return path.clone();
+    }
+    let path = build_binary(package, binary);
+    built.push((binary.to_string(), path.clone()));
+    path
+}
+
+fn build_binary(package: &str, binary: &str) -> PathBuf {
+    let exe = std::env::current_exe().unwrap_or_else(|e| panic!("current_exe: {e}"));
+    // target/<profile>/deps/e2e-<hash>
+    let Some(profile_dir) = exe.parent().and_then(|deps| deps.parent()) else {
+        panic!("unexpected test executable path {}", exe.display());
+    };
+    let path = profile_dir.join(format!("{binary}{}", std::env::consts::EXE_SUFFIX));
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut build = Command::new(cargo);
+    build.args(["build", "--quiet", "-p", package, "--bin", binary]);
+    if let Some(target_dir) = profile_dir.parent() {
+        build.arg("--target-dir").arg(target_dir);
+    }
+    if profile_dir.file_name().is_some_and(|n| n == "release") {
+        build.arg("--release");
+    }
+    let built = build.status().map(|s| s.success()).unwrap_or(false);
+    assert!(
+        built || path.exists(),
+        "cannot build {binary} and {} does not exist",
+        path.display()
+    );
+    path
+}
+
+/// Waits for a child at most `limit`, killing it past that, and returns its
+/// output (so that no test can hang on a child process).
+pub fn wait_bounded(mut child: std::process::Child, limit: Duration) -> std::process::Output {
+    let deadline = Instant::now() + limit;
+    while child.try_wait().ok().flatten().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("wait: {e}"))
+}

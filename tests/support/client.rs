@@ -1,0 +1,347 @@
+//! A test's connection to the daemon: [`Client`] sends lines and reads them
+//! back, every read bounded by a deadline ([`Received`], [`READ_TIMEOUT`]), so
+//! that a daemon that goes quiet fails a test instead of hanging it. Here too
+//! are the few steps that many tests take with clients: seating two in one
+//! game ([`seek_pair`], [`new_and_join`]), logging in again under a name just
+//! freed ([`login_soon`]) and checking that the daemon still serves
+//! ([`assert_serves`]).
+
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+use flipline::protocol::CommandKind;
+
+use crate::lines::{Start, is_final, parse_start, reply_game, reply_to};
+
+/// The longest any single read waits: no test can hang on a silent server.
+pub const READ_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// What a bounded read found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Received {
+    /// A whole line, without its line ending.
+    Line(String),
+    /// The server closed the connection (or reset it).
+    Closed,
+    /// Nothing complete arrived before the deadline.
+    TimedOut,
+}
+
+/// One connection to the daemon, speaking lines.
+pub struct Client {
+    reader: BufReader<TcpStream>,
+    writer: TcpStream,
+    /// Bytes of a line that has not ended yet (kept across timed-out reads).
+    partial: Vec<u8>,
+    /// The name logged in with (empty before `LOGIN`), for messages.
+    pub name: String,
+}
+
+impl Client {
+    /// Connects and checks the greeting `HELLO flipline 1`.
+    pub fn connect(addr: SocketAddr) -> Client {
+        let mut client = Client::connect_raw(addr);
+        let hello = client.line();
+        assert_eq!(hello, "HELLO flipline 1", "greeting");
+        client
+    }
+
+    /// Connects without reading anything.
+    pub fn connect_raw(addr: SocketAddr) -> Client {
+        let stream = TcpStream::connect_timeout(&addr, READ_TIMEOUT)
+            .unwrap_or_else(|e| panic!("cannot connect to {addr}: {e}"));
+        let _ = stream.set_nodelay(true);
+        stream
+            .set_write_timeout(Some(READ_TIMEOUT))
+            .unwrap_or_else(|e| panic!("set_write_timeout: {e}"));
+        let writer = stream
+            .try_clone()
+            .unwrap_or_else(|e| panic!("try_clone: {e}"));
+        Client {
+            reader: BufReader::new(stream),
+            writer,
+            partial: Vec::new(),
+            name: String::new(),
+        }
+    }
+
+    /// Connects and logs in as `name`.
+    pub fn login_as(addr: SocketAddr, name: &str) -> Client {
+        let mut client = Client::connect(addr);
+        client.login(name);
+        client
+    }
+
+    /// `LOGIN name`, which must answer `OK name`.
+    pub fn login(&mut self, name: &str) {
+        let (data, ok) = self.command(&format!("LOGIN {name}"));
+        assert_eq!(ok, format!("OK {name}"), "LOGIN {name} (data {data:?})");
+        self.name = name.to_string();
+    }
+
+    /// Sends one line (a line feed is added).
+    pub fn send(&mut self, line: &str) {
+        self.send_bytes(format!("{line}\n").as_bytes());
+    }
+
+    /// Sends raw bytes.
+    pub fn send_bytes(&mut self, bytes: &[u8]) {
+        self.writer
+            .write_all(bytes)
+            .unwrap_or_else(|e| panic!("{}: cannot send: {e}", self.who()));
+    }
+
+    /// Closes the sending side (the daemon reads end of file) and keeps reading.
+    pub fn finish_sending(&mut self) {
+        self.writer
+            .shutdown(std::net::Shutdown::Write)
+            .unwrap_or_else(|e| panic!("{}: cannot shut down: {e}", self.who()));
+    }
+
+    /// Sends raw bytes, telling whether the connection took them.
+    pub fn try_send_bytes(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.writer.write_all(bytes)
+    }
+
+    fn who(&self) -> String {
+        match self.name.as_str() {
+            "" => "client".to_string(),
+            name => format!("client {name}"),
+        }
+    }
+
+    /// The next line, or what stopped it, waiting at most until `deadline`.
+    pub fn read_until(&mut self, deadline: Instant) -> Received {
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Received::TimedOut;
+            }
+            if let Err(e) = self.reader.get_ref().set_read_timeout(Some(left)) {
+                panic!("set_read_timeout: {e}");
+            }
+            match self.reader.read_until(b'\n', &mut self.partial) {
+                Ok(0) => return Received::Closed,
+                Ok(_) if self.partial.ends_with(b"\n") => {
+                    let bytes = std::mem::take(&mut self.partial);
+                    let text = String::from_utf8_lossy(&bytes);
+                    return Received::Line(text.trim_end_matches(['\r', '\n']).to_string());
+                }
+                Ok(_) => {}
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(_) => return Received::Closed,
+            }
+        }
+    }
+
+    /// The next line within [`READ_TIMEOUT`]; anything else fails the test.
+    pub fn line(&mut self) -> String {
+        match self.read_until(Instant::now() + READ_TIMEOUT) {
+            Received::Line(line) => line,
+            other => panic!("{}: expected a line, got {other:?}", self.who()),
+        }
+    }
+
+    /// Sends `line` and reads up to its final reply: the lines before it (data
+    /// and events) and the final `OK ...` or `ERR ...` line.
+    pub fn command(&mut self, line: &str) -> (Vec<String>, String) {
+        self.send(line);
+        self.final_reply(line)
+    }
+
+    /// Reads up to the next final reply (to the command `what`).
+    pub fn final_reply(&mut self, what: &str) -> (Vec<String>, String) {
+        let mut before = Vec::new();
+        loop {
+            let line = self.line();
+            if is_final(&line) {
+                return (before, line);
+            }
+            assert!(before.len() < 10_000, "{what}: no final reply");
+            before.push(line);
+        }
+    }
+
+    /// Runs a command that must succeed; returns its data lines and `OK ...`,
+    /// which must be a reply to that command and print back as the same bytes.
+    pub fn ok(&mut self, line: &str) -> (Vec<String>, String) {
+        let (data, reply) = self.command(line);
+        assert!(
+            reply == "OK" || reply.starts_with("OK "),
+            "{}: {line} -> {reply} (before: {data:?})",
+            self.who()
+        );
+        if CommandKind::of_line(line).is_some() {
+            assert_eq!(reply_to(line, &reply).to_string(), reply, "{line}");
+        }
+        (data, reply)
+    }
+
+    /// Runs a command that must answer with a game (`NEW`, `SEEK` when paired,
+    /// `JOIN`, `WATCH`, `REMATCH` when accepted); returns the game's number.
+    pub fn ok_game(&mut self, line: &str) -> u64 {
+        let (_, reply) = self.ok(line);
+        reply_game(line, &reply)
+    }
+
+    /// Runs a command that must fail with `code`; returns the `ERR` line.
+    pub fn err(&mut self, line: &str, code: u16) -> String {
+        let (data, reply) = self.command(line);
+        assert!(
+            reply.starts_with(&format!("ERR {code} ")),
+            "{}: {line} -> {reply}, expected ERR {code} (before: {data:?})",
+            self.who()
+        );
+        reply
+    }
+
+    /// Reads lines until one starts with `prefix` and returns it; the lines
+    /// skipped are dropped. Fails after [`READ_TIMEOUT`] of silence.
+    pub fn expect_event(&mut self, prefix: &str) -> String {
+        self.lines_through(prefix).pop().unwrap_or_default()
+    }
+
+    /// Reads lines up to and including the first that starts with `prefix`.
+    pub fn lines_through(&mut self, prefix: &str) -> Vec<String> {
+        let deadline = Instant::now() + 3 * READ_TIMEOUT;
+        let mut lines = Vec::new();
+        loop {
+            match self.read_until(deadline) {
+                Received::Line(line) => {
+                    let done = line.starts_with(prefix);
+                    lines.push(line);
+                    if done {
+                        return lines;
+                    }
+                }
+                other => panic!(
+                    "{}: waiting for '{prefix}', got {other:?} after {lines:?}",
+                    self.who()
+                ),
+            }
+        }
+    }
+
+    /// Asserts that no line arrives for `quiet`.
+    pub fn expect_silence(&mut self, quiet: Duration) {
+        match self.read_until(Instant::now() + quiet) {
+            Received::TimedOut => {}
+            other => panic!("{}: expected silence, got {other:?}", self.who()),
+        }
+    }
+
+    /// Reads until the server closes the connection, at most `within`; returns
+    /// the lines read meanwhile.
+    pub fn expect_closed(&mut self, within: Duration) -> Vec<String> {
+        let deadline = Instant::now() + within;
+        let mut lines = Vec::new();
+        loop {
+            match self.read_until(deadline) {
+                Received::Line(line) => lines.push(line),
+                Received::Closed => return lines,
+                Received::TimedOut => panic!(
+                    "{}: still open after {within:?}; read {lines:?}",
+                    self.who()
+                ),
+            }
+        }
+    }
+
+    /// Reads and throws away everything up to the server's close, however much,
+    /// at most `within`; returns the bytes read.
+    pub fn drain_until_closed(&mut self, within: Duration) -> usize {
+        let deadline = Instant::now() + within;
+        let mut total = self.partial.len();
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            assert!(
+                !left.is_zero(),
+                "{}: still open after {within:?}",
+                self.who()
+            );
+            if let Err(e) = self.reader.get_ref().set_read_timeout(Some(left)) {
+                panic!("set_read_timeout: {e}");
+            }
+            match self.reader.read(&mut buf) {
+                Ok(0) => return total,
+                Ok(n) => total += n,
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(_) => return total,
+            }
+        }
+    }
+}
+
+/// Two clients logged in as `names` and paired by `SEEK <args>`; both have read
+/// the game's START line, which is returned.
+pub fn seek_pair(addr: SocketAddr, args: &str, names: [&str; 2]) -> (Client, Client, Start) {
+    let [first, second] = names;
+    let mut a = Client::login_as(addr, first);
+    let mut b = Client::login_as(addr, second);
+    let seek = format!("SEEK {args}");
+    let (_, waiting) = a.ok(&seek);
+    assert_eq!(waiting, "OK seeking");
+    let (data, paired) = b.ok(&seek);
+    assert!(data.is_empty(), "{data:?}");
+    let game = reply_game(&seek, &paired);
+    let start_b = b.line();
+    let start_a = a.expect_event("START ");
+    assert_eq!(start_a, start_b, "both see the same START");
+    let start = parse_start(&start_a);
+    assert_eq!(start.game, game);
+    let mut seated = [start.black.as_str(), start.white.as_str()];
+    seated.sort_unstable();
+    let mut wanted = names;
+    wanted.sort_unstable();
+    assert_eq!(seated, wanted, "{start_a}");
+    (a, b, start)
+}
+
+/// `NEW <args> as X` by the first client and `JOIN` by the second: the first
+/// plays black. Both have read START, which is returned.
+pub fn new_and_join(addr: SocketAddr, args: &str, names: [&str; 2]) -> (Client, Client, Start) {
+    let [first, second] = names;
+    let mut a = Client::login_as(addr, first);
+    let mut b = Client::login_as(addr, second);
+    let new = format!("NEW {args} as X");
+    let (data, created) = a.ok(&new);
+    assert!(data.is_empty(), "NEW sends no data before OK: {data:?}");
+    let game = reply_game(&new, &created);
+    let (data, joined) = b.ok(&format!("JOIN {game}"));
+    assert!(data.is_empty(), "JOIN sends no data before OK: {data:?}");
+    assert_eq!(joined, format!("OK {game} O"));
+    let start = b.line();
+    assert_eq!(a.line(), start, "both see the same START");
+    let parsed = parse_start(&start);
+    assert_eq!(
+        (parsed.black.as_str(), parsed.white.as_str()),
+        (first, second)
+    );
+    (a, b, parsed)
+}
+
+/// `LOGIN name` that may see 409 for a moment while the daemon notices that the
+/// name's previous connection closed (it cannot know before it reads the close).
+pub fn login_soon(client: &mut Client, name: &str) {
+    for _ in 0..100 {
+        let (_, reply) = client.command(&format!("LOGIN {name}"));
+        if reply == format!("OK {name}") {
+            client.name = name.to_string();
+            return;
+        }
+        assert!(reply.starts_with("ERR 409 "), "LOGIN {name}: {reply}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("the name {name} stayed in use");
+}
+
+/// Asserts that the daemon still serves a new connection.
+pub fn assert_serves(addr: SocketAddr) {
+    let mut client = Client::connect(addr);
+    let (data, pong) = client.command("PING");
+    assert_eq!((data.len(), pong.as_str()), (0, "OK pong"));
+}
