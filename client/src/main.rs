@@ -5,14 +5,12 @@ mod analyze_cmd;
 mod bot;
 mod export;
 mod link;
-mod load;
 mod local;
 mod paths;
 mod perft_cmd;
 mod play;
 mod render;
 mod solve_cmd;
-mod tourney_cmd;
 mod view;
 
 use std::process::ExitCode;
@@ -42,12 +40,6 @@ enum Command {
     Solve(solve_cmd::SolveArgs),
     /// List the legal moves of a position with the engine's scores, best first.
     Analyze(analyze_cmd::AnalyzeArgs),
-    /// Play a round robin between engine levels.
-    Tourney(tourney_cmd::TourneyArgs),
-    /// Hold many games against a server and measure moves/s and latency.
-    Load(load::LoadArgs),
-    /// The bare line-relay baseline that `load` is compared against.
-    Baseline(load::BaselineArgs),
     /// Write the finished games of a store file as GGF or transcript lines.
     Export(export::ExportArgs),
 }
@@ -85,10 +77,7 @@ fn main() -> ExitCode {
         Some(Command::Perft(args)) => perft_cmd::run(&args),
         Some(Command::Solve(args)) => solve_cmd::run(&args),
         Some(Command::Analyze(args)) => analyze_cmd::run(&args),
-        Some(Command::Tourney(args)) => tourney_cmd::run(&args),
         Some(Command::Bot(args)) => bot::run(&args),
-        Some(Command::Load(args)) => load::run(&args),
-        Some(Command::Baseline(args)) => load::run_baseline(&args),
         Some(Command::Export(args)) => export::run(&args),
         Some(Command::Play(args)) => run_play(&args),
         None => run_play(&cli.play),

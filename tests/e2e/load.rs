@@ -1,6 +1,7 @@
-//! `flip load` at tiny scale against a real daemon: games finish, nothing errs,
-//! and the report has the figures it promises; and, with a descriptor table per
-//! worker thread, more connections than the open-file limit lets one table hold.
+//! `flip-bench load` at tiny scale against a real daemon: games finish, nothing
+//! errs, and the report has the figures it promises; and, with a descriptor
+//! table per worker thread, more connections than the open-file limit lets one
+//! table hold.
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -10,9 +11,9 @@ use flipline_tests::{
     workspace_binary, write_config,
 };
 
-/// Runs `flip load` with `args` (bounded in time) and returns its report.
+/// Runs `flip-bench load` with `args` (bounded in time) and returns its report.
 fn load_report(args: &[&str]) -> String {
-    let binary = workspace_binary("flip", "flip");
+    let binary = workspace_binary("flipline-tests", "flip-bench");
     let mut command = Command::new(&binary);
     command.arg("load").args(args);
     run_report(command)
@@ -20,7 +21,10 @@ fn load_report(args: &[&str]) -> String {
 
 /// As [`load_report`], with the open-file limit (soft and hard) at `open_files`.
 fn load_report_limited(open_files: u32, args: &[&str]) -> String {
-    let mut command = with_open_file_limit(open_files, &workspace_binary("flip", "flip"));
+    let mut command = with_open_file_limit(
+        open_files,
+        &workspace_binary("flipline-tests", "flip-bench"),
+    );
     command.arg("load").args(args);
     run_report(command)
 }
@@ -29,9 +33,12 @@ fn run_report(mut command: Command) -> String {
     let child = command
         .stdout(Stdio::piped())
         .spawn()
-        .unwrap_or_else(|e| panic!("cannot start flip load: {e}"));
+        .unwrap_or_else(|e| panic!("cannot start flip-bench load: {e}"));
     let output = wait_bounded(child, Duration::from_secs(60));
-    assert!(output.status.success(), "flip load failed: {output:?}");
+    assert!(
+        output.status.success(),
+        "flip-bench load failed: {output:?}"
+    );
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
@@ -143,7 +150,7 @@ fn a_table_per_worker_holds_more_connections_than_the_open_file_limit() {
     remove_temp_dir(&dir);
 }
 
-/// More connections than one process of `flip load` may open: it runs as
+/// More connections than one process of `flip-bench load` may open: it runs as
 /// several processes, lines up their windows and reports their sum.
 #[test]
 fn more_games_than_one_load_process_can_hold_are_spread_over_several() {

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Runs flipd and the bare baseline one after the other under the same `flip
-# load`, PAIRS times, and prints one table row per pair: moves/s of each, their
-# ratio, the round trip, and flipd's CPU per store write by thread (user +
-# system µs, from /proc). On a shared machine only ratios from runs made back
-# to back mean much; this makes them the easy thing to get.
+# Runs flipd and the bare baseline one after the other under the same
+# `flip-bench load`, PAIRS times, and prints one table row per pair: moves/s of
+# each, their ratio, the round trip, and flipd's CPU per store write by thread
+# (user + system µs, from /proc). On a shared machine only ratios from runs
+# made back to back mean much; this makes them the easy thing to get.
 #
 # Usage: tests/tools/load_pairs.sh [GAMES] [SECONDS] [PAIRS]   (100 8 3)
 # Needs release builds: cargo build --release
-# Environment: FLIPD, FLIP (binaries; default target/release/...), SYNC
-# (full or normal, default full: the store setting flipd ships with), TABLES
-# (flipd's descriptor_tables: auto, shared or per_worker; default auto).
+# Environment: FLIPD, BENCH (binaries; default target/release/flipd and
+# target/release/flip-bench, the load driver and the baseline; BENCH was FLIP
+# while they were subcommands of the client), SYNC (full or normal, default
+# full: the store setting flipd ships with), TABLES (flipd's
+# descriptor_tables: auto, shared or per_worker; default auto).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -17,7 +19,7 @@ games=${1:-100}
 seconds=${2:-8}
 pairs=${3:-3}
 flipd=${FLIPD:-target/release/flipd}
-flip=${FLIP:-target/release/flip}
+bench=${BENCH:-target/release/flip-bench}
 sync=${SYNC:-full}
 tables=${TABLES:-auto}
 port=7400
@@ -41,8 +43,8 @@ cat > "$work/flipd.ron" <<RON
 )
 RON
 
-# `field NAME FILE`: the first word after NAME on its line of a `flip load`
-# report ("moves/s 51234", "latency p99 4.1 ms").
+# `field NAME FILE`: the first word after NAME on its line of a
+# `flip-bench load` report ("moves/s 51234", "latency p99 4.1 ms").
 field() {
   awk -v name="$1" 'index($0, name " ") == 1 {
     split(substr($0, length(name) + 2), words, " "); print words[1]; exit }' "$2"
@@ -70,7 +72,7 @@ run_flipd() {
   "$flipd" --config "$work/flipd.ron" > "$work/flipd.log" 2>&1 &
   daemon_pid=$!
   sleep 1
-  "$flip" load --server "127.0.0.1:$port" --games "$games" --duration "$seconds" \
+  "$bench" load --server "127.0.0.1:$port" --games "$games" --duration "$seconds" \
     --pid "$daemon_pid" > "$work/flipd.txt"
   thread_ticks "$daemon_pid" > "$work/ticks.txt"
   kill -INT "$daemon_pid"
@@ -82,10 +84,10 @@ run_flipd() {
 }
 
 run_baseline() {
-  "$flip" baseline --listen "127.0.0.1:$base_port" > /dev/null 2>&1 &
+  "$bench" baseline --listen "127.0.0.1:$base_port" > /dev/null 2>&1 &
   local pid=$!
   sleep 0.5
-  "$flip" load --server "127.0.0.1:$base_port" --games "$games" --duration "$seconds" \
+  "$bench" load --server "127.0.0.1:$base_port" --games "$games" --duration "$seconds" \
     > "$work/baseline.txt"
   kill "$pid"
   wait "$pid" 2>/dev/null || true

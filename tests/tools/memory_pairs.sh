@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Idle memory per game of two flipd builds, measured in turn: each pair starts
-# build A, holds GAMES idle games with `flip load` (nobody moves) and reads the
-# daemon's resident memory before and after, then does the same with build B.
+# build A, holds GAMES idle games with `flip-bench load` (nobody moves) and
+# reads the daemon's resident memory before and after, then does the same with
+# build B.
 # On a shared machine only figures taken back to back compare.
 #
 # Usage: tests/tools/memory_pairs.sh FLIPD_A FLIPD_B [GAMES] [PAIRS]   (5000 3)
-# Environment: FLIP (the load driver, the same for both; default
-# target/release/flip).
+# Environment: BENCH (the load driver, the same for both; default
+# target/release/flip-bench; BENCH was FLIP while the driver was a subcommand
+# of the client).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -14,7 +16,7 @@ a=$1
 b=$2
 games=${3:-5000}
 pairs=${4:-3}
-flip=${FLIP:-target/release/flip}
+bench=${BENCH:-target/release/flip-bench}
 port=7400
 
 work=$(mktemp -d)
@@ -40,7 +42,7 @@ per_game() {
   "$1" --config "$work/flipd.ron" > "$work/flipd.log" 2>&1 &
   daemon_pid=$!
   sleep 1
-  "$flip" load --server "127.0.0.1:$port" --games "$games" --think-ms 1000000 \
+  "$bench" load --server "127.0.0.1:$port" --games "$games" --think-ms 1000000 \
     --duration 4 --pid "$daemon_pid" > "$work/load.txt"
   kill -INT "$daemon_pid"
   wait "$daemon_pid" || true

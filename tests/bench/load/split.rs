@@ -1,8 +1,9 @@
 //! A run spread over several processes: one process holds no more connections
-//! than its open-file limit allows, so `flip load` starts as many copies of
-//! itself as the games need, lines up their phases and sums up their reports.
+//! than its open-file limit allows, so `flip-bench load` starts as many copies
+//! of itself as the games need, lines up their phases and sums up their
+//! reports.
 //!
-//! The copies run `flip load --child` and talk to this process over their
+//! The copies run `flip-bench load --child` and talk to this process over their
 //! standard input and output, a line each way at every step:
 //!
 //! 1. each copy connects, logs in and seeks, then prints `ready`;
@@ -42,7 +43,7 @@ pub fn shares(games: usize, per_process: usize) -> Vec<usize> {
 
 /// Runs the children, one for each share, and merges their reports.
 pub fn run(args: &LoadArgs, shares: &[usize], cooldown: Duration) -> Result<Report, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find flip itself: {e}"))?;
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find flip-bench itself: {e}"))?;
     let (lines_tx, lines_rx) = mpsc::channel::<(usize, Option<String>)>();
     let mut children = Children(Vec::with_capacity(shares.len()));
     for (index, games) in shares.iter().enumerate() {

@@ -1,7 +1,7 @@
-//! `flip tourney`: a round robin between engine levels, to measure that each level
-//! is stronger than the one below. Each pairing plays `--games` games from random
-//! openings, every opening twice with the colours swapped, so that neither side
-//! profits from a lopsided opening or from moving first.
+//! `flip-bench tourney`: a round robin between engine levels, to measure that
+//! each level is stronger than the one below. Each pairing plays `--games` games
+//! from random openings, every opening twice with the colours swapped, so that
+//! neither side profits from a lopsided opening or from moving first.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;

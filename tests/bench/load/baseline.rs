@@ -1,7 +1,7 @@
-//! The bare baseline for `flip load`: a tokio line relay that answers the same
-//! commands with lines of the same shapes as flipd, with no game logic, no actors
-//! and no rules. flipd's figures are reported as a ratio to it, so that they
-//! survive a noisy machine. It is a benchmark aid, not a server to play on.
+//! The bare baseline for `flip-bench load`: a tokio line relay that answers the
+//! same commands with lines of the same shapes as flipd, with no game logic, no
+//! actors and no rules. flipd's figures are reported as a ratio to it, so that
+//! they survive a noisy machine. It is a benchmark aid, not a server to play on.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};

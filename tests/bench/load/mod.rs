@@ -1,6 +1,6 @@
-//! `flip load`: many concurrent games against a daemon (or the bare baseline
-//! relay), playing random legal moves from `TURN` lines, and a report of what
-//! it measured.
+//! `flip-bench load`: many concurrent games against a daemon (or the bare
+//! baseline relay), playing random legal moves from `TURN` lines, and a report
+//! of what it measured.
 
 mod baseline;
 mod split;

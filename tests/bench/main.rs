@@ -1,0 +1,55 @@
+//! `flip-bench`: flipline's benchmark tools, kept out of the client a player
+//! installs (which builds only what playing needs). `load` holds many games
+//! against a daemon, `baseline` is the bare relay it is compared with, and
+//! `tourney` plays engine levels against each other. Flags are parsed here;
+//! each tool lives in a module of its own.
+
+mod load;
+mod tourney;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// flipline's benchmark tools: measure a daemon under load, or the engine's
+/// levels against each other.
+#[derive(Parser, Debug)]
+#[command(name = "flip-bench", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Hold many games against a server and measure moves/s and latency.
+    Load(load::LoadArgs),
+    /// The bare line-relay baseline that `load` is compared against.
+    Baseline(load::BaselineArgs),
+    /// Play a round robin between engine levels.
+    Tourney(tourney::TourneyArgs),
+}
+
+/// The address the daemon listens on by default (config/default.ron), as a client
+/// reaches it.
+pub fn default_server() -> String {
+    let listen =
+        flipd::Config::embedded().map_or_else(|_| "127.0.0.1:7341".to_string(), |c| c.listen);
+    listen.replace("0.0.0.0", "127.0.0.1")
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Load(args) => load::run(&args),
+        Command::Baseline(args) => load::run_baseline(&args),
+        Command::Tourney(args) => tourney::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("flip-bench: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
