@@ -1,7 +1,10 @@
 //! `flip export`: the finished games of a store file, read-only, as GGF (the
 //! Generic Game Format of the Othello servers, which NBoard and other tools
 //! read) or as transcript lines; and that transcript line, which `save` writes
-//! and `load` reads back.
+//! and `load` reads back. A transcript line is written from a [`GameSummary`]
+//! (the store's games through `GameRecord::summary`, `save` from the
+//! `HISTORY` line); GGF reads the `GameRecord` itself, for the start time and
+//! the seconds each move took, which a summary does not hold.
 //!
 //! A transcript line is one game: `<game> <variant> <black> <white> <result>
 //! <moves>`, with `-` for an open seat, a game not over, or no moves. The result
@@ -20,7 +23,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use flipd::store::{Archive, GameRecord};
 use flipline::notation::{cells_string, parse_transcript, transcript_string};
-use flipline::protocol::{EndReason, GameId, GameResult};
+use flipline::protocol::{EndReason, GameResult, GameStatus, GameSummary};
 use flipline::{Color, Game, Move, Variant};
 
 #[derive(Args, Debug)]
@@ -85,7 +88,7 @@ fn render(games: &[GameRecord], format: Format) -> (String, usize) {
     for game in games {
         let line = match format {
             Format::Ggf => ggf(game),
-            Format::Transcript => Some(GameLine::from_record(game).to_string()),
+            Format::Transcript => Some(GameLine(&game.summary()).to_string()),
         };
         match line {
             Some(line) => {
@@ -109,37 +112,22 @@ fn is_date(text: &str) -> bool {
     shape("9999-99-99") || shape("9999-99-99T99:99:99Z")
 }
 
-/// One game as a transcript line (see the module docs).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GameLine {
-    /// The game's number.
-    pub id: GameId,
-    /// Its variant.
-    pub variant: Variant,
-    /// Black's name, if seated.
-    pub black: Option<String>,
-    /// White's name, if seated.
-    pub white: Option<String>,
-    /// The result, once over.
-    pub result: Option<GameResult>,
-    /// Every move from the start, passes written out.
-    pub moves: Vec<Move>,
-}
+/// A game summary as a transcript line (see the module docs): `Display`
+/// writes the line, [`GameLine::parse`] reads one back.
+///
+/// A view rather than a type of its own: the facts are the summary's (the
+/// shape `HISTORY` carries and the store's records turn into), and only this
+/// line's format is the client's. The line leaves out the clock and the
+/// status.
+#[derive(Clone, Copy, Debug)]
+pub struct GameLine<'a>(pub &'a GameSummary);
 
-impl GameLine {
-    fn from_record(record: &GameRecord) -> GameLine {
-        GameLine {
-            id: record.id,
-            variant: record.variant,
-            black: record.black.clone(),
-            white: record.white.clone(),
-            result: record.result,
-            moves: record.transcript(),
-        }
-    }
-
-    /// Reads a line written by `Display`; the error names the bad field.
-    pub fn parse(line: &str) -> Result<GameLine, String> {
+impl GameLine<'_> {
+    /// Reads a line written by `Display`; the error names the bad field. The
+    /// line holds no clock, so the summary has none, and no status: it is
+    /// `over` with a result, else `open` while a seat is empty, else `playing`
+    /// (a cancelled game reads back as open).
+    pub fn parse(line: &str) -> Result<GameSummary, String> {
         let fields: Vec<&str> = line.split_whitespace().collect();
         let [id, variant, black, white, result, moves] = fields.as_slice() else {
             return Err(format!(
@@ -148,6 +136,7 @@ impl GameLine {
             ));
         };
         let name = |s: &str| (s != "-").then(|| s.to_string());
+        let (black, white) = (name(black), name(white));
         let result = match *result {
             "-" => None,
             token => Some(GameResult::parse(token).ok_or(format!("bad result '{token}'"))?),
@@ -156,31 +145,43 @@ impl GameLine {
             "-" => Vec::new(),
             text => parse_transcript(text).map_err(|e| e.to_string())?,
         };
-        Ok(GameLine {
-            id: id.parse().map_err(|_| format!("bad game number '{id}'"))?,
+        let status = if result.is_some() {
+            GameStatus::Over
+        } else if black.is_none() || white.is_none() {
+            GameStatus::Open
+        } else {
+            GameStatus::Playing
+        };
+        Ok(GameSummary {
+            game: id.parse().map_err(|_| format!("bad game number '{id}'"))?,
             variant: variant
                 .parse()
                 .map_err(|e: flipline::ParseError| e.to_string())?,
-            black: name(black),
-            white: name(white),
+            black,
+            white,
+            clock: None,
+            status,
             result,
             moves,
         })
     }
 }
 
-impl fmt::Display for GameLine {
+impl fmt::Display for GameLine<'_> {
+    /// `<game> <variant> <black> <white> <result> <moves>`, `-` for what is
+    /// missing.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let summary = self.0;
         let dash = |s: Option<String>| s.unwrap_or_else(|| "-".to_string());
-        let moves = transcript_string(&self.moves);
+        let moves = transcript_string(&summary.moves);
         write!(
             f,
             "{} {} {} {} {} {}",
-            self.id,
-            self.variant,
-            dash(self.black.clone()),
-            dash(self.white.clone()),
-            dash(self.result.map(|r| r.to_string())),
+            summary.game,
+            summary.variant,
+            dash(summary.black.clone()),
+            dash(summary.white.clone()),
+            dash(summary.result.map(|r| r.to_string())),
             if moves.is_empty() { "-" } else { &moves }
         )
     }
@@ -380,12 +381,20 @@ mod tests {
 
     #[test]
     fn transcript_lines_round_trip() {
-        let line = GameLine::from_record(&record(Variant::Othello, "f5d6c3pass", resigned()));
-        let text = line.to_string();
+        let summary = record(Variant::Othello, "f5d6c3pass", resigned()).summary();
+        let text = GameLine(&summary).to_string();
         assert_eq!(text, "4 othello ann bot:3 O:3-61:resign f5d6c3pass");
-        assert_eq!(GameLine::parse(&text), Ok(line));
+        // What the line leaves out, the clock, does not read back.
+        let read = GameSummary {
+            clock: None,
+            ..summary
+        };
+        assert_eq!(GameLine::parse(&text), Ok(read));
         let open = GameLine::parse("5 tictactoe ann - - -").unwrap();
         assert_eq!((open.white, open.result, open.moves.len()), (None, None, 0));
+        assert_eq!(open.status, GameStatus::Open);
+        let playing = GameLine::parse("5 othello ann bot:1 - f5").unwrap();
+        assert_eq!(playing.status, GameStatus::Playing);
         assert!(
             GameLine::parse("5 tictactoe ann")
                 .unwrap_err()

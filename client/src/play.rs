@@ -186,14 +186,7 @@ fn save_game(link: &Link, path: &Path) -> Vec<String> {
         let Some(record) = view.records.get(&id) else {
             return vec![format!("the server sent no record of game {id}")];
         };
-        GameLine {
-            id,
-            variant: record.variant,
-            black: record.black.clone(),
-            white: record.white.clone(),
-            result: record.result,
-            moves: record.moves.clone(),
-        }
+        GameLine(record).to_string()
     };
     match std::fs::write(path, format!("{line}\n")) {
         Ok(()) => vec![format!("saved game {id} to {}", path.display())],

@@ -5,7 +5,7 @@ use std::collections::{HashMap, VecDeque};
 
 use flipline::notation::parse_board;
 use flipline::protocol::{
-    ClockSpec, CommandKind, EndReason, Event, GameId, GameResult, GameStatus, Reply, ServerLine,
+    ClockSpec, CommandKind, EndReason, Event, GameId, GameSummary, Reply, ServerLine,
 };
 use flipline::{Color, Game, Move, Square, Variant};
 
@@ -29,23 +29,6 @@ pub struct GameView {
     /// Milliseconds left (black, white) as of the last MOVED.
     pub clocks: Option<(u64, u64)>,
     /// Every move seen since START, for saving and resuming.
-    pub moves: Vec<Move>,
-}
-
-/// A game as the server's store has it, from a `HISTORY` line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Record {
-    /// The variant.
-    pub variant: Variant,
-    /// Black's name, if seated.
-    pub black: Option<String>,
-    /// White's name, if seated.
-    pub white: Option<String>,
-    /// `open`, `playing`, `over` or `cancelled`.
-    pub status: GameStatus,
-    /// The result, once over.
-    pub result: Option<GameResult>,
-    /// Every move from the start, passes written out.
     pub moves: Vec<Move>,
 }
 
@@ -74,7 +57,7 @@ pub struct View {
     /// Whether the last reply was `OK`.
     pub last_ok: bool,
     /// Games as `HISTORY` last described them, by id.
-    pub records: HashMap<GameId, Record>,
+    pub records: HashMap<GameId, GameSummary>,
     style: Style,
 }
 
@@ -240,26 +223,9 @@ impl View {
             }
             Event::Player { name, status } => vec![format!("{name}: {status}")],
             Event::Info(text) => vec![format!("* {text}")],
-            Event::History {
-                game,
-                variant,
-                black,
-                white,
-                status,
-                result,
-                moves,
-                ..
-            } => {
-                let record = Record {
-                    variant,
-                    black,
-                    white,
-                    status,
-                    result,
-                    moves,
-                };
-                let line = describe_record(game, &record);
-                self.records.insert(game, record);
+            Event::History(summary) => {
+                let line = describe_record(&summary);
+                self.records.insert(summary.game, summary);
                 vec![line]
             }
         }
@@ -421,7 +387,7 @@ impl View {
 }
 
 /// One line about a stored game: players, status or result, and its moves.
-fn describe_record(id: GameId, record: &Record) -> String {
+fn describe_record(record: &GameSummary) -> String {
     let seat = |s: &Option<String>| s.clone().unwrap_or_else(|| "(open)".to_string());
     let (black, white) = (seat(&record.black), seat(&record.white));
     let standing = match &record.result {
@@ -442,7 +408,8 @@ fn describe_record(id: GameId, record: &Record) -> String {
     };
     let moves = flipline::notation::transcript_string(&record.moves);
     format!(
-        "game {id} ({}): {black} (X) vs {white} (O), {standing}, {} moves: {}",
+        "game {} ({}): {black} (X) vs {white} (O), {standing}, {} moves: {}",
+        record.game,
         record.variant,
         record.moves.len(),
         if moves.is_empty() { "-" } else { &moves }
@@ -452,6 +419,7 @@ fn describe_record(id: GameId, record: &Record) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use flipline::protocol::GameStatus;
 
     fn feed(view: &mut View, lines: &[&str]) -> Vec<String> {
         lines.iter().flat_map(|l| view.on_line(l)).collect()

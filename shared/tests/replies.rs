@@ -2,7 +2,10 @@
 //! a line is read only in the form they print, and no input makes their parsers
 //! panic.
 
-use flipline::protocol::{CommandKind, Event, GameStatus, PlayerStatus, Reply, ServerLine};
+use flipline::protocol::{
+    ClockSpec, CommandKind, EndReason, Event, GameResult, GameStatus, GameSummary, PlayerStatus,
+    Reply, ServerLine,
+};
 use flipline::{Color, Move, Square, Variant};
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -107,6 +110,68 @@ fn parse_as_every_reply(line: &str) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// A seat as `HISTORY` writes it: a name (never a lone `-`, the open seat's
+/// mark) or open.
+fn any_seat() -> impl Strategy<Value = Option<String>> {
+    proptest::option::of(name().prop_filter("an empty seat", |n| n != "-"))
+}
+
+/// Any clock `M+S` can write: thousandths of a minute up to a day, whole
+/// seconds up to an hour.
+fn any_clock() -> impl Strategy<Value = ClockSpec> {
+    (1u64..=24 * 60 * 1000, 0u64..=3600).prop_map(|(thousandths, seconds)| ClockSpec {
+        base_ms: thousandths * 60,
+        increment_ms: seconds * 1000,
+    })
+}
+
+fn any_result() -> impl Strategy<Value = GameResult> {
+    let winner = select(vec![None, Some(Color::Black), Some(Color::White)]);
+    let reason = select(vec![
+        EndReason::Normal,
+        EndReason::Resign,
+        EndReason::Time,
+        EndReason::Abandon,
+    ]);
+    (winner, any::<u32>(), any::<u32>(), reason).prop_map(|(winner, black, white, reason)| {
+        GameResult {
+            winner,
+            black,
+            white,
+            reason,
+        }
+    })
+}
+
+fn any_summary() -> impl Strategy<Value = GameSummary> {
+    (
+        (
+            any::<u64>(),
+            select(Variant::ALL.to_vec()),
+            any_seat(),
+            any_seat(),
+        ),
+        (
+            proptest::option::of(any_clock()),
+            select(GameStatus::ALL.to_vec()),
+            proptest::option::of(any_result()),
+            vec(any_move(), 0..70),
+        ),
+    )
+        .prop_map(
+            |((game, variant, black, white), (clock, status, result, moves))| GameSummary {
+                game,
+                variant,
+                black,
+                white,
+                clock,
+                status,
+                result,
+                moves,
+            },
+        )
+}
+
 fn any_player_status() -> impl Strategy<Value = PlayerStatus> {
     prop_oneof![
         Just(PlayerStatus::Idle),
@@ -165,6 +230,16 @@ proptest! {
     }
 
     #[test]
+    fn a_game_summary_reads_back_from_its_history_line(summary in any_summary()) {
+        let event = Event::History(summary);
+        let line = event.to_string();
+        prop_assert!(line.starts_with("HISTORY "), "{}", line);
+        prop_assert_eq!(line.split(' ').count(), 9, "{}", line);
+        prop_assert_eq!(ServerLine::parse(&line), ServerLine::Event(event.clone()), "{}", line);
+        prop_assert_eq!(ServerLine::parse(&format!("{line}\r\n")), ServerLine::Event(event), "{}", line);
+    }
+
+    #[test]
     fn status_lines_round_trip_through_the_client_parser(
         game in any::<u64>(),
         status in select(GameStatus::ALL.to_vec()),
@@ -183,7 +258,7 @@ proptest! {
                 ply,
             },
             Event::Player { name: who.clone(), status: player },
-            Event::History {
+            Event::History(GameSummary {
                 game,
                 variant: Variant::TicTacToe,
                 black: None,
@@ -192,7 +267,7 @@ proptest! {
                 status,
                 result: None,
                 moves: Vec::new(),
-            },
+            }),
         ];
         for event in events {
             let line = event.to_string();

@@ -157,7 +157,7 @@ fn history(client: &mut Client, game: u64) -> Option<(GameStatus, Vec<Move>)> {
     assert_eq!(reply, "OK", "HISTORY {game}: {data:?}");
     match data.as_slice() {
         [line] => match ServerLine::parse(line) {
-            ServerLine::Event(Event::History { status, moves, .. }) => Some((status, moves)),
+            ServerLine::Event(Event::History(summary)) => Some((summary.status, summary.moves)),
             other => panic!("not a HISTORY line: {other:?}"),
         },
         other => panic!("HISTORY {game}: {other:?}"),

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::str::FromStr;
 
-use flipline::protocol::{ClockSpec, EndReason, GameId, GameResult};
+use flipline::protocol::{ClockSpec, EndReason, GameId, GameResult, GameStatus, GameSummary};
 use flipline::{Color, Move, Variant};
 use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, Row, params};
@@ -80,6 +80,27 @@ impl GameRecord {
     /// The moves alone.
     pub fn transcript(&self) -> Vec<Move> {
         self.moves.iter().map(|m| m.mv).collect()
+    }
+
+    /// The game as the protocol states it (`HISTORY`, transcript lines):
+    /// without the times of the game and of each move, which only the store
+    /// and GGF keep.
+    pub fn summary(&self) -> GameSummary {
+        GameSummary {
+            game: self.id,
+            variant: self.variant,
+            black: self.black.clone(),
+            white: self.white.clone(),
+            clock: self.clock,
+            status: match self.status {
+                Status::Open => GameStatus::Open,
+                Status::Playing => GameStatus::Playing,
+                Status::Over => GameStatus::Over,
+                Status::Cancelled => GameStatus::Cancelled,
+            },
+            result: self.result,
+            moves: self.transcript(),
+        }
     }
 }
 

@@ -7,8 +7,9 @@ use std::fmt;
 
 use super::GameId;
 use super::clock::ClockSpec;
-use super::result::{EndReason, GameResult};
+use super::result::EndReason;
 use super::status::{GameStatus, PlayerStatus};
+use super::summary::GameSummary;
 use crate::square::Square;
 use crate::variant::{Color, Variant};
 
@@ -112,24 +113,7 @@ pub enum Event {
     Info(String),
     /// `HISTORY <game> <variant> <black|-> <white|-> <clock|-> <status> <result|-> <moves|->`
     /// (the data line of `HISTORY`).
-    History {
-        /// The game.
-        game: GameId,
-        /// Its variant.
-        variant: Variant,
-        /// Black's name, if seated.
-        black: Option<String>,
-        /// White's name, if seated.
-        white: Option<String>,
-        /// The clock, if any.
-        clock: Option<ClockSpec>,
-        /// `open`, `playing`, `over` or `cancelled`.
-        status: GameStatus,
-        /// The result, once over.
-        result: Option<GameResult>,
-        /// Every move from the start, passes written out.
-        moves: Vec<crate::square::Move>,
-    },
+    History(GameSummary),
 }
 
 impl fmt::Display for Event {
@@ -213,7 +197,7 @@ impl fmt::Display for Event {
             }
             Event::Player { name, status } => write!(f, "PLAYER {name} {status}"),
             Event::Info(text) => write!(f, "INFO {text}"),
-            Event::History {
+            Event::History(GameSummary {
                 game,
                 variant,
                 black,
@@ -222,7 +206,7 @@ impl fmt::Display for Event {
                 status,
                 result,
                 moves,
-            } => {
+            }) => {
                 let dash = |s: Option<String>| s.unwrap_or_else(|| "-".to_string());
                 let transcript = crate::notation::transcript_string(moves);
                 write!(

@@ -19,6 +19,7 @@
 //! - result.rs: [`EndReason`] and [`GameResult`], how a game ended.
 //! - status.rs: [`GameStatus`] and [`PlayerStatus`], the status words of
 //!   `LIST`, `HISTORY` and `WHO` lines.
+//! - summary.rs: [`GameSummary`], one game's record, as `HISTORY` carries it.
 //! - this file: [`GREETING`], [`GameId`], [`COMMAND_HELP`].
 
 mod clock;
@@ -29,6 +30,7 @@ mod reply;
 mod result;
 mod server_line;
 mod status;
+mod summary;
 
 pub use clock::ClockSpec;
 pub use command::{
@@ -41,6 +43,7 @@ pub use reply::{Reply, ReplyError};
 pub use result::{EndReason, GameResult};
 pub use server_line::ServerLine;
 pub use status::{GameStatus, PlayerStatus};
+pub use summary::GameSummary;
 
 /// The first line a server sends.
 pub const GREETING: &str = "HELLO flipline 1";

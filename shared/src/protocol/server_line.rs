@@ -8,6 +8,7 @@ use super::error::{ErrorCode, ProtocolError};
 use super::event::Event;
 use super::result::{EndReason, GameResult};
 use super::status::{GameStatus, PlayerStatus};
+use super::summary::GameSummary;
 use crate::square::Square;
 use crate::variant::Color;
 
@@ -120,7 +121,7 @@ fn parse_history(f: &[&str]) -> Option<Event> {
         "-" => Vec::new(),
         text => crate::notation::parse_transcript(text).ok()?,
     };
-    Some(Event::History {
+    Some(Event::History(GameSummary {
         game: f.first()?.parse().ok()?,
         variant: f.get(1)?.parse().ok()?,
         black: optional(f.get(2)?, name)?,
@@ -129,7 +130,7 @@ fn parse_history(f: &[&str]) -> Option<Event> {
         status: GameStatus::parse(f.get(5)?)?,
         result: optional(f.get(6)?, GameResult::parse)?,
         moves,
-    })
+    }))
 }
 
 /// `-` for none, else the parsed value; `None` when the value does not parse.
@@ -222,7 +223,7 @@ mod tests {
                 status: PlayerStatus::Idle,
             },
             Event::Info("shutting down".into()),
-            Event::History {
+            Event::History(GameSummary {
                 game: 7,
                 variant: Variant::Othello,
                 black: Some("ann".into()),
@@ -236,8 +237,8 @@ mod tests {
                     reason: EndReason::Resign,
                 }),
                 moves: crate::notation::parse_transcript("f5d6c3passd3").unwrap(),
-            },
-            Event::History {
+            }),
+            Event::History(GameSummary {
                 game: 8,
                 variant: Variant::TicTacToe,
                 black: Some("ann".into()),
@@ -249,7 +250,7 @@ mod tests {
                 status: GameStatus::Open,
                 result: None,
                 moves: Vec::new(),
-            },
+            }),
         ];
         for event in events {
             let line = event.to_string();

@@ -9,11 +9,10 @@ use std::sync::Arc;
 
 use actix::fut::{ActorFutureExt, WrapFuture};
 use actix::{AsyncContext, Context, Message, Recipient};
-use flipline::protocol::{ErrorCode, Event, GameStatus, ProtocolError};
+use flipline::protocol::{ErrorCode, Event, ProtocolError};
 
 use crate::messages::{Answer, Find, ToGame};
 use crate::session::{LobbyPort, SeatRef, Session};
-use crate::store::{GameRecord, Status};
 use flipline::protocol::Reply;
 
 impl Session {
@@ -61,7 +60,10 @@ impl Session {
         let read = self.shared.store.history(game);
         ctx.wait(read.into_actor(self).map(move |found, act, ctx| {
             let reply = match found {
-                Ok(Some(record)) => Ok(Answer::data(format!("{}\n", history_line(record)))),
+                Ok(Some(record)) => Ok(Answer::data(format!(
+                    "{}\n",
+                    Event::History(record.summary())
+                ))),
                 Ok(None) => Err(ProtocolError::new(
                     ErrorCode::NotFound,
                     format!("no game {game}"),
@@ -92,25 +94,5 @@ impl Session {
             let ok = Reply::Count(events.len());
             act.reply(ctx, Ok(Answer { data, ok }));
         });
-    }
-}
-
-/// The `HISTORY` data line of a stored game.
-fn history_line(record: GameRecord) -> Event {
-    let moves = record.transcript();
-    Event::History {
-        game: record.id,
-        variant: record.variant,
-        black: record.black,
-        white: record.white,
-        clock: record.clock,
-        status: match record.status {
-            Status::Open => GameStatus::Open,
-            Status::Playing => GameStatus::Playing,
-            Status::Over => GameStatus::Over,
-            Status::Cancelled => GameStatus::Cancelled,
-        },
-        result: record.result,
-        moves,
     }
 }
