@@ -17,7 +17,7 @@ use crate::link::open;
 #[derive(Args, Debug, Clone)]
 pub struct BotArgs {
     /// The daemon's address.
-    #[arg(long, default_value_t = crate::default_server())]
+    #[arg(long, default_value_t = flipd::Config::default_server())]
     server: String,
     /// Name to log in with (with -1, -2, ... added when playing several games).
     #[arg(long, default_value = "flipbot")]

@@ -63,14 +63,6 @@ struct PlayArgs {
     reconnect: bool,
 }
 
-/// The address the daemon listens on by default (config/default.ron), as a client
-/// reaches it.
-pub fn default_server() -> String {
-    let listen =
-        flipd::Config::embedded().map_or_else(|_| "127.0.0.1:7341".to_string(), |c| c.listen);
-    listen.replace("0.0.0.0", "127.0.0.1")
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -96,7 +88,10 @@ fn run_play(args: &PlayArgs) -> Result<(), String> {
         return run_local(args);
     }
     let options = play::PlayOptions {
-        server: args.server.clone().unwrap_or_else(default_server),
+        server: args
+            .server
+            .clone()
+            .unwrap_or_else(flipd::Config::default_server),
         name: args.name.clone(),
         raw: args.raw,
         reconnect: args.reconnect,

@@ -156,6 +156,14 @@ impl Config {
         Config::parse(DEFAULT_RON, "<embedded default>")
     }
 
+    /// The address the embedded default listens on, as a client on this
+    /// machine reaches it (`0.0.0.0` becomes loopback): what `flip` and
+    /// `flip-bench` connect to unless told otherwise.
+    pub fn default_server() -> String {
+        let listen = Config::embedded().map_or_else(|_| "127.0.0.1:7341".to_string(), |c| c.listen);
+        listen.replace("0.0.0.0", "127.0.0.1")
+    }
+
     /// Reads a file. Settings it leaves out keep their defaults.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError {

@@ -30,14 +30,6 @@ enum Command {
     Tourney(tourney::TourneyArgs),
 }
 
-/// The address the daemon listens on by default (config/default.ron), as a client
-/// reaches it.
-pub fn default_server() -> String {
-    let listen =
-        flipd::Config::embedded().map_or_else(|_| "127.0.0.1:7341".to_string(), |c| c.listen);
-    listen.replace("0.0.0.0", "127.0.0.1")
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {

@@ -651,17 +651,24 @@ impl<R: Clone> LobbyCore<R> {
 
     /// The game's actor stopped: the lobby forgets it and whoever sat there.
     pub fn closed(&mut self, game: GameId) {
-        let Some(entry) = self.games.remove(&game) else {
-            return;
-        };
+        if let Some(entry) = self.forget(game) {
+            for name in entry.persons() {
+                self.tidy(name);
+            }
+        }
+    }
+
+    /// Removes a game, and the seat there of whoever sat at it.
+    fn forget(&mut self, game: GameId) -> Option<Entry<R>> {
+        let entry = self.games.remove(&game)?;
         for name in entry.persons() {
             if let Some(person) = self.people.get_mut(name)
                 && person.seat == NonZeroU64::new(game)
             {
                 person.seat = None;
             }
-            self.tidy(name);
         }
+        Some(entry)
     }
 
     /// A game the store holds as in play at the last stop: its people sit there,
@@ -768,16 +775,9 @@ impl<R: Clone> LobbyCore<R> {
 
     /// An open game closes before anyone joined it.
     fn cancel(&mut self, game: GameId, effects: &mut Vec<LobbyEffect<R>>) {
-        let Some(entry) = self.games.remove(&game) else {
+        let Some(entry) = self.forget(game) else {
             return;
         };
-        for name in entry.persons() {
-            if let Some(person) = self.people.get_mut(name)
-                && person.seat == NonZeroU64::new(game)
-            {
-                person.seat = None;
-            }
-        }
         effects.push(LobbyEffect::StoreCancel(game));
         if let Some(route) = entry.route {
             effects.push(LobbyEffect::ToGame(route, Order::Cancel));

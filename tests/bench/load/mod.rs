@@ -22,7 +22,7 @@ use stats::{Counters, Report, rss_kib};
 #[derive(Args, Debug, Clone)]
 pub struct LoadArgs {
     /// The server's address.
-    #[arg(long, default_value_t = crate::default_server())]
+    #[arg(long, default_value_t = flipd::Config::default_server())]
     server: String,
     /// Games to hold at once (two connections each).
     #[arg(long, default_value_t = 100)]
