@@ -4,7 +4,6 @@
 
 use std::fmt;
 
-use super::server_line::optional_word;
 use crate::variant::Color;
 
 /// Why a game ended.
@@ -83,6 +82,20 @@ impl fmt::Display for GameResult {
             None => f.write_str("draw")?,
         }
         write!(f, ":{}-{}:{}", self.black, self.white, self.reason.word())
+    }
+}
+
+/// A field that is either the word `none` stands for nothing, or a value
+/// `parse` reads; `None` if it is neither.
+pub(super) fn optional_word<T>(
+    field: &str,
+    none: &str,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Option<Option<T>> {
+    if field == none {
+        Some(None)
+    } else {
+        parse(field).map(Some)
     }
 }
 

@@ -6,7 +6,7 @@ use super::GameId;
 use super::clock::ClockSpec;
 use super::error::{ErrorCode, ProtocolError};
 use super::event::Event;
-use super::result::{EndReason, GameResult};
+use super::result::{EndReason, GameResult, optional_word};
 use super::status::{GameStatus, PlayerStatus};
 use super::summary::GameSummary;
 use crate::square::Square;
@@ -136,18 +136,6 @@ fn parse_history(f: &[&str]) -> Option<Event> {
 /// `-` for none, else the parsed value; `None` when the value does not parse.
 fn optional<T>(field: &str, parse: impl Fn(&str) -> Option<T>) -> Option<Option<T>> {
     optional_word(field, "-", parse)
-}
-
-pub(super) fn optional_word<T>(
-    field: &str,
-    none: &str,
-    parse: impl Fn(&str) -> Option<T>,
-) -> Option<Option<T>> {
-    if field == none {
-        Some(None)
-    } else {
-        parse(field).map(Some)
-    }
 }
 
 fn parse_move_list(field: &str) -> Option<Vec<Square>> {
