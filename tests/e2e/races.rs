@@ -1,6 +1,8 @@
 //! Regressions for races that put a player in two games in play: commands sent
 //! in one write, and several connections at once, as bots send them.
 
+use std::net::SocketAddr;
+
 use flipline::protocol::{EndReason, Event, GameStatus};
 use flipline_tests::*;
 
@@ -33,35 +35,36 @@ fn replies(client: &mut Client, n: usize) -> Vec<String> {
         .collect()
 }
 
-/// A player seeking who sends `command` while another seeker arrives: either
-/// the pairing came first and `command` is refused, or `command` came first
-/// and the other seeker waits. Never both.
-fn seek_then(command: &str) {
+/// A player seeking who sends a command while another seeker arrives:
+/// either the pairing came first and the command is refused, or the command
+/// came first and the other seeker waits. Never both. `command` gives each
+/// trial's line and, where it matters, the reply it gets when it comes first.
+fn seek_then(mut command: impl FnMut(SocketAddr, u32) -> (String, Option<String>)) {
     let daemon = start(test_config());
     let mut lister = Client::connect(daemon.addr);
     let mut paired = 0;
     for trial in 0..40 {
+        let (line, first) = command(daemon.addr, trial);
         let (a_name, b_name) = (format!("a{trial}"), format!("b{trial}"));
         let mut a = Client::login_as(daemon.addr, &a_name);
         let mut b = Client::login_as(daemon.addr, &b_name);
         assert_eq!(a.ok("SEEK anti").1, "OK seeking");
-        let line = command;
-        a.send(line);
+        a.send(&line);
         b.send("SEEK anti");
-        let a_reply = a.final_reply(line).1;
+        let a_reply = a.final_reply(&line).1;
         let b_reply = b.final_reply("SEEK anti").1;
         let in_play = games_in_play(&mut lister, &a_name);
-        assert_eq!(
-            in_play.len(),
-            1,
-            "trial {trial}: {a_name} in {in_play:?} ({line} -> {a_reply}, SEEK -> {b_reply})"
-        );
+        let what = format!("trial {trial}: {line} -> {a_reply}, SEEK -> {b_reply}");
+        assert_eq!(in_play.len(), 1, "{what}: {a_name} in {in_play:?}");
         if b_reply == "OK seeking" {
-            assert!(a_reply.starts_with("OK "), "trial {trial}: {a_reply}");
+            match &first {
+                Some(reply) => assert_eq!(&a_reply, reply, "{what}"),
+                None => assert!(a_reply.starts_with("OK "), "{what}"),
+            }
         } else {
             paired += 1;
-            assert!(a_reply.starts_with("ERR 409 "), "trial {trial}: {a_reply}");
-            assert_eq!(in_play, [reply_game("SEEK", &b_reply)], "trial {trial}");
+            assert!(a_reply.starts_with("ERR 409 "), "{what}");
+            assert_eq!(in_play, [reply_game("SEEK", &b_reply)], "{what}");
         }
     }
     eprintln!("{paired} of 40 trials paired first");
@@ -69,39 +72,19 @@ fn seek_then(command: &str) {
 
 #[test]
 fn a_seeker_who_sends_new_as_another_seeker_arrives_sits_in_one_game() {
-    seek_then("NEW othello vs bot:1");
+    seek_then(|_, _| ("NEW othello vs bot:1".to_string(), None));
 }
 
 #[test]
 fn a_seeker_who_sends_join_as_another_seeker_arrives_sits_in_one_game() {
-    let daemon = start(test_config());
-    let mut lister = Client::connect(daemon.addr);
-    let mut paired = 0;
-    for trial in 0..40 {
-        let mut host = Client::login_as(daemon.addr, &format!("h{trial}"));
+    // Each trial's host stays connected: its open game closes when it goes.
+    let mut hosts = Vec::new();
+    seek_then(|addr, trial| {
+        let mut host = Client::login_as(addr, &format!("h{trial}"));
         let g = host.ok_game("NEW othello as X");
-        let (a_name, b_name) = (format!("a{trial}"), format!("b{trial}"));
-        let mut a = Client::login_as(daemon.addr, &a_name);
-        let mut b = Client::login_as(daemon.addr, &b_name);
-        assert_eq!(a.ok("SEEK anti").1, "OK seeking");
-        a.send(&format!("JOIN {g}"));
-        b.send("SEEK anti");
-        let a_reply = a.final_reply("JOIN").1;
-        let b_reply = b.final_reply("SEEK anti").1;
-        let in_play = games_in_play(&mut lister, &a_name);
-        assert_eq!(
-            in_play.len(),
-            1,
-            "trial {trial}: {in_play:?} ({a_reply}, {b_reply})"
-        );
-        if b_reply == "OK seeking" {
-            assert_eq!(a_reply, format!("OK {g} O"), "trial {trial}");
-        } else {
-            paired += 1;
-            assert!(a_reply.starts_with("ERR 409 "), "trial {trial}: {a_reply}");
-        }
-    }
-    eprintln!("{paired} of 40 trials paired first");
+        hosts.push(host);
+        (format!("JOIN {g}"), Some(format!("OK {g} O")))
+    });
 }
 
 #[test]
