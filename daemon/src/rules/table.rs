@@ -367,10 +367,11 @@ impl<C: Clone> Table<C> {
         forbidden(format!("you have no seat in game {}", self.id))
     }
 
-    /// The colour `name` may move for now, or why not.
+    /// The colour `name` may move for now, or why not. (On every move: no
+    /// list of colours is built.)
     fn mover(&self, name: &str) -> Result<Color, ProtocolError> {
-        let colors = self.colors_of(name);
-        if colors.is_empty() {
+        let seated = |c: Color| self.seat(c).person(name).is_some();
+        if !COLORS.into_iter().any(seated) {
             return Err(self.no_seat());
         }
         match self.phase {
@@ -379,7 +380,7 @@ impl<C: Clone> Table<C> {
             Phase::Playing => {}
         }
         let to_move = self.game.to_move();
-        if colors.contains(&to_move) {
+        if seated(to_move) {
             Ok(to_move)
         } else {
             Err(forbidden("not your turn"))
