@@ -60,6 +60,9 @@ pub struct StoreConfig {
     pub batch_max: usize,
     /// The writer's page cache, in MiB (filled only as pages are used).
     pub cache_mb: u32,
+    /// Faults switched on by failure tests; never read from a file.
+    #[serde(skip)]
+    pub faults: Option<crate::store::Faults>,
 }
 
 /// SQLite's `synchronous` setting for the store, as it applies in WAL mode.
@@ -332,6 +335,7 @@ impl PartialStore {
             synchronous: self.synchronous.or(base.map(|b| b.synchronous))?,
             batch_max: self.batch_max.or(base.map(|b| b.batch_max))?,
             cache_mb: self.cache_mb.or(base.map(|b| b.cache_mb))?,
+            faults: base.and_then(|b| b.faults.clone()),
         })
     }
 }

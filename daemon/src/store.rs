@@ -23,6 +23,7 @@
 //! export`).
 
 mod archive;
+mod faults;
 mod move_log;
 mod open;
 mod reader;
@@ -46,6 +47,7 @@ use rusqlite::Connection;
 use tokio::sync::oneshot;
 
 pub use archive::Archive;
+pub use faults::Faults;
 pub use open::{Opened, StoreThreads};
 pub use records::{GameRecord, Status, StoredMove, Write};
 pub use writer::StoreStats;

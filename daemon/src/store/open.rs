@@ -48,6 +48,7 @@ impl Store {
             conn,
             log,
             failed: false,
+            faults: config.faults.clone(),
         };
         let open = records::open_games(&writer.conn).map_err(startup)?;
         if !open.is_empty() {
@@ -64,7 +65,7 @@ impl Store {
         let playing = records::playing(&writer.conn, held).map_err(startup)?;
         let next_game = records::next_game_id(&writer.conn).map_err(startup)?;
         let reader = open_reader(path)?;
-        let threads = StoreThreads::start(writer, reader, config.batch_max, lock)?;
+        let threads = StoreThreads::start(writer, reader, config, lock)?;
         let store = Store {
             writes: threads.writes.clone(),
             reads: threads.reads.clone(),
@@ -123,13 +124,15 @@ impl StoreThreads {
     fn start(
         writer: Writer,
         reader_conn: Connection,
-        batch_max: usize,
+        config: &StoreConfig,
         lock: File,
     ) -> Result<StoreThreads, StoreError> {
         let stats = Arc::new(StoreStats::default());
         let (writes, write_rx) = channel();
         let (reads, read_rx) = channel();
         let writer_stats = Arc::clone(&stats);
+        let batch_max = config.batch_max;
+        let faults = config.faults.clone();
         let spawn_error = |e: std::io::Error| StoreError::Failed(format!("cannot start: {e}"));
         let writer = std::thread::Builder::new()
             .name("store-writer".into())
@@ -137,7 +140,7 @@ impl StoreThreads {
             .map_err(spawn_error)?;
         let reader = std::thread::Builder::new()
             .name("store-reader".into())
-            .spawn(move || run_reader(&reader_conn, &read_rx))
+            .spawn(move || run_reader(&reader_conn, &read_rx, faults.as_ref()))
             .map_err(spawn_error)?;
         Ok(StoreThreads {
             writes,

@@ -8,8 +8,8 @@ use std::sync::mpsc::Receiver;
 
 use rusqlite::{Connection, OpenFlags};
 
-use super::StoreError;
 use super::schema::{describe, refuse};
+use super::{Faults, StoreError};
 
 pub(super) type ReadJob = Box<dyn FnOnce(&Connection) + Send>;
 
@@ -26,8 +26,15 @@ pub(super) fn open_reader(path: &Path) -> Result<Connection, StoreError> {
     Ok(conn)
 }
 
-pub(super) fn run_reader(conn: &Connection, requests: &Receiver<ToReader>) {
+pub(super) fn run_reader(
+    conn: &Connection,
+    requests: &Receiver<ToReader>,
+    faults: Option<&Faults>,
+) {
     while let Ok(ToReader::Job(job)) = requests.recv() {
+        if let Some(faults) = faults {
+            faults.before_read();
+        }
         job(conn);
     }
 }

@@ -55,6 +55,7 @@ pub(crate) fn config(path: &Path) -> StoreConfig {
         synchronous: Synchronous::Normal,
         batch_max: 64,
         cache_mb: 8,
+        faults: None,
     }
 }
 

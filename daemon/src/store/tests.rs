@@ -36,6 +36,7 @@ fn writer(path: &Path) -> Writer {
         conn,
         log,
         failed: false,
+        faults: None,
     }
 }
 
@@ -200,6 +201,27 @@ fn a_full_disk_refuses_writes_and_the_store_goes_on_after() {
     });
     conn.commit_batch(&mut vec![write], &stats);
     assert_eq!(answer.try_recv().unwrap(), Ok(1));
+}
+
+#[test]
+fn a_fault_switch_fails_the_writes_of_a_running_store_until_healed() {
+    let path = temp_path("switch");
+    let faults = Faults::new();
+    let mut with_faults = config(&path);
+    with_faults.faults = Some(faults.clone());
+    let opened = Store::open(&with_faults).unwrap();
+    faults.fail_writes();
+    let refused = block_on(opened.store.commit(new_game(1, Some("bob"), "")));
+    assert!(
+        matches!(&refused, Err(StoreError::Failed(why)) if why.contains("full")),
+        "{refused:?}"
+    );
+    faults.heal();
+    let stored = block_on(opened.store.commit(new_game(2, Some("bob"), "")));
+    assert_eq!(stored, Ok(1));
+    let history = block_on(opened.store.history(1)).unwrap();
+    assert!(history.is_none(), "a refused creation was stored");
+    opened.threads.close();
 }
 
 #[test]

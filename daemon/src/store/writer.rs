@@ -14,7 +14,7 @@ use tokio::sync::oneshot;
 
 use super::move_log::MoveLog;
 use super::schema::describe;
-use super::{StoreError, StoredMove, Write, failed, records};
+use super::{Faults, StoreError, StoredMove, Write, failed, records};
 
 /// A write's answer: the rows it changed, once committed.
 type WriteAnswer = oneshot::Sender<Result<usize, StoreError>>;
@@ -151,6 +151,8 @@ pub(super) struct Writer {
     /// A write failed: it may have been a game's creation, so the numbers
     /// reserved are kept at the close.
     pub(super) failed: bool,
+    /// Faults switched on by a failure test.
+    pub(super) faults: Option<Faults>,
 }
 
 impl Writer {
@@ -206,6 +208,9 @@ impl Writer {
         &mut self,
         writes: impl Iterator<Item = &'a Write>,
     ) -> rusqlite::Result<Vec<usize>> {
+        if let Some(faults) = &self.faults {
+            faults.before_write()?;
+        }
         self.log.begin();
         let result = transaction(&mut self.conn, &mut self.log, writes);
         match result {
