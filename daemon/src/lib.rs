@@ -17,8 +17,6 @@
 //!   `LIST`, `WHO`, recovery.
 //! - [`rules`]: the pure cores: a game's table, and the lobby (who sits where).
 //! - [`game`]: the game actor, one per game: the shell around its table.
-//! - [`game_numbers`]: game numbers, reserved in the store before they are
-//!   handed out.
 //! - [`clock`]: chess clocks.
 //! - [`lazy_list`]: a list kept as one pointer while empty.
 //! - [`engine_pool`]: engine threads for bot moves and hints, with deadlines.
@@ -38,7 +36,6 @@ pub mod config;
 pub mod descriptor_tables;
 pub mod engine_pool;
 pub mod game;
-pub mod game_numbers;
 pub mod lazy_list;
 pub mod listener;
 pub mod lobby;

@@ -6,6 +6,12 @@
 //! play. It is never on the move path: moves go from a session straight to its
 //! game.
 //!
+//! A new game or a filled seat is answered only once the store has it: the
+//! core holds the decision, the actor commits its write without waiting for
+//! it (the lobby serves everyone else meanwhile), then carries it out and
+//! answers, or has the core put it back and answers `ERR 503`. Work touching
+//! what a held decision touched waits for it (`when_free`).
+//!
 //! The lobby only ever tells games and sessions (`do_send`), never waits on
 //! them, so no two actors wait on each other. Games tell the lobby that they
 //! ended before anyone hears `OVER`, so what a player does after `OVER` finds
@@ -16,18 +22,21 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use actix::{Actor, Addr, ArbiterHandle, AsyncContext, Context, Handler};
+use actix::fut::{ActorFutureExt, WrapFuture};
+use actix::{Actor, Addr, ArbiterHandle, AsyncContext, Context, Handler, ResponseFuture};
 use flipline::notation::replay_with_passes;
-use flipline::protocol::{EndReason, Event, GameId, GameResult, ProtocolError};
+use flipline::protocol::{EndReason, ErrorCode, Event, GameId, GameResult, ProtocolError};
+use tokio::sync::oneshot;
 
 use crate::config::Config;
 use crate::engine_pool::EngineWorker;
 use crate::game::{GameActor, GameServices, GameSetup};
-use crate::game_numbers::{GameNumbers, Reserved};
 use crate::messages::*;
 use crate::random::random_u64;
 use crate::rules::Sitter;
-use crate::rules::lobby::{Done, Launch, LobbyCore, LobbyEffect, Rematched, Sought};
+use crate::rules::lobby::{
+    Done, Held, Launch, Left, LobbyCore, LobbyEffect, Rematched, Sought, Waiting,
+};
 use crate::session::{GameRequest, Reach, SeatRef, SessionRef};
 use crate::store::{GameRecord, Status, Store, StoredMove, Write};
 
@@ -44,14 +53,29 @@ pub struct Lobby {
     /// The config, the engine pool, the store and this lobby's own address:
     /// what the lobby uses and what every game it starts shares.
     services: Arc<GameServices>,
-    /// This lobby, for the answers it sends itself.
-    own: Addr<Lobby>,
     workers: Vec<ArbiterHandle>,
     next_worker: usize,
-    numbers: GameNumbers,
+    /// The number the next new game gets.
+    next_game: GameId,
     sessions: HashMap<ConnId, SessionEntry>,
     core: LobbyCore<SeatRef>,
+    /// Commands and events waiting for a decision held until its write
+    /// commits (see [`Lobby::when_free`]).
+    waiting: Waiting<Deferred>,
 }
+
+/// A command or event that touches a name or game a held decision touched:
+/// it runs once that decision is settled.
+struct Deferred {
+    name: Option<Name>,
+    game: Option<GameId>,
+    job: Job,
+}
+
+type Job = Box<dyn FnOnce(&mut Lobby, &mut Context<Lobby>)>;
+
+/// Where a command's answer goes, now or once its write commits.
+type Reply<T> = oneshot::Sender<Result<T, ProtocolError>>;
 
 impl Lobby {
     /// Starts a lobby that starts games on `workers` (a player's, or in turn) with
@@ -65,8 +89,7 @@ impl Lobby {
         next_game: GameId,
     ) -> Addr<Lobby> {
         Lobby::create(move |ctx| Lobby {
-            own: ctx.address(),
-            numbers: GameNumbers::new(next_game, store.clone()),
+            next_game: next_game.max(1),
             services: Arc::new(GameServices {
                 config,
                 lobby: ctx.address().recipient(),
@@ -77,27 +100,100 @@ impl Lobby {
             next_worker: 0,
             sessions: HashMap::new(),
             core: LobbyCore::new(),
+            waiting: Waiting::default(),
         })
     }
 
-    /// Carries out the core's decision and answers with its reply.
-    fn carry_out<T>(&mut self, done: Done<T, SeatRef>) -> T {
-        for effect in done.effects {
+    /// Runs `job` now, unless it touches `name` or `game` while a decision
+    /// held touches them too: then once that decision is settled, in the
+    /// order such work came.
+    fn when_free(
+        &mut self,
+        ctx: &mut Context<Self>,
+        name: Option<Name>,
+        game: Option<GameId>,
+        job: impl FnOnce(&mut Lobby, &mut Context<Lobby>) + 'static,
+    ) {
+        match self.core.waits_for(name.as_deref(), game) {
+            Some(held) => {
+                let job = Box::new(job);
+                self.waiting.push(held, Deferred { name, game, job });
+            }
+            None => job(self, ctx),
+        }
+    }
+
+    /// A held decision is settled: what waited for it runs (or waits on).
+    fn settled(&mut self, ctx: &mut Context<Self>, held: Held) {
+        for deferred in self.waiting.take(held) {
+            self.when_free(ctx, deferred.name, deferred.game, deferred.job);
+        }
+    }
+
+    /// Answers a command with the core's decision and carries it out: at
+    /// once, or, for a decision held, once its write commits; if that
+    /// fails, the core puts the lobby back and the answer is `ERR 503`.
+    fn conclude<T: 'static, U: 'static>(
+        &mut self,
+        ctx: &mut Context<Self>,
+        decided: Result<Done<T, SeatRef>, ProtocolError>,
+        reply: Reply<U>,
+        answer: impl FnOnce(&mut Lobby, T) -> Result<U, ProtocolError> + 'static,
+    ) {
+        let done = match decided {
+            Ok(done) => done,
+            Err(refused) => {
+                let _ = reply.send(Err(refused));
+                return;
+            }
+        };
+        let Some(held) = done.held else {
+            self.carry_out_all(done.effects);
+            let _ = reply.send(answer(self, done.reply));
+            return;
+        };
+        let commits: Vec<_> = (done.effects.iter())
+            .filter_map(write_of)
+            .map(|write| self.services.store.commit(write))
+            .collect();
+        let committed = async move {
+            for commit in commits {
+                commit.await?;
+            }
+            Ok::<(), crate::store::StoreError>(())
+        };
+        ctx.spawn(committed.into_actor(self).map(move |committed, act, ctx| {
+            match committed {
+                Ok(()) => {
+                    act.core.stored(held);
+                    act.carry_out_all(done.effects);
+                    let _ = reply.send(answer(act, done.reply));
+                }
+                Err(error) => {
+                    act.core.not_stored(held);
+                    tracing::error!(%error, "a new game or seat could not be saved");
+                    let _ = reply.send(Err(ProtocolError::new(
+                        ErrorCode::Unavailable,
+                        "the game could not be saved, so nothing changed; try again",
+                    )));
+                }
+            }
+            act.settled(ctx, held);
+        }));
+    }
+
+    /// Carries out the core's effects, in order. Their writes that answers
+    /// wait for ([`write_of`]) are already committed.
+    fn carry_out_all(&mut self, effects: Vec<LobbyEffect<SeatRef>>) {
+        for effect in effects {
             self.carry_out_one(effect);
         }
-        done.reply
     }
 
     fn carry_out_one(&mut self, effect: LobbyEffect<SeatRef>) {
         match effect {
             LobbyEffect::Launch(launch) => self.launch(launch),
-            LobbyEffect::StoreSeats { game, black, white } => {
-                self.services.store.write(Write::Seats {
-                    game,
-                    black: black.map(|n| n.to_string()),
-                    white: white.map(|n| n.to_string()),
-                });
-            }
+            LobbyEffect::StoreSeats { .. } => {}
             LobbyEffect::StoreCancel(game) => {
                 self.services.store.write(Write::Cancel { game });
             }
@@ -108,23 +204,9 @@ impl Lobby {
         }
     }
 
-    /// Writes a new game to the store and starts its actor: on the worker
+    /// Starts a new game's actor (its creation is stored): on the worker
     /// thread of the player it names, else on the next in turn.
     fn launch(&mut self, launch: Launch) {
-        let [black, white] = &launch.seats;
-        self.services.store.write(Write::NewGame {
-            id: launch.id,
-            variant: launch.variant,
-            black: black.name().map(|n| n.to_string()),
-            white: white.name().map(|n| n.to_string()),
-            clock: launch.clock,
-            status: if matches!(black, Sitter::Open) || matches!(white, Sitter::Open) {
-                Status::Open
-            } else {
-                Status::Playing
-            },
-            start: launch.start.clone(),
-        });
         let start = launch
             .start
             .iter()
@@ -178,6 +260,20 @@ impl Lobby {
         }
     }
 
+    /// `LOGIN` past its password. A holder whose connection has stopped but
+    /// whose `Gone` is still on its way has gone: that is said first, so the
+    /// name is free.
+    fn login(&mut self, msg: &Login) -> Result<(), ProtocolError> {
+        if let Some(holder) = self.core.holder(&msg.name)
+            && holder != msg.id
+            && self.sessions.get(&holder).is_none_or(|s| s.addr.is_gone())
+        {
+            let effects = self.core.gone(holder, &msg.name);
+            self.carry_out_all(effects);
+        }
+        self.core.login(&msg.name, msg.id)
+    }
+
     /// The route the session asking gets for a game the core just seated it in.
     fn route(&self, game: GameId) -> Result<SeatRef, ProtocolError> {
         self.core.route(game).cloned().ok_or_else(|| {
@@ -195,8 +291,6 @@ impl Actor for Lobby {
     fn started(&mut self, ctx: &mut Context<Self>) {
         let timeout = Duration::from_secs(self.services.config.idle_timeout_secs);
         ctx.run_interval(idle_sweep_interval(timeout), |act, _| act.sweep_idle());
-        // The first game need not wait for its number.
-        ask_ahead(&mut self.numbers, &self.own);
     }
 }
 
@@ -221,111 +315,135 @@ impl Handler<Connected<SessionRef>> for Lobby {
 impl Handler<Gone> for Lobby {
     type Result = ();
 
-    fn handle(&mut self, msg: Gone, _: &mut Context<Self>) {
-        if let Some(name) = msg.name {
-            let effects = self.core.gone(msg.id, &name);
-            for effect in effects {
-                self.carry_out_one(effect);
+    fn handle(&mut self, msg: Gone, ctx: &mut Context<Self>) {
+        let name = msg.name.clone();
+        self.when_free(ctx, name, None, move |act, _| {
+            if let Some(name) = msg.name {
+                let effects = act.core.gone(msg.id, &name);
+                act.carry_out_all(effects);
             }
-        }
-        self.sessions.remove(&msg.id);
+            act.sessions.remove(&msg.id);
+        });
     }
 }
 
 impl Handler<Login> for Lobby {
-    type Result = Result<(), ProtocolError>;
+    type Result = ResponseFuture<Result<(), ProtocolError>>;
 
-    fn handle(&mut self, msg: Login, _: &mut Context<Self>) -> Self::Result {
-        // A holder whose connection has stopped but whose `Gone` is still on
-        // its way has gone: say so first, so the name is free.
-        if let Some(holder) = self.core.holder(&msg.name)
-            && holder != msg.id
-            && self.sessions.get(&holder).is_none_or(|s| s.addr.is_gone())
-        {
-            let effects = self.core.gone(holder, &msg.name);
-            for effect in effects {
-                self.carry_out_one(effect);
-            }
-        }
-        self.core.login(&msg.name, msg.id)
+    fn handle(&mut self, msg: Login, ctx: &mut Context<Self>) -> Self::Result {
+        let (reply, answer) = oneshot::channel();
+        let name = Name::clone(&msg.name);
+        self.when_free(ctx, Some(name), None, move |act, _| {
+            let _ = reply.send(act.login(&msg));
+        });
+        answered(answer)
     }
 }
 
 impl Handler<Create<SessionRef>> for Lobby {
-    type Result = Result<SeatRef, ProtocolError>;
+    type Result = ResponseFuture<Result<SeatRef, ProtocolError>>;
 
-    fn handle(&mut self, msg: Create<SessionRef>, _: &mut Context<Self>) -> Self::Result {
-        let (numbers, lobby) = (&mut self.numbers, &self.own);
-        let id = || take_number(numbers, lobby);
-        let done = self.core.new_game(&msg.name, &msg.spec, id, coin())?;
-        let game = self.carry_out(done);
-        self.route(game)
+    fn handle(&mut self, msg: Create<SessionRef>, ctx: &mut Context<Self>) -> Self::Result {
+        let (reply, answer) = oneshot::channel();
+        let name = Name::clone(&msg.name);
+        self.when_free(ctx, Some(name), None, move |act, ctx| {
+            let next = &mut act.next_game;
+            let decided = act
+                .core
+                .new_game(&msg.name, &msg.spec, || take(next), coin());
+            act.conclude(ctx, decided, reply, |act, game| act.route(game));
+        });
+        answered(answer)
     }
 }
 
 impl Handler<Seek<SessionRef>> for Lobby {
-    type Result = Result<Option<SeatRef>, ProtocolError>;
+    type Result = ResponseFuture<Result<Option<SeatRef>, ProtocolError>>;
 
-    fn handle(&mut self, msg: Seek<SessionRef>, _: &mut Context<Self>) -> Self::Result {
-        let (numbers, lobby) = (&mut self.numbers, &self.own);
-        let id = || take_number(numbers, lobby);
-        let done = self
-            .core
-            .seek(&msg.name, msg.variant, msg.clock, id, coin())?;
-        match self.carry_out(done) {
-            Sought::Paired(game) => self.route(game).map(Some),
-            Sought::Seeking => Ok(None),
-        }
+    fn handle(&mut self, msg: Seek<SessionRef>, ctx: &mut Context<Self>) -> Self::Result {
+        let (reply, answer) = oneshot::channel();
+        let name = Name::clone(&msg.name);
+        self.when_free(ctx, Some(name), None, move |act, ctx| {
+            let next = &mut act.next_game;
+            let decided = (act.core).seek(&msg.name, msg.variant, msg.clock, || take(next), coin());
+            act.conclude(ctx, decided, reply, |act, sought| match sought {
+                Sought::Paired(game) => act.route(game).map(Some),
+                Sought::Seeking => Ok(None),
+            });
+        });
+        answered(answer)
     }
 }
 
 impl Handler<Join<SessionRef>> for Lobby {
-    type Result = Result<(SeatRef, flipline::Color), ProtocolError>;
+    type Result = ResponseFuture<Result<(SeatRef, flipline::Color), ProtocolError>>;
 
-    fn handle(&mut self, msg: Join<SessionRef>, _: &mut Context<Self>) -> Self::Result {
-        let done = self.core.join(&msg.name, msg.game)?;
-        let (game, color) = self.carry_out(done);
-        Ok((self.route(game)?, color))
+    fn handle(&mut self, msg: Join<SessionRef>, ctx: &mut Context<Self>) -> Self::Result {
+        let (reply, answer) = oneshot::channel();
+        let name = Name::clone(&msg.name);
+        self.when_free(ctx, Some(name), Some(msg.game), move |act, ctx| {
+            let decided = act.core.join(&msg.name, msg.game);
+            act.conclude(ctx, decided, reply, |act, (game, color)| {
+                Ok((act.route(game)?, color))
+            });
+        });
+        answered(answer)
     }
 }
 
 impl Handler<Leave> for Lobby {
-    type Result = Result<crate::rules::lobby::Left, ProtocolError>;
+    type Result = ResponseFuture<Result<Left, ProtocolError>>;
 
-    fn handle(&mut self, msg: Leave, _: &mut Context<Self>) -> Self::Result {
-        let done = self.core.leave(&msg.name, msg.watching)?;
-        Ok(self.carry_out(done))
+    fn handle(&mut self, msg: Leave, ctx: &mut Context<Self>) -> Self::Result {
+        let (reply, answer) = oneshot::channel();
+        let name = Name::clone(&msg.name);
+        self.when_free(ctx, Some(name), None, move |act, ctx| {
+            let decided = act.core.leave(&msg.name, msg.watching);
+            act.conclude(ctx, decided, reply, |_, left| Ok(left));
+        });
+        answered(answer)
     }
 }
 
 impl Handler<Rematch<SessionRef>> for Lobby {
-    type Result = Result<Option<SeatRef>, ProtocolError>;
+    type Result = ResponseFuture<Result<Option<SeatRef>, ProtocolError>>;
 
-    fn handle(&mut self, msg: Rematch<SessionRef>, _: &mut Context<Self>) -> Self::Result {
-        let (numbers, lobby) = (&mut self.numbers, &self.own);
-        let id = || take_number(numbers, lobby);
-        let done = self.core.rematch(&msg.name, id)?;
-        match self.carry_out(done) {
-            Rematched::Game(game) => self.route(game).map(Some),
-            Rematched::Waiting => Ok(None),
-        }
+    fn handle(&mut self, msg: Rematch<SessionRef>, ctx: &mut Context<Self>) -> Self::Result {
+        let (reply, answer) = oneshot::channel();
+        let name = Name::clone(&msg.name);
+        self.when_free(ctx, Some(name), None, move |act, ctx| {
+            let next = &mut act.next_game;
+            let decided = act.core.rematch(&msg.name, || take(next));
+            act.conclude(ctx, decided, reply, |act, rematched| match rematched {
+                Rematched::Game(game) => act.route(game).map(Some),
+                Rematched::Waiting => Ok(None),
+            });
+        });
+        answered(answer)
     }
 }
 
-/// Takes the next game number, and asks the store for more when few are left.
-/// The core takes it as a closure, so that a refused command takes none.
-fn take_number(numbers: &mut GameNumbers, lobby: &Addr<Lobby>) -> GameId {
-    let game = numbers.take();
-    ask_ahead(numbers, lobby);
+/// Takes the next game number. A number reaches nobody before its game is
+/// stored (the answer waits for the commit), so a number lost to a failed
+/// write or a crash may be given again without harm.
+fn take(next: &mut GameId) -> GameId {
+    let game = *next;
+    *next = next.saturating_add(1);
     game
 }
 
-/// Asks the store for more game numbers when few are left.
-fn ask_ahead(numbers: &mut GameNumbers, lobby: &Addr<Lobby>) {
-    if let Some(reservation) = numbers.ask_ahead() {
-        let lobby = lobby.clone();
-        actix::spawn(async move { lobby.do_send(NumbersReserved(reservation.await)) });
-    }
+/// The answer a handler hands back while the work runs now or later.
+fn answered<T: 'static>(
+    answer: oneshot::Receiver<Result<T, ProtocolError>>,
+) -> ResponseFuture<Result<T, ProtocolError>> {
+    Box::pin(async move {
+        answer.await.unwrap_or_else(|_| {
+            Err(ProtocolError::new(
+                ErrorCode::Unavailable,
+                "the daemon is stopping",
+            ))
+        })
+    })
 }
 
 impl Lobby {
@@ -365,7 +483,7 @@ impl Lobby {
         {
             return false;
         }
-        self.numbers.skip_past(record.id);
+        self.next_game = self.next_game.max(record.id.saturating_add(1));
         let seats = seats.map(|s| self.session_refs(s));
         let setup = GameSetup {
             id: record.id,
@@ -393,19 +511,6 @@ impl Handler<Recover> for Lobby {
     }
 }
 
-/// A reservation of game numbers asked ahead has been answered.
-#[derive(actix::Message)]
-#[rtype(result = "()")]
-struct NumbersReserved(Reserved);
-
-impl Handler<NumbersReserved> for Lobby {
-    type Result = ();
-
-    fn handle(&mut self, NumbersReserved(answer): NumbersReserved, _: &mut Context<Self>) {
-        self.numbers.reserved(answer);
-    }
-}
-
 impl Handler<Find<SessionRef>> for Lobby {
     type Result = Option<SeatRef>;
 
@@ -418,8 +523,10 @@ impl Handler<ListGames> for Lobby {
     type Result = Vec<Event>;
 
     fn handle(&mut self, _: ListGames, _: &mut Context<Self>) -> Vec<Event> {
-        self.core
-            .games()
+        // A game whose creation is not stored yet is not shown: its number
+        // reaches nobody before its players' answer.
+        (self.core.games())
+            .filter(|(_, entry)| entry.route.is_some())
             .map(|(game, entry)| {
                 let [black, white] = &entry.seats;
                 Event::Game {
@@ -456,11 +563,14 @@ impl Handler<ListPlayers> for Lobby {
 impl Handler<FromGame> for Lobby {
     type Result = ();
 
-    fn handle(&mut self, msg: FromGame, _: &mut Context<Self>) {
-        match msg {
-            FromGame::Ended(game) => self.core.ended(game),
-            FromGame::Closed(game) => self.core.closed(game),
-        }
+    fn handle(&mut self, msg: FromGame, ctx: &mut Context<Self>) {
+        let game = match msg {
+            FromGame::Ended(game) | FromGame::Closed(game) => game,
+        };
+        self.when_free(ctx, None, Some(game), move |act, _| match msg {
+            FromGame::Ended(game) => act.core.ended(game),
+            FromGame::Closed(game) => act.core.closed(game),
+        });
     }
 }
 
@@ -472,6 +582,32 @@ impl Handler<BroadcastShutdown> for Lobby {
             session.addr.tell(ToSession::Shutdown);
         }
         self.sessions.len()
+    }
+}
+
+/// The write an effect needs committed before the command's answer: a new
+/// game, the seats of a game joined.
+fn write_of(effect: &LobbyEffect<SeatRef>) -> Option<Write> {
+    match effect {
+        LobbyEffect::Launch(launch) => {
+            let [black, white] = &launch.seats;
+            let open = matches!(black, Sitter::Open) || matches!(white, Sitter::Open);
+            Some(Write::NewGame {
+                id: launch.id,
+                variant: launch.variant,
+                black: black.name().map(|n| n.to_string()),
+                white: white.name().map(|n| n.to_string()),
+                clock: launch.clock,
+                status: if open { Status::Open } else { Status::Playing },
+                start: launch.start.clone(),
+            })
+        }
+        LobbyEffect::StoreSeats { game, black, white } => Some(Write::Seats {
+            game: *game,
+            black: black.as_ref().map(|n| n.to_string()),
+            white: white.as_ref().map(|n| n.to_string()),
+        }),
+        LobbyEffect::StoreCancel(_) | LobbyEffect::ToGame(..) => None,
     }
 }
 

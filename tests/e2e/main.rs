@@ -5,6 +5,7 @@
 //! in the crate's library (tests/lib.rs).
 
 mod accounts;
+mod acks;
 mod archive;
 mod client;
 mod durability;

@@ -5,7 +5,9 @@
 //!
 //! Pure: the caller passes in game numbers and coin tosses and carries out
 //! the [`LobbyEffect`]s each call returns, in order. A call that fails has
-//! changed nothing. `R` is whatever the caller keeps per game to reach it (the
+//! changed nothing. A decision that needs a write first (a new game, a seat
+//! filled) comes back held, to be carried out once stored or put back (see
+//! `journal`). `R` is whatever the caller keeps per game to reach it (the
 //! daemon's route to the game's actor); the core only holds it.
 
 use std::collections::{BTreeMap, HashMap};
@@ -18,6 +20,11 @@ use flipline::protocol::{
 use flipline::{Color, Move, Variant};
 
 use super::{COLORS, ConnId, Name, Phase, Sitter, bot_name, slot};
+
+mod journal;
+
+use journal::Holds;
+pub use journal::{Held, Waiting};
 
 /// What the shell does for the lobby, in the order given.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -130,6 +137,10 @@ pub struct Done<T, R> {
     pub reply: T,
     /// What to carry out, in order.
     pub effects: Vec<LobbyEffect<R>>,
+    /// Set when the decision waits for its write (a new game, a seat filled):
+    /// the shell commits it, then carries out the effects and answers, and
+    /// says how it went ([`LobbyCore::stored`], [`LobbyCore::not_stored`]).
+    pub held: Option<Held>,
 }
 
 /// The answer to `SEEK`.
@@ -188,7 +199,7 @@ impl Occupant {
 }
 
 /// A game as the lobby holds it.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Entry<R> {
     /// How to reach its actor, once started.
     pub route: Option<R>,
@@ -219,6 +230,12 @@ impl<R> Entry<R> {
             .collect()
     }
 
+    /// Open or in play, and started: a game held until its creation is
+    /// stored has no actor yet, and its number reaches nobody before that.
+    fn in_play_or_open(&self) -> bool {
+        self.phase != Phase::Over && self.route.is_some()
+    }
+
     /// The rematch this game started, if any.
     pub fn rematch(&self) -> Option<GameId> {
         self.rematch.map(NonZeroU64::get)
@@ -239,7 +256,7 @@ struct Person {
     attached: bool,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Seek {
     name: Name,
     variant: Variant,
@@ -252,6 +269,7 @@ pub struct LobbyCore<R> {
     people: HashMap<Name, Person>,
     seeks: Vec<Seek>,
     games: BTreeMap<GameId, Entry<R>>,
+    holds: Holds<R>,
 }
 
 impl<R> Default for LobbyCore<R> {
@@ -260,6 +278,7 @@ impl<R> Default for LobbyCore<R> {
             people: HashMap::new(),
             seeks: Vec::new(),
             games: BTreeMap::new(),
+            holds: Holds::default(),
         }
     }
 }
@@ -273,7 +292,11 @@ fn not_in_game() -> ProtocolError {
 }
 
 fn done<T, R>(reply: T, effects: Vec<LobbyEffect<R>>) -> Result<Done<T, R>, ProtocolError> {
-    Ok(Done { reply, effects })
+    Ok(Done {
+        reply,
+        effects,
+        held: None,
+    })
 }
 
 impl<R: Clone> LobbyCore<R> {
@@ -320,7 +343,7 @@ impl<R: Clone> LobbyCore<R> {
 
     /// The game's actor is running: here is how to reach it.
     pub fn set_route(&mut self, game: GameId, route: R) {
-        if let Some(entry) = self.games.get_mut(&game) {
+        if let Some(entry) = self.game_mut(game) {
             entry.route = Some(route);
         }
     }
@@ -335,7 +358,7 @@ impl<R: Clone> LobbyCore<R> {
                 "no such connection",
             ));
         };
-        let person = self.people.entry(Name::clone(name)).or_default();
+        let person = self.person_mut(name);
         match person.conn {
             Some(holder) if holder != conn => Err(conflict(format!("name '{name}' is in use"))),
             _ => {
@@ -350,12 +373,12 @@ impl<R: Clone> LobbyCore<R> {
     /// period), a finished one is left.
     pub fn gone(&mut self, conn: ConnId, name: &Name) -> Vec<LobbyEffect<R>> {
         let mut effects = Vec::new();
-        let Some(person) = self.people.get_mut(name) else {
-            return effects;
-        };
-        if person.conn != NonZeroU64::new(conn) {
+        if self.people.get(name).map(|p| p.conn) != Some(NonZeroU64::new(conn)) {
             return effects;
         }
+        let Some(person) = self.existing_person_mut(name) else {
+            return effects;
+        };
         person.conn = None;
         person.attached = false;
         let seat = person.seat.map(NonZeroU64::get);
@@ -383,10 +406,8 @@ impl<R: Clone> LobbyCore<R> {
         effects
     }
 
-    /// `SEEK variant clock` from `name`: paired with a waiting seeker of the
-    /// same game at once (colours by `coin`: true gives the waiting one black),
-    /// or waiting. Replaces the seeker's earlier seek.
-    pub fn seek(
+    /// What [`LobbyCore::seek`] decides.
+    fn decide_seek(
         &mut self,
         name: &Name,
         variant: Variant,
@@ -402,16 +423,18 @@ impl<R: Clone> LobbyCore<R> {
         let found = self
             .seeks
             .iter()
-            .position(|s| s.variant == variant && s.clock == clock);
+            .position(|s| s.variant == variant && s.clock == clock && !self.is_busy(&s.name));
         let Some(index) = found else {
-            self.seeks.push(Seek {
+            self.push_seek(Seek {
                 name: Name::clone(name),
                 variant,
                 clock,
             });
             return done(Sought::Seeking, effects);
         };
-        let waiting = self.seeks.remove(index).name;
+        let Some(Seek { name: waiting, .. }) = self.remove_seek(index) else {
+            return done(Sought::Seeking, effects);
+        };
         let waiting_conn = self.holder(&waiting);
         let first = Sitter::Person(Name::clone(&waiting), waiting_conn);
         let second = Sitter::Person(Name::clone(name), Some(conn));
@@ -437,9 +460,8 @@ impl<R: Clone> LobbyCore<R> {
         done(Sought::Paired(game), effects)
     }
 
-    /// `NEW ...` from `name`. The creator's colour, when random, is black if
-    /// `coin`.
-    pub fn new_game(
+    /// What [`LobbyCore::new_game`] decides.
+    fn decide_new_game(
         &mut self,
         name: &Name,
         spec: &NewGame,
@@ -485,8 +507,8 @@ impl<R: Clone> LobbyCore<R> {
         done(game, effects)
     }
 
-    /// `JOIN game` from `name`: the open seat, or `name`'s own seat again.
-    pub fn join(
+    /// What [`LobbyCore::join`] decides.
+    fn decide_join(
         &mut self,
         name: &Name,
         game: GameId,
@@ -519,7 +541,7 @@ impl<R: Clone> LobbyCore<R> {
         self.check_free(name)?;
         self.vacate(name, &mut effects);
         self.withdraw_seek(name);
-        let Some(entry) = self.games.get_mut(&game) else {
+        let Some(entry) = self.game_mut(game) else {
             return Err(conflict(format!("game {game} has no free seat")));
         };
         entry.seats[slot(free)] = Some(Occupant::Person(Name::clone(name)));
@@ -536,9 +558,12 @@ impl<R: Clone> LobbyCore<R> {
         done((game, free), effects)
     }
 
-    /// `LEAVE` from `name`, whose connection `watching` games or not: the seat
-    /// of a game not in play, else the watching, else the seek.
-    pub fn leave(&mut self, name: &Name, watching: bool) -> Result<Done<Left, R>, ProtocolError> {
+    /// What [`LobbyCore::leave`] decides.
+    fn decide_leave(
+        &mut self,
+        name: &Name,
+        watching: bool,
+    ) -> Result<Done<Left, R>, ProtocolError> {
         let mut effects = Vec::new();
         if let Some(game) = self.seat_of(name) {
             self.check_free(name)?;
@@ -555,10 +580,8 @@ impl<R: Clone> LobbyCore<R> {
         Err(conflict("nothing to leave"))
     }
 
-    /// `REMATCH` from `name`: a vote in the finished game they sit at; once
-    /// every person there has voted (a bot always agrees), the new game, with
-    /// colours swapped.
-    pub fn rematch(
+    /// What [`LobbyCore::rematch`] decides.
+    fn decide_rematch(
         &mut self,
         name: &Name,
         next_id: impl FnOnce() -> GameId,
@@ -589,7 +612,7 @@ impl<R: Clone> LobbyCore<R> {
             return Err(conflict("your opponent has left"));
         }
         let colors = entry.colors_of(name);
-        let Some(entry) = self.games.get_mut(&game) else {
+        let Some(entry) = self.game_mut(game) else {
             return Err(not_in_game());
         };
         for color in colors {
@@ -644,7 +667,7 @@ impl<R: Clone> LobbyCore<R> {
 
     /// The game ended (its table said so, before anyone heard `OVER`).
     pub fn ended(&mut self, game: GameId) {
-        if let Some(entry) = self.games.get_mut(&game) {
+        if let Some(entry) = self.game_mut(game) {
             entry.phase = Phase::Over;
         }
     }
@@ -660,10 +683,10 @@ impl<R: Clone> LobbyCore<R> {
 
     /// Removes a game, and the seat there of whoever sat at it.
     fn forget(&mut self, game: GameId) -> Option<Entry<R>> {
-        let entry = self.games.remove(&game)?;
+        let entry = self.remove_game(game)?;
         for name in entry.persons() {
-            if let Some(person) = self.people.get_mut(name)
-                && person.seat == NonZeroU64::new(game)
+            if self.seat_of(name) == Some(game)
+                && let Some(person) = self.existing_person_mut(name)
             {
                 person.seat = None;
             }
@@ -694,7 +717,7 @@ impl<R: Clone> LobbyCore<R> {
             seats,
         };
         let persons: Vec<Name> = entry.persons().cloned().collect();
-        self.games.insert(game, entry);
+        self.insert_game(game, entry);
         for name in persons {
             // A name seated in two recovered games (data from before this
             // rule) keeps the first; the other ends by abandon.
@@ -705,7 +728,8 @@ impl<R: Clone> LobbyCore<R> {
         true
     }
 
-    /// What `WHO` says of each name logged in, by name.
+    /// What `WHO` says of each name logged in, by name (a game held for its
+    /// write is not shown yet).
     pub fn who(&self) -> Vec<(Name, PlayerStatus)> {
         let mut names: Vec<(Name, PlayerStatus)> = self
             .people
@@ -715,7 +739,7 @@ impl<R: Clone> LobbyCore<R> {
                 let playing = p
                     .seat
                     .map(NonZeroU64::get)
-                    .filter(|g| self.games.get(g).is_some_and(|e| e.phase != Phase::Over));
+                    .filter(|g| self.games.get(g).is_some_and(Entry::in_play_or_open));
                 let status = match playing {
                     Some(game) => PlayerStatus::Playing(game),
                     None if self.seeks.iter().any(|s| s.name == *name) => PlayerStatus::Seeking,
@@ -793,28 +817,30 @@ impl<R: Clone> LobbyCore<R> {
 
     /// `name` sits at `game`, from its connection there if `attached`.
     fn seat(&mut self, name: &Name, game: GameId, attached: bool) {
-        let person = self.people.entry(Name::clone(name)).or_default();
+        let person = self.person_mut(name);
         person.seat = NonZeroU64::new(game);
         person.attached = attached;
     }
 
     /// `name` no longer sits at `game`; its rematch votes go.
     fn unseat(&mut self, name: &str, game: GameId) {
-        if let Some(person) = self.people.get_mut(name)
-            && person.seat == NonZeroU64::new(game)
+        if self.seat_of(name) == Some(game)
+            && let Some(person) = self.existing_person_mut(name)
         {
             person.seat = None;
         }
-        if let Some(entry) = self.games.get_mut(&game) {
+        if let Some(entry) = self.game_mut(game) {
             entry.votes = [false; 2];
         }
     }
 
     /// Withdraws `name`'s seek; whether there was one.
     fn withdraw_seek(&mut self, name: &str) -> bool {
-        let before = self.seeks.len();
-        self.seeks.retain(|s| *s.name != *name);
-        self.seeks.len() != before
+        let mut withdrew = false;
+        while let Some(index) = self.seeks.iter().position(|s| *s.name == *name) {
+            withdrew |= self.remove_seek(index).is_some();
+        }
+        withdrew
     }
 
     /// Forgets a name that is neither logged in nor seated.
@@ -824,7 +850,7 @@ impl<R: Clone> LobbyCore<R> {
             .get(name)
             .is_some_and(|p| p.conn.is_none() && p.seat.is_none())
         {
-            self.people.remove(name);
+            self.remove_person(name);
         }
     }
 
@@ -870,7 +896,7 @@ impl<R: Clone> LobbyCore<R> {
             votes: [false; 2],
             rematch: None,
         };
-        self.games.insert(id, entry);
+        self.insert_game(id, entry);
         for (name, attached) in persons {
             self.withdraw_seek(&name);
             self.seat(&name, id, attached);
@@ -884,6 +910,65 @@ impl<R: Clone> LobbyCore<R> {
             near: origin.near,
             seated,
         }));
+    }
+}
+
+impl<R: Clone> LobbyCore<R> {
+    // The commands that take or give up a seat. Each runs in a transaction
+    // (see `journal`): a refusal changes nothing, and a decision that needs
+    // a write comes back held.
+
+    /// `SEEK variant clock` from `name`: paired with a waiting seeker of the
+    /// same game at once (colours by `coin`: true gives the waiting one black),
+    /// or waiting. Replaces the seeker's earlier seek. A pairing is held.
+    pub fn seek(
+        &mut self,
+        name: &Name,
+        variant: Variant,
+        clock: Option<ClockSpec>,
+        next_id: impl FnOnce() -> GameId,
+        coin: bool,
+    ) -> Result<Done<Sought, R>, ProtocolError> {
+        self.transact(|core| core.decide_seek(name, variant, clock, next_id, coin))
+    }
+
+    /// `NEW ...` from `name`. The creator's colour, when random, is black if
+    /// `coin`. Held: the game exists once stored.
+    pub fn new_game(
+        &mut self,
+        name: &Name,
+        spec: &NewGame,
+        next_id: impl FnOnce() -> GameId,
+        coin: bool,
+    ) -> Result<Done<GameId, R>, ProtocolError> {
+        self.transact(|core| core.decide_new_game(name, spec, next_id, coin))
+    }
+
+    /// `JOIN game` from `name`: the open seat (held until the seats are
+    /// stored), or `name`'s own seat again.
+    pub fn join(
+        &mut self,
+        name: &Name,
+        game: GameId,
+    ) -> Result<Done<(GameId, Color), R>, ProtocolError> {
+        self.transact(|core| core.decide_join(name, game))
+    }
+
+    /// `LEAVE` from `name`, whose connection `watching` games or not: the seat
+    /// of a game not in play, else the watching, else the seek.
+    pub fn leave(&mut self, name: &Name, watching: bool) -> Result<Done<Left, R>, ProtocolError> {
+        self.transact(|core| core.decide_leave(name, watching))
+    }
+
+    /// `REMATCH` from `name`: a vote in the finished game they sit at; once
+    /// every person there has voted (a bot always agrees), the new game, with
+    /// colours swapped (held until stored).
+    pub fn rematch(
+        &mut self,
+        name: &Name,
+        next_id: impl FnOnce() -> GameId,
+    ) -> Result<Done<Rematched, R>, ProtocolError> {
+        self.transact(|core| core.decide_rematch(name, next_id))
     }
 }
 
@@ -916,6 +1001,19 @@ fn occupant(sitter: Sitter<ConnId>) -> Option<Occupant> {
 fn dedup(mut names: Vec<Name>) -> Vec<Name> {
     names.dedup();
     names
+}
+
+#[cfg(test)]
+impl<R: Clone + std::fmt::Debug> LobbyCore<R> {
+    /// The lobby's whole state in a canonical form (names sorted), to check
+    /// that something changed nothing.
+    pub fn snapshot(&self) -> String {
+        let mut people: Vec<String> = (self.people.iter())
+            .map(|(name, person)| format!("{name}: {person:?}"))
+            .collect();
+        people.sort();
+        format!("{people:?}\n{:?}\n{:?}", self.seeks, self.games)
+    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use flipline::protocol::{ErrorCode, GameId, NewGame, Opponent, SeatChoice};
 use flipline::{Color, Variant};
 use proptest::prelude::*;
 
-use super::lobby::{Left, LobbyCore, LobbyEffect, Order, Rematched, Sought};
+use super::lobby::{Done, Left, LobbyCore, LobbyEffect, Order, Rematched, Sought};
 use super::{ConnId, Name, Phase};
 
 /// A lobby whose routes are the game numbers themselves, numbering from 1.
@@ -22,6 +22,8 @@ struct Harness {
     orders: HashMap<GameId, Vec<Order>>,
     /// Rematches each finished game started.
     rematches: HashMap<GameId, usize>,
+    /// Whether the store refuses the writes of held decisions.
+    failing: bool,
 }
 
 impl Harness {
@@ -32,7 +34,22 @@ impl Harness {
             seated: HashMap::new(),
             orders: HashMap::new(),
             rematches: HashMap::new(),
+            failing: false,
         }
+    }
+
+    /// Carries out a decision as the shell does: a held one once its write
+    /// is stored, or not at all (503) when the store refuses it.
+    fn settle<T>(&mut self, done: Done<T, GameId>) -> Result<T, u16> {
+        if let Some(held) = done.held {
+            if self.failing {
+                self.core.not_stored(held);
+                return Err(503);
+            }
+            self.core.stored(held);
+        }
+        self.carry_out(done.effects);
+        Ok(done.reply)
     }
 
     fn carry_out(&mut self, effects: Vec<LobbyEffect<GameId>>) {
@@ -70,8 +87,7 @@ impl Harness {
             .core
             .new_game(&Name::from(name), &spec, id, true)
             .map_err(code)?;
-        self.carry_out(done.effects);
-        Ok(done.reply)
+        self.settle(done)
     }
 
     fn seek(&mut self, name: &str, variant: Variant) -> Result<Sought, u16> {
@@ -81,20 +97,17 @@ impl Harness {
             .core
             .seek(&Name::from(name), variant, None, id, true)
             .map_err(code)?;
-        self.carry_out(done.effects);
-        Ok(done.reply)
+        self.settle(done)
     }
 
     fn join(&mut self, name: &str, game: GameId) -> Result<(GameId, Color), u16> {
         let done = self.core.join(&Name::from(name), game).map_err(code)?;
-        self.carry_out(done.effects);
-        Ok(done.reply)
+        self.settle(done)
     }
 
     fn leave(&mut self, name: &str, watching: bool) -> Result<Left, u16> {
         let done = self.core.leave(&Name::from(name), watching).map_err(code)?;
-        self.carry_out(done.effects);
-        Ok(done.reply)
+        self.settle(done)
     }
 
     fn rematch(&mut self, name: &str) -> Result<Rematched, String> {
@@ -105,11 +118,11 @@ impl Harness {
             .core
             .rematch(&Name::from(name), id)
             .map_err(|e| e.message)?;
-        self.carry_out(done.effects);
-        if let (Rematched::Game(_), Some(from)) = (done.reply, from) {
+        let reply = self.settle(done).map_err(|code| code.to_string())?;
+        if let (Rematched::Game(_), Some(from)) = (reply, from) {
             *self.rematches.entry(from).or_default() += 1;
         }
-        Ok(done.reply)
+        Ok(reply)
     }
 
     fn gone(&mut self, name: &str, conn: ConnId) {
@@ -321,6 +334,8 @@ enum Op {
     End(GameId),
     /// A game's actor stops (only a game not in play ever does).
     Close(GameId),
+    /// The store starts or stops refusing writes.
+    Disk(bool),
 }
 
 const PLAYERS: [&str; 4] = ["ann", "bob", "cy", "dee"];
@@ -338,6 +353,7 @@ fn op() -> impl Strategy<Value = Op> {
         3 => who.prop_map(Op::Rematch),
         2 => game.clone().prop_map(Op::End),
         1 => game.prop_map(Op::Close),
+        1 => any::<bool>().prop_map(Op::Disk),
     ]
 }
 
@@ -346,14 +362,15 @@ proptest! {
     /// sits in at most one game that is open or in play (and the lobby's
     /// seat for them says which), no seeker sits in one, every seat points
     /// at a game with that player in it, and no finished game starts more
-    /// than one rematch. A refused command changes nothing.
+    /// than one rematch. A refused command changes nothing, nor does one
+    /// whose write the store refuses.
     #[test]
     fn any_order_of_commands_keeps_the_lobby_invariants(ops in prop::collection::vec(op(), 1..120)) {
         let mut h = Harness::new();
         let mut conns: [Option<ConnId>; 4] = [None; 4];
         let mut next_conn = 1;
         for op in ops {
-            let before = format!("{:?}", h.core);
+            let before = h.core.snapshot();
             let refused = match op {
                 Op::Login(p) => {
                     let conn = conns[p].unwrap_or(next_conn);
@@ -385,10 +402,15 @@ proptest! {
                     if h.phase(g) == Some(Phase::Over) { h.core.closed(g); }
                     false
                 }
+                Op::Disk(failing) => {
+                    h.failing = failing;
+                    false
+                }
             };
             if refused {
-                prop_assert_eq!(format!("{:?}", h.core), before, "a refused {:?} changed the lobby", op);
+                prop_assert_eq!(h.core.snapshot(), before, "a refused {:?} changed the lobby", op);
             }
+            prop_assert_eq!(h.core.held_count(), 0, "a decision left held");
             prop_assert_eq!(h.core.check_invariants(), Ok(()), "after {:?}", op);
             prop_assert!(h.rematches.values().all(|&n| n <= 1), "{:?}", h.rematches);
         }

@@ -4,7 +4,8 @@
 //! meanwhile, as `ctx.wait` does), the engine and the timers answering later.
 //! A random schedule picks who runs next, so commands pipelined by one client
 //! and sent by several at once interleave in every order the actors allow;
-//! the invariants are checked after every step and at the end.
+//! the invariants are checked after every step and at the end. The store
+//! answers the writes of held decisions later, and refuses some.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -13,7 +14,7 @@ use flipline::protocol::{ErrorCode, Event, GameId, NewGame, Opponent, ProtocolEr
 use flipline::{Move, Variant};
 use proptest::prelude::*;
 
-use super::lobby::{LobbyCore, LobbyEffect, Order, Rematched, Sought};
+use super::lobby::{Held, LobbyCore, LobbyEffect, Order, Rematched, Sought, Waiting};
 use super::table::{Effect, Played, Table, Timer};
 use super::{ConnId, Name, Phase};
 use crate::clock::Stamp;
@@ -40,6 +41,16 @@ enum ToLobby {
     Gone(ConnId),
     Ended(GameId),
     Closed(GameId),
+    /// The store's answer to a held decision's write.
+    Stored(Held, bool),
+}
+
+/// A decision held for its write: who asked, the answer and the effects
+/// that wait for the commit.
+struct HeldWork {
+    conn: ConnId,
+    reply: Option<GameId>,
+    effects: Vec<LobbyEffect<GameId>>,
 }
 
 /// A message on its way to a table.
@@ -87,6 +98,11 @@ struct World {
     grace: Duration,
     lobby: LobbyCore<GameId>,
     lobby_mail: VecDeque<ToLobby>,
+    /// Lobby work waiting for a held decision, as the shell keeps it.
+    waiting: Waiting<ToLobby>,
+    /// Writes of held decisions the store has not answered yet, in order.
+    store: VecDeque<Held>,
+    held: HashMap<Held, HeldWork>,
     next_game: GameId,
     games: BTreeMap<GameId, Game>,
     sessions: Vec<Session>,
@@ -126,6 +142,9 @@ impl World {
             grace: Duration::from_secs(5),
             lobby,
             lobby_mail: VecDeque::new(),
+            waiting: Waiting::default(),
+            store: VecDeque::new(),
+            held: HashMap::new(),
             next_game: 1,
             games: BTreeMap::new(),
             sessions,
@@ -157,15 +176,23 @@ impl World {
                 who.push(Runner::Session(i));
             }
         }
+        if !self.store.is_empty() {
+            who.push(Runner::Store);
+        }
         if !self.timers.is_empty() {
             who.push(Runner::Clock);
         }
         who
     }
 
-    fn step(&mut self, runner: Runner, mail_first: bool) {
+    fn step(&mut self, runner: Runner, mail_first: bool, stored: bool) {
         match runner {
             Runner::Lobby => self.run_lobby(),
+            Runner::Store => {
+                if let Some(held) = self.store.pop_front() {
+                    self.lobby_mail.push_back(ToLobby::Stored(held, stored));
+                }
+            }
             Runner::Game(id) => self.run_game(id),
             Runner::Session(i) => self.run_session(i, mail_first),
             Runner::Clock => self.tick(),
@@ -173,14 +200,46 @@ impl World {
     }
 
     fn run_lobby(&mut self) {
-        let Some(msg) = self.lobby_mail.pop_front() else {
-            return;
-        };
-        match msg {
+        if let Some(msg) = self.lobby_mail.pop_front() {
+            self.lobby_handle(msg);
+        }
+    }
+
+    /// What the lobby's shell does with a message: work touching what a held
+    /// decision touched waits for it.
+    fn lobby_handle(&mut self, msg: ToLobby) {
+        let waits = match &msg {
             ToLobby::Ask(conn, cmd) => {
-                let reply = self.lobby_command(conn, cmd);
-                self.answer(conn, reply);
+                let game = match cmd {
+                    Cmd::Join(game) => Some(*game),
+                    _ => None,
+                };
+                self.lobby.waits_for(Some(&self.session(*conn).name), game)
             }
+            ToLobby::Gone(conn) => self.lobby.waits_for(Some(&self.session(*conn).name), None),
+            ToLobby::Ended(game) | ToLobby::Closed(game) => self.lobby.waits_for(None, Some(*game)),
+            ToLobby::Stored(..) => None,
+        };
+        if let Some(held) = waits {
+            return self.waiting.push(held, msg);
+        }
+        match msg {
+            ToLobby::Ask(conn, cmd) => match self.lobby_command(conn, cmd) {
+                Ok((reply, effects, Some(held))) => {
+                    self.store.push_back(held);
+                    let work = HeldWork {
+                        conn,
+                        reply,
+                        effects,
+                    };
+                    self.held.insert(held, work);
+                }
+                Ok((reply, effects, None)) => {
+                    self.answer(conn, Ok(reply));
+                    self.lobby_effects(effects);
+                }
+                Err(refused) => self.answer(conn, Err(refused)),
+            },
             ToLobby::Gone(conn) => {
                 let name = Name::clone(&self.session(conn).name);
                 let effects = self.lobby.gone(conn, &name);
@@ -188,10 +247,35 @@ impl World {
             }
             ToLobby::Ended(game) => self.lobby.ended(game),
             ToLobby::Closed(game) => self.lobby.closed(game),
+            ToLobby::Stored(held, stored) => self.settle(held, stored),
         }
     }
 
-    fn lobby_command(&mut self, conn: ConnId, cmd: Cmd) -> Result<Option<GameId>, ProtocolError> {
+    /// The store answered a held decision's write.
+    fn settle(&mut self, held: Held, stored: bool) {
+        let Some(work) = self.held.remove(&held) else {
+            return;
+        };
+        if stored {
+            self.lobby.stored(held);
+            self.answer(work.conn, Ok(work.reply));
+            self.lobby_effects(work.effects);
+        } else {
+            self.lobby.not_stored(held);
+            let refused = ProtocolError::new(ErrorCode::Unavailable, "not saved");
+            self.answer(work.conn, Err(refused));
+        }
+        for msg in self.waiting.take(held) {
+            self.lobby_handle(msg);
+        }
+    }
+
+    #[allow(clippy::type_complexity, reason = "a command's whole outcome")]
+    fn lobby_command(
+        &mut self,
+        conn: ConnId,
+        cmd: Cmd,
+    ) -> Result<(Option<GameId>, Vec<LobbyEffect<GameId>>, Option<Held>), ProtocolError> {
         let name = Name::clone(&self.session(conn).name);
         let next = &mut self.next_game;
         let id = move || {
@@ -206,7 +290,7 @@ impl World {
             clock: None,
             from: Vec::new(),
         };
-        let (reply, effects) = match cmd {
+        let (reply, effects, held) = match cmd {
             Cmd::NewBot | Cmd::NewOpen | Cmd::NewHotseat => {
                 let opponent = match cmd {
                     Cmd::NewBot => Opponent::Bot(1),
@@ -214,7 +298,7 @@ impl World {
                     _ => Opponent::Hotseat,
                 };
                 let done = self.lobby.new_game(&name, &spec(opponent), id, coin)?;
-                (Some(done.reply), done.effects)
+                (Some(done.reply), done.effects, done.held)
             }
             Cmd::Seek => {
                 let done = self.lobby.seek(&name, Variant::Othello, None, id, coin)?;
@@ -222,15 +306,15 @@ impl World {
                     Sought::Paired(game) => Some(game),
                     Sought::Seeking => None,
                 };
-                (game, done.effects)
+                (game, done.effects, done.held)
             }
             Cmd::Join(game) => {
                 let done = self.lobby.join(&name, game)?;
-                (Some(done.reply.0), done.effects)
+                (Some(done.reply.0), done.effects, done.held)
             }
             Cmd::Leave => {
                 let done = self.lobby.leave(&name, false)?;
-                (None, done.effects)
+                (None, done.effects, done.held)
             }
             Cmd::Rematch => {
                 let done = self.lobby.rematch(&name, id)?;
@@ -238,12 +322,11 @@ impl World {
                     Rematched::Game(game) => Some(game),
                     Rematched::Waiting => self.session(conn).seat,
                 };
-                (game, done.effects)
+                (game, done.effects, done.held)
             }
-            Cmd::Move | Cmd::End | Cmd::Quit => (None, Vec::new()),
+            Cmd::Move | Cmd::End | Cmd::Quit => (None, Vec::new(), None),
         };
-        self.lobby_effects(effects);
-        Ok(reply)
+        Ok((reply, effects, held))
     }
 
     fn lobby_effects(&mut self, effects: Vec<LobbyEffect<GameId>>) {
@@ -535,6 +618,7 @@ enum Runner {
     Lobby,
     Game(GameId),
     Session(usize),
+    Store,
     Clock,
 }
 
@@ -562,7 +646,7 @@ proptest! {
     #[test]
     fn any_schedule_keeps_one_game_per_player_and_leaves_nothing_behind(
         scripts in prop::collection::vec(prop::collection::vec(cmd(), 1..25), 3),
-        schedule in prop::collection::vec((any::<prop::sample::Index>(), any::<bool>()), 2000),
+        schedule in prop::collection::vec((any::<prop::sample::Index>(), any::<bool>(), any::<u8>()), 2000),
     ) {
         let mut world = World::new(scripts);
         for session in &mut world.sessions {
@@ -577,14 +661,17 @@ proptest! {
             }
             // The clock runs only when nothing else can, once the schedule
             // has run out: so timers fire between any two steps before that.
-            let (runner, mail_first) = match picks.next() {
-                Some((index, mail_first)) => (runnable[index.index(runnable.len())], mail_first),
+            // One write in four is refused while the schedule lasts.
+            let (runner, mail_first, stored) = match picks.next() {
+                Some((index, mail_first, disk)) => {
+                    (runnable[index.index(runnable.len())], mail_first, disk >= 64)
+                }
                 None => {
                     let not_clock = runnable.iter().find(|r| !matches!(r, Runner::Clock));
-                    (not_clock.copied().unwrap_or(Runner::Clock), true)
+                    (not_clock.copied().unwrap_or(Runner::Clock), true, true)
                 }
             };
-            world.step(runner, mail_first);
+            world.step(runner, mail_first, stored);
             steps += 1;
             prop_assert!(steps < 100_000, "the world settles");
             prop_assert_eq!(world.check(), Ok(()), "after {:?}", runner);
@@ -597,5 +684,7 @@ proptest! {
             prop_assert!(game.stopped, "game {} still runs ({:?})", id, game.table.phase());
         }
         prop_assert_eq!(world.lobby.game_count(), 0);
+        prop_assert_eq!(world.lobby.held_count(), 0);
+        prop_assert!(world.waiting.is_empty());
     }
 }

@@ -158,9 +158,10 @@ pub enum Write {
         /// The game.
         game: GameId,
     },
-    /// Game numbers up to `through` may be handed out (see
-    /// [`crate::game_numbers`]); a lower number than already reserved changes
-    /// nothing.
+    /// Game numbers up to `through` are taken: a start numbers past them. A
+    /// lower number than already reserved changes nothing. (The lobby no
+    /// longer reserves numbers ahead; stores an older build reserved in keep
+    /// being numbered past them.)
     ReserveGames {
         /// The highest number reserved.
         through: GameId,
