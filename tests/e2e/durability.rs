@@ -1,5 +1,6 @@
 //! Durability: the store under a crash (`kill -9` of the real binary mid-load,
-//! and right after a game was announced over), a graceful restart with clocks
+//! right after a game was announced over, and right after each kind of
+//! acknowledgement that makes a game or a seat), a graceful restart with clocks
 //! and a bot, a failing write, and a file that is not a store.
 //!
 //! A game is acknowledged with the reply to its `NEW`, and its seats with the
@@ -587,6 +588,53 @@ fn a_game_announced_over_stays_over_after_kill_9() {
         data.last().map(String::as_str),
         Some(format!("HISTORY {g} othello res res - over X:63-1:resign f5").as_str()),
         "{data:?}"
+    );
+    drop(daemon);
+    remove_temp_dir(&dir);
+}
+
+/// The status and players `HISTORY` gives for `game` (its line's fields).
+fn history_line(reader: &mut Client, game: u64) -> String {
+    let (data, _) = reader.ok(&format!("HISTORY {game}"));
+    data.last()
+        .cloned()
+        .unwrap_or_else(|| panic!("HISTORY {game}: no line"))
+}
+
+#[test]
+fn every_game_and_seat_acknowledged_is_there_after_kill_9() {
+    let dir = temp_dir("acks-kill");
+    let config = write_config(&dir, "");
+    let mut daemon = ChildDaemon::start_with(&config);
+    let addr = daemon.addr;
+    let hotseat = Client::login_as(addr, "hs").ok_game("NEW othello hotseat");
+    let (_, _, joined) = new_and_join(addr, "othello", ["nj1", "nj2"]);
+    let (_, _, paired) = seek_pair(addr, "othello", ["sp1", "sp2"]);
+    let mut rem = Client::login_as(addr, "rem");
+    let first = rem.ok_game("NEW othello as X vs bot:1");
+    rem.ok("END");
+    rem.expect_event(&format!("OVER {first} "));
+    let rematch = rem.ok_game("REMATCH");
+    // Each was answered OK: the kill comes right after the last answer.
+    daemon.kill();
+    let daemon = ChildDaemon::start_with(&config);
+    let mut reader = Client::connect(daemon.addr);
+    let expected = [
+        (hotseat, "othello hs hs - playing"),
+        (joined.game, "othello nj1 nj2 - playing"),
+        (first, "othello rem bot:1 - over"),
+        (rematch, "othello bot:1 rem - playing"),
+    ];
+    for (game, fields) in expected {
+        let line = history_line(&mut reader, game);
+        let wanted = format!("HISTORY {game} {fields}");
+        assert!(line.starts_with(&wanted), "{line}, wanted {wanted}");
+    }
+    let line = history_line(&mut reader, paired.game);
+    let seats = format!("{} {}", paired.black, paired.white);
+    assert!(
+        line.contains(&format!(" othello {seats} - playing")),
+        "{line}"
     );
     drop(daemon);
     remove_temp_dir(&dir);
