@@ -44,6 +44,11 @@ impl LineCodec {
         self.max as usize
     }
 
+    /// The longest line this codec takes (what `ERR 413` names).
+    pub fn max_bytes(&self) -> usize {
+        self.max()
+    }
+
     fn scanned(&self) -> usize {
         self.scanned as usize
     }

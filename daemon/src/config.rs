@@ -46,6 +46,8 @@ pub struct Config {
     pub guests: bool,
     /// Password hashing and the slow-down after wrong passwords.
     pub passwords: Passwords,
+    /// What the log shows: a `tracing` filter (`info`, `flipd=debug`).
+    pub log_filter: String,
 }
 
 /// Where and how games, moves and accounts are kept.
@@ -306,6 +308,7 @@ struct PartialConfig {
     store: Option<PartialStore>,
     guests: Option<bool>,
     passwords: Option<PartialPasswords>,
+    log_filter: Option<String>,
 }
 
 /// [`StoreConfig`] with every field optional: `store: (path: "x.db")` alone is
@@ -379,6 +382,7 @@ impl PartialConfig {
             hints: pick!(hints),
             shutdown_drain_ms: pick!(shutdown_drain_ms),
             guests: pick!(guests),
+            log_filter: pick!(log_filter),
             store: self
                 .store
                 .unwrap_or_default()

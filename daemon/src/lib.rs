@@ -27,6 +27,9 @@
 //!   slow-down after wrong passwords, guests.
 //! - [`config`]: the RON configuration and its embedded default.
 //! - [`watch`]: the daemon watching itself: late threads, slow moves.
+//! - [`reload`], [`hangup`], [`live`]: SIGHUP: which settings a running daemon
+//!   takes from its file read again, the signal's loop, and the live values
+//!   connections read.
 //! - [`random`]: random numbers for colours and engine seeds.
 
 pub mod accounts;
@@ -36,12 +39,15 @@ pub mod config;
 pub mod descriptor_tables;
 pub mod engine_pool;
 pub mod game;
+pub mod hangup;
 pub mod lazy_list;
 pub mod listener;
+pub mod live;
 pub mod lobby;
 pub mod messages;
 pub mod outbox;
 pub mod random;
+pub mod reload;
 pub mod rules;
 pub mod server;
 pub mod session;
@@ -49,4 +55,4 @@ pub mod store;
 pub mod watch;
 
 pub use config::Config;
-pub use server::{DaemonThread, serve};
+pub use server::{DaemonThread, serve, serve_reloading};

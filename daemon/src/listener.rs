@@ -60,7 +60,7 @@ impl Listener {
     /// socket that cannot accept.
     fn place(&self) -> Option<ConnectionSlot> {
         let capacity = self.shared.table_capacity;
-        let max = self.shared.config.max_connections;
+        let max = self.shared.live.max_connections();
         if self.workers.is_some() {
             // One table for the process: every connection counts against it.
             return ConnectionSlot::take(&self.shared.connections, max.min(capacity));
@@ -74,7 +74,7 @@ impl Listener {
     fn admit(&mut self, stream: TcpStream, peer: SocketAddr) {
         let Some(slot) = self.place() else {
             let (max, capacity) = (
-                self.shared.config.max_connections,
+                self.shared.live.max_connections(),
                 self.shared.table_capacity,
             );
             tracing::info!(%peer, max, capacity, "refusing a connection: server full");

@@ -1,11 +1,16 @@
-//! `flipd`: flags, logging, then the daemon (all in the library).
+//! `flipd`: flags, logging, then the daemon (all in the library); on SIGHUP
+//! the configuration is read again the way it was read at start.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
-use flipd::config::RESERVED_DESCRIPTORS;
-use flipd::{Config, serve, server::termination_signal};
+use flipd::config::{ConfigError, RESERVED_DESCRIPTORS};
+use flipd::hangup::Reload;
+use flipd::{Config, serve_reloading, server::termination_signal};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{EnvFilter, Registry, reload};
 
 /// jemalloc keeps each size class in slabs of its own, so the short-lived
 /// allocations of many clients arriving at once leave no holes between the
@@ -24,7 +29,8 @@ struct Flags {
     /// Address to listen on, overriding the configuration (e.g. 127.0.0.1:0).
     #[arg(long)]
     listen: Option<String>,
-    /// Log line format. The RUST_LOG variable filters (default: info).
+    /// Log line format. The RUST_LOG variable, when set, filters instead of
+    /// the configuration's `log_filter`.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
 }
@@ -37,25 +43,30 @@ enum LogFormat {
 
 fn main() -> ExitCode {
     let flags = Flags::parse();
-    init_logging(flags.log_format);
-    let config = match &flags.config {
-        Some(path) => Config::load(path),
-        None => Config::embedded(),
-    };
-    let mut config = match config {
+    let mut config = match read_config(&flags) {
         Ok(config) => config,
         Err(e) => {
             eprintln!("flipd: {e}");
             return ExitCode::FAILURE;
         }
     };
-    if let Some(listen) = flags.listen {
-        config.listen = listen;
-    }
+    let filter = init_logging(flags.log_format, &config.log_filter);
     let limit = raise_open_file_limit(config.max_connections);
     config.descriptor_tables = config.resolved(limit);
     tell_capacity(&config, limit);
-    match serve(config, termination_signal, |_| {}) {
+    let reload = Reload {
+        load: Box::new(move || {
+            let mut config = read_config(&flags)?;
+            // Resolved as at start: the limit is the one raised then.
+            config.descriptor_tables = config.resolved(limit);
+            Ok(config)
+        }),
+        set_log_filter: Box::new(move |text| {
+            let parsed = EnvFilter::try_new(text).map_err(|e| e.to_string())?;
+            filter.reload(parsed).map_err(|e| e.to_string())
+        }),
+    };
+    match serve_reloading(config, termination_signal, |_| {}, reload) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("flipd: {e}");
@@ -98,18 +109,47 @@ fn tell_capacity(config: &Config, limit: u64) {
     }
 }
 
-fn init_logging(format: LogFormat) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+/// The configuration file (or the embedded default) with the flags and
+/// RUST_LOG over it: at start, and again on each SIGHUP. A `log_filter` that is
+/// not a filter is an error in the file; an unusable RUST_LOG is ignored, as
+/// it always was, with a word on stderr.
+fn read_config(flags: &Flags) -> Result<Config, ConfigError> {
+    let (mut config, source) = match &flags.config {
+        Some(path) => (Config::load(path)?, path.display().to_string()),
+        None => (Config::embedded()?, "<embedded default>".to_string()),
+    };
+    if let Some(listen) = &flags.listen {
+        config.listen = listen.clone();
+    }
+    if let Err(e) = EnvFilter::try_new(&config.log_filter) {
+        return Err(ConfigError {
+            source_name: source,
+            message: format!("log_filter '{}': {e}", config.log_filter),
+        });
+    }
+    match std::env::var("RUST_LOG") {
+        Ok(env) if EnvFilter::try_new(&env).is_ok() => config.log_filter = env,
+        Ok(env) => eprintln!("flipd: RUST_LOG '{env}' is not a filter; log_filter applies"),
+        Err(_) => {}
+    }
+    Ok(config)
+}
+
+/// Starts the log with `filter` (already checked) and gives the handle that
+/// swaps it.
+fn init_logging(format: LogFormat, filter: &str) -> reload::Handle<EnvFilter, Registry> {
+    let filter = EnvFilter::try_new(filter).unwrap_or_else(|_| EnvFilter::new("info"));
+    let (filter, handle) = reload::Layer::new(filter);
     // Colour codes only for a person at a terminal, never in a log file.
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr())
         && std::env::var_os("NO_COLOR").is_none();
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let lines = tracing_subscriber::fmt::layer()
         .with_ansi(ansi)
         .with_writer(std::io::stderr);
+    let registry = tracing_subscriber::registry().with(filter);
     match format {
-        LogFormat::Text => builder.init(),
-        LogFormat::Json => builder.json().init(),
+        LogFormat::Text => registry.with(lines).init(),
+        LogFormat::Json => registry.with(lines.json()).init(),
     }
+    handle
 }

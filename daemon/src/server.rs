@@ -1,6 +1,7 @@
 //! Starting and stopping the daemon: the store (opened, checked and recovered
 //! before anything listens), the actors, the worker threads, the engine and
-//! password pools, and the graceful shutdown.
+//! password pools, the graceful shutdown, and (for `flipd`) the reload on
+//! SIGHUP.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -14,7 +15,9 @@ use tokio::net::TcpListener;
 use crate::accounts::{Accounts, PasswordWorker};
 use crate::config::{Config, DescriptorTables};
 use crate::engine_pool::EngineWorker;
+use crate::hangup::{Hangups, Reload, reload_on_hangup};
 use crate::listener::{Listener, StopAccepting};
+use crate::live::Live;
 use crate::lobby::Lobby;
 use crate::messages::{BroadcastShutdown, Recover};
 use crate::session::{LobbyPort, Shared};
@@ -28,6 +31,7 @@ struct Running {
     lobby: Addr<Lobby>,
     connections: Arc<AtomicUsize>,
     drain: Duration,
+    live: Arc<Live>,
 }
 
 /// Runs the daemon until `stop` resolves, then shuts it down gracefully. `ready`
@@ -41,10 +45,47 @@ where
     S: FnOnce() -> F,
     F: Future<Output = ()>,
 {
+    run(config, stop, ready, None)
+}
+
+/// As [`serve`], and on every SIGHUP the configuration is read again with
+/// `reload` and what a running daemon can change is applied (see
+/// [`crate::reload`]). SIGHUP is caught from before the store opens, so that
+/// it never stops the daemon.
+pub fn serve_reloading<S, F>(
+    config: Config,
+    stop: S,
+    ready: impl FnOnce(SocketAddr),
+    reload: Reload,
+) -> std::io::Result<()>
+where
+    S: FnOnce() -> F,
+    F: Future<Output = ()>,
+{
+    run(config, stop, ready, Some(reload))
+}
+
+fn run<S, F>(
+    config: Config,
+    stop: S,
+    ready: impl FnOnce(SocketAddr),
+    reload: Option<Reload>,
+) -> std::io::Result<()>
+where
+    S: FnOnce() -> F,
+    F: Future<Output = ()>,
+{
     let system = System::new();
     // Arbiters belong to a System: create them after it.
     let workers = start_workers(config.worker_count())?;
     let result = system.block_on(async {
+        // The System's runtime exists, and with it tokio's signal pipe
+        // (descriptor_tables.rs, rule 1); catching one more signal opens no
+        // descriptor.
+        let hangups = match reload {
+            Some(reload) => Some((Hangups::catch()?, reload, config.clone())),
+            None => None,
+        };
         if config.descriptor_tables == DescriptorTables::PerWorker {
             // Before the store opens: see descriptor_tables.rs, rule 3.
             give_workers_own_tables(&workers).await?;
@@ -59,6 +100,10 @@ where
         actix::spawn(watch_thread("lobby".to_string()));
         let served = async {
             let running = start(config, &workers, recovery).await?;
+            if let Some((hangups, reload, started_with)) = hangups {
+                let live = Arc::clone(&running.live);
+                actix::spawn(reload_on_hangup(hangups, reload, started_with, live));
+            }
             ready(running.addr);
             stop().await;
             shutdown(running).await;
@@ -164,10 +209,12 @@ async fn start(
     let hasher = SyncArbiter::start(config.passwords.hash_threads, || PasswordWorker);
     let accounts = Accounts::new(store.clone(), hasher, config.guests, config.passwords);
     let connections = Arc::new(AtomicUsize::new(0));
+    let live = Arc::new(Live::new(&config));
     let slow_moves = Arc::new(SlowMoves::default());
     actix::spawn(report_slow_moves(Arc::clone(&slow_moves)));
     let shared = Arc::new(Shared {
         config: Arc::clone(&config),
+        live: Arc::clone(&live),
         lobby: lobby_port(&lobby),
         connections: Arc::clone(&connections),
         next_session: AtomicU64::new(1),
@@ -198,6 +245,7 @@ async fn start(
         lobby,
         connections,
         drain,
+        live,
     })
 }
 

@@ -18,3 +18,4 @@ mod races;
 mod rules;
 mod sessions;
 mod shutdown;
+mod sighup;

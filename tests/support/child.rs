@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
 use crate::daemon::{remove_temp_dir, temp_dir};
@@ -22,6 +22,8 @@ pub struct ChildDaemon {
     pub config: PathBuf,
     /// A directory of its own, removed when it is dropped.
     owned: Option<PathBuf>,
+    /// Every log line read so far.
+    log: Arc<Mutex<Vec<String>>>,
 }
 
 impl ChildDaemon {
@@ -39,7 +41,15 @@ impl ChildDaemon {
     /// address from its log line `listening on 127.0.0.1:PORT`.
     pub fn start_with(config: &Path) -> ChildDaemon {
         let mut command = Command::new(flipd_binary());
-        command.arg("--config").arg(config);
+        command.arg("--config").arg(config).env("RUST_LOG", "info");
+        ChildDaemon::run(command, config)
+    }
+
+    /// As [`ChildDaemon::start_with`] without RUST_LOG, so that the file's
+    /// `log_filter` decides what the log shows.
+    pub fn start_filtered_by_file(config: &Path) -> ChildDaemon {
+        let mut command = Command::new(flipd_binary());
+        command.arg("--config").arg(config).env_remove("RUST_LOG");
         ChildDaemon::run(command, config)
     }
 
@@ -47,14 +57,13 @@ impl ChildDaemon {
     /// so that flipd cannot raise it) set to `open_files`.
     pub fn start_limited(config: &Path, open_files: u32) -> ChildDaemon {
         let mut command = with_open_file_limit(open_files, &flipd_binary());
-        command.arg("--config").arg(config);
+        command.arg("--config").arg(config).env("RUST_LOG", "info");
         ChildDaemon::run(command, config)
     }
 
     fn run(mut command: Command, config: &Path) -> ChildDaemon {
         let mut child = command
             .env("NO_COLOR", "1")
-            .env("RUST_LOG", "info")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -69,10 +78,35 @@ impl ChildDaemon {
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             config: config.to_path_buf(),
             owned: None,
+            log: Arc::default(),
         };
         // Dropping `daemon` on a failure below kills the child.
-        daemon.addr = listen_address(stderr);
+        daemon.addr = listen_address(stderr, Arc::clone(&daemon.log));
         daemon
+    }
+
+    /// The log lines read so far that contain `needle`.
+    pub fn log_lines_with(&self, needle: &str) -> Vec<String> {
+        let log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
+        log.iter().filter(|l| l.contains(needle)).cloned().collect()
+    }
+
+    /// Waits at most `within` for the log to hold `count` lines that contain
+    /// `needle`, and returns them.
+    pub fn wait_for_log(&self, needle: &str, count: usize, within: Duration) -> Vec<String> {
+        let deadline = Instant::now() + within;
+        loop {
+            let lines = self.log_lines_with(needle);
+            if lines.len() >= count {
+                return lines;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the log has {} of {count} lines with '{needle}' after {within:?}",
+                lines.len()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// Kills the process with SIGKILL, as a crash would, and waits for it.
@@ -85,11 +119,20 @@ impl ChildDaemon {
 
     /// Sends SIGTERM.
     pub fn terminate(&self) {
+        self.signal("TERM");
+    }
+
+    /// Sends SIGHUP.
+    pub fn hangup(&self) {
+        self.signal("HUP");
+    }
+
+    fn signal(&self, name: &str) {
         let status = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
+            .args([&format!("-{name}"), &self.child.id().to_string()])
             .status()
             .unwrap_or_else(|e| panic!("cannot run kill: {e}"));
-        assert!(status.success(), "kill -TERM failed: {status}");
+        assert!(status.success(), "kill -{name} failed: {status}");
     }
 
     /// Waits at most `within` for the process to exit; returns its exit code.
@@ -145,9 +188,10 @@ pub fn write_config(dir: &Path, extra: &str) -> PathBuf {
     path
 }
 
-/// Reads the daemon's log on a thread (which then keeps draining it, so that the
-/// child never blocks on a full pipe) until the line that names the address.
-fn listen_address(stderr: impl Read + Send + 'static) -> SocketAddr {
+/// Reads the daemon's log on a thread (which then keeps draining it into
+/// `log`, so that the child never blocks on a full pipe) until the line that
+/// names the address.
+fn listen_address(stderr: impl Read + Send + 'static, log: Arc<Mutex<Vec<String>>>) -> SocketAddr {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let mut tx = Some(tx);
@@ -158,6 +202,9 @@ fn listen_address(stderr: impl Read + Send + 'static) -> SocketAddr {
             {
                 let _ = tx.send(addr);
             }
+            log.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(line);
         }
     });
     rx.recv_timeout(Duration::from_secs(20))

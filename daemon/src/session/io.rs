@@ -147,7 +147,7 @@ impl Session {
         let now = Instant::now();
         let elapsed = now.saturating_duration_since(self.last_input);
         self.last_input = now;
-        self.bucket.refill(self.shared.config.rate_limit, elapsed);
+        self.bucket.refill(self.shared.live.rate_limit(), elapsed);
         match item {
             Ok(line) => self.on_line(ctx, line),
             Err(e) => {

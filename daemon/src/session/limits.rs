@@ -103,7 +103,7 @@ impl Session {
     /// rather than by a timer in every connection, which would cost each one a
     /// timer entry and its allocation.
     pub(super) fn close_if_idle(&mut self, ctx: &mut Context<Self>) {
-        let timeout = Duration::from_secs(self.shared.config.idle_timeout_secs);
+        let timeout = self.shared.live.idle_timeout();
         if self.last_input.elapsed() >= timeout {
             self.send_text(ctx, Arc::from("INFO closing an idle connection\n"));
             ctx.stop();

@@ -113,8 +113,10 @@ pub struct LobbyPort {
 
 /// What every session shares.
 pub struct Shared {
-    /// Daemon settings.
+    /// Daemon settings, as started.
     pub config: Arc<Config>,
+    /// The settings SIGHUP changes: read these, not `config`'s.
+    pub live: Arc<crate::live::Live>,
     /// The lobby.
     pub lobby: LobbyPort,
     /// Connections open now.
@@ -186,12 +188,12 @@ impl Session {
             ctx.spawn(Reader);
             ctx.spawn(Flusher);
             slot.hand_over();
-            let config = &shared.config;
+            let live = &shared.live;
             Session {
                 id,
                 input: BytesMut::new(),
-                codec: LineCodec::new(config.max_line_bytes),
-                bucket: TokenBucket::new(config.rate_limit),
+                codec: LineCodec::new(live.max_line_bytes()),
+                bucket: TokenBucket::new(live.rate_limit()),
                 shared,
                 socket: Some(stream),
                 outbox: Outbox::default(),
@@ -207,7 +209,7 @@ impl Session {
     fn send_text(&mut self, ctx: &mut Context<Self>, text: Arc<str>) {
         match self
             .outbox
-            .push(text, self.shared.config.outbound_queue_lines)
+            .push(text, self.shared.live.outbound_queue_lines())
         {
             Ok(()) => {}
             Err(QueueError::Full) => {

@@ -36,7 +36,7 @@ impl Session {
                 Err(e) => self.reply(ctx, Err(e)),
             },
             Line::TooLong => {
-                let max = self.shared.config.max_line_bytes;
+                let max = self.codec.max_bytes();
                 self.error(
                     ctx,
                     ErrorCode::TooLong,

@@ -1,0 +1,107 @@
+//! The settings a running daemon changes on SIGHUP ([`crate::reload`] decides
+//! which): the per-connection limits and the connection cap. Each is an atomic
+//! that connections and listeners read where they use it, so a reload needs no
+//! lock and no message to every connection, and reading costs a plain load on
+//! the paths each line takes. A setting read at a connection's start (the
+//! longest line, built into its codec) applies to connections made after the
+//! reload; the others apply to every connection at its next use.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use crate::config::{Config, RateLimit};
+
+/// The live values of the reloadable settings, shared by every connection.
+#[derive(Debug)]
+pub struct Live {
+    per_second: AtomicU32,
+    burst: AtomicU32,
+    max_line_bytes: AtomicUsize,
+    outbound_queue_lines: AtomicUsize,
+    idle_timeout_secs: AtomicU64,
+    max_connections: AtomicUsize,
+}
+
+impl Live {
+    /// The values of `config`.
+    pub fn new(config: &Config) -> Live {
+        let live = Live {
+            per_second: AtomicU32::new(0),
+            burst: AtomicU32::new(0),
+            max_line_bytes: AtomicUsize::new(0),
+            outbound_queue_lines: AtomicUsize::new(0),
+            idle_timeout_secs: AtomicU64::new(0),
+            max_connections: AtomicUsize::new(0),
+        };
+        live.apply(config);
+        live
+    }
+
+    /// Takes the values of `config`. Each is stored alone: a line handled
+    /// meanwhile may see a new rate with the old burst, which is harmless.
+    pub fn apply(&self, config: &Config) {
+        let store = Ordering::Relaxed;
+        self.per_second.store(config.rate_limit.per_second, store);
+        self.burst.store(config.rate_limit.burst, store);
+        self.max_line_bytes.store(config.max_line_bytes, store);
+        self.outbound_queue_lines
+            .store(config.outbound_queue_lines, store);
+        self.idle_timeout_secs
+            .store(config.idle_timeout_secs, store);
+        self.max_connections.store(config.max_connections, store);
+    }
+
+    /// The rate limit on each connection's commands.
+    pub fn rate_limit(&self) -> RateLimit {
+        RateLimit {
+            per_second: self.per_second.load(Ordering::Relaxed),
+            burst: self.burst.load(Ordering::Relaxed),
+        }
+    }
+
+    /// The longest command line, for connections made from now on.
+    pub fn max_line_bytes(&self) -> usize {
+        self.max_line_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Writes queued for a client before it is disconnected.
+    pub fn outbound_queue_lines(&self) -> usize {
+        self.outbound_queue_lines.load(Ordering::Relaxed)
+    }
+
+    /// Silence after which a connection is closed.
+    pub fn idle_timeout(&self) -> Duration {
+        Duration::from_secs(self.idle_timeout_secs.load(Ordering::Relaxed))
+    }
+
+    /// Connections held at once.
+    pub fn max_connections(&self) -> usize {
+        self.max_connections.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reload_replaces_every_live_value() {
+        let mut config = Config::embedded().unwrap();
+        let live = Live::new(&config);
+        assert_eq!(live.rate_limit(), config.rate_limit);
+        config.rate_limit = RateLimit {
+            per_second: 3,
+            burst: 4,
+        };
+        config.max_line_bytes = 100;
+        config.outbound_queue_lines = 20;
+        config.idle_timeout_secs = 7;
+        config.max_connections = 9;
+        live.apply(&config);
+        assert_eq!(live.rate_limit(), config.rate_limit);
+        assert_eq!(live.max_line_bytes(), 100);
+        assert_eq!(live.outbound_queue_lines(), 20);
+        assert_eq!(live.idle_timeout(), Duration::from_secs(7));
+        assert_eq!(live.max_connections(), 9);
+    }
+}

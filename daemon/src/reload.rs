@@ -1,0 +1,208 @@
+//! What a SIGHUP changes, decided without touching anything: the
+//! configuration read again is compared with the one running; the settings a
+//! running daemon can take ([`running_after`]) are taken, and every other
+//! change waits for a restart and is named in the log. `hangup.rs` reads the
+//! file and carries the decision out.
+//!
+//! A setting is live when whatever reads it reads it afresh: the rate limit,
+//! the outbound queue, the idle timeout and the connection cap are read by
+//! connections and listeners on each use ([`crate::live::Live`]); the longest
+//! line is read when a connection starts, so it applies to new ones; the log
+//! filter is swapped in the subscriber. The rest is built into the running
+//! daemon (the socket, the threads, the store, the games' grace and engine
+//! settings, the accounts) and needs a restart.
+
+use crate::config::Config;
+
+/// The configuration a running daemon goes on with after reading `file`: the
+/// live settings from the file, the rest as it runs now.
+pub fn running_after(running: &Config, file: &Config) -> Config {
+    let mut next = running.clone();
+    next.rate_limit = file.rate_limit;
+    next.max_line_bytes = file.max_line_bytes;
+    next.outbound_queue_lines = file.outbound_queue_lines;
+    next.idle_timeout_secs = file.idle_timeout_secs;
+    next.max_connections = file.max_connections;
+    next.log_filter = file.log_filter.clone();
+    next
+}
+
+/// What reading `file` changes in a daemon running `running`.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Changes {
+    /// Settings taken at once.
+    pub applied: Vec<&'static str>,
+    /// Settings that differ in the file and wait for a restart.
+    pub need_restart: Vec<&'static str>,
+}
+
+impl Changes {
+    /// One line for the log.
+    pub fn describe(&self) -> String {
+        let applied = match self.applied.as_slice() {
+            [] => "nothing changed".to_string(),
+            names => format!("applied {}", names.join(", ")),
+        };
+        match self.need_restart.as_slice() {
+            [] => applied,
+            names => format!(
+                "{applied}; changed but kept until a restart: {}",
+                names.join(", ")
+            ),
+        }
+    }
+}
+
+/// What reading `file` changes in a daemon running `running`.
+pub fn changes(running: &Config, file: &Config) -> Changes {
+    let next = running_after(running, file);
+    Changes {
+        applied: differences(running, &next),
+        need_restart: differences(&next, file),
+    }
+}
+
+/// The names of the settings that differ between `a` and `b`.
+pub fn differences(a: &Config, b: &Config) -> Vec<&'static str> {
+    // Every field named, none left to `..`: a setting added to `Config`
+    // must be placed here, live or not.
+    let Config {
+        listen,
+        workers,
+        engine_threads,
+        engine_move_ms,
+        max_connections,
+        descriptor_tables,
+        max_line_bytes,
+        outbound_queue_lines,
+        rate_limit,
+        idle_timeout_secs,
+        grace_secs,
+        hints,
+        shutdown_drain_ms,
+        store,
+        guests,
+        passwords,
+        log_filter,
+    } = a;
+    let named = [
+        ("listen", *listen != b.listen),
+        ("workers", *workers != b.workers),
+        ("engine_threads", *engine_threads != b.engine_threads),
+        ("engine_move_ms", *engine_move_ms != b.engine_move_ms),
+        ("max_connections", *max_connections != b.max_connections),
+        (
+            "descriptor_tables",
+            *descriptor_tables != b.descriptor_tables,
+        ),
+        ("max_line_bytes", *max_line_bytes != b.max_line_bytes),
+        (
+            "outbound_queue_lines",
+            *outbound_queue_lines != b.outbound_queue_lines,
+        ),
+        ("rate_limit", *rate_limit != b.rate_limit),
+        (
+            "idle_timeout_secs",
+            *idle_timeout_secs != b.idle_timeout_secs,
+        ),
+        ("grace_secs", *grace_secs != b.grace_secs),
+        ("hints", *hints != b.hints),
+        (
+            "shutdown_drain_ms",
+            *shutdown_drain_ms != b.shutdown_drain_ms,
+        ),
+        ("store", *store != b.store),
+        ("guests", *guests != b.guests),
+        ("passwords", *passwords != b.passwords),
+        ("log_filter", *log_filter != b.log_filter),
+    ];
+    named
+        .iter()
+        .filter(|(_, differs)| *differs)
+        .map(|(name, _)| *name)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::RateLimit;
+
+    fn embedded() -> Config {
+        Config::embedded().unwrap()
+    }
+
+    #[test]
+    fn the_same_file_changes_nothing() {
+        let running = embedded();
+        let changes = changes(&running, &running.clone());
+        assert_eq!(
+            changes,
+            Changes {
+                applied: vec![],
+                need_restart: vec![]
+            }
+        );
+        assert_eq!(changes.describe(), "nothing changed");
+        assert_eq!(running_after(&running, &running), running);
+    }
+
+    #[test]
+    fn limits_and_the_log_filter_apply_and_the_rest_waits_for_a_restart() {
+        let running = embedded();
+        let mut file = running.clone();
+        file.rate_limit = RateLimit {
+            per_second: 1,
+            burst: 2,
+        };
+        file.idle_timeout_secs = 5;
+        file.log_filter = "debug".to_string();
+        file.listen = "127.0.0.1:9".to_string();
+        file.grace_secs = 1;
+        file.store.path = "elsewhere.db".into();
+        let changes = changes(&running, &file);
+        assert_eq!(
+            changes.applied,
+            ["rate_limit", "idle_timeout_secs", "log_filter"]
+        );
+        assert_eq!(changes.need_restart, ["listen", "grace_secs", "store"]);
+        assert_eq!(
+            changes.describe(),
+            "applied rate_limit, idle_timeout_secs, log_filter; \
+             changed but kept until a restart: listen, grace_secs, store"
+        );
+        let next = running_after(&running, &file);
+        assert_eq!(next.rate_limit, file.rate_limit);
+        assert_eq!(next.log_filter, "debug");
+        assert_eq!(
+            (next.listen, next.grace_secs, next.store.path),
+            (running.listen, running.grace_secs, running.store.path)
+        );
+    }
+
+    #[test]
+    fn a_setting_kept_for_a_restart_is_named_again_at_the_next_reload() {
+        let running = embedded();
+        let mut file = running.clone();
+        file.workers = 7;
+        let next = running_after(&running, &file);
+        let again = changes(&next, &file);
+        assert_eq!(again.applied, Vec::<&str>::new());
+        assert_eq!(again.need_restart, ["workers"]);
+    }
+
+    #[test]
+    fn every_live_setting_is_taken_from_the_file() {
+        let running = embedded();
+        let mut file = running.clone();
+        file.max_line_bytes = 64;
+        file.outbound_queue_lines = 16;
+        file.max_connections = 3;
+        let changes = changes(&running, &file);
+        assert_eq!(
+            changes.applied,
+            ["max_connections", "max_line_bytes", "outbound_queue_lines"]
+        );
+        assert!(changes.need_restart.is_empty());
+    }
+}
