@@ -10,6 +10,10 @@
 //! failure for that name (capped); the session that waits holds only itself.
 //! Passwords are never stored or logged: messages that carry one do not even
 //! implement `Debug`.
+//!
+//! Every login reads the store (a guest's name too: it may be registered, and
+//! must not be taken without its password), so each store request waits at
+//! most the deadline the caller gives (see [`crate::store_deadline`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -22,6 +26,7 @@ use flipline::protocol::{ErrorCode, ProtocolError};
 
 use crate::config::Passwords;
 use crate::store::{Store, Write};
+use crate::store_deadline::{StoreWait, not_answering, within};
 
 /// One password thread of the pool.
 pub struct PasswordWorker;
@@ -111,6 +116,17 @@ fn unavailable() -> ProtocolError {
     )
 }
 
+/// The reply when the store failed or did not answer in time.
+fn store_trouble(wait: StoreWait) -> ProtocolError {
+    match wait {
+        StoreWait::NotAnswering => {
+            tracing::warn!("LOGIN: the store did not answer in time");
+            not_answering()
+        }
+        StoreWait::Failed(_) => unavailable(),
+    }
+}
+
 impl Accounts {
     /// Checks with `store` and hashes on `hasher`.
     pub fn new(
@@ -130,17 +146,17 @@ impl Accounts {
 
     /// Whether `name` may log in with `password` (registering the name if it is
     /// free and a password is given). Errors are 401, or 503 when the store or
-    /// the hash threads fail.
+    /// the hash threads fail, or when the store does not answer within
+    /// `deadline` (each request to it waits that long at most).
     pub async fn check(
         self: Arc<Self>,
         name: String,
         password: Option<String>,
+        deadline: Duration,
     ) -> Result<(), ProtocolError> {
-        let stored = self
-            .store
-            .password_hash(name.clone())
+        let stored = within(deadline, self.store.password_hash(name.clone()))
             .await
-            .map_err(|_| unavailable())?;
+            .map_err(store_trouble)?;
         match (stored, password) {
             (None, None) if self.guests => Ok(()),
             (None, None) => Err(unauthorized(
@@ -150,14 +166,18 @@ impl Accounts {
                 "'{name}' is registered: LOGIN {name} <password>"
             ))),
             (Some(hash), Some(password)) => self.verify(name, password, hash).await,
-            (None, Some(password)) => self.register(name, password).await,
+            (None, Some(password)) => self.register(name, password, deadline).await,
         }
     }
 
+    /// Registers `name`. A registration whose commit is not answered in time
+    /// may still be committed later: logging in again with the same password
+    /// works either way.
     async fn register(
         self: Arc<Self>,
         name: String,
         password: String,
+        deadline: Duration,
     ) -> Result<(), ProtocolError> {
         let hash = self
             .hasher
@@ -170,18 +190,17 @@ impl Accounts {
             name: name.clone(),
             hash,
         };
-        let inserted = self.store.commit(write).await.map_err(|_| unavailable())?;
+        let inserted = within(deadline, self.store.commit(write))
+            .await
+            .map_err(store_trouble)?;
         if inserted == 1 {
             tracing::info!(%name, "registered a name");
             return Ok(());
         }
         // Another connection registered the name meanwhile: its password counts.
-        let stored = self
-            .store
-            .password_hash(name.clone())
+        let stored = within(deadline, self.store.password_hash(name.clone()))
             .await
-            .ok()
-            .flatten()
+            .map_err(store_trouble)?
             .ok_or_else(unavailable)?;
         self.verify(name, password, stored).await
     }

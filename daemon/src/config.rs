@@ -48,6 +48,8 @@ pub struct Config {
     pub passwords: Passwords,
     /// What the log shows: a `tracing` filter (`info`, `flipd=debug`).
     pub log_filter: String,
+    /// The longest a command waits for the store before `ERR 503`, in ms.
+    pub store_deadline_ms: u64,
 }
 
 /// Where and how games, moves and accounts are kept.
@@ -240,6 +242,10 @@ impl Config {
                 "store.cache_mb must be at least 1",
             ),
             (
+                self.store_deadline_ms >= 1,
+                "store_deadline_ms must be at least 1",
+            ),
+            (
                 self.passwords.hash_threads >= 1,
                 "passwords.hash_threads must be at least 1",
             ),
@@ -309,6 +315,7 @@ struct PartialConfig {
     guests: Option<bool>,
     passwords: Option<PartialPasswords>,
     log_filter: Option<String>,
+    store_deadline_ms: Option<u64>,
 }
 
 /// [`StoreConfig`] with every field optional: `store: (path: "x.db")` alone is
@@ -383,6 +390,7 @@ impl PartialConfig {
             shutdown_drain_ms: pick!(shutdown_drain_ms),
             guests: pick!(guests),
             log_filter: pick!(log_filter),
+            store_deadline_ms: pick!(store_deadline_ms),
             store: self
                 .store
                 .unwrap_or_default()

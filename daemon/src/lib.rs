@@ -23,6 +23,8 @@
 //! - [`messages`]: the messages between the actors.
 //! - [`store`]: the SQLite store: one writer thread committing in batches, a
 //!   reader thread, recovery at start, and [`store::Archive`] for exports.
+//! - [`store_deadline`]: how long a command waits for the store before
+//!   `ERR 503`.
 //! - [`accounts`]: `LOGIN` with passwords: argon2 off the actor threads, the
 //!   slow-down after wrong passwords, guests.
 //! - [`config`]: the RON configuration and its embedded default.
@@ -52,6 +54,7 @@ pub mod rules;
 pub mod server;
 pub mod session;
 pub mod store;
+pub mod store_deadline;
 pub mod watch;
 
 pub use config::Config;

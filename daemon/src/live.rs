@@ -1,10 +1,11 @@
 //! The settings a running daemon changes on SIGHUP ([`crate::reload`] decides
-//! which): the per-connection limits and the connection cap. Each is an atomic
-//! that connections and listeners read where they use it, so a reload needs no
-//! lock and no message to every connection, and reading costs a plain load on
-//! the paths each line takes. A setting read at a connection's start (the
-//! longest line, built into its codec) applies to connections made after the
-//! reload; the others apply to every connection at its next use.
+//! which): the per-connection limits, the connection cap and the store
+//! deadline. Each is an atomic that connections and listeners read where
+//! they use it, so a reload needs no lock and no message to every
+//! connection, and reading costs a plain load on the paths each line takes.
+//! A setting read at a connection's start (the longest line, built into its
+//! codec) applies to connections made after the reload; the others apply to
+//! every connection at its next use.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -20,6 +21,7 @@ pub struct Live {
     outbound_queue_lines: AtomicUsize,
     idle_timeout_secs: AtomicU64,
     max_connections: AtomicUsize,
+    store_deadline_ms: AtomicU64,
 }
 
 impl Live {
@@ -32,6 +34,7 @@ impl Live {
             outbound_queue_lines: AtomicUsize::new(0),
             idle_timeout_secs: AtomicU64::new(0),
             max_connections: AtomicUsize::new(0),
+            store_deadline_ms: AtomicU64::new(0),
         };
         live.apply(config);
         live
@@ -49,6 +52,8 @@ impl Live {
         self.idle_timeout_secs
             .store(config.idle_timeout_secs, store);
         self.max_connections.store(config.max_connections, store);
+        self.store_deadline_ms
+            .store(config.store_deadline_ms, store);
     }
 
     /// The rate limit on each connection's commands.
@@ -78,6 +83,11 @@ impl Live {
     pub fn max_connections(&self) -> usize {
         self.max_connections.load(Ordering::Relaxed)
     }
+
+    /// The longest a command waits for the store.
+    pub fn store_deadline(&self) -> Duration {
+        Duration::from_millis(self.store_deadline_ms.load(Ordering::Relaxed))
+    }
 }
 
 #[cfg(test)]
@@ -97,11 +107,13 @@ mod tests {
         config.outbound_queue_lines = 20;
         config.idle_timeout_secs = 7;
         config.max_connections = 9;
+        config.store_deadline_ms = 300;
         live.apply(&config);
         assert_eq!(live.rate_limit(), config.rate_limit);
         assert_eq!(live.max_line_bytes(), 100);
         assert_eq!(live.outbound_queue_lines(), 20);
         assert_eq!(live.idle_timeout(), Duration::from_secs(7));
         assert_eq!(live.max_connections(), 9);
+        assert_eq!(live.store_deadline(), Duration::from_millis(300));
     }
 }

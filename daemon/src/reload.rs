@@ -6,11 +6,12 @@
 //!
 //! A setting is live when whatever reads it reads it afresh: the rate limit,
 //! the outbound queue, the idle timeout and the connection cap are read by
-//! connections and listeners on each use ([`crate::live::Live`]); the longest
-//! line is read when a connection starts, so it applies to new ones; the log
-//! filter is swapped in the subscriber. The rest is built into the running
-//! daemon (the socket, the threads, the store, the games' grace and engine
-//! settings, the accounts) and needs a restart.
+//! connections and listeners on each use ([`crate::live::Live`]), and so is
+//! the deadline on waiting for the store; the longest line is read when a
+//! connection starts, so it applies to new ones; the log filter is swapped
+//! in the subscriber. The rest is built into the running daemon (the socket,
+//! the threads, the store, the games' grace and engine settings, the
+//! accounts) and needs a restart.
 
 use crate::config::Config;
 
@@ -24,6 +25,7 @@ pub fn running_after(running: &Config, file: &Config) -> Config {
     next.idle_timeout_secs = file.idle_timeout_secs;
     next.max_connections = file.max_connections;
     next.log_filter = file.log_filter.clone();
+    next.store_deadline_ms = file.store_deadline_ms;
     next
 }
 
@@ -84,6 +86,7 @@ pub fn differences(a: &Config, b: &Config) -> Vec<&'static str> {
         guests,
         passwords,
         log_filter,
+        store_deadline_ms,
     } = a;
     let named = [
         ("listen", *listen != b.listen),
@@ -115,6 +118,10 @@ pub fn differences(a: &Config, b: &Config) -> Vec<&'static str> {
         ("guests", *guests != b.guests),
         ("passwords", *passwords != b.passwords),
         ("log_filter", *log_filter != b.log_filter),
+        (
+            "store_deadline_ms",
+            *store_deadline_ms != b.store_deadline_ms,
+        ),
     ];
     named
         .iter()
@@ -198,10 +205,16 @@ mod tests {
         file.max_line_bytes = 64;
         file.outbound_queue_lines = 16;
         file.max_connections = 3;
+        file.store_deadline_ms = 9;
         let changes = changes(&running, &file);
         assert_eq!(
             changes.applied,
-            ["max_connections", "max_line_bytes", "outbound_queue_lines"]
+            [
+                "max_connections",
+                "max_line_bytes",
+                "outbound_queue_lines",
+                "store_deadline_ms"
+            ]
         );
         assert!(changes.need_restart.is_empty());
     }

@@ -10,6 +10,7 @@ mod archive;
 mod client;
 mod durability;
 mod engine;
+mod frozen;
 mod games;
 mod limits;
 mod load;

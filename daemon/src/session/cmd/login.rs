@@ -1,6 +1,6 @@
 //! `LOGIN`: the password (or the guest rule) is checked first, by the
 //! accounts, whose slow parts run on the store's reader thread and the hash
-//! threads rather than on this one; only then is the name claimed in the
+//! threads rather than on this one (the store's each within the deadline); only then is the name claimed in the
 //! lobby, which refuses a name another connection holds. The session keeps
 //! the name once the lobby has given it: until then `on_line` refuses the
 //! commands that need a login.
@@ -35,7 +35,8 @@ impl Session {
             None => {}
         }
         let accounts = Arc::clone(&self.shared.accounts);
-        let check = accounts.check(name.clone(), password);
+        let deadline = self.shared.live.store_deadline();
+        let check = accounts.check(name.clone(), password, deadline);
         ctx.wait(
             check
                 .into_actor(self)

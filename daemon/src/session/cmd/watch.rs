@@ -1,7 +1,8 @@
 //! `WATCH`, `HISTORY`, `LIST` and `WHO`: the commands that look at games
 //! rather than play them. `WATCH` finds the game's route in the lobby, the one
-//! directory of games, and keeps it; `HISTORY` reads the store; `LIST` and
-//! `WHO` are the lobby's lists. Here too is `unwatch_all`, which `LEAVE` and
+//! directory of games, and keeps it; `HISTORY` reads the store, waiting at
+//! most the store deadline; `LIST` and `WHO` are the lobby's lists, which
+//! never touch the disk. Here too is `unwatch_all`, which `LEAVE` and
 //! the session's stop use to tell the games watched that it has gone.
 
 use std::marker::PhantomData;
@@ -13,6 +14,7 @@ use flipline::protocol::{ErrorCode, Event, ProtocolError};
 
 use crate::messages::{Answer, Find, ToGame};
 use crate::session::{LobbyPort, SeatRef, Session};
+use crate::store_deadline::{StoreWait, not_answering, within};
 use flipline::protocol::Reply;
 
 impl Session {
@@ -55,9 +57,11 @@ impl Session {
         }
     }
 
-    /// `HISTORY`: the game as the store has it (committed moves only).
+    /// `HISTORY`: the game as the store has it (committed moves only),
+    /// waited for at most the store deadline.
     pub(super) fn history(&mut self, ctx: &mut Context<Self>, game: flipline::protocol::GameId) {
-        let read = self.shared.store.history(game);
+        let deadline = self.shared.live.store_deadline();
+        let read = within(deadline, self.shared.store.history(game));
         ctx.wait(read.into_actor(self).map(move |found, act, ctx| {
             let reply = match found {
                 Ok(Some(record)) => Ok(Answer::data(format!(
@@ -68,7 +72,11 @@ impl Session {
                     ErrorCode::NotFound,
                     format!("no game {game}"),
                 )),
-                Err(e) => {
+                Err(StoreWait::NotAnswering) => {
+                    tracing::warn!(game, "HISTORY: the store did not answer in time");
+                    Err(not_answering())
+                }
+                Err(StoreWait::Failed(e)) => {
                     tracing::error!(error = %e, "HISTORY could not read the store");
                     Err(ProtocolError::new(
                         ErrorCode::Unavailable,
