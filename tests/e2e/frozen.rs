@@ -98,3 +98,78 @@ fn a_frozen_store_is_503_within_the_deadline_and_nothing_else_waits_for_it() {
     assert_eq!(reg.ok("LOGIN reg pw").1, "OK reg");
     assert_eq!(ann.ok("MOVE d6").1, "OK");
 }
+
+#[test]
+fn a_resignation_that_cannot_be_stored_is_503_and_the_game_goes_on() {
+    let troubled = Troubled::start();
+    let (addr, faults) = (troubled.daemon.addr, &troubled.faults);
+    let (mut ann, mut bob, start) = new_and_join(addr, "othello", ["ea", "eb"]);
+    let g = start.game;
+    ann.lines_through(&format!("TURN {g} X"));
+    bob.lines_through(&format!("TURN {g} X"));
+
+    faults.fail_writes();
+    let refused = bob.err("END", 503);
+    assert!(refused.contains("the game goes on"), "{refused}");
+    ann.expect_silence(Duration::from_millis(200));
+    let (board, _) = bob.ok("BOARD");
+    assert!(
+        board.first().is_some_and(|b| b.ends_with(" X")) && board.len() == 2,
+        "in play, black to move: {board:?}"
+    );
+    let (games, _) = bob.ok("LIST");
+    assert_eq!(games, [format!("GAME {g} othello ea eb playing 0")]);
+
+    faults.heal();
+    assert_eq!(ann.ok("MOVE d3").1, "OK");
+    bob.lines_through(&format!("TURN {g} O"));
+    assert_eq!(bob.ok("END").1, "OK");
+    let over = ann.expect_event(&format!("OVER {g} "));
+    assert!(over.ends_with(" resign"), "{over}");
+}
+
+#[test]
+fn a_flag_that_falls_while_writes_fail_is_announced_once_stored() {
+    let troubled = Troubled::start();
+    let (addr, faults) = (troubled.daemon.addr, &troubled.faults);
+    let mut c = Client::login_as(addr, "fl");
+    let g = c.ok_game("NEW othello hotseat clock 0.02+0");
+    c.lines_through(&format!("TURN {g} X"));
+    // Answered once the game's creation is committed (the store keeps order).
+    c.ok(&format!("HISTORY {g}"));
+
+    faults.fail_writes();
+    let deadline = Instant::now() + READ_TIMEOUT;
+    loop {
+        let (board, _) = c.ok("BOARD");
+        assert!(
+            !board.iter().any(|l| l.starts_with("OVER ")),
+            "announced before it was stored: {board:?}"
+        );
+        if board.first().is_some_and(|b| b.ends_with(" -")) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the flag never fell: {board:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let refused = c.err("MOVE d3", 409);
+    assert!(
+        refused.contains("is over"),
+        "no move once the flag fell: {refused}"
+    );
+    c.expect_silence(Duration::from_millis(300));
+    let (history, _) = c.ok(&format!("HISTORY {g}"));
+    assert!(
+        history.first().is_some_and(|h| h.contains(" playing ")),
+        "{history:?}"
+    );
+
+    faults.heal();
+    let over = c.expect_event(&format!("OVER {g} "));
+    assert!(over.ends_with(" time"), "{over}");
+    let (history, _) = c.ok(&format!("HISTORY {g}"));
+    assert!(
+        history.first().is_some_and(|h| h.contains(" over O:")),
+        "{history:?}"
+    );
+}

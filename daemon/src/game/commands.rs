@@ -73,7 +73,7 @@ impl GameActor {
         let outcome = match action {
             Action::Move(square) => return self.human_move(ctx, name, Move::Place(square)),
             Action::Pass => return self.human_move(ctx, name, Move::Pass),
-            Action::Resign => self.table.resign(name, Instant::now()),
+            Action::Resign => return self.resign(ctx, name),
             Action::Say(text) => self.table.say(name, text),
             Action::Board => {
                 let data = lines(&self.table.board()).to_string();

@@ -1,10 +1,10 @@
 //! Carrying out what a game's table returns: events to its audience, the
-//! timers it asks for, the end's commit before what follows it.
+//! timers it asks for, the end's commit before what follows it (in
+//! `ending.rs`).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use actix::fut::{ActorFutureExt, WrapFuture};
 use actix::{ActorContext, AsyncContext, Context, SpawnHandle};
 use flipline::protocol::Event;
 
@@ -12,7 +12,6 @@ use super::GameActor;
 use crate::messages::*;
 use crate::rules::table::{Effect, Timer};
 use crate::session::{Reach, SessionRef};
-use crate::store::Write;
 
 /// The timers a table asked for. Boxed, and only once there is one: most
 /// games have no clock and nobody away.
@@ -48,17 +47,15 @@ impl GameActor {
                 Effect::Schedule(timer, after) => self.schedule(ctx, timer, after),
                 Effect::Unschedule(timer) => self.unschedule(ctx, timer),
                 Effect::Think { level, ply } => self.think(ctx, level, ply),
-                Effect::CommitEnd { result, then } => {
-                    let game = self.id();
-                    let stored = self.services.store.commit(Write::End { game, result });
-                    ctx.wait(stored.into_actor(self).map(move |stored, act, ctx| {
-                        if let Err(error) = stored {
-                            tracing::error!(game, %error, "the end of a game could not be saved");
-                        }
-                        act.carry_out(ctx, then);
-                    }));
-                }
+                Effect::CommitEnd {
+                    result,
+                    then,
+                    refused,
+                } => self.commit_end(ctx, result, then, refused),
                 Effect::Ended(_) => self.services.lobby.do_send(FromGame::Ended(self.id())),
+                // Not before the end is stored, which announces it: the
+                // table decides the stop again then (`end_stored`).
+                Effect::Stop if self.ending => {}
                 Effect::Stop => ctx.stop(),
             }
         }

@@ -4,16 +4,19 @@
 //! carries out the effects the table returns: it sends events, keeps timers,
 //! asks the engine, and stores moves and the end.
 //!
-//! Files: `effects.rs` carries out what the table returns (events, timers,
-//! the end's commit); `commands.rs` turns messages into table calls and
-//! stores moves; `engine.rs` asks the engine pool for bot moves and hints.
+//! Files: `effects.rs` carries out what the table returns (events, timers);
+//! `ending.rs` stores the end before it is announced (a resignation the
+//! store refuses is taken back, another ending is committed again until it
+//! is stored); `commands.rs` turns messages into table calls and stores
+//! moves; `engine.rs` asks the engine pool for bot moves and hints.
 //!
 //! Durability: a move is applied, handed to the store, and announced only once
 //! it is committed (`OK` to the mover, `MOVED` to everyone). While the commit is
 //! pending the actor waits (`ctx.wait`), which holds its mailbox and timers, so
 //! no other move of this game can slip in; other games are not held. If the
 //! commit fails, the table puts the game back and the mover gets `ERR 503`. The
-//! end is committed before `OVER` is sent, in the same way.
+//! end is committed before `OVER` is sent, in the same way (see `ending.rs`
+//! for when the store refuses it).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -75,6 +78,7 @@ pub struct GameServices {
 
 mod commands;
 mod effects;
+mod ending;
 mod engine;
 
 use effects::Timers;
@@ -87,6 +91,9 @@ pub struct GameActor {
     timers: Option<Box<Timers>>,
     /// Until `started`: a recovered game waits for its people.
     recovered: bool,
+    /// Its end is being committed again after the store refused it: the
+    /// game does not stop before the end is stored and announced.
+    ending: bool,
     services: Arc<GameServices>,
 }
 
@@ -171,6 +178,7 @@ impl GameActor {
             table,
             timers: None,
             recovered: setup.recovered,
+            ending: false,
             services: setup.services,
         }
     }

@@ -11,6 +11,14 @@
 //! [`Table::play`] checks and applies it and hands back a [`MoveCommit`];
 //! once the store has it, [`Table::committed`] announces it, and if the
 //! store refused it [`Table::rolled_back`] puts everything back.
+//!
+//! An ending is stored before anyone hears of it too ([`Effect::CommitEnd`]).
+//! What the store's refusal means depends on who ended the game: a player's
+//! resignation is taken back ([`Table::end_refused`]: the game goes on and
+//! the player is told to try again); an ending nobody asked for (a flag, an
+//! abandonment, the last move) is a fact, and its commit is tried again
+//! until it is stored ([`end_retry_delay`]). Either way, once it is stored
+//! [`Table::end_stored`] settles the table.
 
 use std::time::{Duration, Instant};
 
@@ -26,6 +34,31 @@ use crate::config::Hints;
 
 /// How long a bot waits before trying again when its move could not be stored.
 pub const BOT_RETRY: Duration = Duration::from_secs(1);
+
+/// The longest wait between two commits of an ending the store refused.
+pub const END_RETRY_MAX: Duration = Duration::from_secs(1);
+
+/// How long to wait before the `attempt`-th new commit (from 1) of an ending
+/// the store refused: 100 ms, doubled each time, at most [`END_RETRY_MAX`].
+/// Quick after a passing failure, and no busier than once a second against
+/// a store that stays down.
+pub fn end_retry_delay(attempt: u32) -> Duration {
+    let doublings = attempt.saturating_sub(1).min(16);
+    Duration::from_millis(100u64 << doublings).min(END_RETRY_MAX)
+}
+
+/// What the shell does when the store refuses an ending.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IfRefused {
+    /// Call [`Table::end_refused`]: the game goes on as if the ending had
+    /// not been asked for (a resignation; the player hears `ERR 503`). The
+    /// shell holds the game meanwhile, as for a move's commit.
+    TakeBack,
+    /// Commit it again after [`end_retry_delay`], until it is stored: the
+    /// ending is a fact (a flag, an abandonment, the last move). The game
+    /// takes no move meanwhile (it is over) and does not stop.
+    Retry,
+}
 
 /// A timer a table asks for. Scheduling one replaces the table's earlier
 /// timer of the same kind.
@@ -61,16 +94,20 @@ pub enum Effect<C> {
         /// The ply the move is for: an answer for another is dropped.
         ply: u32,
     },
-    /// Store the end of the game, wait for it, then carry out `then`.
+    /// Store the end of the game, wait for it, then carry out `then` (given
+    /// to [`Table::end_stored`] first).
     CommitEnd {
         /// The result to store.
         result: GameResult,
         /// What follows once it is stored.
         then: Vec<Effect<C>>,
+        /// What to do if the store refuses it.
+        refused: IfRefused,
     },
     /// Tell the lobby that the game is over: before the reply to the command
     /// that ended it and before anyone hears `OVER`, so that whatever a player
-    /// does next finds the lobby knowing.
+    /// does next finds the lobby knowing. For a resignation it follows the
+    /// commit (inside the `CommitEnd`), which may take it back.
     Ended(GameResult),
     /// Nobody is left at a game that is not in play: stop its actor.
     Stop,
@@ -431,7 +468,7 @@ impl<C: Clone> Table<C> {
         if let Some(clocks) = self.clocks_mut()
             && let Err(flagged) = clocks.stop(now)
         {
-            let effects = self.finish(EndReason::Time, Some(flagged.opponent()), now);
+            let effects = self.finish(EndReason::Time, Some(flagged.opponent()), IfRefused::Retry);
             return Played::Refused(conflict("your time ran out"), effects);
         }
         let ms = millis(self.turn_started.until(Stamp::of(now)));
@@ -460,7 +497,7 @@ impl<C: Clone> Table<C> {
         };
         if self.game.is_over() {
             let mut effects = vec![Effect::Broadcast(vec![moved])];
-            effects.extend(self.finish(EndReason::Normal, None, now));
+            effects.extend(self.finish(EndReason::Normal, None, IfRefused::Retry));
             return effects;
         }
         let mut events = vec![moved, self.board_event()];
@@ -515,13 +552,15 @@ impl<C: Clone> Table<C> {
             Timer::Flag => {
                 let flagged = self.clocks().and_then(|c| c.flagged(now));
                 match flagged {
-                    Some(side) => self.finish(EndReason::Time, Some(side.opponent()), now),
+                    Some(side) => {
+                        self.finish(EndReason::Time, Some(side.opponent()), IfRefused::Retry)
+                    }
                     // Woken a little early: wait for the rest.
                     None if self.clocks().is_some() => vec![self.flag_timer(now)],
                     None => Vec::new(),
                 }
             }
-            Timer::Grace(color) => self.abandon(color, now),
+            Timer::Grace(color) => self.abandon(color),
             Timer::Bot => match self.seat(self.game.to_move()) {
                 Seat::Bot(level) => vec![Effect::Think {
                     level: *level,
@@ -536,7 +575,7 @@ impl<C: Clone> Table<C> {
     /// still away, they lose. Whoever has been away longer loses; both away
     /// since the same moment (a recovered game nobody came back to), or one
     /// person in both seats, is a draw.
-    fn abandon(&mut self, color: Color, now: Instant) -> Effects<C> {
+    fn abandon(&mut self, color: Color) -> Effects<C> {
         let Seat::Person(p) = self.seat(color) else {
             return Vec::new();
         };
@@ -554,29 +593,35 @@ impl<C: Clone> Table<C> {
             },
             _ => None,
         };
-        self.finish(EndReason::Abandon, winner, now)
+        self.finish(EndReason::Abandon, winner, IfRefused::Retry)
     }
 
     /// Ends the game: the lobby is told, the result is stored, then everyone
-    /// hears `BOARD` (no side to move) and `OVER`. Stored first, so
-    /// that a crash cannot bring back in play a game its players were told is
-    /// over: a resignation, a flag or an abandonment is not in the moves.
-    fn finish(&mut self, reason: EndReason, winner: Option<Color>, now: Instant) -> Effects<C> {
+    /// hears `BOARD` (no side to move) and `OVER`. Stored first, so that a
+    /// crash cannot bring back in play a game its players were told is over:
+    /// a resignation, a flag or an abandonment is not in the moves. Until it
+    /// is stored the table is over (it takes no move) and nothing else of the
+    /// end is done: its timers stand and its clocks run, so that a refused
+    /// resignation is taken back whole by putting the phase back, and
+    /// [`Table::end_stored`] settles the rest.
+    fn finish(
+        &mut self,
+        reason: EndReason,
+        winner: Option<Color>,
+        refused: IfRefused,
+    ) -> Effects<C> {
         self.phase = Phase::Over;
-        let mut effects = vec![
+        let mut then = vec![
             Effect::Unschedule(Timer::Flag),
             Effect::Unschedule(Timer::Bot),
         ];
-        if let Some(clocks) = self.clocks_mut() {
-            // A flag that fell is recorded as zero; otherwise the time stops as is.
-            let _ = clocks.stop(now);
-        }
         for color in COLORS {
-            if let Seat::Person(p) = &mut self.seats[slot(color)]
-                && let Presence::Away(_) = p.presence
+            if let Seat::Person(Person {
+                presence: Presence::Away(_),
+                ..
+            }) = self.seat(color)
             {
-                p.presence = Presence::Left;
-                effects.push(Effect::Unschedule(Timer::Grace(color)));
+                then.push(Effect::Unschedule(Timer::Grace(color)));
             }
         }
         let score = match reason {
@@ -596,23 +641,75 @@ impl<C: Clone> Table<C> {
             white: score.white,
             reason,
         };
-        let mut then = vec![Effect::Broadcast(vec![self.board_event(), over])];
-        self.stop_if_deserted(&mut then);
-        effects.push(Effect::Ended(result));
-        effects.push(Effect::CommitEnd { result, then });
+        let mut effects = Vec::new();
+        match refused {
+            IfRefused::TakeBack => then.push(Effect::Ended(result)),
+            IfRefused::Retry => effects.push(Effect::Ended(result)),
+        }
+        then.push(Effect::Broadcast(vec![self.board_event(), over]));
+        if self.deserted() {
+            then.push(Effect::Stop);
+        }
+        effects.push(Effect::CommitEnd {
+            result,
+            then,
+            refused,
+        });
         effects
+    }
+
+    /// The end is stored: the clocks stop and whoever was away has left. Gives
+    /// back `then` (what the [`Effect::CommitEnd`] held) with the stop decided
+    /// now, as people may have come back or gone while the commit was tried
+    /// again.
+    pub fn end_stored(&mut self, then: Effects<C>, now: Instant) -> Effects<C> {
+        if let Some(clocks) = self.clocks_mut() {
+            // A flag that fell is recorded as zero; otherwise the time stops as is.
+            let _ = clocks.stop(now);
+        }
+        for seat in &mut self.seats {
+            if let Seat::Person(p) = seat
+                && let Presence::Away(_) = p.presence
+            {
+                p.presence = Presence::Left;
+            }
+        }
+        let mut then: Effects<C> = then
+            .into_iter()
+            .filter(|effect| !matches!(effect, Effect::Stop))
+            .collect();
+        if self.deserted() {
+            then.push(Effect::Stop);
+        }
+        then
+    }
+
+    /// The store refused the end of a resignation ([`IfRefused::TakeBack`]):
+    /// the game is in play again, as it was. Nothing that followed the end was
+    /// carried out and the shell held the game meanwhile, so the phase is all
+    /// there is to put back: the clocks ran on, the timers stand.
+    pub fn end_refused(&mut self) {
+        if self.phase == Phase::Over {
+            self.phase = Phase::Playing;
+        }
+    }
+
+    /// Nobody is connected at a table that is not in play.
+    fn deserted(&self) -> bool {
+        self.phase != Phase::Playing && !self.seats.iter().any(|s| s.connected().is_some())
     }
 
     /// A game that is not in play and has nobody connected at it stops.
     fn stop_if_deserted(&self, effects: &mut Effects<C>) {
-        let attached = self.seats.iter().any(|s| s.connected().is_some());
-        if self.phase != Phase::Playing && !attached {
+        if self.deserted() {
             effects.push(Effect::Stop);
         }
     }
 
-    /// `END` from `name`: they resign (in a hotseat game, the side to move does).
-    pub fn resign(&mut self, name: &str, now: Instant) -> Result<Effects<C>, ProtocolError> {
+    /// `END` from `name`: they resign (in a hotseat game, the side to move
+    /// does). Nothing of it is timed before it is stored (`_now` is for the
+    /// same calling shape as every other call).
+    pub fn resign(&mut self, name: &str, _now: Instant) -> Result<Effects<C>, ProtocolError> {
         let colors = self.colors_of(name);
         let Some(&mine) = colors.first() else {
             return Err(self.no_seat());
@@ -625,7 +722,11 @@ impl<C: Clone> Table<C> {
         } else {
             mine
         };
-        Ok(self.finish(EndReason::Resign, Some(loser.opponent()), now))
+        Ok(self.finish(
+            EndReason::Resign,
+            Some(loser.opponent()),
+            IfRefused::TakeBack,
+        ))
     }
 
     /// `SAY` from `name`: chat to everyone in the game, seated people only.

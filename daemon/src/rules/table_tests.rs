@@ -9,7 +9,7 @@ use flipline::protocol::{ClockSpec, EndReason, Event, GameResult};
 use flipline::{Color, Game, Move, Variant};
 use proptest::prelude::*;
 
-use super::table::{Effect, Played, Table, Timer};
+use super::table::{Effect, IfRefused, Played, Table, Timer, end_retry_delay};
 use super::{Name, Phase, Sitter};
 use crate::clock::Stamp;
 use crate::config::Hints;
@@ -29,14 +29,23 @@ fn person(name: &str, conn: Option<Conn>) -> Sitter<Conn> {
 }
 
 /// Drives a table as its actor would: keeps the timers it asks for, answers
-/// the engine, stores what it asks to store, and records what each
-/// connection hears.
+/// the engine, stores what it asks to store (ends only while `ends_stored`),
+/// and records what each connection hears.
 struct Driver {
     table: Table<Conn>,
     now: Instant,
     timers: HashMap<Timer, Instant>,
     heard: HashMap<Conn, Vec<Event>>,
+    /// Ends stored.
     results: Vec<GameResult>,
+    /// Whether the store takes ends.
+    ends_stored: bool,
+    /// Ends the store refused that are committed again until stored.
+    pending: Vec<(GameResult, Vec<Effect<Conn>>)>,
+    /// Resignations the store refused, taken back.
+    taken_back: usize,
+    /// `OVER` lines broadcast.
+    overs: usize,
     ended: usize,
     stopped: bool,
     thinks: Vec<u32>,
@@ -56,6 +65,10 @@ impl Driver {
             timers: HashMap::new(),
             heard: HashMap::new(),
             results: Vec::new(),
+            ends_stored: true,
+            pending: Vec::new(),
+            taken_back: 0,
+            overs: 0,
             ended: 0,
             stopped: false,
             thinks: Vec::new(),
@@ -79,6 +92,8 @@ impl Driver {
                 Effect::Broadcast(events) => {
                     let moved = events.iter().filter(|e| matches!(e, Event::Moved { .. }));
                     self.announced += moved.count();
+                    let overs = events.iter().filter(|e| matches!(e, Event::Over { .. }));
+                    self.overs += overs.count();
                     let audience: Vec<Conn> = self.table.audience().copied().collect();
                     for conn in audience {
                         self.heard.entry(conn).or_default().extend(events.clone());
@@ -92,14 +107,42 @@ impl Driver {
                     self.timers.remove(&timer);
                 }
                 Effect::Think { ply, .. } => self.thinks.push(ply),
-                Effect::CommitEnd { result, then } => {
+                Effect::CommitEnd {
+                    result,
+                    then,
+                    refused,
+                } => {
                     assert_eq!(i + 1, count, "CommitEnd is the last effect");
-                    self.results.push(result);
-                    self.run(then);
+                    match refused {
+                        _ if self.ends_stored => self.store_end(result, then),
+                        IfRefused::TakeBack => {
+                            self.table.end_refused();
+                            self.taken_back += 1;
+                        }
+                        IfRefused::Retry => self.pending.push((result, then)),
+                    }
                 }
                 Effect::Ended(_) => self.ended += 1,
+                // As the actor: not before its end is stored.
+                Effect::Stop if !self.pending.is_empty() => {}
                 Effect::Stop => self.stopped = true,
             }
+        }
+    }
+
+    /// The end is stored: what followed it is carried out.
+    fn store_end(&mut self, result: GameResult, then: Vec<Effect<Conn>>) {
+        self.results.push(result);
+        let then = self.table.end_stored(then, self.now);
+        self.run(then);
+    }
+
+    /// The store takes ends again; those refused are stored, as the actor's
+    /// retries would store them.
+    fn heal(&mut self) {
+        self.ends_stored = true;
+        for (result, then) in std::mem::take(&mut self.pending) {
+            self.store_end(result, then);
         }
     }
 
@@ -400,6 +443,11 @@ enum Step {
         ms: u64,
     },
     Bot,
+    /// The store refuses ends from now (`false`), or takes them again and
+    /// those refused meanwhile are stored (`true`).
+    StoreEnds {
+        healthy: bool,
+    },
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -411,6 +459,7 @@ fn step() -> impl Strategy<Value = Step> {
         1 => (0..2usize).prop_map(|who| Step::Attach { who }),
         2 => (0..90_000u64).prop_map(|ms| Step::Advance { ms }),
         2 => Just(Step::Bot),
+        1 => prop::bool::ANY.prop_map(|healthy| Step::StoreEnds { healthy }),
     ]
 }
 
@@ -418,7 +467,10 @@ const NAMES: [&str; 2] = ["ann", "bob"];
 
 proptest! {
     /// Whatever happens: a game ends at most once, its end is stored before
-    /// anyone hears it and the lobby is told first; a move is heard only once
+    /// anyone hears it and the lobby is told first (of a resignation, once it
+    /// is stored); a resignation the store refuses changes nothing; an ending
+    /// nobody asked for that the store refuses leaves the game over, taking
+    /// no move, until it is stored and announced; a move is heard only once
     /// stored; a game whose people are all away ends by abandon (or its
     /// clock) once their grace runs out; the opponent hears of every lost
     /// seat; after the end nothing more is asked of the engine or the clock.
@@ -442,7 +494,9 @@ proptest! {
             match step {
                 Step::Move { who, stored } => {
                     let mv = first_move(&d.table);
-                    if d.play(NAMES[who], mv, stored).is_ok() {
+                    let played = d.play(NAMES[who], mv, stored).is_ok();
+                    prop_assert!(!played || d.pending.is_empty(), "no move while the end waits");
+                    if played {
                         prop_assert!(mirror.apply(mv).is_ok());
                         plies += 1;
                     }
@@ -456,10 +510,18 @@ proptest! {
                     }
                 }
                 Step::Resign { who } => {
+                    let before = (format!("{:?}", d.table), d.heard.clone(), d.timers.clone(), d.ended);
+                    let taken_back = d.taken_back;
                     if let Ok(effects) = d.table.resign(NAMES[who], d.now) {
                         d.run(effects);
                     }
+                    if d.taken_back > taken_back {
+                        let after = (format!("{:?}", d.table), d.heard.clone(), d.timers.clone(), d.ended);
+                        prop_assert_eq!(before, after, "a refused resignation changes nothing");
+                    }
                 }
+                Step::StoreEnds { healthy: true } => d.heal(),
+                Step::StoreEnds { healthy: false } => d.ends_stored = false,
                 Step::Disconnect { who } if here[who] && (who == 0 || !bot) => {
                     let playing = d.table.phase() == Phase::Playing;
                     let effects = d.table.disconnected(NAMES[who], grace(), d.now);
@@ -486,14 +548,17 @@ proptest! {
                 }
                 Step::Disconnect { .. } | Step::Attach { .. } => {}
             }
-            prop_assert!(d.results.len() <= 1, "a game ends once");
-            prop_assert_eq!(d.results.len(), d.ended);
+            prop_assert!(d.results.len() + d.pending.len() <= 1, "a game ends once");
+            prop_assert_eq!(d.results.len() + d.pending.len(), d.ended);
+            prop_assert_eq!(d.overs, d.results.len(), "OVER once, after the end is stored");
+            prop_assert!(d.pending.is_empty() || d.table.phase() == Phase::Over);
             prop_assert_eq!(d.table.plies(), plies);
             prop_assert_eq!(d.announced as u32, plies, "each stored move announced once");
             prop_assert_eq!(d.table.position(), mirror);
             prop_assert_eq!(d.late_asks, 0);
         }
         // Everyone away: once the grace period has run out the game is over.
+        d.heal();
         for who in 0..2 {
             if here[who] && (who == 0 || !bot) {
                 let effects = d.table.disconnected(NAMES[who], grace(), d.now);
@@ -555,4 +620,113 @@ fn first_legal_game_score() -> flipline::Outcome {
         let _ = game.apply(first_legal(&game));
     }
     game.score()
+}
+
+#[test]
+fn a_resignation_the_store_refuses_is_taken_back_and_the_game_goes_on() {
+    let clock = ClockSpec {
+        base_ms: 60_000,
+        increment_ms: 0,
+    };
+    let mut d = Driver::new(
+        [person("ann", Some(1)), person("bob", Some(2))],
+        Some(clock),
+        false,
+    );
+    d.advance(Duration::from_secs(1));
+    d.ends_stored = false;
+    let before = format!("{:?}", d.table);
+    let heard = (d.heard(1).len(), d.heard(2).len());
+    let effects = d.table.resign("bob", d.now).unwrap_or_default();
+    d.run(effects);
+    assert_eq!(d.taken_back, 1);
+    assert_eq!(format!("{:?}", d.table), before, "the table is as it was");
+    assert_eq!(
+        (d.heard(1).len(), d.heard(2).len()),
+        heard,
+        "nobody heard of it"
+    );
+    assert_eq!((d.ended, d.results.len()), (0, 0), "the lobby was not told");
+    assert!(d.timers.contains_key(&Timer::Flag), "black's clock runs on");
+    assert_eq!(d.play("ann", first_move(&d.table), true), Ok(()));
+    d.heal();
+    let effects = d.table.resign("bob", d.now).unwrap_or_default();
+    d.run(effects);
+    assert_eq!(d.over(), Some((Some(Color::Black), EndReason::Resign)));
+    assert_eq!((d.ended, d.overs), (1, 1));
+}
+
+#[test]
+fn an_ending_nobody_asked_for_is_announced_once_stored_and_takes_no_move_meanwhile() {
+    let clock = ClockSpec {
+        base_ms: 1000,
+        increment_ms: 0,
+    };
+    let mut d = Driver::new(
+        [person("ann", Some(1)), person("bob", Some(2))],
+        Some(clock),
+        false,
+    );
+    d.ends_stored = false;
+    let heard = d.heard(2).len();
+    d.advance(Duration::from_millis(1100));
+    assert_eq!(
+        (d.ended, d.results.len(), d.pending.len()),
+        (1, 0, 1),
+        "the lobby knows, the store not yet"
+    );
+    assert_eq!(
+        d.heard(2).len(),
+        heard,
+        "nobody hears of it before it is stored"
+    );
+    assert_eq!(d.table.phase(), Phase::Over);
+    let refused = d.play("ann", first_move(&d.table), true);
+    assert!(refused.is_err_and(|e| e.contains("is over")));
+    d.heal();
+    assert_eq!(d.over(), Some((Some(Color::White), EndReason::Time)));
+    assert_eq!(d.overs, 1);
+    assert!(matches!(
+        d.heard(2).last(),
+        Some(Event::Over {
+            reason: EndReason::Time,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn a_table_stops_once_its_end_is_stored_unless_someone_came_back_meanwhile() {
+    let mut back = Driver::new([person("ann", None), person("bob", None)], None, true);
+    back.ends_stored = false;
+    back.advance(grace() + Duration::from_millis(1));
+    assert_eq!(back.pending.len(), 1);
+    let effects = back.table.attach("ann", 1);
+    back.run(effects);
+    back.heal();
+    assert!(!back.stopped, "ann is at the table");
+    assert!(matches!(
+        back.heard(1).last(),
+        Some(Event::Over {
+            reason: EndReason::Abandon,
+            ..
+        })
+    ));
+
+    let mut gone = Driver::new([person("ann", None), person("bob", None)], None, true);
+    gone.ends_stored = false;
+    gone.advance(grace() + Duration::from_millis(1));
+    let effects = gone.table.detach("ann", false);
+    gone.run(effects);
+    assert!(!gone.stopped, "not before the end is stored");
+    gone.heal();
+    assert!(gone.stopped);
+}
+
+#[test]
+fn an_ending_is_committed_again_ever_later_up_to_a_second_apart() {
+    let ms: Vec<u128> = (1..=6).map(|n| end_retry_delay(n).as_millis()).collect();
+    assert_eq!(ms, [100, 200, 400, 800, 1000, 1000]);
+    assert_eq!(end_retry_delay(0).as_millis(), 100);
+    assert_eq!(end_retry_delay(u32::MAX), Duration::from_secs(1));
 }
