@@ -1,5 +1,7 @@
 //! Chess clocks: base time plus an increment after each move; only the clock of
-//! the side to move runs.
+//! the side to move runs. The moments they are given are service time (see
+//! [`crate::service_time`] for the clock policy: the daemon's pauses are not
+//! charged).
 
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -96,9 +98,13 @@ pub struct Stamp(u64);
 
 impl Stamp {
     /// The stamp of `instant` (moments before the first stamp count as it).
+    /// The first stamp made is the epoch: the games' moments are service
+    /// time ([`crate::service_time`]), which lags the monotonic clock by the
+    /// pauses given back, so an epoch read from the monotonic clock could be
+    /// later than every moment stamped after a pause.
     pub fn of(instant: Instant) -> Stamp {
         static EPOCH: OnceLock<Instant> = OnceLock::new();
-        let epoch = *EPOCH.get_or_init(Instant::now);
+        let epoch = *EPOCH.get_or_init(|| instant);
         let micros = instant.saturating_duration_since(epoch).as_micros();
         Stamp(u64::try_from(micros).unwrap_or(u64::MAX))
     }

@@ -17,7 +17,8 @@
 //!   `LIST`, `WHO`, recovery.
 //! - [`rules`]: the pure cores: a game's table, and the lobby (who sits where).
 //! - [`game`]: the game actor, one per game: the shell around its table.
-//! - [`clock`]: chess clocks.
+//! - [`clock`]: chess clocks; [`service_time`]: the time they count, less the
+//!   daemon's pauses (the clock policy).
 //! - [`lazy_list`]: a list kept as one pointer while empty.
 //! - [`engine_pool`]: engine threads for bot moves and hints, with deadlines.
 //! - [`messages`]: the messages between the actors.
@@ -52,6 +53,7 @@ pub mod random;
 pub mod reload;
 pub mod rules;
 pub mod server;
+pub mod service_time;
 pub mod session;
 pub mod store;
 pub mod store_deadline;

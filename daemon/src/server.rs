@@ -75,6 +75,8 @@ where
     S: FnOnce() -> F,
     F: Future<Output = ()>,
 {
+    // Its thread joins the shared descriptor table, before any copy of it.
+    crate::service_time::start();
     let system = System::new();
     // Arbiters belong to a System: create them after it.
     let workers = start_workers(config.worker_count())?;

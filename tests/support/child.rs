@@ -127,6 +127,16 @@ impl ChildDaemon {
         self.signal("HUP");
     }
 
+    /// Stops the process (SIGSTOP), as a debugger or a paused machine would.
+    pub fn pause(&self) {
+        self.signal("STOP");
+    }
+
+    /// Lets a stopped process go on (SIGCONT).
+    pub fn resume(&self) {
+        self.signal("CONT");
+    }
+
     fn signal(&self, name: &str) {
         let status = Command::new("kill")
             .args([&format!("-{name}"), &self.child.id().to_string()])

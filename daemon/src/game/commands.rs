@@ -1,19 +1,18 @@
 //! A game's messages turned into table calls: players' actions, the
 //! lobby's seating orders, and moves stored before they are announced.
 
-use std::sync::atomic::Ordering;
-use std::time::Instant;
-
 use actix::Context;
 use actix::fut::{self, ActorFutureExt, WrapFuture};
 use flipline::Move;
 use flipline::protocol::{ErrorCode, ProtocolError};
+use std::sync::atomic::Ordering;
 
 use super::effects::lines;
 use super::{GameActor, GameResponse};
 use crate::messages::*;
 use crate::rules::lobby::Order;
 use crate::rules::table::{MoveCommit, Played};
+use crate::service_time;
 use crate::session::SessionRef;
 
 impl GameActor {
@@ -33,13 +32,13 @@ impl GameActor {
             .map(move |saved, act, ctx| match saved {
                 Ok(()) => {
                     act.handle.ply.store(commit.ply, Ordering::Relaxed);
-                    let effects = act.table.committed(&commit, Instant::now());
+                    let effects = act.table.committed(&commit, service_time::now());
                     act.carry_out(ctx, effects);
                     Ok(Answer::default())
                 }
                 Err(error) => {
                     tracing::error!(game = act.id(), %error, "a move could not be saved");
-                    let effects = act.table.rolled_back(commit, Instant::now());
+                    let effects = act.table.rolled_back(commit, service_time::now());
                     act.carry_out(ctx, effects);
                     Err(ProtocolError::new(
                         ErrorCode::Unavailable,
@@ -55,7 +54,7 @@ impl GameActor {
         name: &str,
         mv: Move,
     ) -> GameResponse {
-        match self.table.play(name, mv, Instant::now()) {
+        match self.table.play(name, mv, service_time::now()) {
             Played::Commit(commit) => GameResponse::AfterCommit(Box::pin(self.store_move(commit))),
             Played::Refused(e, effects) => {
                 self.carry_out(ctx, effects);
@@ -87,7 +86,7 @@ impl GameActor {
     }
 
     pub(super) fn seating(&mut self, ctx: &mut Context<Self>, order: Order<Option<SessionRef>>) {
-        let now = Instant::now();
+        let now = service_time::now();
         let effects = match order {
             Order::Fill { color, name, conn } => self.table.fill(color, name, conn, now),
             Order::Attach { name, conn } => match conn {

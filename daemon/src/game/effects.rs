@@ -3,7 +3,7 @@
 //! `ending.rs`).
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use actix::{ActorContext, AsyncContext, Context, SpawnHandle};
 use flipline::protocol::Event;
@@ -11,6 +11,7 @@ use flipline::protocol::Event;
 use super::GameActor;
 use crate::messages::*;
 use crate::rules::table::{Effect, Timer};
+use crate::service_time;
 use crate::session::{Reach, SessionRef};
 
 /// The timers a table asked for. Boxed, and only once there is one: most
@@ -67,7 +68,7 @@ impl GameActor {
             if let Some(timers) = &mut act.timers {
                 *timers.slot(timer) = None;
             }
-            let effects = act.table.timer_fired(timer, Instant::now());
+            let effects = act.table.timer_fired(timer, service_time::now());
             act.carry_out(ctx, effects);
         });
         *self.timers.get_or_insert_with(Box::default).slot(timer) = Some(handle);

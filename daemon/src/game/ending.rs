@@ -8,8 +8,6 @@
 //! stored. Meanwhile the game answers its messages (it takes no move: it is
 //! over) but does not stop, so that the end is announced once stored.
 
-use std::time::Instant;
-
 use actix::fut::{self, ActorFutureExt, WrapFuture};
 use actix::{AsyncContext, Context};
 use flipline::protocol::{ErrorCode, GameResult, ProtocolError};
@@ -17,6 +15,7 @@ use flipline::protocol::{ErrorCode, GameResult, ProtocolError};
 use super::{GameActor, GameResponse};
 use crate::messages::Answer;
 use crate::rules::table::{Effect, IfRefused, end_retry_delay};
+use crate::service_time;
 use crate::session::SessionRef;
 use crate::store::{StoreError, Write};
 
@@ -50,7 +49,7 @@ impl GameActor {
     /// `END`: answered once the resignation is stored; if the store refuses
     /// it, the game goes on as it was and the player hears `ERR 503`.
     pub(super) fn resign(&mut self, ctx: &mut Context<Self>, name: &str) -> GameResponse {
-        let mut effects = match self.table.resign(name, Instant::now()) {
+        let mut effects = match self.table.resign(name, service_time::now()) {
             Ok(effects) => effects,
             Err(e) => return GameResponse::Now(Err(e)),
         };
@@ -94,7 +93,7 @@ impl GameActor {
     /// The end is stored: what followed it goes out.
     fn announce_end(&mut self, ctx: &mut Context<Self>, then: Then) {
         self.ending = false;
-        let then = self.table.end_stored(then, Instant::now());
+        let then = self.table.end_stored(then, service_time::now());
         self.carry_out(ctx, then);
     }
 

@@ -12,21 +12,23 @@ use crate::engine_pool::Think;
 use crate::messages::*;
 use crate::random::random_u64;
 use crate::rules::table::Played;
+use crate::service_time;
 use flipline::protocol::Reply;
 
 impl GameActor {
     /// Asks the engine pool for a bot move; the table drops an answer for a
     /// ply that has gone by.
     pub(super) fn think(&mut self, ctx: &mut Context<Self>, level: u8, ply: u32) {
-        let now = Instant::now();
+        // The budget is a share of the clock, in service time; the engine's
+        // deadline is on the real clock, which its threads read.
         let budget = self
             .table
-            .think_budget(self.services.config.engine_move_ms, now);
+            .think_budget(self.services.config.engine_move_ms, service_time::now());
         let job = Think {
             game: self.table.position(),
             level,
             seed: random_u64(),
-            deadline: now + budget,
+            deadline: Instant::now() + budget,
         };
         let request =
             self.services
@@ -37,7 +39,7 @@ impl GameActor {
                     // The pool gone (shutting down) or without an answer: the
                     // table plays the first legal move rather than stall the game.
                     let mv = answer.ok().flatten().map(|choice| choice.mv);
-                    match act.table.bot_answer(ply, mv, Instant::now()) {
+                    match act.table.bot_answer(ply, mv, service_time::now()) {
                         Some(Played::Commit(commit)) => {
                             let stored = act.store_move(commit);
                             ctx.wait(stored.map(|_, _, _| ()));

@@ -17,10 +17,14 @@
 //! commit fails, the table puts the game back and the mover gets `ERR 503`. The
 //! end is committed before `OVER` is sent, in the same way (see `ending.rs`
 //! for when the store refuses it).
+//!
+//! Time: every `now` given to the table is service time
+//! ([`crate::service_time`]): the clocks do not charge the time the daemon
+//! was not running.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use actix::dev::{MessageResponse, OneshotSender};
 use actix::fut::ActorFutureExt;
@@ -33,6 +37,7 @@ use crate::engine_pool::EngineWorker;
 use crate::messages::*;
 use crate::rules::Sitter;
 use crate::rules::table::Table;
+use crate::service_time;
 use crate::session::{GameRequest, Reach, SeatRef, SessionRef};
 use crate::store::{Store, StoredMove};
 use flipline::protocol::Reply;
@@ -170,7 +175,7 @@ impl GameActor {
             setup.clock,
             setup.seats,
             &start,
-            Instant::now(),
+            service_time::now(),
         );
         handle.ply.store(table.plies(), Ordering::Relaxed);
         GameActor {
@@ -198,7 +203,7 @@ impl Actor for GameActor {
     fn started(&mut self, ctx: &mut Context<Self>) {
         let effects = self
             .table
-            .open(self.recovered, self.grace(), Instant::now());
+            .open(self.recovered, self.grace(), service_time::now());
         self.carry_out(ctx, effects);
     }
 
