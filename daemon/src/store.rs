@@ -24,6 +24,8 @@
 
 mod archive;
 mod faults;
+mod file_id;
+mod lock;
 mod move_log;
 mod open;
 mod reader;

@@ -21,3 +21,4 @@ mod rules;
 mod sessions;
 mod shutdown;
 mod sighup;
+mod store_faults;

@@ -1,13 +1,12 @@
-//! Opening the store: the lock file that keeps a second daemon off it, the
-//! checks and migrations (see `schema`), the recovery data (games left open
-//! cancelled, the games in play, the next game number), then the two threads.
+//! Opening the store: the lock that keeps a second daemon off it (see
+//! `lock`), the checks and migrations (see `schema`), the recovery data
+//! (games left open cancelled, the games in play, the next game number),
+//! then the two threads.
 //! Recovery runs on the writer's connection before its thread takes it over,
 //! so the daemon serves nobody until the file is checked and the games to
-//! resume are known. [`StoreThreads`] holds the threads and the lock until
-//! the close.
+//! resume are known. [`StoreThreads`] holds the threads, which hold the lock
+//! until their connections close.
 
-use std::fs::File;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{Sender, channel};
 use std::thread::JoinHandle;
@@ -15,6 +14,7 @@ use std::thread::JoinHandle;
 use flipline::protocol::GameId;
 use rusqlite::Connection;
 
+use super::lock::{self, StoreLock};
 use super::move_log::MoveLog;
 use super::reader::{ToReader, open_reader, run_reader};
 use super::schema::{self, describe, refuse};
@@ -39,7 +39,7 @@ impl Store {
     /// games left open, loads the games in play and starts the threads.
     pub fn open(config: &StoreConfig) -> Result<Opened, StoreError> {
         let path = config.path.as_path();
-        let lock = lock_file(path)?;
+        let lock = lock::lock(path)?;
         let mut conn = Connection::open(path).map_err(|e| refuse(path, describe(&e)))?;
         schema::prepare_writer(&mut conn, config)?;
         let startup = |e: rusqlite::Error| refuse(path, describe(&e));
@@ -80,35 +80,6 @@ impl Store {
     }
 }
 
-/// `<store>.lock`, locked for as long as the returned file is open: two daemons
-/// writing one store would hand out the same game numbers.
-fn lock_file(path: &Path) -> Result<File, StoreError> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| refuse(path, format!("cannot create {}: {e}", dir.display())))?;
-    }
-    let mut name = path.as_os_str().to_owned();
-    name.push(".lock");
-    let lock_path = PathBuf::from(name);
-    let file = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(|e| refuse(path, format!("cannot open {}: {e}", lock_path.display())))?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(refuse(
-            path,
-            "in use by another flipd (its .lock file is held)",
-        )),
-        Err(std::fs::TryLockError::Error(e)) => Err(refuse(
-            path,
-            format!("cannot lock {}: {e}", lock_path.display()),
-        )),
-    }
-}
-
 /// The store's threads; [`StoreThreads::close`] stops them after the work queued.
 pub struct StoreThreads {
     writes: Sender<ToWriter>,
@@ -116,8 +87,6 @@ pub struct StoreThreads {
     writer: JoinHandle<()>,
     reader: JoinHandle<()>,
     stats: Arc<StoreStats>,
-    /// Held for the daemon's life: a second daemon on the same file is refused.
-    _lock: File,
 }
 
 impl StoreThreads {
@@ -125,7 +94,7 @@ impl StoreThreads {
         writer: Writer,
         reader_conn: Connection,
         config: &StoreConfig,
-        lock: File,
+        lock: StoreLock,
     ) -> Result<StoreThreads, StoreError> {
         let stats = Arc::new(StoreStats::default());
         let (writes, write_rx) = channel();
@@ -134,13 +103,25 @@ impl StoreThreads {
         let batch_max = config.batch_max;
         let faults = config.faults.clone();
         let spawn_error = |e: std::io::Error| StoreError::Failed(format!("cannot start: {e}"));
+        // Each thread holds the lock until its connection is closed, so that
+        // the file stays locked (and its descriptor open, see `lock`) for as
+        // long as either thread has it open, closed or not by `close`.
+        let lock = Arc::new(lock);
+        let writer_lock = Arc::clone(&lock);
         let writer = std::thread::Builder::new()
             .name("store-writer".into())
-            .spawn(move || run_writer(writer, &write_rx, batch_max, &writer_stats))
+            .spawn(move || {
+                run_writer(writer, &write_rx, batch_max, &writer_stats);
+                drop(writer_lock);
+            })
             .map_err(spawn_error)?;
         let reader = std::thread::Builder::new()
             .name("store-reader".into())
-            .spawn(move || run_reader(&reader_conn, &read_rx, faults.as_ref()))
+            .spawn(move || {
+                run_reader(&reader_conn, &read_rx, faults.as_ref());
+                drop(reader_conn);
+                drop(lock);
+            })
             .map_err(spawn_error)?;
         Ok(StoreThreads {
             writes,
@@ -148,7 +129,6 @@ impl StoreThreads {
             writer,
             reader,
             stats,
-            _lock: lock,
         })
     }
 

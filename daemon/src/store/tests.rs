@@ -294,6 +294,45 @@ fn a_second_store_on_the_same_file_is_refused() {
 }
 
 #[test]
+fn a_second_store_through_a_link_to_the_same_file_is_refused() {
+    let path = temp_path("links");
+    let dir = path.parent().unwrap();
+    let symlink = dir.join("symlink.db");
+    let hard_link = dir.join("hard-link.db");
+    let opened = Store::open(&config(&path)).unwrap();
+    std::os::unix::fs::symlink(&*path, &symlink).unwrap();
+    std::fs::hard_link(&*path, &hard_link).unwrap();
+    block_on(opened.store.commit(new_game(1, Some("bob"), "f5"))).unwrap();
+    for link in [&symlink, &hard_link] {
+        let error = Store::open(&config(link)).err().unwrap().to_string();
+        assert!(error.contains("in use by another flipd"), "{error}");
+        assert!(error.contains(&link.display().to_string()), "{error}");
+    }
+    // The refusals left the first store as it was: it writes on.
+    block_on(opened.store.commit(a_move(1, 2))).unwrap();
+    opened.threads.close();
+    // Closed, the file may be opened by any of its names, with its games.
+    let opened = Store::open(&config(&hard_link)).unwrap();
+    assert_eq!(opened.playing.len(), 1);
+    assert_eq!(opened.playing[0].moves.len(), 2);
+    opened.threads.close();
+}
+
+#[test]
+fn a_store_file_locked_elsewhere_is_refused() {
+    let path = temp_path("locked");
+    Store::open(&config(&path)).unwrap().threads.close();
+    // A lock on the file itself, as another flipd process holds it (a lock
+    // of this process through a descriptor of its own is refused alike).
+    let other = std::fs::File::open(&*path).unwrap();
+    other.try_lock().unwrap();
+    let error = Store::open(&config(&path)).err().unwrap().to_string();
+    assert!(error.contains("in use by another flipd"), "{error}");
+    drop(other);
+    Store::open(&config(&path)).unwrap().threads.close();
+}
+
+#[test]
 fn the_archive_finds_finished_games_by_player_and_date() {
     let path = temp_path("archive");
     let opened = Store::open(&config(&path)).unwrap();
