@@ -22,6 +22,8 @@
 //! - `child.rs`: [`ChildDaemon`]: the `flipd` binary as a child process with a
 //!   config file and a store of its own, killed on drop; [`workspace_binary`] and
 //!   [`wait_bounded`] for any binary of the workspace.
+//! - `volume.rs`: [`SmallVolume`]: a small tmpfs mounted for one test (as
+//!   root), to fill up for real.
 
 #[path = "support/child.rs"]
 mod child;
@@ -35,6 +37,8 @@ mod lines;
 mod play;
 #[path = "support/rng.rs"]
 mod rng;
+#[path = "support/volume.rs"]
+mod volume;
 
 pub use flipd::{Config, DaemonThread};
 
@@ -49,3 +53,4 @@ pub use lines::{
 };
 pub use play::{Finished, SeatOf, play_game, play_game_from, seats_of};
 pub use rng::Rng;
+pub use volume::SmallVolume;

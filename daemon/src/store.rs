@@ -9,7 +9,9 @@
 //!   all in one transaction, commits, and only then answers each: group commit,
 //!   so a thousand games moving at once cost a few disk syncs, not a thousand.
 //!   Should the batch fail, its writes are retried one transaction each, so one
-//!   bad write fails alone.
+//!   bad write fails alone. It keeps the WAL small and checkpoints when a
+//!   commit finds the disk full (`checkpoint`), so writes go on by themselves
+//!   once there is room.
 //! - The reader thread owns a read-only connection (WAL lets it read while the
 //!   writer writes) for `HISTORY` and accounts.
 //!
@@ -23,6 +25,7 @@
 //! export`).
 
 mod archive;
+mod checkpoint;
 mod faults;
 mod file_id;
 mod lock;

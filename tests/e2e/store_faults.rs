@@ -5,8 +5,10 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use flipline::protocol::{Event, GameStatus, ServerLine};
+use flipline::{Game, Move, Variant};
 use flipline_tests::*;
 
 /// A configuration file for the `flipd` binary with its store at `store`.
@@ -75,4 +77,189 @@ fn a_second_flipd_on_a_link_to_a_running_ones_store_is_refused() {
     );
     drop(daemon);
     remove_temp_dir(&links);
+}
+
+/// A configuration whose store is on `volume`.
+fn config_on(volume: &SmallVolume) -> Config {
+    let mut config = test_config();
+    if let Some(unused) = config.store.path.parent() {
+        remove_temp_dir(unused);
+    }
+    config.store.path = volume.path("store/flipline.db");
+    config
+}
+
+/// Plies each game is played to at most: short of any end, so that every
+/// write of these tests is a move.
+const PLIES: usize = 40;
+
+/// A hotseat game one client plays, with the moves it was told were stored.
+struct Table {
+    name: String,
+    client: Client,
+    game: u64,
+    position: Game,
+    acked: Vec<Move>,
+}
+
+impl Table {
+    fn open(addr: std::net::SocketAddr, name: &str) -> Table {
+        let mut client = Client::login_as(addr, name);
+        let game = client.ok_game("NEW othello hotseat");
+        Table {
+            name: name.to_string(),
+            client,
+            game,
+            position: Game::new(Variant::Othello),
+            acked: Vec::new(),
+        }
+    }
+
+    /// Sends the next move (the first legal one); the reply if not `OK`.
+    fn play(&mut self) -> Result<(), String> {
+        let mv = match self.position.legal_moves().iter().next() {
+            Some(square) => Move::Place(square),
+            None => Move::Pass,
+        };
+        let command = match mv {
+            Move::Pass => "PASS".to_string(),
+            Move::Place(square) => format!("MOVE {square}"),
+        };
+        let (_, reply) = self.client.command(&command);
+        if reply != "OK" {
+            return Err(reply);
+        }
+        self.position
+            .apply(mv)
+            .unwrap_or_else(|e| panic!("game {}: {e}", self.game));
+        self.acked.push(mv);
+        Ok(())
+    }
+
+    fn playable(&self) -> bool {
+        !self.position.is_over() && self.acked.len() < PLIES
+    }
+}
+
+/// `HISTORY game`'s status and moves, asked through `client`.
+fn stored(client: &mut Client, game: u64) -> (GameStatus, Vec<Move>) {
+    let (data, reply) = client.command(&format!("HISTORY {game}"));
+    assert_eq!(reply, "OK", "HISTORY {game}: {data:?}");
+    match data.last().map(|line| ServerLine::parse(line)) {
+        Some(ServerLine::Event(Event::History(summary))) => (summary.status, summary.moves),
+        other => panic!("HISTORY {game}: {other:?} in {data:?}"),
+    }
+}
+
+/// Every game holds exactly the moves acknowledged in it, in play.
+fn assert_acknowledged_stored(client: &mut Client, tables: &[Table]) {
+    for table in tables {
+        let (status, moves) = stored(client, table.game);
+        assert_eq!(status, GameStatus::Playing, "game {}", table.game);
+        assert_eq!(
+            moves, table.acked,
+            "game {}: the acknowledged moves",
+            table.game
+        );
+    }
+}
+
+/// Plays the games in turn until a move is refused; returns how many were
+/// acknowledged before, which game's move was refused and the reply.
+fn play_until_refused(tables: &mut [Table]) -> (usize, usize, String) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut acknowledged = 0;
+    while Instant::now() < deadline {
+        let mut played = false;
+        for (index, table) in tables.iter_mut().enumerate() {
+            if !table.playable() {
+                continue;
+            }
+            played = true;
+            match table.play() {
+                Ok(()) => acknowledged += 1,
+                Err(reply) => return (acknowledged, index, reply),
+            }
+        }
+        assert!(
+            played,
+            "every game reached {PLIES} plies and no move was refused: the volume never filled"
+        );
+    }
+    panic!("no move was refused within 60 s ({acknowledged} acknowledged)");
+}
+
+/// A daemon with its store on `volume` and `games` games in play, a move
+/// played in each.
+fn games_on(volume: &SmallVolume, games: usize) -> (TestDaemon, Vec<Table>) {
+    let daemon = start(config_on(volume));
+    let mut tables: Vec<Table> = (0..games)
+        .map(|i| Table::open(daemon.addr, &format!("full{i}")))
+        .collect();
+    for table in &mut tables {
+        table
+            .play()
+            .unwrap_or_else(|reply| panic!("game {} before the filler: {reply}", table.game));
+    }
+    (daemon, tables)
+}
+
+#[test]
+fn on_a_full_volume_moves_are_refused_then_go_on_once_there_is_room() {
+    let volume = SmallVolume::mount("2m");
+    let (daemon, mut tables) = games_on(&volume, 24);
+    let filler = volume.fill("filler");
+    let (on_full, refused_in, reply) = play_until_refused(&mut tables);
+    eprintln!("{on_full} moves acknowledged on the full volume before: {reply}");
+    assert!(reply.starts_with("ERR 503 "), "{reply}");
+    // The WAL's own space is reused at a checkpoint: moves go on for a while
+    // on a full volume, until the database file has to grow.
+    assert!(on_full > 0, "the first move on the full volume was refused");
+    let mut reader = Client::connect(daemon.addr);
+    assert_acknowledged_stored(&mut reader, &tables);
+    SmallVolume::free(&filler);
+    // No restart, nothing done but the space freed: the next moves are stored.
+    for table in tables.iter_mut().skip(refused_in).take(3) {
+        table
+            .play()
+            .unwrap_or_else(|reply| panic!("game {} with room again: {reply}", table.game));
+    }
+    assert_acknowledged_stored(&mut reader, &tables);
+    drop(daemon);
+}
+
+#[test]
+fn a_daemon_restarted_on_a_full_volume_serves_its_games_and_writes_once_there_is_room() {
+    let volume = SmallVolume::mount("2m");
+    let (daemon, mut tables) = games_on(&volume, 8);
+    // A game still open at the stop: the start cancels it, a write.
+    let mut waiting = Client::login_as(daemon.addr, "waiting");
+    let open = waiting.ok_game("NEW othello as X");
+    let filler = volume.fill("filler");
+    let (_, _, reply) = play_until_refused(&mut tables);
+    assert!(reply.starts_with("ERR 503 "), "{reply}");
+    drop(waiting);
+    let config = daemon.config.clone();
+    daemon
+        .stop_keeping_store()
+        .unwrap_or_else(|e| panic!("stop: {e}"));
+    // Nothing could be written at the start (not the cancellation, not a
+    // checkpoint): it serves all the same.
+    let daemon = start(config);
+    let mut reader = Client::connect(daemon.addr);
+    assert_acknowledged_stored(&mut reader, &tables);
+    let (status, _) = stored(&mut reader, open);
+    eprintln!("the game left open is {status} after the start on the full volume");
+    SmallVolume::free(&filler);
+    for table in &mut tables {
+        table.client = Client::login_as(daemon.addr, &table.name);
+        let g = table.game;
+        assert_eq!(table.client.ok(&format!("JOIN {g}")).1, format!("OK {g} X"));
+        table.client.lines_through(&format!("TURN {g} "));
+        table
+            .play()
+            .unwrap_or_else(|reply| panic!("game {g} after the restart: {reply}"));
+    }
+    assert_acknowledged_stored(&mut reader, &tables);
+    drop(daemon);
 }

@@ -14,6 +14,7 @@ use std::thread::JoinHandle;
 use flipline::protocol::GameId;
 use rusqlite::Connection;
 
+use super::checkpoint;
 use super::lock::{self, StoreLock};
 use super::move_log::MoveLog;
 use super::reader::{ToReader, open_reader, run_reader};
@@ -41,7 +42,9 @@ impl Store {
         let path = config.path.as_path();
         let lock = lock::lock(path)?;
         let mut conn = Connection::open(path).map_err(|e| refuse(path, describe(&e)))?;
+        let left = checkpoint::wal_bytes(&conn, path);
         schema::prepare_writer(&mut conn, config)?;
+        checkpoint::empty_at_start(&conn, left);
         let startup = |e: rusqlite::Error| refuse(path, describe(&e));
         let log = MoveLog::load(&conn).map_err(startup)?;
         let mut writer = Writer {
@@ -49,16 +52,9 @@ impl Store {
             log,
             failed: false,
             faults: config.faults.clone(),
+            disk_full: false,
         };
-        let open = records::open_games(&writer.conn).map_err(startup)?;
-        if !open.is_empty() {
-            let cancels: Vec<Write> = open.iter().map(|&game| Write::Cancel { game }).collect();
-            writer.run_transaction(cancels.iter()).map_err(startup)?;
-            tracing::info!(
-                cancelled = open.len(),
-                "cancelled games left open at the last stop"
-            );
-        }
+        cancel_open_games(&mut writer).map_err(startup)?;
         // The log was read once, into the writer's memory: recovery takes
         // the moves from there.
         let held = |_: &Connection| Ok(writer.log.all_held());
@@ -78,6 +74,29 @@ impl Store {
             next_game,
         })
     }
+}
+
+/// Cancels the games left open at the last stop. A write that fails (on a
+/// full volume) leaves them open for the next start to cancel: no reason
+/// not to serve the games in play.
+fn cancel_open_games(writer: &mut Writer) -> rusqlite::Result<()> {
+    let open = records::open_games(&writer.conn)?;
+    if open.is_empty() {
+        return Ok(());
+    }
+    let cancels: Vec<Write> = open.iter().map(|&game| Write::Cancel { game }).collect();
+    match writer.run_transaction(cancels.iter()) {
+        Ok(_) => tracing::info!(
+            cancelled = open.len(),
+            "cancelled games left open at the last stop"
+        ),
+        Err(error) => tracing::warn!(
+            open = open.len(),
+            error = %describe(&error),
+            "cannot cancel the games left open at the last stop; the next start will"
+        ),
+    }
+    Ok(())
 }
 
 /// The store's threads; [`StoreThreads::close`] stops them after the work queued.

@@ -116,8 +116,8 @@ pub fn refuse(path: &Path, why: impl Into<String>) -> StoreError {
 }
 
 /// Checks that `conn` is flipline's store (or a new file), sets it up for the
-/// writer (WAL, `synchronous`, foreign keys, its page cache) and brings its
-/// schema up to date.
+/// writer (WAL and its checkpoints, `synchronous`, foreign keys, its page
+/// cache) and brings its schema up to date.
 pub fn prepare_writer(conn: &mut Connection, config: &StoreConfig) -> Result<(), StoreError> {
     let path = config.path.as_path();
     let sql = |e: rusqlite::Error| refuse(path, describe(&e));
@@ -141,6 +141,7 @@ pub fn prepare_writer(conn: &mut Connection, config: &StoreConfig) -> Result<(),
         .map_err(sql)?;
     conn.pragma_update(None, "foreign_keys", "ON")
         .map_err(sql)?;
+    super::checkpoint::bound_wal(conn).map_err(sql)?;
     set_cache(conn, config.cache_mb).map_err(sql)?;
     migrate(conn, identity.version).map_err(sql)
 }

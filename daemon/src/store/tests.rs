@@ -37,6 +37,7 @@ fn writer(path: &Path) -> Writer {
         log,
         failed: false,
         faults: None,
+        disk_full: false,
     }
 }
 
@@ -201,6 +202,80 @@ fn a_full_disk_refuses_writes_and_the_store_goes_on_after() {
     });
     conn.commit_batch(&mut vec![write], &stats);
     assert_eq!(answer.try_recv().unwrap(), Ok(1));
+}
+
+/// The size of the store's WAL file (0 if there is none).
+fn wal_bytes(path: &Path) -> u64 {
+    let mut name = path.as_os_str().to_owned();
+    name.push("-wal");
+    std::fs::metadata(std::path::PathBuf::from(name)).map_or(0, |m| m.len())
+}
+
+fn registration(n: usize) -> Write {
+    Write::Register {
+        name: format!("player{n}"),
+        hash: "x".repeat(1000),
+    }
+}
+
+#[test]
+fn the_wal_stays_bounded_while_the_database_grows() {
+    let path = temp_path("bounded");
+    let opened = Store::open(&config(&path)).unwrap();
+    let mut largest = 0;
+    for n in 0..3000 {
+        block_on(opened.store.commit(registration(n))).unwrap();
+        largest = largest.max(wal_bytes(&path));
+    }
+    let database = std::fs::metadata(&*path).unwrap().len();
+    assert!(
+        database > 3_000_000,
+        "{database} bytes in the database file"
+    );
+    // About a megabyte (a checkpoint interval and a commit past it);
+    // SQLite's default (1000 pages) let it reach 4 MiB first.
+    assert!(largest <= 1_250_000, "the WAL reached {largest} bytes");
+    opened.threads.close();
+}
+
+#[test]
+fn a_store_left_with_a_big_wal_is_checkpointed_and_emptied_at_start() {
+    let path = temp_path("big-wal");
+    Store::open(&config(&path)).unwrap().threads.close();
+    // A daemon that wrote without checkpointing and died: a copy of the
+    // files taken while its connection was open is what it left behind.
+    let crashed = temp_path("crashed");
+    let conn = Connection::open(&*path).unwrap();
+    conn.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+    for n in 0..2000 {
+        let Write::Register { name, hash } = registration(n) else {
+            unreachable!()
+        };
+        conn.execute(
+            "INSERT INTO players VALUES (?1, ?2, 'then')",
+            rusqlite::params![name, hash],
+        )
+        .unwrap();
+    }
+    for suffix in ["", "-wal"] {
+        let mut from = path.as_os_str().to_owned();
+        let mut to = crashed.as_os_str().to_owned();
+        from.push(suffix);
+        to.push(suffix);
+        std::fs::copy(&from, &to).unwrap();
+    }
+    drop(conn);
+    let left = wal_bytes(&crashed);
+    assert!(left > 2_000_000, "a WAL of {left} bytes was left");
+    let opened = Store::open(&config(&crashed)).unwrap();
+    assert_eq!(wal_bytes(&crashed), 0, "the WAL is emptied before serving");
+    let hash = block_on(opened.store.password_hash("player1999".into())).unwrap();
+    assert_eq!(
+        hash.map(|h| h.len()),
+        Some(1000),
+        "what the WAL held is kept"
+    );
+    opened.threads.close();
 }
 
 #[test]

@@ -3,7 +3,9 @@
 //! to `batch_max`), runs it all in one transaction and answers each write only
 //! once that commits: group commit, so a thousand games moving at once cost a
 //! few disk syncs, not a thousand. A batch that fails is retried one write per
-//! transaction, so that one bad write fails alone and the others are kept.
+//! transaction, so that one bad write fails alone and the others are kept;
+//! one that fails for lack of space is tried again after a checkpoint (see
+//! `checkpoint`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Receiver;
@@ -12,6 +14,7 @@ use flipline::protocol::GameId;
 use rusqlite::Connection;
 use tokio::sync::oneshot;
 
+use super::checkpoint;
 use super::move_log::MoveLog;
 use super::schema::describe;
 use super::{Faults, StoreError, StoredMove, Write, failed, records};
@@ -153,21 +156,24 @@ pub(super) struct Writer {
     pub(super) failed: bool,
     /// Faults switched on by a failure test.
     pub(super) faults: Option<Faults>,
+    /// Writes are failing for lack of space (logged once, when it began).
+    pub(super) disk_full: bool,
 }
 
 impl Writer {
     /// Commits `batch` in one transaction; if that fails, each write alone, so
-    /// that a failing write does not take the others with it.
+    /// that a failing write does not take the others with it. A full disk
+    /// fails every write alike: they are answered together instead.
     /// Leaves `batch` empty.
     pub(super) fn commit_batch(&mut self, batch: &mut Vec<WriteJob>, stats: &StoreStats) {
-        match self.run_transaction(batch.iter().map(|job| &job.write)) {
+        match self.run_with_room(batch.iter().map(|job| &job.write)) {
             Ok(counts) => {
                 stats.committed(batch.len());
                 for (job, count) in batch.drain(..).zip(counts) {
                     answer(job, Ok(count));
                 }
             }
-            Err(error) if batch.len() == 1 => {
+            Err(error) if batch.len() == 1 || checkpoint::is_full(&error) => {
                 self.failed = true;
                 let why = describe(&error);
                 batch
@@ -181,7 +187,7 @@ impl Writer {
     }
 
     fn commit_alone(&mut self, job: WriteJob, stats: &StoreStats) {
-        let result = self.run_transaction(std::iter::once(&job.write));
+        let result = self.run_with_room(std::iter::once(&job.write));
         if result.is_ok() {
             stats.committed(1);
         } else {
@@ -189,6 +195,48 @@ impl Writer {
         }
         let result = result.map(|counts| counts.into_iter().sum());
         answer(job, result.map_err(failed));
+    }
+
+    /// Runs `writes` in one transaction; if it fails for lack of space,
+    /// checkpoints (see `checkpoint::make_room`) and tries once more, so
+    /// that writes go on by themselves as soon as there is room.
+    fn run_with_room<'a>(
+        &mut self,
+        writes: impl Iterator<Item = &'a Write> + Clone,
+    ) -> rusqlite::Result<Vec<usize>> {
+        let first = self.run_transaction(writes.clone());
+        let result = match first {
+            Err(error) if checkpoint::is_full(&error) => {
+                if checkpoint::make_room(&self.conn) {
+                    self.run_transaction(writes)
+                } else {
+                    Err(error)
+                }
+            }
+            other => other,
+        };
+        self.note_room(&result);
+        result
+    }
+
+    /// Logs once when writes start failing for lack of space, and once when
+    /// they succeed again (not at every batch of a full disk).
+    fn note_room<T>(&mut self, result: &rusqlite::Result<T>) {
+        match result {
+            Err(error) if checkpoint::is_full(error) && !self.disk_full => {
+                self.disk_full = true;
+                tracing::error!(
+                    error = %describe(error),
+                    "the store's disk is full: every write fails (moves are answered \
+                     ERR 503) until there is room again; they go on by themselves then"
+                );
+            }
+            Ok(_) if self.disk_full => {
+                self.disk_full = false;
+                tracing::warn!("the store's disk has room again: writes succeed");
+            }
+            _ => {}
+        }
     }
 
     /// At a close: the next start numbers games on from the last one stored
