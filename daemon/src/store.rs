@@ -11,7 +11,8 @@
 //!   Should the batch fail, its writes are retried one transaction each, so one
 //!   bad write fails alone. It keeps the WAL small and checkpoints when a
 //!   commit finds the disk full (`checkpoint`), so writes go on by themselves
-//!   once there is room.
+//!   once there is room; it stops writing if the WAL is removed or replaced
+//!   under it (`wal_watch`), which a crash would otherwise turn into lost moves.
 //! - The reader thread owns a read-only connection (WAL lets it read while the
 //!   writer writes) for `HISTORY` and accounts.
 //!
@@ -39,6 +40,7 @@ pub mod schema;
 pub(crate) mod test_support;
 #[cfg(test)]
 mod tests;
+mod wal_watch;
 mod writer;
 
 use std::future::Future;

@@ -263,3 +263,35 @@ fn a_daemon_restarted_on_a_full_volume_serves_its_games_and_writes_once_there_is
     assert_acknowledged_stored(&mut reader, &tables);
     drop(daemon);
 }
+
+#[test]
+fn a_wal_removed_under_a_running_flipd_stops_its_moves_and_a_crash_loses_none() {
+    let dir = temp_dir("wal-removed");
+    let config = write_config(&dir, "");
+    let mut daemon = ChildDaemon::start_with(&config);
+    let mut c = Client::login_as(daemon.addr, "cleaned");
+    let g = c.ok_game("NEW othello hotseat");
+    assert_eq!(c.ok("MOVE f5").1, "OK");
+    assert_eq!(c.ok("MOVE d6").1, "OK");
+    // A clean-up script removes the WAL under the running daemon.
+    let wal = dir.join("flipline.db-wal");
+    std::fs::remove_file(&wal).unwrap_or_else(|e| panic!("{}: {e}", wal.display()));
+    for _ in 0..2 {
+        let refused = c.err("MOVE c3", 503);
+        assert!(refused.contains("not played"), "{refused}");
+    }
+    let (_, moves) = stored(&mut c, g);
+    assert_eq!(moves.len(), 2, "reads go on: {moves:?}");
+    // A crash now: every acknowledged move is in the database file.
+    daemon.kill();
+    let daemon = ChildDaemon::start_with(&config);
+    let mut c = Client::login_as(daemon.addr, "cleaned");
+    let (status, after) = stored(&mut c, g);
+    assert_eq!((status, &after), (GameStatus::Playing, &moves));
+    // The new daemon has a WAL of its own and writes again.
+    assert_eq!(c.ok(&format!("JOIN {g}")).1, format!("OK {g} X"));
+    c.lines_through(&format!("TURN {g} "));
+    assert_eq!(c.ok("MOVE c3").1, "OK");
+    drop(daemon);
+    remove_temp_dir(&dir);
+}

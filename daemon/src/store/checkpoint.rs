@@ -118,6 +118,21 @@ pub fn make_room(conn: &Connection) -> bool {
     }
 }
 
+/// Copies every frame of the WAL into the database file (waiting for a
+/// reader at most the busy timeout), so that what was committed no longer
+/// depends on the WAL: for a WAL removed under the daemon, which a crash
+/// would take with it.
+pub fn save_all(conn: &Connection) -> Result<(), String> {
+    match checkpoint(conn, "FULL") {
+        Ok(outcome) if !outcome.busy && outcome.copied == outcome.frames => Ok(()),
+        Ok(outcome) => Err(format!(
+            "{} of {} pages copied, a reader held the rest",
+            outcome.copied, outcome.frames
+        )),
+        Err(error) => Err(describe(&error)),
+    }
+}
+
 /// The WAL file SQLite uses for the database `conn` has open (named from
 /// the path SQLite resolved, which follows symbolic links), else `path`'s.
 pub fn wal_path(conn: &Connection, path: &Path) -> std::path::PathBuf {

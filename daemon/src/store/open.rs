@@ -19,6 +19,7 @@ use super::lock::{self, StoreLock};
 use super::move_log::MoveLog;
 use super::reader::{ToReader, open_reader, run_reader};
 use super::schema::{self, describe, refuse};
+use super::wal_watch::WalWatch;
 use super::writer::{StoreStats, ToWriter, Writer, run_writer};
 use super::{GameRecord, Store, StoreError, Write, records};
 use crate::config::StoreConfig;
@@ -45,6 +46,7 @@ impl Store {
         let left = checkpoint::wal_bytes(&conn, path);
         schema::prepare_writer(&mut conn, config)?;
         checkpoint::empty_at_start(&conn, left);
+        let wal = WalWatch::new(&conn, path)?;
         let startup = |e: rusqlite::Error| refuse(path, describe(&e));
         let log = MoveLog::load(&conn).map_err(startup)?;
         let mut writer = Writer {
@@ -53,6 +55,7 @@ impl Store {
             failed: false,
             faults: config.faults.clone(),
             disk_full: false,
+            wal,
         };
         cancel_open_games(&mut writer).map_err(startup)?;
         // The log was read once, into the writer's memory: recovery takes

@@ -13,6 +13,7 @@ use tokio::sync::oneshot;
 use super::move_log::{self, MoveLog};
 use super::reader::open_reader;
 use super::test_support::{block_on, config, new_game, temp_path};
+use super::wal_watch::WalWatch;
 use super::writer::{Then, ToWriter, WriteJob, Writer, next_batch, run_writer};
 use super::*;
 
@@ -32,12 +33,14 @@ fn writer(path: &Path) -> Writer {
     let mut conn = Connection::open(path).unwrap();
     schema::prepare_writer(&mut conn, &config(path)).unwrap();
     let log = MoveLog::load(&conn).unwrap();
+    let wal = WalWatch::new(&conn, path).unwrap();
     Writer {
         conn,
         log,
         failed: false,
         faults: None,
         disk_full: false,
+        wal,
     }
 }
 
@@ -276,6 +279,94 @@ fn a_store_left_with_a_big_wal_is_checkpointed_and_emptied_at_start() {
         "what the WAL held is kept"
     );
     opened.threads.close();
+}
+
+/// The store's WAL file.
+fn wal_of(path: &Path) -> std::path::PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push("-wal");
+    std::path::PathBuf::from(name)
+}
+
+#[test]
+fn a_wal_removed_under_a_running_store_stops_every_write() {
+    let path = temp_path("wal-removed");
+    let opened = Store::open(&config(&path)).unwrap();
+    block_on(opened.store.commit(new_game(1, Some("bob"), "f5"))).unwrap();
+    block_on(opened.store.commit(a_move(1, 2))).unwrap();
+    let acknowledged = block_on(opened.store.history(1)).unwrap().unwrap();
+    std::fs::remove_file(wal_of(&path)).unwrap();
+    let refused = |ply| {
+        let result = block_on(opened.store.commit(a_move(1, ply)));
+        let Err(StoreError::Failed(why)) = result else {
+            panic!("move {ply} after the WAL went: {result:?}")
+        };
+        assert!(why.contains(&wal_of(&path).display().to_string()), "{why}");
+        assert!(why.contains("removed or replaced"), "{why}");
+    };
+    refused(3);
+    // An empty file put back under the name does not make writes safe again.
+    std::fs::write(wal_of(&path), b"").unwrap();
+    refused(3);
+    assert!(
+        block_on(opened.store.history(1)).unwrap().is_some(),
+        "reads go on"
+    );
+    // What was acknowledged was copied into the database file when the loss
+    // was found: the file alone, as a crash would leave it, has it.
+    let crashed = temp_path("wal-removed-crash");
+    std::fs::copy(&*path, &*crashed).unwrap();
+    let survivor = Store::open(&config(&crashed)).unwrap();
+    let [game] = survivor.playing.as_slice() else {
+        panic!("the database file alone holds {:?}", survivor.playing)
+    };
+    assert_eq!(game.moves, acknowledged.moves);
+    assert_eq!(game.moves.len(), 2);
+    survivor.threads.close();
+    opened.threads.close();
+}
+
+#[test]
+fn the_wal_watched_is_the_one_sqlite_names_after_a_symlinks_target() {
+    let path = temp_path("wal-symlink");
+    let link = path.parent().unwrap().join("link.db");
+    std::os::unix::fs::symlink(&*path, &link).unwrap();
+    let opened = Store::open(&config(&link)).unwrap();
+    block_on(opened.store.commit(new_game(1, Some("bob"), ""))).unwrap();
+    assert!(
+        !wal_of(&link).exists(),
+        "SQLite names the WAL after the target"
+    );
+    std::fs::remove_file(wal_of(&path)).unwrap();
+    let refused = block_on(opened.store.commit(new_game(2, Some("bob"), "")));
+    assert!(
+        matches!(&refused, Err(StoreError::Failed(why)) if why.contains("removed or replaced")),
+        "{refused:?}"
+    );
+    opened.threads.close();
+}
+
+#[test]
+fn sqlite_changing_its_own_wal_is_not_taken_for_a_loss() {
+    let path = temp_path("wal-kept");
+    let mut writer = writer(&path);
+    let stats = StoreStats::default();
+    let (create, mut created) = job(new_game(1, Some("bob"), ""));
+    writer.commit_batch(&mut vec![create], &stats);
+    assert_eq!(created.try_recv().unwrap(), Ok(1));
+    for ply in 1..=2000 {
+        // Past several checkpoints, the WAL started over and cut back.
+        let (write, mut answer) = job(Write::Register {
+            name: format!("p{ply}"),
+            hash: "x".repeat(500),
+        });
+        writer.commit_batch(&mut vec![write], &stats);
+        assert_eq!(answer.try_recv().unwrap(), Ok(1), "write {ply}");
+        if ply % 500 == 0 {
+            checkpoint::empty_at_start(&writer.conn, 0);
+            assert_eq!(wal_bytes(&path), 0, "truncated");
+        }
+    }
 }
 
 #[test]

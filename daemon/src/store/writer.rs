@@ -5,7 +5,8 @@
 //! few disk syncs, not a thousand. A batch that fails is retried one write per
 //! transaction, so that one bad write fails alone and the others are kept;
 //! one that fails for lack of space is tried again after a checkpoint (see
-//! `checkpoint`).
+//! `checkpoint`). Before each batch it checks that the WAL is still the
+//! file SQLite writes (see `wal_watch`); once it is not, every write fails.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Receiver;
@@ -17,6 +18,7 @@ use tokio::sync::oneshot;
 use super::checkpoint;
 use super::move_log::MoveLog;
 use super::schema::describe;
+use super::wal_watch::{Wal, WalWatch};
 use super::{Faults, StoreError, StoredMove, Write, failed, records};
 
 /// A write's answer: the rows it changed, once committed.
@@ -158,6 +160,8 @@ pub(super) struct Writer {
     pub(super) faults: Option<Faults>,
     /// Writes are failing for lack of space (logged once, when it began).
     pub(super) disk_full: bool,
+    /// The WAL file, looked at before each batch.
+    pub(super) wal: WalWatch,
 }
 
 impl Writer {
@@ -166,6 +170,14 @@ impl Writer {
     /// fails every write alike: they are answered together instead.
     /// Leaves `batch` empty.
     pub(super) fn commit_batch(&mut self, batch: &mut Vec<WriteJob>, stats: &StoreStats) {
+        if !self.wal_intact() {
+            self.failed = true;
+            let refusal = self.wal.refusal();
+            batch
+                .drain(..)
+                .for_each(|job| answer(job, Err(refusal.clone())));
+            return;
+        }
         match self.run_with_room(batch.iter().map(|job| &job.write)) {
             Ok(counts) => {
                 stats.committed(batch.len());
@@ -237,6 +249,34 @@ impl Writer {
             }
             _ => {}
         }
+    }
+
+    /// Whether the WAL is still the file SQLite writes (see `wal_watch`).
+    /// When it is found gone, what was committed is copied into the
+    /// database file at once, so that a crash loses none of it.
+    fn wal_intact(&mut self) -> bool {
+        let what = match self.wal.check() {
+            Wal::Intact => return true,
+            Wal::StillLost => return false,
+            Wal::Lost(what) => what,
+        };
+        let wal = self.wal.path().display().to_string();
+        let store = self.conn.path().unwrap_or("the store").to_string();
+        let saved = match checkpoint::save_all(&self.conn) {
+            Ok(()) => "every move acknowledged so far was copied into the database file".into(),
+            Err(why) => format!(
+                "the moves in it could not be copied into the database file ({why}): \
+                 stop flipd cleanly (not kill -9), its close copies them"
+            ),
+        };
+        tracing::error!(
+            wal,
+            "the store's WAL {wal} {what} while flipd was running: every write fails from \
+             now on (moves are answered ERR 503), {saved}. Stop flipd, check the store \
+             (sqlite3 {store} 'PRAGMA integrity_check') and restore it from a backup if \
+             it is damaged; never remove the files beside a running daemon's store"
+        );
+        false
     }
 
     /// At a close: the next start numbers games on from the last one stored
