@@ -180,6 +180,7 @@ impl Store {
         async move {
             asked.map_err(|_| StoreError::Closed)?;
             let held = rx.await.map_err(|_| StoreError::Closed)?;
+            let held = held.map_err(StoreError::Failed)?;
             let in_play = move |_: &Connection| Ok(held.unwrap_or_default());
             let read = store.read(move |conn| records::game_with(conn, game, in_play));
             read.await

@@ -295,3 +295,44 @@ fn a_wal_removed_under_a_running_flipd_stops_its_moves_and_a_crash_loses_none() 
     drop(daemon);
     remove_temp_dir(&dir);
 }
+
+#[test]
+fn a_game_with_a_damaged_row_is_left_out_at_a_restart_and_the_others_play_on() {
+    let daemon = start(test_config());
+    let mut damaged = Table::open(daemon.addr, "damaged");
+    let mut sound = Table::open(daemon.addr, "sound");
+    for table in [&mut damaged, &mut sound] {
+        table
+            .play()
+            .unwrap_or_else(|reply| panic!("game {}: {reply}", table.game));
+    }
+    let config = daemon.config.clone();
+    daemon
+        .stop_keeping_store()
+        .unwrap_or_else(|e| panic!("stop: {e}"));
+    let db = rusqlite::Connection::open(&config.store.path).unwrap_or_else(|e| panic!("{e}"));
+    db.execute(
+        "UPDATE games SET clock = '99999999+0' WHERE id = ?1",
+        [damaged.game],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    drop(db);
+    let daemon = start(config);
+    let mut watcher = Client::connect(daemon.addr);
+    let (games, _) = watcher.ok("LIST");
+    let listed = |game: u64| {
+        games
+            .iter()
+            .any(|l| l.starts_with(&format!("GAME {game} ")))
+    };
+    assert!(listed(sound.game), "{games:?}");
+    assert!(!listed(damaged.game), "{games:?}");
+    let g = sound.game;
+    sound.client = Client::login_as(daemon.addr, "sound");
+    assert_eq!(sound.client.ok(&format!("JOIN {g}")).1, format!("OK {g} X"));
+    sound.client.lines_through(&format!("TURN {g} "));
+    sound
+        .play()
+        .unwrap_or_else(|reply| panic!("game {g} after the restart: {reply}"));
+    assert_acknowledged_stored(&mut watcher, std::slice::from_ref(&sound));
+}

@@ -44,8 +44,10 @@ impl Archive {
         records::game(&self.conn, id).map_err(failed)
     }
 
-    /// Games being played, by number.
+    /// Games being played, by number (without those whose rows do not read
+    /// back: the daemon leaves them out too).
     pub fn playing_games(&self) -> Result<Vec<GameRecord>, StoreError> {
-        records::playing(&self.conn, move_log::logged_moves).map_err(failed)
+        let in_play = records::playing(&self.conn, move_log::logged_moves).map_err(failed)?;
+        Ok(in_play.games)
     }
 }

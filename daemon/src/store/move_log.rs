@@ -15,6 +15,10 @@
 //!
 //! The writer's [`MoveLog`] changes with its transaction: whatever a batch did
 //! to it is undone when the batch rolls back.
+//!
+//! A game whose logged rows do not read back is damaged: it is not held,
+//! recovery leaves it out, and its rows are kept out of the trim, as they
+//! are, for repair.
 
 use std::collections::HashMap;
 
@@ -22,7 +26,7 @@ use flipline::Move;
 use flipline::protocol::GameId;
 use rusqlite::{Connection, params};
 
-use super::row::StoredMove;
+use super::row::{Damaged, StoredMove, unreadable};
 
 /// Rows the log may hold before games lagging behind are logged again: at least
 /// this many, or twice the moves of the games in play.
@@ -88,19 +92,39 @@ pub struct MoveLog {
     undo: Vec<Undo>,
     /// `next_seq` and `trimmed_below` when the transaction began.
     saved: (i64, i64),
+    /// Games open or in play at the load whose rows do not read back; their
+    /// rows are never trimmed.
+    damaged: Vec<Damaged>,
+}
+
+/// The logged moves of the games open or in play, by game, and the games
+/// whose logged rows do not read back.
+#[derive(Debug, Default)]
+pub struct Logged {
+    /// The moves of each game that has any.
+    pub moves: HashMap<GameId, Vec<StoredMove>>,
+    /// The games left out.
+    pub damaged: Vec<Damaged>,
 }
 
 impl MoveLog {
     /// Reads the log of a store (at start, before any write).
     pub fn load(conn: &Connection) -> rusqlite::Result<MoveLog> {
-        let games: HashMap<GameId, LoggedGame> = read(conn, None)?.into_iter().collect();
-        let (next_seq, trimmed_below) = conn.query_row(
-            "SELECT COALESCE(MAX(seq), 0) + 1, COALESCE(MIN(seq), 1) FROM move_log",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )?;
+        let read = read(conn, None)?;
+        let damaged: Vec<Damaged> = (read.damaged.iter())
+            .map(|(game, seq, error)| damage(*game, *seq, error))
+            .collect();
+        // The trim starts at the first row of a game not damaged.
+        let sql = format!(
+            "SELECT COALESCE(MAX(seq), 0) + 1, MIN(CASE WHEN {} THEN seq END) FROM move_log",
+            not_damaged(&damaged)
+        );
+        let (next_seq, first) = conn.query_row(&sql, [], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, Option<i64>>(1)?))
+        })?;
+        let trimmed_below = first.unwrap_or(next_seq);
         Ok(MoveLog {
-            games,
+            games: read.games.into_iter().collect(),
             next_seq,
             trimmed_below,
             min_rows: MIN_LOG_ROWS,
@@ -108,7 +132,13 @@ impl MoveLog {
             next_look: next_seq,
             undo: Vec::new(),
             saved: (next_seq, trimmed_below),
+            damaged,
         })
+    }
+
+    /// The games whose logged rows do not read back (found at the load).
+    pub fn damaged(&self) -> &[Damaged] {
+        &self.damaged
     }
 
     /// Marks the start of a transaction.
@@ -209,8 +239,11 @@ impl MoveLog {
         let needed = self.games.values().map(|g| g.first_seq).min();
         let keep_from = needed.unwrap_or(self.next_seq);
         if keep_from.saturating_sub(self.trimmed_below) >= self.trim_step {
-            conn.prepare_cached("DELETE FROM move_log WHERE seq < ?1")?
-                .execute(params![keep_from])?;
+            let sql = format!(
+                "DELETE FROM move_log WHERE seq < ?1 AND {}",
+                not_damaged(&self.damaged)
+            );
+            conn.prepare_cached(&sql)?.execute(params![keep_from])?;
             self.trimmed_below = keep_from;
         }
         Ok(())
@@ -259,6 +292,18 @@ impl MoveLog {
         self.games.get(&game).map(stored)
     }
 
+    /// The moves held for `game` as `HISTORY` tells them: an error for a
+    /// damaged game rather than no moves.
+    pub fn moves_to_tell(&self, game: GameId) -> Result<Option<Vec<StoredMove>>, String> {
+        match self.damaged.iter().find(|d| d.game == game) {
+            Some(damaged) => Err(format!(
+                "the stored moves of game {game} do not read back ({})",
+                damaged.why
+            )),
+            None => Ok(self.held_moves(game)),
+        }
+    }
+
     /// Moves held over all games (a pass over them: for the occasional look
     /// of [`MoveLog::maintain`]).
     pub fn held(&self) -> usize {
@@ -266,10 +311,21 @@ impl MoveLog {
     }
 }
 
+/// The columns of `move_log`, in the order [`read`] selects them.
+const LOG_COLUMNS: [&str; 5] = ["seq", "game", "ply", "move", "ms"];
+
+/// What [`read`] found: the games whose rows read back, and for each game
+/// whose rows do not, the first row that does not (its `seq`) and why.
+struct Read {
+    games: Vec<(GameId, LoggedGame)>,
+    damaged: Vec<(GameId, i64, rusqlite::Error)>,
+}
+
 /// The logged moves of the games open or in play (or of `game` alone), in ply
 /// order: the last row of each ply wins, and a game's moves stop at the first
-/// missing ply.
-fn read(conn: &Connection, game: Option<GameId>) -> rusqlite::Result<Vec<(GameId, LoggedGame)>> {
+/// missing ply. A game with a row that does not read back (a move that does
+/// not parse, a ply or time that is not a number) is damaged and left out.
+fn read(conn: &Connection, game: Option<GameId>) -> rusqlite::Result<Read> {
     let mut statement = conn.prepare_cached(
         "SELECT seq, game, ply, move, ms FROM move_log \
          WHERE (?1 IS NULL OR game = ?1) \
@@ -278,13 +334,21 @@ fn read(conn: &Connection, game: Option<GameId>) -> rusqlite::Result<Vec<(GameId
     )?;
     let mut rows = statement.query(params![game])?;
     let mut plies: HashMap<GameId, Vec<Option<(i64, Held)>>> = HashMap::new();
+    let mut damaged: Vec<(GameId, i64, rusqlite::Error)> = Vec::new();
     while let Some(row) = rows.next()? {
         let seq: i64 = row.get(0)?;
         let game: GameId = row.get(1)?;
-        let ply: u32 = row.get(2)?;
-        let mv = super::row::parsed(row, 3, |text| text.parse().ok())?;
-        let ms: Option<u64> = row.get(4)?;
-        let ms = ms.map(|ms| u32::try_from(ms).unwrap_or(u32::MAX));
+        if damaged.iter().any(|(g, _, _)| *g == game) {
+            continue;
+        }
+        let (ply, held) = match logged_move(row) {
+            Ok(read) => read,
+            Err(error) => {
+                plies.remove(&game);
+                damaged.push((game, seq, error));
+                continue;
+            }
+        };
         let index = usize::try_from(ply).ok().and_then(|p| p.checked_sub(1));
         let Some(index) = index.filter(|&i| i < MOST_PLIES) else {
             continue;
@@ -294,7 +358,7 @@ fn read(conn: &Connection, game: Option<GameId>) -> rusqlite::Result<Vec<(GameId
             slots.resize(index + 1, None);
         }
         if let Some(slot) = slots.get_mut(index) {
-            *slot = Some((seq, Held { mv, ms }));
+            *slot = Some((seq, held));
         }
     }
     let mut games: Vec<(GameId, LoggedGame)> = (plies.into_iter())
@@ -306,22 +370,55 @@ fn read(conn: &Connection, game: Option<GameId>) -> rusqlite::Result<Vec<(GameId
         })
         .collect();
     games.sort_by_key(|(game, _)| *game);
-    Ok(games)
+    Ok(Read { games, damaged })
 }
 
-/// The moves of the games open or in play, by game (for recovery and `flip
-/// export`).
-pub fn logged_moves(conn: &Connection) -> rusqlite::Result<HashMap<GameId, Vec<StoredMove>>> {
-    Ok((read(conn, None)?.into_iter())
-        .map(|(game, logged)| (game, stored(&logged)))
-        .collect())
+/// The ply and move of a `move_log` row.
+fn logged_move(row: &rusqlite::Row<'_>) -> rusqlite::Result<(u32, Held)> {
+    let ply: u32 = row.get(2)?;
+    let mv = super::row::parsed(row, 3, |text| text.parse().ok())?;
+    let ms: Option<u64> = row.get(4)?;
+    let ms = ms.map(|ms| u32::try_from(ms).unwrap_or(u32::MAX));
+    Ok((ply, Held { mv, ms }))
 }
 
-/// The logged moves of one game open or in play (for `HISTORY`). Reads the
-/// whole log: the log has no index, which is what keeps moves cheap.
+fn damage(game: GameId, seq: i64, error: &rusqlite::Error) -> Damaged {
+    Damaged {
+        game,
+        why: format!("move_log row {seq}: {}", unreadable(error, &LOG_COLUMNS)),
+    }
+}
+
+/// SQL that is true for the rows of games not in `damaged`.
+fn not_damaged(damaged: &[Damaged]) -> String {
+    let games: Vec<String> = damaged.iter().map(|d| d.game.to_string()).collect();
+    format!("game NOT IN ({})", games.join(", "))
+}
+
+/// The moves of the games open or in play, by game, and those damaged (for
+/// `flip export`).
+pub fn logged_moves(conn: &Connection) -> rusqlite::Result<Logged> {
+    let read = read(conn, None)?;
+    Ok(Logged {
+        moves: (read.games.iter())
+            .map(|(game, logged)| (*game, stored(logged)))
+            .collect(),
+        damaged: (read.damaged.iter())
+            .map(|(game, seq, error)| damage(*game, *seq, error))
+            .collect(),
+    })
+}
+
+/// The logged moves of one game open or in play (for `HISTORY`), or why
+/// they do not read back. Reads the whole log: the log has no index, which
+/// is what keeps moves cheap.
 pub fn logged_moves_of(conn: &Connection, game: GameId) -> rusqlite::Result<Vec<StoredMove>> {
-    let games = read(conn, Some(game))?;
-    Ok(games
+    let read = read(conn, Some(game))?;
+    if let Some((_, _, error)) = read.damaged.into_iter().next() {
+        return Err(error);
+    }
+    Ok(read
+        .games
         .first()
         .map(|(_, logged)| stored(logged))
         .unwrap_or_default())
@@ -429,6 +526,64 @@ mod tests {
         let text: Vec<String> = moves.iter().map(|m| m.mv.to_string()).collect();
         assert_eq!(text, ["f5", "d6"]);
         assert_eq!(log.held(), 2);
+    }
+
+    #[test]
+    fn a_damaged_game_is_not_held_and_its_rows_outlive_every_trim() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE games (id INTEGER PRIMARY KEY, status TEXT);
+             CREATE TABLE move_log (seq INTEGER PRIMARY KEY, game, ply, move, ms);
+             CREATE TABLE moves (game, ply, move, ms);
+             INSERT INTO games VALUES (1, 'playing'), (2, 'playing'), (3, 'playing');
+             INSERT INTO move_log VALUES (1, 2, 1, 'f5', 10), (2, 2, 2, 'zz', 10),
+                                         (3, 2, 3, 'c3', 10);",
+        )
+        .unwrap();
+        let mut log = MoveLog::load(&conn).unwrap();
+        log.set_bounds(16, 4);
+        let [damaged] = log.damaged() else {
+            panic!("{:?}", log.damaged())
+        };
+        assert_eq!(damaged.game, 2);
+        assert!(damaged.why.contains("row 2"), "{}", damaged.why);
+        assert!(damaged.why.contains("move column"), "{}", damaged.why);
+        assert!(damaged.why.contains("\"zz\""), "{}", damaged.why);
+        assert_eq!(log.held_moves(2), None);
+        assert!(
+            log.moves_to_tell(2).is_err(),
+            "HISTORY is told it is damaged"
+        );
+        let f5: Move = "f5".parse().unwrap();
+        // Game 3 is played and ends, then game 1 is played: the trims behind
+        // game 1 delete game 3's rows, and never game 2's.
+        for (game, plies) in [(3, 50), (1, 100)] {
+            for ply in 1..=plies {
+                log.begin();
+                log.append(&conn, game, ply, f5, Some(10)).unwrap();
+                log.maintain(&conn).unwrap();
+                log.commit();
+            }
+            if game == 3 {
+                log.begin();
+                log.finish(&conn, 3).unwrap();
+                log.commit();
+            }
+        }
+        let rows_of = |game: GameId| -> i64 {
+            conn.query_row(
+                "SELECT count(*) FROM move_log WHERE game = ?1",
+                params![game],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        assert_eq!(rows_of(3), 0, "the ended game's rows were trimmed");
+        assert_eq!(rows_of(2), 3, "the damaged game's rows are all kept");
+        assert_eq!(log.held_moves(1).map(|m| m.len()), Some(100));
+        let reloaded = MoveLog::load(&conn).unwrap();
+        assert_eq!(reloaded.damaged(), log.damaged());
+        assert_eq!(reloaded.held_moves(1), log.held_moves(1));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! resume are known. [`StoreThreads`] holds the threads, which hold the lock
 //! until their connections close.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::mpsc::{Sender, channel};
 use std::thread::JoinHandle;
@@ -16,8 +17,9 @@ use rusqlite::Connection;
 
 use super::checkpoint;
 use super::lock::{self, StoreLock};
-use super::move_log::MoveLog;
+use super::move_log::{Logged, MoveLog};
 use super::reader::{ToReader, open_reader, run_reader};
+use super::row::Damaged;
 use super::schema::{self, describe, refuse};
 use super::wal_watch::WalWatch;
 use super::writer::{StoreStats, ToWriter, Writer, run_writer};
@@ -57,11 +59,20 @@ impl Store {
             disk_full: false,
             wal,
         };
-        cancel_open_games(&mut writer).map_err(startup)?;
+        cancel_open_games(&mut writer, path).map_err(startup)?;
         // The log was read once, into the writer's memory: recovery takes
         // the moves from there.
-        let held = |_: &Connection| Ok(writer.log.all_held());
-        let playing = records::playing(&writer.conn, held).map_err(startup)?;
+        let held = |_: &Connection| {
+            Ok(Logged {
+                moves: writer.log.all_held(),
+                damaged: writer.log.damaged().to_vec(),
+            })
+        };
+        let in_play = records::playing(&writer.conn, held).map_err(startup)?;
+        for damaged in &in_play.damaged {
+            left_out(damaged, path);
+        }
+        let playing = in_play.games;
         let next_game = records::next_game_id(&writer.conn).map_err(startup)?;
         let reader = open_reader(path)?;
         let threads = StoreThreads::start(writer, reader, config, lock)?;
@@ -81,9 +92,16 @@ impl Store {
 
 /// Cancels the games left open at the last stop. A write that fails (on a
 /// full volume) leaves them open for the next start to cancel: no reason
-/// not to serve the games in play.
-fn cancel_open_games(writer: &mut Writer) -> rusqlite::Result<()> {
-    let open = records::open_games(&writer.conn)?;
+/// not to serve the games in play. An open game whose logged moves do not
+/// read back is left open and as it is, as a damaged game in play is.
+fn cancel_open_games(writer: &mut Writer, path: &Path) -> rusqlite::Result<()> {
+    let mut open = records::open_games(&writer.conn)?;
+    for damaged in writer.log.damaged() {
+        if let Some(at) = open.iter().position(|&game| game == damaged.game) {
+            open.remove(at);
+            left_out(damaged, path);
+        }
+    }
     if open.is_empty() {
         return Ok(());
     }
@@ -100,6 +118,19 @@ fn cancel_open_games(writer: &mut Writer) -> rusqlite::Result<()> {
         ),
     }
     Ok(())
+}
+
+/// Logs a game left out at the start because its rows do not read back.
+fn left_out(damaged: &Damaged, path: &Path) {
+    let (game, why) = (damaged.game, &damaged.why);
+    tracing::error!(
+        game,
+        why,
+        "game {game} is left out at this start, its stored rows do not read back \
+         ({why}); the other games are recovered. Its rows are kept as they are: \
+         repair them in {} (sqlite3) and restart to bring it back",
+        path.display()
+    );
 }
 
 /// The store's threads; [`StoreThreads::close`] stops them after the work queued.

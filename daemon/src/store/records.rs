@@ -2,7 +2,6 @@
 //! it. Every function here takes a connection and does its work at once: the
 //! threads that own the connections are in the parent module.
 
-use std::collections::HashMap;
 use std::str::FromStr;
 
 use flipline::protocol::{ClockSpec, EndReason, GameId, GameResult, GameStatus, GameSummary};
@@ -10,9 +9,9 @@ use flipline::{Color, Move, Variant};
 use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use super::move_log::{self, MoveLog};
+use super::move_log::{self, Logged, MoveLog};
 pub use super::row::StoredMove;
-use super::row::parsed;
+use super::row::{Damaged, parsed, unreadable};
 use super::schema::NOW;
 
 /// Where a game stands.
@@ -269,8 +268,20 @@ fn end_game(conn: &Connection, game: GameId, result: &GameResult) -> rusqlite::R
 }
 
 /// The columns [`game_from_row`] reads, in its order.
-const GAME_COLUMNS: &str = "id, variant, black, white, clock, status, result, black_score, \
-                            white_score, reason, started_at, ended_at";
+const GAME_COLUMNS: [&str; 12] = [
+    "id",
+    "variant",
+    "black",
+    "white",
+    "clock",
+    "status",
+    "result",
+    "black_score",
+    "white_score",
+    "reason",
+    "started_at",
+    "ended_at",
+];
 
 fn from_str<T: FromStr>(text: &str) -> Option<T> {
     text.parse().ok()
@@ -323,6 +334,12 @@ fn moves_of(conn: &Connection, game: GameId) -> rusqlite::Result<Vec<StoredMove>
     rows.collect()
 }
 
+/// The statement that reads the games matching `filter`, by number.
+fn select_games(filter: &str) -> String {
+    let columns = GAME_COLUMNS.join(", ");
+    format!("SELECT {columns} FROM games WHERE {filter} ORDER BY id")
+}
+
 /// Games matching `filter` (SQL after `WHERE`, with `args`), by number, without
 /// their moves.
 fn games_where(
@@ -330,9 +347,29 @@ fn games_where(
     filter: &str,
     args: &[&dyn rusqlite::ToSql],
 ) -> rusqlite::Result<Vec<GameRecord>> {
-    let sql = format!("SELECT {GAME_COLUMNS} FROM games WHERE {filter} ORDER BY id");
-    let mut statement = conn.prepare(&sql)?;
+    let mut statement = conn.prepare(&select_games(filter))?;
     statement.query_map(args, game_from_row)?.collect()
+}
+
+/// Games matching `filter`, as [`games_where`], each row read on its own: a
+/// row that does not read back is damaged and left out, not an error.
+fn each_game_where(
+    conn: &Connection,
+    filter: &str,
+) -> rusqlite::Result<(Vec<GameRecord>, Vec<Damaged>)> {
+    let mut statement = conn.prepare(&select_games(filter))?;
+    let mut rows = statement.query([])?;
+    let (mut games, mut damaged) = (Vec::new(), Vec::new());
+    while let Some(row) = rows.next()? {
+        match game_from_row(row) {
+            Ok(game) => games.push(game),
+            Err(error) => damaged.push(Damaged {
+                game: row.get(0)?,
+                why: format!("its games row: {}", unreadable(&error, &GAME_COLUMNS)),
+            }),
+        }
+    }
+    Ok((games, damaged))
 }
 
 /// Whether a game's moves are in the log (open or in play) or in `moves`.
@@ -369,19 +406,42 @@ pub fn game_with(
     Ok(Some(game))
 }
 
+/// The games in play, and those left out because their rows do not read
+/// back.
+#[derive(Debug, Default)]
+pub struct InPlay {
+    /// The games, with their moves.
+    pub games: Vec<GameRecord>,
+    /// The games in play left out.
+    pub damaged: Vec<Damaged>,
+}
+
 /// The games being played (for recovery at start), with their moves from
-/// `logged` (the moves of every game open or in play, by game).
+/// `logged` (the moves of every game open or in play, by game). A game
+/// whose row or logged moves do not read back is left out (in
+/// [`InPlay::damaged`]): one damaged game does not keep the others from
+/// being recovered.
 pub fn playing(
     conn: &Connection,
-    logged: impl FnOnce(&Connection) -> rusqlite::Result<HashMap<GameId, Vec<StoredMove>>>,
-) -> rusqlite::Result<Vec<GameRecord>> {
+    logged: impl FnOnce(&Connection) -> rusqlite::Result<Logged>,
+) -> rusqlite::Result<InPlay> {
     let snapshot = conn.unchecked_transaction()?;
-    let mut games = games_where(&snapshot, "status = 'playing'", &[])?;
-    let mut moves = logged(&snapshot)?;
+    let (mut games, mut damaged) = each_game_where(&snapshot, "status = 'playing'")?;
+    let Logged {
+        mut moves,
+        damaged: unreadable_moves,
+    } = logged(&snapshot)?;
+    for unreadable in unreadable_moves {
+        if let Some(at) = games.iter().position(|g| g.id == unreadable.game) {
+            games.remove(at);
+            damaged.push(unreadable);
+        }
+    }
     for game in &mut games {
         game.moves = moves.remove(&game.id).unwrap_or_default();
     }
-    Ok(games)
+    damaged.sort_by_key(|d| d.game);
+    Ok(InPlay { games, damaged })
 }
 
 /// Finished games, optionally only those `player` sat in and those that ended

@@ -1,7 +1,9 @@
 //! What the store's rows are made of, shared by the records and the move
-//! log: one stored move, and a text column read without panicking.
+//! log: one stored move, a text column read without panicking, and a game
+//! whose rows do not read back.
 
 use flipline::Move;
+use flipline::protocol::GameId;
 use rusqlite::Row;
 use rusqlite::types::Type;
 
@@ -26,4 +28,32 @@ pub(super) fn parsed<T>(
         let why = format!("unreadable value {text:?}");
         rusqlite::Error::FromSqlConversionFailure(index, Type::Text, why.into())
     })
+}
+
+/// A game whose stored rows do not read back (edited by hand, a bad disk):
+/// recovery leaves it out, and its rows are kept as they are for repair.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Damaged {
+    /// The game.
+    pub game: GameId,
+    /// Which row and column, and why, in words.
+    pub why: String,
+}
+
+/// `error`, from reading a row of a table with `columns`, in words: the
+/// column and what is wrong with it.
+pub(super) fn unreadable(error: &rusqlite::Error, columns: &[&str]) -> String {
+    let column = |index: usize| columns.get(index).copied().unwrap_or("unknown");
+    match error {
+        rusqlite::Error::FromSqlConversionFailure(index, _, why) => {
+            format!("the {} column: {why}", column(*index))
+        }
+        rusqlite::Error::InvalidColumnType(_, name, kind) => {
+            format!("the {name} column holds {kind}")
+        }
+        rusqlite::Error::IntegralValueOutOfRange(index, value) => {
+            format!("the {} column: {value} is out of range", column(*index))
+        }
+        other => other.to_string(),
+    }
 }

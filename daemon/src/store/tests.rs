@@ -499,6 +499,57 @@ fn a_store_file_locked_elsewhere_is_refused() {
 }
 
 #[test]
+fn a_game_whose_rows_do_not_read_back_is_left_out_and_the_others_recovered() {
+    let path = temp_path("damaged-rows");
+    let opened = Store::open(&config(&path)).unwrap();
+    for id in 1..=5 {
+        opened.store.write(new_game(id, Some("bob"), "f5d6"));
+    }
+    opened.store.write(new_game(6, None, "f5"));
+    block_on(opened.store.commit(a_move(1, 3))).unwrap();
+    opened.threads.close();
+    let conn = Connection::open(&*path).unwrap();
+    conn.execute_batch(
+        "UPDATE games SET clock = '99999999+0' WHERE id = 2;
+         UPDATE games SET variant = 'chess' WHERE id = 3;
+         UPDATE move_log SET move = 'zz' WHERE game = 4 AND ply = 2;
+         UPDATE move_log SET move = 'not-a-move' WHERE game = 6;",
+    )
+    .unwrap();
+    drop(conn);
+    let opened = Store::open(&config(&path)).unwrap();
+    let recovered: Vec<GameId> = opened.playing.iter().map(|g| g.id).collect();
+    assert_eq!(recovered, [1, 5]);
+    assert_eq!(opened.playing[0].moves.len(), 3);
+    for damaged in [2, 3, 4] {
+        let told = block_on(opened.store.history(damaged));
+        assert!(told.is_err(), "HISTORY {damaged}: {told:?}");
+    }
+    block_on(opened.store.commit(a_move(1, 4))).unwrap();
+    opened.threads.close();
+    // Left as they were, for repair: not cancelled, not trimmed, not ended.
+    let conn = Connection::open(&*path).unwrap();
+    assert_eq!(
+        rows(
+            &conn,
+            "SELECT count(*) FROM games WHERE id = 6 AND status = 'open'"
+        ),
+        1
+    );
+    assert_eq!(
+        rows(
+            &conn,
+            "SELECT count(*) FROM move_log WHERE move IN ('zz', 'not-a-move')"
+        ),
+        2
+    );
+    let clock: String = conn
+        .query_row("SELECT clock FROM games WHERE id = 2", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(clock, "99999999+0");
+}
+
+#[test]
 fn the_archive_finds_finished_games_by_player_and_date() {
     let path = temp_path("archive");
     let opened = Store::open(&config(&path)).unwrap();
@@ -807,7 +858,7 @@ proptest::proptest! {
         let mut writer = writer(&path);
         writer.log.set_bounds(16, 4);
         let model = run_steps(&mut writer, &steps);
-        let logged = move_log::logged_moves(&writer.conn).unwrap();
+        let logged = move_log::logged_moves(&writer.conn).unwrap().moves;
         for (&game, &plies) in &model.playing {
             let expected: Vec<StoredMove> = (1..=plies)
                 .map(|ply| match a_move(game, ply) {

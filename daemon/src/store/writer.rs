@@ -30,8 +30,9 @@ pub(super) struct WriteJob {
     pub(super) done: Option<WriteAnswer>,
 }
 
-/// The moves held for a game in play (`None`: not in play, or no moves yet).
-type HeldAnswer = oneshot::Sender<Option<Vec<StoredMove>>>;
+/// The moves held for a game in play (`None`: not in play, or no moves yet;
+/// an error: its stored moves do not read back).
+type HeldAnswer = oneshot::Sender<Result<Option<Vec<StoredMove>>, String>>;
 
 pub(super) enum ToWriter {
     Job(WriteJob),
@@ -90,7 +91,7 @@ pub(super) fn run_writer(
             warn_if_slow(started.elapsed(), writes);
         }
         for (game, answer) in asks.drain(..) {
-            let _ = answer.send(writer.log.held_moves(game));
+            let _ = answer.send(writer.log.moves_to_tell(game));
         }
         match then {
             Then::Go => {}
