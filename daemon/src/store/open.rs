@@ -54,7 +54,6 @@ impl Store {
         let mut writer = Writer {
             conn,
             log,
-            failed: false,
             faults: config.faults.clone(),
             disk_full: false,
             wal,

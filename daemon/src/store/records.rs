@@ -157,14 +157,6 @@ pub enum Write {
         /// The game.
         game: GameId,
     },
-    /// Game numbers up to `through` are taken: a start numbers past them. A
-    /// lower number than already reserved changes nothing. (The lobby no
-    /// longer reserves numbers ahead; stores an older build reserved in keep
-    /// being numbered past them.)
-    ReserveGames {
-        /// The highest number reserved.
-        through: GameId,
-    },
     /// A name is registered with a password hash, unless it already is (then
     /// nothing changes and the write counts 0 rows).
     Register {
@@ -184,7 +176,6 @@ impl Write {
             Write::Move { game, ply, .. } => format!("move {ply} of game {game}"),
             Write::End { game, .. } => format!("end of game {game}"),
             Write::Cancel { game } => format!("cancellation of game {game}"),
-            Write::ReserveGames { through } => format!("reservation of game numbers to {through}"),
             Write::Register { name, .. } => format!("registration of {name}"),
         }
     }
@@ -236,9 +227,6 @@ impl Write {
                 }
                 Ok(changed)
             }
-            Write::ReserveGames { through } => conn
-                .prepare_cached("UPDATE game_numbers SET reserved = MAX(reserved, ?1)")?
-                .execute(params![through]),
             Write::Register { name, hash } => {
                 let sql = format!(
                     "INSERT INTO players (name, password_hash, created_at) VALUES (?1, ?2, {NOW}) \
@@ -471,23 +459,14 @@ pub fn open_games(conn: &Connection) -> rusqlite::Result<Vec<GameId>> {
     statement.query_map([], |r| r.get(0))?.collect()
 }
 
-/// The number the next game gets: one past the largest ever stored or
-/// reserved.
+/// The number the next game gets: one past the largest ever stored, or
+/// reserved by an older build (which handed numbers out before their game
+/// was stored, and may have given those).
 pub fn next_game_id(conn: &Connection) -> rusqlite::Result<GameId> {
     let sql = "SELECT MAX((SELECT COALESCE(MAX(id), 0) FROM games), \
                (SELECT COALESCE(MAX(reserved), 0) FROM game_numbers))";
     let last: GameId = conn.query_row(sql, [], |r| r.get(0))?;
     Ok(last.saturating_add(1))
-}
-
-/// Gives back the numbers reserved beyond the last game stored, at a close
-/// after every game's creation was written: the next start goes on from the
-/// last game instead of leaving a gap.
-pub fn release_game_numbers(conn: &Connection) -> rusqlite::Result<usize> {
-    conn.execute(
-        "UPDATE game_numbers SET reserved = (SELECT COALESCE(MAX(id), 0) FROM games)",
-        [],
-    )
 }
 
 /// The password hash of a registered name.

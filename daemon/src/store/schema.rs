@@ -68,9 +68,10 @@ INSERT INTO move_log (game, ply, move, ms)
     ORDER BY game, ply;
 DELETE FROM moves WHERE game IN (SELECT id FROM games WHERE status IN ('open', 'playing'));
 ",
-    // 3: a game's number reaches its players before its creation is
-    // committed, so numbers are reserved here ahead of use: a start never
-    // hands out a number a killed daemon may already have given.
+    // 3: builds that answered before a game's creation was committed
+    // reserved numbers here ahead of use, so that a start never hands out a
+    // number a killed daemon may already have given. Builds that answer
+    // after the commit only read it, to number past what those reserved.
     r"
 CREATE TABLE game_numbers (
     id       INTEGER PRIMARY KEY CHECK (id = 1),  -- one row

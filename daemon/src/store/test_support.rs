@@ -1,7 +1,6 @@
 //! Helpers for the tests that need a store: a file of its own, its
-//! configuration, a game to write, a future run to its end. Both the store's
-//! tests and `game_numbers`' use them; in a module of their own so that
-//! `game_numbers`' tests import these and not the store's tests.
+//! configuration, a game to write, a future run to its end; shared by the
+//! store's test modules.
 
 use std::future::Future;
 use std::path::{Path, PathBuf};

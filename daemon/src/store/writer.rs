@@ -19,7 +19,7 @@ use super::checkpoint;
 use super::move_log::MoveLog;
 use super::schema::describe;
 use super::wal_watch::{Wal, WalWatch};
-use super::{Faults, StoreError, StoredMove, Write, failed, records};
+use super::{Faults, StoreError, StoredMove, Write, failed};
 
 /// A write's answer: the rows it changed, once committed.
 type WriteAnswer = oneshot::Sender<Result<usize, StoreError>>;
@@ -95,7 +95,7 @@ pub(super) fn run_writer(
         }
         match then {
             Then::Go => {}
-            Then::Close => return writer.release_game_numbers(),
+            Then::Close => return,
             Then::Gone => return,
         }
     }
@@ -104,9 +104,9 @@ pub(super) fn run_writer(
 /// What the writer does after a batch.
 pub(super) enum Then {
     Go,
-    /// Told to close: every write is in, numbers reserved ahead can go back.
+    /// Told to close: every write queued before is in.
     Close,
-    /// Every handle dropped without a close: stop, keeping the reservation.
+    /// Every handle dropped without a close.
     Gone,
 }
 
@@ -154,9 +154,6 @@ pub(super) fn next_batch(
 pub(super) struct Writer {
     pub(super) conn: Connection,
     pub(super) log: MoveLog,
-    /// A write failed: it may have been a game's creation, so the numbers
-    /// reserved are kept at the close.
-    pub(super) failed: bool,
     /// Faults switched on by a failure test.
     pub(super) faults: Option<Faults>,
     /// Writes are failing for lack of space (logged once, when it began).
@@ -172,7 +169,6 @@ impl Writer {
     /// Leaves `batch` empty.
     pub(super) fn commit_batch(&mut self, batch: &mut Vec<WriteJob>, stats: &StoreStats) {
         if !self.wal_intact() {
-            self.failed = true;
             let refusal = self.wal.refusal();
             batch
                 .drain(..)
@@ -187,7 +183,6 @@ impl Writer {
                 }
             }
             Err(error) if batch.len() == 1 || checkpoint::is_full(&error) => {
-                self.failed = true;
                 let why = describe(&error);
                 batch
                     .drain(..)
@@ -203,8 +198,6 @@ impl Writer {
         let result = self.run_with_room(std::iter::once(&job.write));
         if result.is_ok() {
             stats.committed(1);
-        } else {
-            self.failed = true;
         }
         let result = result.map(|counts| counts.into_iter().sum());
         answer(job, result.map_err(failed));
@@ -278,17 +271,6 @@ impl Writer {
              it is damaged; never remove the files beside a running daemon's store"
         );
         false
-    }
-
-    /// At a close: the next start numbers games on from the last one stored
-    /// rather than past the block reserved ahead.
-    fn release_game_numbers(&self) {
-        if self.failed {
-            return;
-        }
-        if let Err(error) = records::release_game_numbers(&self.conn) {
-            tracing::warn!(%error, "cannot give back the game numbers reserved ahead");
-        }
     }
 
     /// Runs `writes` and the log's upkeep in one transaction; the log keeps
