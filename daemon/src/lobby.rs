@@ -64,15 +64,22 @@ pub struct Lobby {
     waiting: Waiting<Deferred>,
 }
 
-/// A command or event that touches a name or game a held decision touched:
-/// it runs once that decision is settled.
+/// A command or event that touches what a held decision touched: it runs
+/// once that decision is settled (and what it then waits for, if anything).
 struct Deferred {
-    name: Option<Name>,
-    game: Option<GameId>,
+    waits: Waits,
     job: Job,
 }
 
+/// What held decision, if any, a piece of work must wait for.
+type Waits = Box<dyn Fn(&LobbyCore<SeatRef>) -> Option<Held>>;
+
 type Job = Box<dyn FnOnce(&mut Lobby, &mut Context<Lobby>)>;
+
+/// Work touching `name` (and the game it sits at) and `game`.
+fn touching(name: Option<Name>, game: Option<GameId>) -> Waits {
+    Box::new(move |core| core.waits_for(name.as_deref(), game))
+}
 
 /// Where a command's answer goes, now or once its write commits.
 type Reply<T> = oneshot::Sender<Result<T, ProtocolError>>;
@@ -104,20 +111,18 @@ impl Lobby {
         })
     }
 
-    /// Runs `job` now, unless it touches `name` or `game` while a decision
-    /// held touches them too: then once that decision is settled, in the
-    /// order such work came.
+    /// Runs `job` now, unless `waits` names a held decision it touches:
+    /// then once that decision is settled, in the order such work came.
     fn when_free(
         &mut self,
         ctx: &mut Context<Self>,
-        name: Option<Name>,
-        game: Option<GameId>,
+        waits: Waits,
         job: impl FnOnce(&mut Lobby, &mut Context<Lobby>) + 'static,
     ) {
-        match self.core.waits_for(name.as_deref(), game) {
+        match waits(&self.core) {
             Some(held) => {
                 let job = Box::new(job);
-                self.waiting.push(held, Deferred { name, game, job });
+                self.waiting.push(held, Deferred { waits, job });
             }
             None => job(self, ctx),
         }
@@ -126,7 +131,7 @@ impl Lobby {
     /// A held decision is settled: what waited for it runs (or waits on).
     fn settled(&mut self, ctx: &mut Context<Self>, held: Held) {
         for deferred in self.waiting.take(held) {
-            self.when_free(ctx, deferred.name, deferred.game, deferred.job);
+            self.when_free(ctx, deferred.waits, deferred.job);
         }
     }
 
@@ -317,7 +322,7 @@ impl Handler<Gone> for Lobby {
 
     fn handle(&mut self, msg: Gone, ctx: &mut Context<Self>) {
         let name = msg.name.clone();
-        self.when_free(ctx, name, None, move |act, _| {
+        self.when_free(ctx, touching(name, None), move |act, _| {
             if let Some(name) = msg.name {
                 let effects = act.core.gone(msg.id, &name);
                 act.carry_out_all(effects);
@@ -333,7 +338,7 @@ impl Handler<Login> for Lobby {
     fn handle(&mut self, msg: Login, ctx: &mut Context<Self>) -> Self::Result {
         let (reply, answer) = oneshot::channel();
         let name = Name::clone(&msg.name);
-        self.when_free(ctx, Some(name), None, move |act, _| {
+        self.when_free(ctx, touching(Some(name), None), move |act, _| {
             let _ = reply.send(act.login(&msg));
         });
         answered(answer)
@@ -346,7 +351,7 @@ impl Handler<Create<SessionRef>> for Lobby {
     fn handle(&mut self, msg: Create<SessionRef>, ctx: &mut Context<Self>) -> Self::Result {
         let (reply, answer) = oneshot::channel();
         let name = Name::clone(&msg.name);
-        self.when_free(ctx, Some(name), None, move |act, ctx| {
+        self.when_free(ctx, touching(Some(name), None), move |act, ctx| {
             let next = &mut act.next_game;
             let decided = act
                 .core
@@ -362,8 +367,13 @@ impl Handler<Seek<SessionRef>> for Lobby {
 
     fn handle(&mut self, msg: Seek<SessionRef>, ctx: &mut Context<Self>) -> Self::Result {
         let (reply, answer) = oneshot::channel();
-        let name = Name::clone(&msg.name);
-        self.when_free(ctx, Some(name), None, move |act, ctx| {
+        // Also waits for a held pairing that took a seek for the same game:
+        // were it put back, the two seeks would wait side by side.
+        let (variant, clock) = (msg.variant, msg.clock);
+        let name = touching(Some(Name::clone(&msg.name)), None);
+        let waits: Waits =
+            Box::new(move |core| name(core).or_else(|| core.seek_waits_for(variant, clock)));
+        self.when_free(ctx, waits, move |act, ctx| {
             let next = &mut act.next_game;
             let decided = (act.core).seek(&msg.name, msg.variant, msg.clock, || take(next), coin());
             act.conclude(ctx, decided, reply, |act, sought| match sought {
@@ -381,12 +391,16 @@ impl Handler<Join<SessionRef>> for Lobby {
     fn handle(&mut self, msg: Join<SessionRef>, ctx: &mut Context<Self>) -> Self::Result {
         let (reply, answer) = oneshot::channel();
         let name = Name::clone(&msg.name);
-        self.when_free(ctx, Some(name), Some(msg.game), move |act, ctx| {
-            let decided = act.core.join(&msg.name, msg.game);
-            act.conclude(ctx, decided, reply, |act, (game, color)| {
-                Ok((act.route(game)?, color))
-            });
-        });
+        self.when_free(
+            ctx,
+            touching(Some(name), Some(msg.game)),
+            move |act, ctx| {
+                let decided = act.core.join(&msg.name, msg.game);
+                act.conclude(ctx, decided, reply, |act, (game, color)| {
+                    Ok((act.route(game)?, color))
+                });
+            },
+        );
         answered(answer)
     }
 }
@@ -397,7 +411,7 @@ impl Handler<Leave> for Lobby {
     fn handle(&mut self, msg: Leave, ctx: &mut Context<Self>) -> Self::Result {
         let (reply, answer) = oneshot::channel();
         let name = Name::clone(&msg.name);
-        self.when_free(ctx, Some(name), None, move |act, ctx| {
+        self.when_free(ctx, touching(Some(name), None), move |act, ctx| {
             let decided = act.core.leave(&msg.name, msg.watching);
             act.conclude(ctx, decided, reply, |_, left| Ok(left));
         });
@@ -411,7 +425,7 @@ impl Handler<Rematch<SessionRef>> for Lobby {
     fn handle(&mut self, msg: Rematch<SessionRef>, ctx: &mut Context<Self>) -> Self::Result {
         let (reply, answer) = oneshot::channel();
         let name = Name::clone(&msg.name);
-        self.when_free(ctx, Some(name), None, move |act, ctx| {
+        self.when_free(ctx, touching(Some(name), None), move |act, ctx| {
             let next = &mut act.next_game;
             let decided = act.core.rematch(&msg.name, || take(next));
             act.conclude(ctx, decided, reply, |act, rematched| match rematched {
@@ -567,7 +581,7 @@ impl Handler<FromGame> for Lobby {
         let game = match msg {
             FromGame::Ended(game) | FromGame::Closed(game) => game,
         };
-        self.when_free(ctx, None, Some(game), move |act, _| match msg {
+        self.when_free(ctx, touching(None, Some(game)), move |act, _| match msg {
             FromGame::Ended(game) => act.core.ended(game),
             FromGame::Closed(game) => act.core.closed(game),
         });

@@ -157,3 +157,38 @@ fn a_frozen_store_holds_back_new_games_and_only_them() {
         "Cy's NEW ran after the pairing: {before:?} {refused}"
     );
 }
+
+#[test]
+fn a_seek_that_comes_while_a_pairing_is_stored_follows_it() {
+    let (daemon, faults) = daemon_with_faults();
+    let mut ann = Client::login_as(daemon.addr, "ann");
+    let mut bob = Client::login_as(daemon.addr, "bob");
+    let mut cy = Client::login_as(daemon.addr, "cy");
+    let mut watcher = Client::login_as(daemon.addr, "dee");
+    assert_eq!(ann.ok("SEEK othello").1, "OK seeking");
+    faults.freeze();
+    bob.send("SEEK othello");
+    wait_until_not_seeking(&mut watcher, "ann");
+    // Cy seeks the same game while Bob's pairing with Ann waits for the
+    // disk, which then refuses it: Ann is seeking again, and Cy's seek must
+    // not wait beside hers, unpaired.
+    cy.send("SEEK othello");
+    faults.fail_writes();
+    let (_, refused) = bob.final_reply("SEEK");
+    assert!(refused.starts_with("ERR 503 "), "{refused}");
+    let (_, cy_reply) = cy.final_reply("SEEK");
+    assert_ne!(
+        cy_reply, "OK seeking",
+        "two seekers of one game left waiting"
+    );
+    faults.heal();
+    if cy_reply.starts_with("OK ") {
+        let g = reply_game("SEEK", &cy_reply);
+        let start = ann.expect_event("START ");
+        assert!(start.starts_with(&format!("START {g} ")), "{start}");
+    } else {
+        assert!(cy_reply.starts_with("ERR 503 "), "{cy_reply}");
+        assert_eq!(who_says(&mut watcher, "ann"), "PLAYER ann seeking");
+        assert_eq!(who_says(&mut watcher, "cy"), "PLAYER cy idle");
+    }
+}

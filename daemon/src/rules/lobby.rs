@@ -423,7 +423,7 @@ impl<R: Clone> LobbyCore<R> {
         let found = self
             .seeks
             .iter()
-            .position(|s| s.variant == variant && s.clock == clock && !self.is_busy(&s.name));
+            .position(|s| s.variant == variant && s.clock == clock);
         let Some(index) = found else {
             self.push_seek(Seek {
                 name: Name::clone(name),
@@ -1043,9 +1043,19 @@ impl<R: Clone> LobbyCore<R> {
                 ));
             }
         }
-        for seek in &self.seeks {
+        for (i, seek) in self.seeks.iter().enumerate() {
             if let Some(games) = live.get(&*seek.name) {
                 return Err(format!("{} seeks while in {games:?}", seek.name));
+            }
+            let later = self.seeks.iter().skip(i + 1);
+            if let Some(other) = later
+                .into_iter()
+                .find(|o| o.variant == seek.variant && o.clock == seek.clock)
+            {
+                return Err(format!(
+                    "{} and {} seek the same game",
+                    seek.name, other.name
+                ));
             }
         }
         for (name, person) in &self.people {

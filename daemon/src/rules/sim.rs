@@ -214,7 +214,11 @@ impl World {
                     Cmd::Join(game) => Some(*game),
                     _ => None,
                 };
-                self.lobby.waits_for(Some(&self.session(*conn).name), game)
+                let name = Some(&*self.session(*conn).name);
+                (self.lobby.waits_for(name, game)).or_else(|| match cmd {
+                    Cmd::Seek => self.lobby.seek_waits_for(Variant::Othello, None),
+                    _ => None,
+                })
             }
             ToLobby::Gone(conn) => self.lobby.waits_for(Some(&self.session(*conn).name), None),
             ToLobby::Ended(game) | ToLobby::Closed(game) => self.lobby.waits_for(None, Some(*game)),
