@@ -22,7 +22,8 @@
 //! - Grace periods, idle timeouts and rate limits stay on the real clock:
 //!   they are about people, not the clocks of a game.
 
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// How often the ticker reads the clock.
@@ -31,59 +32,72 @@ pub const TICK: Duration = Duration::from_millis(100);
 /// A gap between two readings longer than this is a pause of the daemon.
 pub const PAUSE: Duration = Duration::from_secs(1);
 
-/// The pauses seen between readings of the clock. Pure: the readings are
-/// passed in.
+/// Readings of the monotonic clock and the pauses seen between them, shared
+/// by every thread without a lock (it is read several times a move, on
+/// every worker). Readings are passed in, so the tests can make them up.
 #[derive(Debug)]
-pub struct PauseDetector {
+pub struct ServiceClock {
+    /// What the nanoseconds below count from.
+    epoch: Instant,
     /// The latest reading.
-    last: Instant,
+    last: AtomicU64,
     /// Time given back so far.
-    paused: Duration,
-    tick: Duration,
-    pause: Duration,
+    paused: AtomicU64,
+    /// The latest service time handed out: none is ever earlier.
+    served: AtomicU64,
 }
 
-impl PauseDetector {
-    /// No pause yet, reading from `start`; a gap over `pause` between
-    /// readings that come every `tick` is a pause.
-    pub fn new(start: Instant, tick: Duration, pause: Duration) -> PauseDetector {
-        PauseDetector {
-            last: start,
-            paused: Duration::ZERO,
-            tick,
-            pause,
+impl ServiceClock {
+    /// No pause yet, reading from `epoch`.
+    pub fn new(epoch: Instant) -> ServiceClock {
+        ServiceClock {
+            epoch,
+            last: AtomicU64::new(0),
+            paused: AtomicU64::new(0),
+            served: AtomicU64::new(0),
         }
     }
 
     /// Takes a reading `real` of the monotonic clock: the service time at it,
-    /// and the pause it ended, if it did. Readings may come in a little out
-    /// of order (from several threads); a late one counts no gap.
-    pub fn read(&mut self, real: Instant) -> (Instant, Option<Duration>) {
-        let gap = real.saturating_duration_since(self.last);
+    /// and the pause it ended, if it did. Only the first reading after a gap
+    /// sees it (`fetch_max` hands each the reading before it), so a pause is
+    /// given back once however many threads wake from it. A reading taken
+    /// before a pause but counted after it would come out earlier than what
+    /// was already handed out: no service time is earlier than one before.
+    pub fn read(&self, real: Instant) -> (Instant, Option<Duration>) {
+        let at = nanos(real.saturating_duration_since(self.epoch));
+        let before = self.last.fetch_max(at, Ordering::AcqRel);
         let mut ended = None;
-        if gap > self.pause {
-            let given_back = gap.saturating_sub(self.tick);
-            self.paused = self.paused.saturating_add(given_back);
-            ended = Some(given_back);
+        if at.saturating_sub(before) > nanos(PAUSE) {
+            let given_back = at - before - nanos(TICK);
+            self.paused.fetch_add(given_back, Ordering::AcqRel);
+            ended = Some(Duration::from_nanos(given_back));
         }
-        self.last = self.last.max(real);
-        // Never below the start: the time given back is time that passed.
-        let service = real.checked_sub(self.paused).unwrap_or(real);
-        (service, ended)
+        let paused = self.paused.load(Ordering::Acquire);
+        let service = at.saturating_sub(paused);
+        let served = self
+            .served
+            .fetch_max(service, Ordering::AcqRel)
+            .max(service);
+        (self.epoch + Duration::from_nanos(served), ended)
     }
 
     /// Time given back so far.
     pub fn paused(&self) -> Duration {
-        self.paused
+        Duration::from_nanos(self.paused.load(Ordering::Acquire))
     }
 }
 
-/// The daemon's detector, with its ticker; `None` if the ticker could not
+fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// The daemon's clock, with its ticker; `None` if the ticker could not
 /// start (then no gap can be told from an idle spell, and service time is
 /// the monotonic clock).
-fn detector() -> Option<&'static Mutex<PauseDetector>> {
-    static DETECTOR: OnceLock<Option<Mutex<PauseDetector>>> = OnceLock::new();
-    DETECTOR
+fn clock() -> Option<&'static ServiceClock> {
+    static CLOCK: OnceLock<Option<ServiceClock>> = OnceLock::new();
+    CLOCK
         .get_or_init(|| {
             let ticker = std::thread::Builder::new()
                 .name("service-time".into())
@@ -94,7 +108,7 @@ fn detector() -> Option<&'static Mutex<PauseDetector>> {
                     }
                 });
             match ticker {
-                Ok(_) => Some(Mutex::new(PauseDetector::new(Instant::now(), TICK, PAUSE))),
+                Ok(_) => Some(ServiceClock::new(Instant::now())),
                 Err(error) => {
                     tracing::warn!(%error, "no service-time thread: a paused daemon charges the clocks");
                     None
@@ -108,19 +122,15 @@ fn detector() -> Option<&'static Mutex<PauseDetector>> {
 /// daemon calls it at start, before its workers copy their descriptor
 /// tables: the thread opens no descriptor, but it is in the shared table.
 pub fn start() {
-    let _ = detector();
+    let _ = clock();
 }
 
 /// The service time now.
 pub fn now() -> Instant {
-    let real = Instant::now();
-    let Some(detector) = detector() else {
-        return real;
+    let Some(clock) = clock() else {
+        return Instant::now();
     };
-    let (service, ended) = detector
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .read(real);
+    let (service, ended) = clock.read(Instant::now());
     if let Some(pause) = ended {
         let ms = pause.as_millis();
         tracing::warn!(
@@ -140,7 +150,7 @@ mod tests {
     #[test]
     fn readings_a_tick_apart_are_the_monotonic_clock() {
         let t0 = Instant::now();
-        let mut d = PauseDetector::new(t0, TICK, PAUSE);
+        let d = ServiceClock::new(t0);
         for n in 1..=30u32 {
             let real = t0 + TICK * n;
             assert_eq!(d.read(real), (real, None));
@@ -151,7 +161,7 @@ mod tests {
     #[test]
     fn a_long_gap_is_given_back_but_a_tick_and_a_short_one_is_not() {
         let t0 = Instant::now();
-        let mut d = PauseDetector::new(t0, TICK, PAUSE);
+        let d = ServiceClock::new(t0);
         let after_stall = t0 + 900 * MS;
         assert_eq!(
             d.read(after_stall),
@@ -170,12 +180,41 @@ mod tests {
     #[test]
     fn a_reading_that_comes_late_from_another_thread_counts_no_gap() {
         let t0 = Instant::now();
-        let mut d = PauseDetector::new(t0, TICK, PAUSE);
+        let d = ServiceClock::new(t0);
         let _ = d.read(t0 + 5 * TICK);
         let (service, ended) = d.read(t0 + 4 * TICK);
-        assert_eq!((service, ended), (t0 + 4 * TICK, None));
+        assert_eq!(ended, None);
+        assert_eq!(service, t0 + 5 * TICK, "never earlier than handed out");
         let (_, ended) = d.read(t0 + 6 * TICK);
         assert_eq!(ended, None, "measured from the latest reading");
+    }
+
+    #[test]
+    fn a_reading_taken_before_a_pause_and_counted_after_it_does_not_go_back() {
+        let t0 = Instant::now();
+        let d = ServiceClock::new(t0);
+        let before_pause = t0 + TICK;
+        let _ = d.read(before_pause);
+        // The ticker wakes first from a 5 s pause; a worker's reading taken
+        // just before the pause is counted next.
+        let (woke, ended) = d.read(before_pause + 5000 * MS);
+        assert_eq!(ended, Some(4900 * MS));
+        let (late, ended) = d.read(before_pause);
+        assert_eq!(ended, None);
+        assert!(late >= woke, "{late:?} < {woke:?}");
+    }
+
+    #[test]
+    fn a_pause_is_given_back_once_whoever_sees_it() {
+        let t0 = Instant::now();
+        let d = ServiceClock::new(t0);
+        let resumed = t0 + 3000 * MS;
+        let readers: Vec<Option<Duration>> = std::thread::scope(|scope| {
+            let threads: Vec<_> = (0..4).map(|_| scope.spawn(|| d.read(resumed).1)).collect();
+            threads.into_iter().map(|t| t.join().unwrap()).collect()
+        });
+        assert_eq!(readers.iter().flatten().count(), 1, "{readers:?}");
+        assert_eq!(d.paused(), 2900 * MS);
     }
 
     #[test]
