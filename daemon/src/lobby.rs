@@ -31,6 +31,7 @@ use tokio::sync::oneshot;
 use crate::config::Config;
 use crate::engine_pool::EngineWorker;
 use crate::game::{GameActor, GameServices, GameSetup};
+use crate::live::Live;
 use crate::messages::*;
 use crate::random::random_u64;
 use crate::rules::Sitter;
@@ -55,6 +56,8 @@ pub struct Lobby {
     services: Arc<GameServices>,
     workers: Vec<ArbiterHandle>,
     next_worker: usize,
+    /// The settings SIGHUP changes (the idle timeout).
+    live: Arc<Live>,
     /// The number the next new game gets.
     next_game: GameId,
     sessions: HashMap<ConnId, SessionEntry>,
@@ -87,15 +90,17 @@ type Reply<T> = oneshot::Sender<Result<T, ProtocolError>>;
 impl Lobby {
     /// Starts a lobby that starts games on `workers` (a player's, or in turn) with
     /// `engine` for bots, writing them to `store`, numbering new games from
-    /// `next_game`.
+    /// `next_game`, and closing connections idle past `live`'s timeout.
     pub fn start(
         config: Arc<Config>,
+        live: Arc<Live>,
         engine: Addr<EngineWorker>,
         workers: Vec<ArbiterHandle>,
         store: Store,
         next_game: GameId,
     ) -> Addr<Lobby> {
         Lobby::create(move |ctx| Lobby {
+            live,
             next_game: next_game.max(1),
             services: Arc::new(GameServices {
                 config,
@@ -294,8 +299,20 @@ impl Actor for Lobby {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Context<Self>) {
-        let timeout = Duration::from_secs(self.services.config.idle_timeout_secs);
-        ctx.run_interval(idle_sweep_interval(timeout), |act, _| act.sweep_idle());
+        self.schedule_sweep(ctx);
+    }
+}
+
+impl Lobby {
+    /// The next idle sweep, a quarter of the timeout from now: read again
+    /// each time, so that a timeout changed by SIGHUP counts from the next
+    /// sweep on.
+    fn schedule_sweep(&self, ctx: &mut Context<Self>) {
+        let every = idle_sweep_interval(self.live.idle_timeout());
+        ctx.run_later(every, |act, ctx| {
+            act.sweep_idle();
+            act.schedule_sweep(ctx);
+        });
     }
 }
 

@@ -194,8 +194,10 @@ async fn start(
         playing,
         next_game,
     } = recovery;
+    let live = Arc::new(Live::new(&config));
     let lobby = Lobby::start(
         Arc::clone(&config),
+        Arc::clone(&live),
         engine,
         handles.clone(),
         store.clone(),
@@ -211,7 +213,6 @@ async fn start(
     let hasher = SyncArbiter::start(config.passwords.hash_threads, || PasswordWorker);
     let accounts = Accounts::new(store.clone(), hasher, config.guests, config.passwords);
     let connections = Arc::new(AtomicUsize::new(0));
-    let live = Arc::new(Live::new(&config));
     let slow_moves = Arc::new(SlowMoves::default());
     actix::spawn(report_slow_moves(Arc::clone(&slow_moves)));
     let shared = Arc::new(Shared {

@@ -728,8 +728,9 @@ impl<R: Clone> LobbyCore<R> {
         true
     }
 
-    /// What `WHO` says of each name logged in, by name (a game held for its
-    /// write is not shown yet).
+    /// What `WHO` says of each name logged in, by name. A new game held for
+    /// its write is not shown yet (its number reaches nobody before it is
+    /// stored); a seat held for its write is (the game's number is known).
     pub fn who(&self) -> Vec<(Name, PlayerStatus)> {
         let mut names: Vec<(Name, PlayerStatus)> = self
             .people

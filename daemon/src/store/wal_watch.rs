@@ -31,6 +31,8 @@ pub(super) struct WalWatch {
     /// `None` where files have no identity: nothing is watched.
     id: Option<FileId>,
     lost: bool,
+    /// A look at it failed and was logged: not again until one succeeds.
+    unreadable: bool,
 }
 
 /// What [`WalWatch::check`] found.
@@ -54,6 +56,7 @@ impl WalWatch {
             id: FileId::of(&metadata),
             path,
             lost: false,
+            unreadable: false,
         })
     }
 
@@ -71,10 +74,22 @@ impl WalWatch {
             return Wal::StillLost;
         }
         let what = match std::fs::metadata(&self.path) {
-            Ok(metadata) if FileId::of(&metadata) == Some(id) => return Wal::Intact,
+            Ok(metadata) if FileId::of(&metadata) == Some(id) => {
+                self.unreadable = false;
+                return Wal::Intact;
+            }
             Ok(_) => "was replaced by another file",
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => "was removed",
-            Err(e) => return self.lose(format!("cannot be looked at ({e})")),
+            // Not a sign that the file went (a passing EIO, ENOMEM, a
+            // permission changed): the commit itself tells whether the disk
+            // still works, and the next batch looks again.
+            Err(e) => {
+                if !std::mem::replace(&mut self.unreadable, true) {
+                    let wal = self.path.display();
+                    tracing::warn!(%wal, error = %e, "cannot look at the WAL; writing on");
+                }
+                return Wal::Intact;
+            }
         };
         self.lose(what.to_string())
     }
