@@ -84,6 +84,9 @@ fn touching(name: Option<Name>, game: Option<GameId>) -> Waits {
     Box::new(move |core| core.waits_for(name.as_deref(), game))
 }
 
+/// How long after a failed write seeks left side by side are paired.
+const PAIR_RETRY: Duration = Duration::from_secs(1);
+
 /// Where a command's answer goes, now or once its write commits.
 type Reply<T> = oneshot::Sender<Result<T, ProtocolError>>;
 
@@ -186,10 +189,25 @@ impl Lobby {
                         ErrorCode::Unavailable,
                         "the game could not be saved, so nothing changed; try again",
                     )));
+                    // A pairing put back may leave its seek beside another
+                    // for the same game; paired once the store may work
+                    // again, and no busier than that while it fails.
+                    ctx.run_later(PAIR_RETRY, |act, ctx| act.pair_waiting(ctx));
                 }
             }
             act.settled(ctx, held);
         }));
+    }
+
+    /// Pairs seeks left waiting side by side by a pairing put back.
+    fn pair_waiting(&mut self, ctx: &mut Context<Self>) {
+        let next = &mut self.next_game;
+        if let Some(done) = self.core.pair_waiting(|| take(next), coin()) {
+            // Both players learn their seat from the launch; no one waits
+            // for an answer.
+            let (reply, _) = oneshot::channel();
+            self.conclude(ctx, Ok(done), reply, |_, _| Ok(()));
+        }
     }
 
     /// Carries out the core's effects, in order. Their writes that answers
@@ -384,13 +402,8 @@ impl Handler<Seek<SessionRef>> for Lobby {
 
     fn handle(&mut self, msg: Seek<SessionRef>, ctx: &mut Context<Self>) -> Self::Result {
         let (reply, answer) = oneshot::channel();
-        // Also waits for a held pairing that took a seek for the same game:
-        // were it put back, the two seeks would wait side by side.
-        let (variant, clock) = (msg.variant, msg.clock);
-        let name = touching(Some(Name::clone(&msg.name)), None);
-        let waits: Waits =
-            Box::new(move |core| name(core).or_else(|| core.seek_waits_for(variant, clock)));
-        self.when_free(ctx, waits, move |act, ctx| {
+        let name = Name::clone(&msg.name);
+        self.when_free(ctx, touching(Some(name), None), move |act, ctx| {
             let next = &mut act.next_game;
             let decided = (act.core).seek(&msg.name, msg.variant, msg.clock, || take(next), coin());
             act.conclude(ctx, decided, reply, |act, sought| match sought {

@@ -270,6 +270,9 @@ pub struct LobbyCore<R> {
     seeks: Vec<Seek>,
     games: BTreeMap<GameId, Entry<R>>,
     holds: Holds<R>,
+    /// A pairing was put back, and its seek may wait beside another for the
+    /// same game until [`LobbyCore::pair_waiting`].
+    unpaired: bool,
 }
 
 impl<R> Default for LobbyCore<R> {
@@ -279,6 +282,7 @@ impl<R> Default for LobbyCore<R> {
             seeks: Vec::new(),
             games: BTreeMap::new(),
             holds: Holds::default(),
+            unpaired: false,
         }
     }
 }
@@ -578,6 +582,70 @@ impl<R: Clone> LobbyCore<R> {
             return done(Left::SeekWithdrawn, effects);
         }
         Err(conflict("nothing to leave"))
+    }
+
+    /// Pairs the first two seeks waiting for the same game, if two are: a
+    /// pairing put back brings back the seek it took, which may then wait
+    /// beside one that came meanwhile. Held like any pairing; nobody waits
+    /// for its answer, so both players are told their seat
+    /// ([`Launch::seated`]). `None` if no two seeks match.
+    pub fn pair_waiting(
+        &mut self,
+        next_id: impl FnOnce() -> GameId,
+        coin: bool,
+    ) -> Option<Done<GameId, R>> {
+        let pair = self.matching_seeks();
+        self.unpaired = false;
+        let (first, second) = pair?;
+        let done = self.transact(|core| core.decide_pair(first, second, next_id, coin));
+        self.unpaired = self.matching_seeks().is_some();
+        done.ok()
+    }
+
+    /// The first two seeks for the same game, by position.
+    fn matching_seeks(&self) -> Option<(usize, usize)> {
+        self.seeks.iter().enumerate().find_map(|(i, seek)| {
+            (self.seeks.iter().skip(i + 1))
+                .position(|o| o.variant == seek.variant && o.clock == seek.clock)
+                .map(|j| (i, i + 1 + j))
+        })
+    }
+
+    /// Pairs the seeks at `first` and `second` (`first` the older: it gets
+    /// black if `coin`).
+    fn decide_pair(
+        &mut self,
+        first: usize,
+        second: usize,
+        next_id: impl FnOnce() -> GameId,
+        coin: bool,
+    ) -> Result<Done<GameId, R>, ProtocolError> {
+        let gone = || conflict("the seek is gone");
+        let later = self.remove_seek(second).ok_or_else(gone)?;
+        let older = self.remove_seek(first).ok_or_else(gone)?;
+        let (variant, clock) = (older.variant, older.clock);
+        let older_conn = self.holder(&older.name);
+        let older = Sitter::Person(older.name, older_conn);
+        let later = Sitter::Person(Name::clone(&later.name), self.holder(&later.name));
+        let seats = if coin { [older, later] } else { [later, older] };
+        let game = next_id();
+        // Connections are numbered from 1: nobody is the asker, and both
+        // are told their seat.
+        let origin = Origin {
+            asker: 0,
+            near: older_conn,
+        };
+        let mut effects = Vec::new();
+        self.launch(
+            game,
+            variant,
+            clock,
+            seats,
+            Vec::new(),
+            origin,
+            &mut effects,
+        );
+        done(game, effects)
     }
 
     /// What [`LobbyCore::rematch`] decides.
@@ -1049,9 +1117,9 @@ impl<R: Clone> LobbyCore<R> {
                 return Err(format!("{} seeks while in {games:?}", seek.name));
             }
             let later = self.seeks.iter().skip(i + 1);
-            if let Some(other) = later
-                .into_iter()
+            if let Some(other) = (later.into_iter())
                 .find(|o| o.variant == seek.variant && o.clock == seek.clock)
+                .filter(|_| !self.unpaired)
             {
                 return Err(format!(
                     "{} and {} seek the same game",

@@ -146,6 +146,49 @@ fn code(e: flipline::protocol::ProtocolError) -> u16 {
 }
 
 #[test]
+fn seeks_left_side_by_side_by_a_pairing_put_back_are_paired() {
+    let mut h = Harness::new();
+    for (name, conn) in [("ann", 1), ("bob", 2), ("cy", 3)] {
+        h.login(name, conn);
+    }
+    assert_eq!(h.seek("ann", Variant::Othello), Ok(Sought::Seeking));
+    let next = &mut h.next;
+    let paired = (h.core)
+        .seek(
+            &Name::from("bob"),
+            Variant::Othello,
+            None,
+            move || take(next),
+            true,
+        )
+        .unwrap();
+    let held = paired.held.expect("a pairing waits for its write");
+    // Cy seeks the same game while the pairing waits, then the store
+    // refuses it: Ann's seek is back, beside Cy's.
+    assert_eq!(h.seek("cy", Variant::Othello), Ok(Sought::Seeking));
+    h.core.not_stored(held);
+    assert_eq!(h.core.check_invariants(), Ok(()));
+    let next = &mut h.next;
+    let done = h
+        .core
+        .pair_waiting(move || take(next), true)
+        .expect("two seeks match");
+    assert!(done.held.is_some(), "held like any pairing");
+    let launch = done.effects.iter().find_map(|e| match e {
+        LobbyEffect::Launch(launch) => Some(launch.clone()),
+        _ => None,
+    });
+    let launch = launch.expect("a game starts");
+    assert_eq!(launch.seated, vec![1, 3], "both are told their seat");
+    assert_eq!(h.settle(done), Ok(launch.id));
+    assert_eq!(h.core.seat_of("ann"), Some(launch.id));
+    assert_eq!(h.core.seat_of("cy"), Some(launch.id));
+    let next = &mut h.next;
+    assert!(h.core.pair_waiting(move || take(next), true).is_none());
+    assert_eq!(h.core.check_invariants(), Ok(()));
+}
+
+#[test]
 fn a_seeker_is_paired_with_the_next_and_both_sit_in_the_game() {
     let mut h = Harness::new();
     h.login("ann", 1);
@@ -336,6 +379,8 @@ enum Op {
     Close(GameId),
     /// The store starts or stops refusing writes.
     Disk(bool),
+    /// The shell's retry after a failed write: seeks left side by side pair.
+    PairWaiting,
 }
 
 const PLAYERS: [&str; 4] = ["ann", "bob", "cy", "dee"];
@@ -354,6 +399,7 @@ fn op() -> impl Strategy<Value = Op> {
         2 => game.clone().prop_map(Op::End),
         1 => game.prop_map(Op::Close),
         1 => any::<bool>().prop_map(Op::Disk),
+        1 => Just(Op::PairWaiting),
     ]
 }
 
@@ -404,6 +450,13 @@ proptest! {
                 }
                 Op::Disk(failing) => {
                     h.failing = failing;
+                    false
+                }
+                Op::PairWaiting => {
+                    let next = &mut h.next;
+                    if let Some(done) = h.core.pair_waiting(move || take(next), true) {
+                        let _ = h.settle(done);
+                    }
                     false
                 }
             };

@@ -43,12 +43,15 @@ enum ToLobby {
     Closed(GameId),
     /// The store's answer to a held decision's write.
     Stored(Held, bool),
+    /// The shell's timer after a failed write: pair seeks left side by side.
+    PairWaiting,
 }
 
 /// A decision held for its write: who asked, the answer and the effects
 /// that wait for the commit.
 struct HeldWork {
-    conn: ConnId,
+    /// Nobody for a pairing of seeks left waiting.
+    conn: Option<ConnId>,
     reply: Option<GameId>,
     effects: Vec<LobbyEffect<GameId>>,
 }
@@ -214,15 +217,11 @@ impl World {
                     Cmd::Join(game) => Some(*game),
                     _ => None,
                 };
-                let name = Some(&*self.session(*conn).name);
-                (self.lobby.waits_for(name, game)).or_else(|| match cmd {
-                    Cmd::Seek => self.lobby.seek_waits_for(Variant::Othello, None),
-                    _ => None,
-                })
+                self.lobby.waits_for(Some(&self.session(*conn).name), game)
             }
             ToLobby::Gone(conn) => self.lobby.waits_for(Some(&self.session(*conn).name), None),
             ToLobby::Ended(game) | ToLobby::Closed(game) => self.lobby.waits_for(None, Some(*game)),
-            ToLobby::Stored(..) => None,
+            ToLobby::Stored(..) | ToLobby::PairWaiting => None,
         };
         if let Some(held) = waits {
             return self.waiting.push(held, msg);
@@ -232,7 +231,7 @@ impl World {
                 Ok((reply, effects, Some(held))) => {
                     self.store.push_back(held);
                     let work = HeldWork {
-                        conn,
+                        conn: Some(conn),
                         reply,
                         effects,
                     };
@@ -252,6 +251,30 @@ impl World {
             ToLobby::Ended(game) => self.lobby.ended(game),
             ToLobby::Closed(game) => self.lobby.closed(game),
             ToLobby::Stored(held, stored) => self.settle(held, stored),
+            ToLobby::PairWaiting => self.pair_waiting(),
+        }
+    }
+
+    fn pair_waiting(&mut self) {
+        let next = &mut self.next_game;
+        let id = move || {
+            *next += 1;
+            *next - 1
+        };
+        let Some(done) = self.lobby.pair_waiting(id, true) else {
+            return;
+        };
+        match done.held {
+            Some(held) => {
+                self.store.push_back(held);
+                let work = HeldWork {
+                    conn: None,
+                    reply: Some(done.reply),
+                    effects: done.effects,
+                };
+                self.held.insert(held, work);
+            }
+            None => self.lobby_effects(done.effects),
         }
     }
 
@@ -262,12 +285,17 @@ impl World {
         };
         if stored {
             self.lobby.stored(held);
-            self.answer(work.conn, Ok(work.reply));
+            if let Some(conn) = work.conn {
+                self.answer(conn, Ok(work.reply));
+            }
             self.lobby_effects(work.effects);
         } else {
             self.lobby.not_stored(held);
-            let refused = ProtocolError::new(ErrorCode::Unavailable, "not saved");
-            self.answer(work.conn, Err(refused));
+            if let Some(conn) = work.conn {
+                let refused = ProtocolError::new(ErrorCode::Unavailable, "not saved");
+                self.answer(conn, Err(refused));
+            }
+            self.lobby_mail.push_back(ToLobby::PairWaiting);
         }
         for msg in self.waiting.take(held) {
             self.lobby_handle(msg);

@@ -11,15 +11,15 @@
 //! While a decision is held, nothing else may change what it touched, or
 //! putting it back would undo that too: a command or event that touches a
 //! busy name or game waits ([`LobbyCore::waits_for`], [`Waiting`]) and runs
-//! once the decision is settled, seeing its outcome. So does a `SEEK` for
-//! the game a held pairing took a seek of ([`LobbyCore::seek_waits_for`]):
-//! were that seek put back, the two would wait side by side, never paired.
+//! once the decision is settled, seeing its outcome. A pairing put back
+//! brings back the seek it took, which may then wait beside another seek
+//! for the same game that came meanwhile: [`LobbyCore::pair_waiting`] pairs
+//! them (the shell calls it a moment after a failed write).
 
 use std::collections::HashMap;
 use std::num::NonZeroU64;
 
-use flipline::Variant;
-use flipline::protocol::{ClockSpec, GameId, ProtocolError};
+use flipline::protocol::{GameId, ProtocolError};
 
 use super::{Done, Entry, LobbyCore, LobbyEffect, Person, Seek};
 use crate::rules::Name;
@@ -61,8 +61,6 @@ pub(super) struct Holds<R> {
     held: HashMap<Held, Journal<R>>,
     names: HashMap<Name, Held>,
     games: HashMap<GameId, Held>,
-    /// The games sought by seeks a held decision took away.
-    seeks: Vec<(Variant, Option<ClockSpec>, Held)>,
     next: u64,
 }
 
@@ -73,7 +71,6 @@ impl<R> Default for Holds<R> {
             held: HashMap::new(),
             names: HashMap::new(),
             games: HashMap::new(),
-            seeks: Vec::new(),
             next: 0,
         }
     }
@@ -123,11 +120,6 @@ impl<R: Clone> LobbyCore<R> {
         for &(game, _) in &journal.games {
             self.holds.games.insert(game, held);
         }
-        for change in &journal.seeks {
-            if let SeekChange::Removed(_, seek) = change {
-                self.holds.seeks.push((seek.variant, seek.clock, held));
-            }
-        }
         self.holds.held.insert(held, journal);
         held
     }
@@ -143,6 +135,7 @@ impl<R: Clone> LobbyCore<R> {
         if let Some(journal) = self.release(held) {
             self.put_back(journal);
         }
+        self.unpaired |= self.matching_seeks().is_some();
     }
 
     fn release(&mut self, held: Held) -> Option<Journal<R>> {
@@ -157,7 +150,6 @@ impl<R: Clone> LobbyCore<R> {
                 self.holds.games.remove(game);
             }
         }
-        self.holds.seeks.retain(|&(_, _, h)| h != held);
         Some(journal)
     }
 
@@ -174,14 +166,6 @@ impl<R: Clone> LobbyCore<R> {
         };
         let by_game = || game.and_then(|g| self.holds.games.get(&g));
         by_name.or_else(by_seat).or_else(by_game).copied()
-    }
-
-    /// The held decision a `SEEK` for `variant` and `clock` must wait for:
-    /// one that took a seek for that game away.
-    pub fn seek_waits_for(&self, variant: Variant, clock: Option<ClockSpec>) -> Option<Held> {
-        (self.holds.seeks.iter())
-            .find(|&&(v, c, _)| v == variant && c == clock)
-            .map(|&(_, _, held)| held)
     }
 
     /// How many decisions are held.
