@@ -436,32 +436,48 @@ impl<R: Clone> LobbyCore<R> {
             });
             return done(Sought::Seeking, effects);
         };
-        let Some(Seek { name: waiting, .. }) = self.remove_seek(index) else {
+        let Some(waiting) = self.remove_seek(index) else {
             return done(Sought::Seeking, effects);
         };
-        let waiting_conn = self.holder(&waiting);
-        let first = Sitter::Person(Name::clone(&waiting), waiting_conn);
-        let second = Sitter::Person(Name::clone(name), Some(conn));
+        let game = self.pair(
+            waiting,
+            Name::clone(name),
+            conn,
+            next_id(),
+            coin,
+            &mut effects,
+        );
+        done(Sought::Paired(game), effects)
+    }
+
+    /// Starts game `game` between the seek `waiting` and `other` (colours by
+    /// `coin`: true gives the waiting one black), on the waiting one's
+    /// worker; `asker` learns its seat from the reply, anyone else is told.
+    fn pair(
+        &mut self,
+        waiting: Seek,
+        other: Name,
+        asker: ConnId,
+        game: GameId,
+        coin: bool,
+        effects: &mut Vec<LobbyEffect<R>>,
+    ) -> GameId {
+        let waiting_conn = self.holder(&waiting.name);
+        let other_conn = self.holder(&other);
+        let first = Sitter::Person(waiting.name, waiting_conn);
+        let second = Sitter::Person(other, other_conn);
         let seats = if coin {
             [first, second]
         } else {
             [second, first]
         };
-        let game = next_id();
         let origin = Origin {
-            asker: conn,
+            asker,
             near: waiting_conn,
         };
-        self.launch(
-            game,
-            variant,
-            clock,
-            seats,
-            Vec::new(),
-            origin,
-            &mut effects,
-        );
-        done(Sought::Paired(game), effects)
+        let (variant, clock) = (waiting.variant, waiting.clock);
+        self.launch(game, variant, clock, seats, Vec::new(), origin, effects);
+        game
     }
 
     /// What [`LobbyCore::new_game`] decides.
@@ -623,28 +639,10 @@ impl<R: Clone> LobbyCore<R> {
         let gone = || conflict("the seek is gone");
         let later = self.remove_seek(second).ok_or_else(gone)?;
         let older = self.remove_seek(first).ok_or_else(gone)?;
-        let (variant, clock) = (older.variant, older.clock);
-        let older_conn = self.holder(&older.name);
-        let older = Sitter::Person(older.name, older_conn);
-        let later = Sitter::Person(Name::clone(&later.name), self.holder(&later.name));
-        let seats = if coin { [older, later] } else { [later, older] };
-        let game = next_id();
+        let mut effects = Vec::new();
         // Connections are numbered from 1: nobody is the asker, and both
         // are told their seat.
-        let origin = Origin {
-            asker: 0,
-            near: older_conn,
-        };
-        let mut effects = Vec::new();
-        self.launch(
-            game,
-            variant,
-            clock,
-            seats,
-            Vec::new(),
-            origin,
-            &mut effects,
-        );
+        let game = self.pair(older, later.name, 0, next_id(), coin, &mut effects);
         done(game, effects)
     }
 
