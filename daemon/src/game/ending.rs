@@ -49,7 +49,7 @@ impl GameActor {
     /// `END`: answered once the resignation is stored; if the store refuses
     /// it, the game goes on as it was and the player hears `ERR 503`.
     pub(super) fn resign(&mut self, ctx: &mut Context<Self>, name: &str) -> GameResponse {
-        let mut effects = match self.table.resign(name, service_time::now()) {
+        let mut effects = match self.table.resign(name) {
             Ok(effects) => effects,
             Err(e) => return GameResponse::Now(Err(e)),
         };

@@ -439,7 +439,7 @@ impl World {
                             Played::Refused(e, effects) => (Err(e), effects),
                         }
                     }
-                    _ => match table.resign(&name, now) {
+                    _ => match table.resign(&name) {
                         Ok(effects) => (Ok(None), effects),
                         Err(e) => (Err(e), Vec::new()),
                     },

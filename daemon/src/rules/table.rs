@@ -707,9 +707,9 @@ impl<C: Clone> Table<C> {
     }
 
     /// `END` from `name`: they resign (in a hotseat game, the side to move
-    /// does). Nothing of it is timed before it is stored (`_now` is for the
-    /// same calling shape as every other call).
-    pub fn resign(&mut self, name: &str, _now: Instant) -> Result<Effects<C>, ProtocolError> {
+    /// does). Nothing of it is timed before it is stored: the clocks stop
+    /// in [`Table::end_stored`].
+    pub fn resign(&mut self, name: &str) -> Result<Effects<C>, ProtocolError> {
         let colors = self.colors_of(name);
         let Some(&mine) = colors.first() else {
             return Err(self.no_seat());

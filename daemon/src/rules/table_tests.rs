@@ -299,7 +299,7 @@ fn in_hotseat_the_side_to_move_resigns() {
     );
     d.play("solo", first_move(&d.table), true)
         .unwrap_or_default();
-    let effects = d.table.resign("solo", d.now).unwrap_or_default();
+    let effects = d.table.resign("solo").unwrap_or_default();
     d.run(effects);
     assert_eq!(d.over(), Some((Some(Color::Black), EndReason::Resign)));
     assert!(!d.stopped, "solo is still at the table");
@@ -376,7 +376,7 @@ fn when_both_are_away_the_longer_away_loses_and_a_recovered_game_is_drawn() {
 #[test]
 fn the_last_one_to_leave_a_finished_game_stops_it_and_the_other_is_told() {
     let mut d = two_people();
-    let effects = d.table.resign("ann", d.now).unwrap_or_default();
+    let effects = d.table.resign("ann").unwrap_or_default();
     d.run(effects);
     let effects = d.table.detach("bob", false);
     d.run(effects);
@@ -512,7 +512,7 @@ proptest! {
                 Step::Resign { who } => {
                     let before = (format!("{:?}", d.table), d.heard.clone(), d.timers.clone(), d.ended);
                     let taken_back = d.taken_back;
-                    if let Ok(effects) = d.table.resign(NAMES[who], d.now) {
+                    if let Ok(effects) = d.table.resign(NAMES[who]) {
                         d.run(effects);
                     }
                     if d.taken_back > taken_back {
@@ -637,7 +637,7 @@ fn a_resignation_the_store_refuses_is_taken_back_and_the_game_goes_on() {
     d.ends_stored = false;
     let before = format!("{:?}", d.table);
     let heard = (d.heard(1).len(), d.heard(2).len());
-    let effects = d.table.resign("bob", d.now).unwrap_or_default();
+    let effects = d.table.resign("bob").unwrap_or_default();
     d.run(effects);
     assert_eq!(d.taken_back, 1);
     assert_eq!(format!("{:?}", d.table), before, "the table is as it was");
@@ -650,7 +650,7 @@ fn a_resignation_the_store_refuses_is_taken_back_and_the_game_goes_on() {
     assert!(d.timers.contains_key(&Timer::Flag), "black's clock runs on");
     assert_eq!(d.play("ann", first_move(&d.table), true), Ok(()));
     d.heal();
-    let effects = d.table.resign("bob", d.now).unwrap_or_default();
+    let effects = d.table.resign("bob").unwrap_or_default();
     d.run(effects);
     assert_eq!(d.over(), Some((Some(Color::Black), EndReason::Resign)));
     assert_eq!((d.ended, d.overs), (1, 1));
