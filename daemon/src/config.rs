@@ -66,7 +66,7 @@ pub struct StoreConfig {
     pub cache_mb: u32,
     /// Faults switched on by failure tests; never read from a file.
     #[serde(skip)]
-    pub faults: Option<crate::store::Faults>,
+    pub faults: Option<crate::store::faults::Faults>,
 }
 
 /// SQLite's `synchronous` setting for the store, as it applies in WAL mode.

@@ -27,7 +27,7 @@
 
 mod archive;
 mod checkpoint;
-mod faults;
+pub mod faults;
 mod file_id;
 mod lock;
 mod move_log;
@@ -36,6 +36,7 @@ mod reader;
 mod records;
 mod row;
 pub mod schema;
+mod sql_error;
 #[cfg(test)]
 pub(crate) mod test_support;
 #[cfg(test)]

@@ -16,7 +16,7 @@ use std::path::Path;
 
 use rusqlite::Connection;
 
-use super::schema::describe;
+use super::sql_error::describe;
 
 /// WAL pages after which a commit checkpoints (SQLite's default is 1000): a
 /// checkpoint every megabyte of WAL, a few a second under heavy load, each

@@ -6,6 +6,7 @@
 //! set up; any other file — not SQLite, damaged, another program's database, or a
 //! newer flipline's — is refused with an error naming it, never reset.
 
+pub use super::sql_error::describe;
 use std::path::Path;
 
 use rusqlite::Connection;
@@ -217,16 +218,4 @@ fn migrate(conn: &mut Connection, from: i32) -> rusqlite::Result<()> {
         tx.commit()?;
     }
     Ok(())
-}
-
-/// An SQLite error in words an operator can act on.
-pub fn describe(error: &rusqlite::Error) -> String {
-    match error.sqlite_error_code() {
-        Some(rusqlite::ErrorCode::NotADatabase) => {
-            "not a SQLite database (the file holds something else)".to_string()
-        }
-        Some(rusqlite::ErrorCode::DatabaseCorrupt) => format!("the database is damaged: {error}"),
-        Some(rusqlite::ErrorCode::DiskFull) => format!("the disk is full: {error}"),
-        _ => error.to_string(),
-    }
 }
