@@ -30,6 +30,8 @@ pub struct Config {
     pub max_line_bytes: usize,
     /// Lines queued for a client before it is disconnected.
     pub outbound_queue_lines: usize,
+    /// Bytes queued for a client before it is disconnected.
+    pub outbound_queue_bytes: usize,
     /// Per-connection command rate limit.
     pub rate_limit: RateLimit,
     /// Seconds of silence before a connection is closed.
@@ -214,6 +216,10 @@ impl Config {
                 "outbound_queue_lines must be at least 16",
             ),
             (
+                self.outbound_queue_bytes >= 4096,
+                "outbound_queue_bytes must be at least 4096",
+            ),
+            (
                 self.max_connections >= 1,
                 "max_connections must be at least 1",
             ),
@@ -306,6 +312,7 @@ struct PartialConfig {
     descriptor_tables: Option<DescriptorTables>,
     max_line_bytes: Option<usize>,
     outbound_queue_lines: Option<usize>,
+    outbound_queue_bytes: Option<usize>,
     rate_limit: Option<RateLimit>,
     idle_timeout_secs: Option<u64>,
     grace_secs: Option<u64>,
@@ -383,6 +390,7 @@ impl PartialConfig {
             descriptor_tables: pick!(descriptor_tables),
             max_line_bytes: pick!(max_line_bytes),
             outbound_queue_lines: pick!(outbound_queue_lines),
+            outbound_queue_bytes: pick!(outbound_queue_bytes),
             rate_limit: pick!(rate_limit),
             idle_timeout_secs: pick!(idle_timeout_secs),
             grace_secs: pick!(grace_secs),

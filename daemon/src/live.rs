@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use crate::config::{Config, RateLimit};
+use crate::outbox::Bound;
 
 /// The live values of the reloadable settings, shared by every connection.
 #[derive(Debug)]
@@ -19,6 +20,7 @@ pub struct Live {
     burst: AtomicU32,
     max_line_bytes: AtomicUsize,
     outbound_queue_lines: AtomicUsize,
+    outbound_queue_bytes: AtomicUsize,
     idle_timeout_secs: AtomicU64,
     max_connections: AtomicUsize,
     store_deadline_ms: AtomicU64,
@@ -32,6 +34,7 @@ impl Live {
             burst: AtomicU32::new(0),
             max_line_bytes: AtomicUsize::new(0),
             outbound_queue_lines: AtomicUsize::new(0),
+            outbound_queue_bytes: AtomicUsize::new(0),
             idle_timeout_secs: AtomicU64::new(0),
             max_connections: AtomicUsize::new(0),
             store_deadline_ms: AtomicU64::new(0),
@@ -49,6 +52,8 @@ impl Live {
         self.max_line_bytes.store(config.max_line_bytes, store);
         self.outbound_queue_lines
             .store(config.outbound_queue_lines, store);
+        self.outbound_queue_bytes
+            .store(config.outbound_queue_bytes, store);
         self.idle_timeout_secs
             .store(config.idle_timeout_secs, store);
         self.max_connections.store(config.max_connections, store);
@@ -69,9 +74,13 @@ impl Live {
         self.max_line_bytes.load(Ordering::Relaxed)
     }
 
-    /// Writes queued for a client before it is disconnected.
-    pub fn outbound_queue_lines(&self) -> usize {
-        self.outbound_queue_lines.load(Ordering::Relaxed)
+    /// What may be queued for a client before it is disconnected: writes
+    /// and their bytes.
+    pub fn outbound_bound(&self) -> Bound {
+        Bound {
+            texts: self.outbound_queue_lines.load(Ordering::Relaxed),
+            bytes: self.outbound_queue_bytes.load(Ordering::Relaxed),
+        }
     }
 
     /// Silence after which a connection is closed.
@@ -105,13 +114,20 @@ mod tests {
         };
         config.max_line_bytes = 100;
         config.outbound_queue_lines = 20;
+        config.outbound_queue_bytes = 5000;
         config.idle_timeout_secs = 7;
         config.max_connections = 9;
         config.store_deadline_ms = 300;
         live.apply(&config);
         assert_eq!(live.rate_limit(), config.rate_limit);
         assert_eq!(live.max_line_bytes(), 100);
-        assert_eq!(live.outbound_queue_lines(), 20);
+        assert_eq!(
+            live.outbound_bound(),
+            Bound {
+                texts: 20,
+                bytes: 5000
+            }
+        );
         assert_eq!(live.idle_timeout(), Duration::from_secs(7));
         assert_eq!(live.max_connections(), 9);
         assert_eq!(live.store_deadline(), Duration::from_millis(300));

@@ -6,6 +6,8 @@
 //! connection needs no task and no channel of its own for writing (that cost
 //! about 1.4 KiB per connection), and a client that stops reading fills the queue
 //! to its bound, after which the session disconnects it: memory stays bounded.
+//! The bound is on texts and on bytes both: a few large replies (a `LIST` of
+//! a busy lobby) hold as much memory as thousands of events.
 //! When the session ends, whatever is still queued gets a short-lived task of its
 //! own that writes it out (bounded in time) and closes the socket.
 
@@ -25,6 +27,16 @@ pub type Text = Arc<str>;
 /// Most texts handed to one vectored write.
 const MAX_SLICES: usize = 32;
 
+/// How much may wait for one connection: a text is refused once either is
+/// reached (so the queue holds at most `bytes` plus the one text before it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bound {
+    /// Texts queued.
+    pub texts: usize,
+    /// Bytes of the texts queued, counted whole until each is written out.
+    pub bytes: usize,
+}
+
 /// Why text could not be queued.
 #[derive(Debug, PartialEq, Eq)]
 pub enum QueueError {
@@ -40,6 +52,9 @@ pub enum QueueError {
 #[derive(Default)]
 pub struct Outbox {
     queue: VecDeque<Text>,
+    /// The lengths of the texts in `queue`, the front one whole: what the
+    /// byte bound counts.
+    queued_bytes: usize,
     /// Bytes of the front text already written (a text is far below 4 GiB).
     written: u32,
     /// The connection failed or was abandoned: nothing more is queued.
@@ -50,15 +65,18 @@ pub struct Outbox {
 }
 
 impl Outbox {
-    /// Queues `text` unless `limit` texts are waiting already; the next
-    /// [`Outbox::poll_write`] sends it.
-    pub fn push(&mut self, text: Text, limit: usize) -> Result<(), QueueError> {
+    /// Queues `text` unless the queue is at `bound` already; the next
+    /// [`Outbox::poll_write`] sends it. A text larger than the byte bound
+    /// still goes into a queue below it: a client that reads gets every
+    /// reply, however large, and one that does not is refused the next.
+    pub fn push(&mut self, text: Text, bound: Bound) -> Result<(), QueueError> {
         if self.closed {
             return Err(QueueError::Closed);
         }
-        if self.queue.len() >= limit {
+        if self.queue.len() >= bound.texts || self.queued_bytes >= bound.bytes {
             return Err(QueueError::Full);
         }
+        self.queued_bytes = self.queued_bytes.saturating_add(text.len());
         self.queue.push_back(text);
         if let Some(waker) = self.waker.take() {
             waker.wake();
@@ -123,6 +141,7 @@ impl Outbox {
                 return;
             }
             n -= left;
+            self.queued_bytes = self.queued_bytes.saturating_sub(front.len());
             self.queue.pop_front();
             self.written = 0;
         }
@@ -133,6 +152,7 @@ impl Outbox {
     pub fn abandon(&mut self) {
         self.closed = true;
         self.queue = VecDeque::new();
+        self.queued_bytes = 0;
     }
 
     fn fail(&mut self, error: io::Error) -> Poll<io::Error> {
@@ -171,21 +191,120 @@ impl Outbox {
 mod tests {
     use super::*;
 
+    /// A bound of `texts` texts and bytes enough for any test line.
+    fn texts(texts: usize) -> Bound {
+        Bound {
+            texts,
+            bytes: 1 << 20,
+        }
+    }
+
+    /// A bound of `bytes` bytes and texts enough for any test.
+    fn bytes(bytes: usize) -> Bound {
+        Bound { texts: 512, bytes }
+    }
+
+    /// Writes what `outbox` holds into a sink that takes everything.
+    fn drain(outbox: &mut Outbox) {
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        assert!(
+            outbox
+                .poll_write(&mut tokio::io::sink(), &mut cx)
+                .is_pending()
+        );
+    }
+
     #[test]
     fn a_full_queue_refuses_and_a_closed_one_too() {
         let mut outbox = Outbox::default();
         let mut sink = tokio::io::sink();
-        assert_eq!(outbox.push(Arc::from("a\n"), 2), Ok(()));
-        assert_eq!(outbox.push(Arc::from("b\n"), 2), Ok(()));
-        assert_eq!(outbox.push(Arc::from("c\n"), 2), Err(QueueError::Full));
+        assert_eq!(outbox.push(Arc::from("a\n"), texts(2)), Ok(()));
+        assert_eq!(outbox.push(Arc::from("b\n"), texts(2)), Ok(()));
+        assert_eq!(
+            outbox.push(Arc::from("c\n"), texts(2)),
+            Err(QueueError::Full)
+        );
         let waker = std::task::Waker::noop();
         let mut cx = Context::from_waker(waker);
         assert!(outbox.poll_write(&mut sink, &mut cx).is_pending());
         assert!(outbox.queue.is_empty(), "a sink takes everything");
         assert_eq!(outbox.queue.capacity(), 0, "an idle queue holds no buffer");
-        assert_eq!(outbox.push(Arc::from("d\n"), 2), Ok(()));
+        assert_eq!(outbox.push(Arc::from("d\n"), texts(2)), Ok(()));
         outbox.abandon();
-        assert_eq!(outbox.push(Arc::from("e\n"), 2), Err(QueueError::Closed));
+        assert_eq!(
+            outbox.push(Arc::from("e\n"), texts(2)),
+            Err(QueueError::Closed)
+        );
+    }
+
+    #[test]
+    fn the_byte_bound_refuses_once_reached_whatever_the_count() {
+        let mut outbox = Outbox::default();
+        let ten: Text = Arc::from("123456789\n");
+        for _ in 0..3 {
+            assert_eq!(outbox.push(Arc::clone(&ten), bytes(30)), Ok(()));
+        }
+        assert_eq!(outbox.queued_bytes, 30);
+        assert_eq!(
+            outbox.push(Arc::from("x\n"), bytes(30)),
+            Err(QueueError::Full)
+        );
+        // Below the bound one more text fits, however long.
+        let mut below = Outbox::default();
+        assert_eq!(below.push(Arc::clone(&ten), bytes(30)), Ok(()));
+        assert_eq!(below.push(Arc::from("y".repeat(100)), bytes(30)), Ok(()));
+        assert_eq!(below.queued_bytes, 110);
+        assert_eq!(
+            below.push(Arc::from("z\n"), bytes(30)),
+            Err(QueueError::Full)
+        );
+    }
+
+    #[test]
+    fn a_reply_larger_than_the_byte_bound_goes_to_a_client_that_reads() {
+        let mut outbox = Outbox::default();
+        let big: Text = Arc::from("GAME 1 othello - - open 0\n".repeat(1000));
+        assert_eq!(outbox.push(Arc::clone(&big), bytes(4096)), Ok(()));
+        drain(&mut outbox);
+        assert_eq!(outbox.queued_bytes, 0, "written texts no longer count");
+        assert_eq!(outbox.push(big, bytes(4096)), Ok(()));
+    }
+
+    #[test]
+    fn written_bytes_are_given_back_only_when_their_text_is_done() {
+        // A writer that takes at most 4 bytes a call, then stalls.
+        struct Stalls(usize);
+        impl AsyncWrite for Stalls {
+            fn poll_write(
+                mut self: Pin<&mut Self>,
+                _: &mut Context<'_>,
+                buf: &[u8],
+            ) -> Poll<io::Result<usize>> {
+                if self.0 == 0 {
+                    return Poll::Pending;
+                }
+                self.0 -= 1;
+                Poll::Ready(Ok(buf.len().min(4)))
+            }
+            fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+                Poll::Ready(Ok(()))
+            }
+            fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+                Poll::Ready(Ok(()))
+            }
+        }
+        let mut outbox = Outbox::default();
+        outbox.push(Arc::from("abcdef\n"), bytes(64)).unwrap();
+        outbox.push(Arc::from("gh\n"), bytes(64)).unwrap();
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        // 4 bytes: the first text is not done.
+        assert!(outbox.poll_write(&mut Stalls(1), &mut cx).is_pending());
+        assert_eq!(outbox.queued_bytes, 10);
+        // 4 more: the first is done (3 bytes), the second started.
+        assert!(outbox.poll_write(&mut Stalls(1), &mut cx).is_pending());
+        assert_eq!(outbox.queued_bytes, 3);
+        outbox.abandon();
+        assert_eq!(outbox.queued_bytes, 0);
     }
 
     #[test]
@@ -211,8 +330,10 @@ mod tests {
         }
         let mut outbox = Outbox::default();
         let mut trickle = Trickle(Vec::new());
-        outbox.push(Arc::from("HELLO flipline 1\n"), 8).unwrap();
-        outbox.push(Arc::from("OK\n"), 8).unwrap();
+        outbox
+            .push(Arc::from("HELLO flipline 1\n"), texts(8))
+            .unwrap();
+        outbox.push(Arc::from("OK\n"), texts(8)).unwrap();
         let mut cx = Context::from_waker(std::task::Waker::noop());
         assert!(outbox.poll_write(&mut trickle, &mut cx).is_pending());
         assert_eq!(trickle.0, b"HELLO flipline 1\nOK\n");

@@ -22,6 +22,7 @@ pub fn running_after(running: &Config, file: &Config) -> Config {
     next.rate_limit = file.rate_limit;
     next.max_line_bytes = file.max_line_bytes;
     next.outbound_queue_lines = file.outbound_queue_lines;
+    next.outbound_queue_bytes = file.outbound_queue_bytes;
     next.idle_timeout_secs = file.idle_timeout_secs;
     next.max_connections = file.max_connections;
     next.log_filter = file.log_filter.clone();
@@ -77,6 +78,7 @@ pub fn differences(a: &Config, b: &Config) -> Vec<&'static str> {
         descriptor_tables,
         max_line_bytes,
         outbound_queue_lines,
+        outbound_queue_bytes,
         rate_limit,
         idle_timeout_secs,
         grace_secs,
@@ -102,6 +104,10 @@ pub fn differences(a: &Config, b: &Config) -> Vec<&'static str> {
         (
             "outbound_queue_lines",
             *outbound_queue_lines != b.outbound_queue_lines,
+        ),
+        (
+            "outbound_queue_bytes",
+            *outbound_queue_bytes != b.outbound_queue_bytes,
         ),
         ("rate_limit", *rate_limit != b.rate_limit),
         (
@@ -204,6 +210,7 @@ mod tests {
         let mut file = running.clone();
         file.max_line_bytes = 64;
         file.outbound_queue_lines = 16;
+        file.outbound_queue_bytes = 8192;
         file.max_connections = 3;
         file.store_deadline_ms = 9;
         let changes = changes(&running, &file);
@@ -213,6 +220,7 @@ mod tests {
                 "max_connections",
                 "max_line_bytes",
                 "outbound_queue_lines",
+                "outbound_queue_bytes",
                 "store_deadline_ms"
             ]
         );

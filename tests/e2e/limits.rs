@@ -376,3 +376,82 @@ fn a_last_line_that_waits_for_an_answer_is_answered_before_the_close() {
     assert!(reply.starts_with("ERR 404"), "{reply}");
     c.expect_closed(Duration::from_secs(5));
 }
+
+/// `count` games open (each waiting for an opponent), one client holding each:
+/// an open game closes with its creator's connection.
+fn open_games(addr: std::net::SocketAddr, count: usize) -> Vec<Client> {
+    let mut creators: Vec<Client> = (0..count)
+        .map(|i| {
+            let mut c = Client::connect(addr);
+            c.send(&format!("LOGIN open{i}"));
+            c.send("NEW");
+            c
+        })
+        .collect();
+    for (i, c) in creators.iter_mut().enumerate() {
+        assert_eq!(c.line(), format!("OK open{i}"));
+        assert!(c.line().starts_with("OK "), "NEW of open{i}");
+    }
+    creators
+}
+
+/// The resident set of this process (the in-process daemon's) in KiB, for the
+/// log of the flood test; 0 where /proc is not there.
+fn resident_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_client_that_floods_list_without_reading_is_disconnected_by_the_byte_bound() {
+    let games = 300;
+    let mut config = test_config();
+    // The line bound is out of reach: only the byte bound can end this.
+    config.outbound_queue_lines = 10_000_000;
+    config.outbound_queue_bytes = 64 * 1024;
+    config.rate_limit.per_second = 1_000_000;
+    config.rate_limit.burst = 1_000_000;
+    let daemon = start(config);
+    let _creators = open_games(daemon.addr, games);
+    let before = resident_kib();
+    let addr = daemon.addr;
+    // Served while the flood goes on: every LIST whole.
+    let lister = std::thread::spawn(move || {
+        let mut c = Client::connect(addr);
+        for _ in 0..20 {
+            let (lines, ok) = c.command("LIST");
+            assert_eq!((lines.len(), ok), (games, format!("OK {games}")));
+        }
+    });
+    let mut stuck = Client::connect(daemon.addr);
+    let burst = "LIST\n".repeat(100);
+    let began = Instant::now();
+    let mut sent = 0;
+    let refused = loop {
+        match stuck.try_send_bytes(burst.as_bytes()) {
+            Ok(()) => sent += 100,
+            Err(e) => break e,
+        }
+        assert!(
+            began.elapsed() < Duration::from_secs(30),
+            "never disconnected after {sent} LISTs"
+        );
+    };
+    assert!(
+        !matches!(refused.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut),
+        "{refused}"
+    );
+    let peak = resident_kib();
+    let read = stuck.drain_until_closed(Duration::from_secs(10));
+    eprintln!(
+        "disconnected after {sent} LISTs of {games} games, {read} bytes read back, \
+         {:?}; resident {before} KiB before, {peak} KiB at the close",
+        began.elapsed()
+    );
+    lister.join().unwrap();
+    assert_serves(daemon.addr);
+}

@@ -207,10 +207,7 @@ impl Session {
 
     /// Queues text for the client; a client that does not read is disconnected.
     fn send_text(&mut self, ctx: &mut Context<Self>, text: Arc<str>) {
-        match self
-            .outbox
-            .push(text, self.shared.live.outbound_queue_lines())
-        {
+        match self.outbox.push(text, self.shared.live.outbound_bound()) {
             Ok(()) => {}
             Err(QueueError::Full) => {
                 tracing::info!(id = self.id, "disconnecting a client that does not read");
