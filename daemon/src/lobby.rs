@@ -36,7 +36,7 @@ use crate::messages::*;
 use crate::random::random_u64;
 use crate::rules::Sitter;
 use crate::rules::lobby::{
-    Done, Held, Launch, Left, LobbyCore, LobbyEffect, Rematched, Sought, Waiting,
+    Done, Entry, Held, Launch, Left, LobbyCore, LobbyEffect, Rematched, Sought, Waiting,
 };
 use crate::session::{GameRequest, Reach, SeatRef, SessionRef};
 use crate::store::{GameRecord, Status, Store, StoredMove, Write};
@@ -566,42 +566,69 @@ impl Handler<Find<SessionRef>> for Lobby {
 impl Handler<ListGames> for Lobby {
     type Result = Vec<Event>;
 
-    fn handle(&mut self, _: ListGames, _: &mut Context<Self>) -> Vec<Event> {
+    fn handle(&mut self, ListGames(query): ListGames, _: &mut Context<Self>) -> Vec<Event> {
         // A game whose creation is not stored yet is not shown: its number
         // reaches nobody before its players' answer.
-        (self.core.games())
+        let games = (self.core.games_from(query.from))
             .filter(|(_, entry)| entry.route.is_some())
-            .map(|(game, entry)| {
-                let [black, white] = &entry.seats;
-                Event::Game {
-                    game,
-                    variant: entry.variant,
-                    black: black.as_ref().map(|o| o.name().to_string()),
-                    white: white.as_ref().map(|o| o.name().to_string()),
-                    status: entry.phase.status(),
-                    ply: entry
-                        .route
-                        .as_ref()
-                        .map_or(0, |r| r.ply.load(Ordering::Relaxed)),
-                }
-            })
-            .collect()
+            .filter(|(_, entry)| query.status.is_none_or(|s| s == entry.phase.status()))
+            .map(|(game, entry)| (game, game_line(game, entry)));
+        page(games, |&game| query.resumed_at(game).to_string())
+    }
+}
+
+/// A game's `GAME` line.
+fn game_line(game: GameId, entry: &Entry<SeatRef>) -> Event {
+    let [black, white] = &entry.seats;
+    Event::Game {
+        game,
+        variant: entry.variant,
+        black: black.as_ref().map(|o| o.name().to_string()),
+        white: white.as_ref().map(|o| o.name().to_string()),
+        status: entry.phase.status(),
+        ply: (entry.route.as_ref()).map_or(0, |r| r.ply.load(Ordering::Relaxed)),
     }
 }
 
 impl Handler<ListPlayers> for Lobby {
     type Result = Vec<Event>;
 
-    fn handle(&mut self, _: ListPlayers, _: &mut Context<Self>) -> Vec<Event> {
-        self.core
-            .who()
-            .into_iter()
-            .map(|(name, status)| Event::Player {
-                name: name.to_string(),
-                status,
-            })
-            .collect()
+    fn handle(&mut self, ListPlayers(query): ListPlayers, _: &mut Context<Self>) -> Vec<Event> {
+        let from = query.from.clone().unwrap_or_default();
+        let names = (self.core.who().into_iter())
+            .filter(|(name, _)| **name >= *from)
+            .map(|(name, status)| {
+                let line = Event::Player {
+                    name: name.to_string(),
+                    status,
+                };
+                (name, line)
+            });
+        page(names, |name| {
+            let rest = flipline::protocol::WhoQuery {
+                from: Some(name.to_string()),
+            };
+            rest.to_string()
+        })
     }
+}
+
+/// The most `GAME` or `PLAYER` lines one `LIST` or `WHO` answers with: a
+/// bound on what a request can make the daemon queue for a client.
+pub const LIST_PAGE: usize = 100;
+
+/// The first [`LIST_PAGE`] lines of `items`, and after them, if more are
+/// left, `INFO more: <the command that lists the rest>`.
+fn page<K>(items: impl Iterator<Item = (K, Event)>, rest: impl FnOnce(&K) -> String) -> Vec<Event> {
+    let mut lines = Vec::new();
+    for (key, line) in items {
+        if lines.len() == LIST_PAGE {
+            lines.push(Event::Info(format!("more: {}", rest(&key))));
+            break;
+        }
+        lines.push(line);
+    }
+    lines
 }
 
 impl Handler<FromGame> for Lobby {

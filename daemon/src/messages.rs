@@ -280,12 +280,12 @@ impl<C: Send + 'static> Message for Find<C> {
 /// `LIST`: one `GAME` line per game.
 #[derive(Message)]
 #[rtype(result = "Vec<Event>")]
-pub struct ListGames;
+pub struct ListGames(pub flipline::protocol::ListQuery);
 
 /// `WHO`: one `PLAYER` line per logged-in name.
 #[derive(Message)]
 #[rtype(result = "Vec<Event>")]
-pub struct ListPlayers;
+pub struct ListPlayers(pub flipline::protocol::WhoQuery);
 
 /// Tell every connection that the daemon is stopping.
 #[derive(Message)]

@@ -455,3 +455,54 @@ fn a_client_that_floods_list_without_reading_is_disconnected_by_the_byte_bound()
     lister.join().unwrap();
     assert_serves(daemon.addr);
 }
+
+/// The `GAME` or `PLAYER` lines of an answer and its `INFO more:` hint.
+fn paged(client: &mut Client, line: &str) -> (Vec<String>, Option<String>, String) {
+    let (data, ok) = client.ok(line);
+    let (more, listed): (Vec<String>, Vec<String>) =
+        data.into_iter().partition(|l| l.starts_with("INFO more: "));
+    let hint = more
+        .first()
+        .map(|l| l.trim_start_matches("INFO more: ").to_string());
+    (listed, hint, ok)
+}
+
+#[test]
+fn long_lists_come_in_pages_that_say_how_to_get_the_rest() {
+    let daemon = start(test_config());
+    let mut players: Vec<Client> = (0..105)
+        .map(|i| Client::login_as(daemon.addr, &format!("p{i:03}")))
+        .collect();
+    let mut made = Vec::new();
+    for (i, p) in players.iter_mut().enumerate() {
+        let opponent = if i % 5 == 0 { "as X" } else { "hotseat" };
+        made.push(p.ok_game(&format!("NEW othello {opponent}")));
+    }
+    let mut reader = Client::connect(daemon.addr);
+    let (first, hint, ok) = paged(&mut reader, "LIST");
+    assert_eq!((first.len(), ok.as_str()), (100, "OK 100"));
+    let hint = hint.expect("a long list says how to get the rest");
+    let (rest, none, _) = paged(&mut reader, &hint);
+    assert_eq!(none, None, "the last page says nothing more");
+    let listed: Vec<u64> = first
+        .iter()
+        .chain(&rest)
+        .map(|l| {
+            l.split(' ')
+                .nth(1)
+                .and_then(|g| g.parse().ok())
+                .unwrap_or(0)
+        })
+        .collect();
+    assert_eq!(listed, made, "every game once, in order");
+    let (open, none, _) = paged(&mut reader, "LIST open");
+    assert_eq!((open.len(), none), (21, None));
+    assert!(open.iter().all(|l| l.contains(" open ")), "{open:?}");
+    let (first, hint, _) = paged(&mut reader, "WHO");
+    assert_eq!(first.len(), 100);
+    let hint = hint.expect("a long WHO says how to get the rest");
+    assert!(hint.starts_with("WHO from p"), "{hint}");
+    let (rest, none, ok) = paged(&mut reader, &hint);
+    assert_eq!((rest.len(), none, ok.as_str()), (5, None, "OK 5"));
+    reader.err("LIST cancelled", 400);
+}

@@ -332,7 +332,12 @@ impl<R: Clone> LobbyCore<R> {
 
     /// Every game the lobby holds, by number.
     pub fn games(&self) -> impl Iterator<Item = (GameId, &Entry<R>)> {
-        self.games.iter().map(|(&id, entry)| (id, entry))
+        self.games_from(0)
+    }
+
+    /// The games numbered `from` on, by number.
+    pub fn games_from(&self, from: GameId) -> impl Iterator<Item = (GameId, &Entry<R>)> {
+        self.games.range(from..).map(|(&id, entry)| (id, entry))
     }
 
     /// How many games the lobby holds.

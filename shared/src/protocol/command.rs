@@ -5,6 +5,7 @@
 use super::GameId;
 use super::clock::ClockSpec;
 use super::error::{ProtocolError, one_line};
+use super::list_query::{ListQuery, WhoQuery};
 use crate::square::Square;
 use crate::variant::Variant;
 
@@ -77,10 +78,10 @@ pub enum Command {
     History(GameId),
     /// `LEAVE`.
     Leave,
-    /// `LIST`.
-    List,
-    /// `WHO`.
-    Who,
+    /// `LIST [open|playing|over] [from GAME]`.
+    List(ListQuery),
+    /// `WHO [from NAME]`.
+    Who(WhoQuery),
     /// `MOVE square`.
     Move(Square),
     /// `PASS`.
@@ -141,8 +142,8 @@ impl Command {
             "" => return Err(ProtocolError::bad("empty command")),
             other => match other {
                 "LEAVE" => Command::Leave,
-                "LIST" => Command::List,
-                "WHO" => Command::Who,
+                "LIST" => Command::List(ListQuery::parse(&mut args)?),
+                "WHO" => Command::Who(WhoQuery::parse(&mut args)?),
                 "PASS" => Command::Pass,
                 "END" => Command::End,
                 "BOARD" => Command::Board,
@@ -175,8 +176,8 @@ impl Command {
             Command::Login { .. }
                 | Command::Watch(_)
                 | Command::History(_)
-                | Command::List
-                | Command::Who
+                | Command::List(_)
+                | Command::Who(_)
                 | Command::Ping
                 | Command::Help
                 | Command::Quit
@@ -196,8 +197,8 @@ impl Command {
             Command::Watch(_) => CommandKind::Watch,
             Command::History(_) => CommandKind::History,
             Command::Leave => CommandKind::Leave,
-            Command::List => CommandKind::List,
-            Command::Who => CommandKind::Who,
+            Command::List(_) => CommandKind::List,
+            Command::Who(_) => CommandKind::Who,
             Command::Move(_) => CommandKind::Move,
             Command::Pass => CommandKind::Pass,
             Command::End => CommandKind::End,

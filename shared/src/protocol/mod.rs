@@ -26,6 +26,7 @@ mod clock;
 mod command;
 mod error;
 mod event;
+mod list_query;
 mod reply;
 mod result;
 mod server_line;
@@ -39,6 +40,7 @@ pub use command::{
 };
 pub use error::{ErrorCode, ProtocolError, one_line};
 pub use event::{Event, Played};
+pub use list_query::{ListQuery, WhoQuery};
 pub use reply::{Reply, ReplyError};
 pub use result::{EndReason, GameResult};
 pub use server_line::ServerLine;

@@ -99,7 +99,10 @@ impl Session {
         let shared = Arc::clone(&self.shared);
         self.ask(ctx, to(&shared.lobby), msg, |act, ctx, events| {
             let data: String = events.iter().map(|e| format!("{e}\n")).collect();
-            let ok = Reply::Count(events.len());
+            // The count is of the games or names, not of the line that says
+            // how to get the rest of a long answer.
+            let listed = events.iter().filter(|e| !matches!(e, Event::Info(_)));
+            let ok = Reply::Count(listed.count());
             act.reply(ctx, Ok(Answer { data, ok }));
         });
     }
