@@ -4,7 +4,7 @@
 
 use flipline::protocol::{
     ClockSpec, CommandKind, EndReason, Event, GameResult, GameStatus, GameSummary, PlayerStatus,
-    Reply, ServerLine,
+    Reply, ServerLine, valid_name,
 };
 use flipline::{Color, Move, Square, Variant};
 use proptest::collection::vec;
@@ -12,8 +12,10 @@ use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::test_runner::TestCaseError;
 
+/// A name `LOGIN` accepts (never a lone `-`, which lines write for an open
+/// seat, nor a keyword).
 fn name() -> impl Strategy<Value = String> {
-    "[A-Za-z0-9_-]{1,20}"
+    "[A-Za-z0-9_-]{1,20}".prop_filter("not a name", |n| valid_name(n))
 }
 
 fn any_move() -> impl Strategy<Value = Move> {
@@ -110,10 +112,9 @@ fn parse_as_every_reply(line: &str) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// A seat as `HISTORY` writes it: a name (never a lone `-`, the open seat's
-/// mark) or open.
+/// A seat as `HISTORY` writes it: a name or open.
 fn any_seat() -> impl Strategy<Value = Option<String>> {
-    proptest::option::of(name().prop_filter("an empty seat", |n| n != "-"))
+    proptest::option::of(name())
 }
 
 /// Any clock `M+S` can write: thousandths of a minute up to a day, whole
@@ -244,8 +245,7 @@ proptest! {
         game in any::<u64>(),
         status in select(GameStatus::ALL.to_vec()),
         player in any_player_status(),
-        // A name may be a lone `-`, which these lines write for an empty seat.
-        who in name().prop_filter("an empty seat", |n| n != "-"),
+        who in name(),
         ply in any::<u32>(),
     ) {
         let events = [

@@ -95,6 +95,28 @@ fn list_shows_game_lines_and_who_shows_player_lines() {
 }
 
 #[test]
+fn names_that_read_as_protocol_text_are_refused_and_nobody_logs_in() {
+    let daemon = start(test_config());
+    let mut c = Client::connect(daemon.addr);
+    for (name, rule) in [
+        ("-", "a name of dashes only reads as an open seat"),
+        ("--", "a name of dashes only reads as an open seat"),
+        ("OK", "a protocol keyword is not a name"),
+        ("err", "a protocol keyword is not a name"),
+        ("Over", "a protocol keyword is not a name"),
+        ("say", "a protocol keyword is not a name"),
+        ("bot:3", "names starting bot: are the daemon's bots"),
+    ] {
+        let refused = c.err(&format!("LOGIN {name}"), 400);
+        assert!(refused.contains(rule), "{name}: {refused}");
+    }
+    assert_eq!(c.ok("WHO"), (vec![], "OK 0".to_string()));
+    // The connection is still free to take a name that is only a name.
+    c.login("okay");
+    assert_eq!(c.ok("WHO").0, ["PLAYER okay idle"]);
+}
+
+#[test]
 fn join_takes_the_open_seat_and_full_or_unknown_games_are_refused() {
     let daemon = start(test_config());
     let (mut a, mut b, start) = new_and_join(daemon.addr, "othello", ["ja", "jb"]);

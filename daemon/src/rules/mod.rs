@@ -25,6 +25,8 @@ mod table_tests;
 
 use std::sync::Arc;
 
+use flipline::protocol::BOT_NAME_PREFIX;
+
 /// A logged-in name. Shared (`Arc`) by the session, the lobby and the game
 /// instead of copied into each: an idle game should be small, and a move
 /// should not allocate.
@@ -93,7 +95,7 @@ impl<C> Sitter<C> {
     pub fn from_stored(name: Option<&str>) -> Sitter<C> {
         match name {
             None => Sitter::Open,
-            Some(name) => match name.strip_prefix("bot:").map(str::parse::<u8>) {
+            Some(name) => match name.strip_prefix(BOT_NAME_PREFIX).map(str::parse::<u8>) {
                 Some(Ok(level)) => Sitter::Bot(level),
                 _ => Sitter::Person(Name::from(name), None),
             },
@@ -101,9 +103,10 @@ impl<C> Sitter<C> {
     }
 }
 
-/// The name a bot plays under: `bot:` and its level.
+/// The name a bot plays under: `bot:` and its level (a prefix no person may
+/// log in with, see `flipline::protocol::check_name`).
 pub fn bot_name(level: u8) -> Name {
-    Name::from(format!("bot:{level}"))
+    Name::from(format!("{BOT_NAME_PREFIX}{level}"))
 }
 
 /// Black's slot, then white's, in a pair of seats.

@@ -6,11 +6,9 @@ use super::GameId;
 use super::clock::ClockSpec;
 use super::error::{ProtocolError, one_line};
 use super::list_query::{ListQuery, WhoQuery};
+use super::name::check_name;
 use crate::square::Square;
 use crate::variant::Variant;
-
-/// Longest name a player may log in with.
-pub const MAX_NAME_LEN: usize = 20;
 
 /// Which colour the creator of a game takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -56,7 +54,7 @@ pub struct NewGame {
 pub enum Command {
     /// `LOGIN name [password]`.
     Login {
-        /// 1-20 letters, digits, `_` or `-`.
+        /// A name [`check_name`](super::check_name) accepts.
         name: String,
         /// Optional password.
         password: Option<String>,
@@ -324,21 +322,13 @@ impl CommandKind {
     }
 }
 
-/// Whether `name` may be logged in with: 1-20 ASCII letters, digits, `_` or `-`.
-pub fn valid_name(name: &str) -> bool {
-    (1..=MAX_NAME_LEN).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-}
-
 fn parse_login<'a>(args: &mut impl Iterator<Item = &'a str>) -> Result<Command, ProtocolError> {
     let name = args
         .next()
         .ok_or_else(|| ProtocolError::bad("LOGIN needs a name"))?;
-    if !valid_name(name) {
+    if let Err(rule) = check_name(name) {
         return Err(ProtocolError::bad(format!(
-            "bad name '{}' (1-20 letters, digits, _ or -)",
+            "bad name '{}' ({rule})",
             one_line(name)
         )));
     }

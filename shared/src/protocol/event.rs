@@ -116,9 +116,48 @@ pub enum Event {
     History(GameSummary),
 }
 
+impl Event {
+    /// The keywords event and data lines start with, one per kind of event.
+    pub const KEYWORDS: [&'static str; 10] = [
+        "START", "BOARD", "TURN", "MOVED", "OVER", "CHAT", "GAME", "PLAYER", "INFO", "HISTORY",
+    ];
+
+    /// The keyword this event's line starts with: one of [`Event::KEYWORDS`],
+    /// which `Display` writes, so that the list is what is printed.
+    pub fn keyword(&self) -> &'static str {
+        // Destructured rather than indexed: the list and the match cannot
+        // disagree on the number of kinds.
+        let [
+            start,
+            board,
+            turn,
+            moved,
+            over,
+            chat,
+            game,
+            player,
+            info,
+            history,
+        ] = Event::KEYWORDS;
+        match self {
+            Event::Start { .. } => start,
+            Event::Board { .. } => board,
+            Event::Turn { .. } => turn,
+            Event::Moved { .. } => moved,
+            Event::Over { .. } => over,
+            Event::Chat { .. } => chat,
+            Event::Game { .. } => game,
+            Event::Player { .. } => player,
+            Event::Info(_) => info,
+            Event::History(_) => history,
+        }
+    }
+}
+
 impl fmt::Display for Event {
     /// The line without its line feed.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ", self.keyword())?;
         match self {
             Event::Start {
                 game,
@@ -127,7 +166,7 @@ impl fmt::Display for Event {
                 white,
                 clock,
             } => {
-                write!(f, "START {game} {variant} {black} {white} ")?;
+                write!(f, "{game} {variant} {black} {white} ")?;
                 match clock {
                     Some(clock) => write!(f, "{clock}"),
                     None => f.write_str("-"),
@@ -139,10 +178,10 @@ impl fmt::Display for Event {
                 to_move,
             } => {
                 let side = to_move.map_or('-', Color::letter);
-                write!(f, "BOARD {game} {cells} {side}")
+                write!(f, "{game} {cells} {side}")
             }
             Event::Turn { game, side, moves } => {
-                write!(f, "TURN {game} {side} ")?;
+                write!(f, "{game} {side} ")?;
                 if moves.is_empty() {
                     return f.write_str("pass");
                 }
@@ -162,7 +201,7 @@ impl fmt::Display for Event {
                 white,
                 clocks,
             } => {
-                write!(f, "MOVED {game} {side} {played} {black} {white}")?;
+                write!(f, "{game} {side} {played} {black} {white}")?;
                 match clocks {
                     Some((b, w)) => write!(f, " {b} {w}"),
                     None => Ok(()),
@@ -176,9 +215,9 @@ impl fmt::Display for Event {
                 reason,
             } => {
                 let winner = winner.map_or("draw".to_string(), |c| c.letter().to_string());
-                write!(f, "OVER {game} {winner} {black} {white} {}", reason.word())
+                write!(f, "{game} {winner} {black} {white} {}", reason.word())
             }
-            Event::Chat { game, name, text } => write!(f, "CHAT {game} {name} {text}"),
+            Event::Chat { game, name, text } => write!(f, "{game} {name} {text}"),
             Event::Game {
                 game,
                 variant,
@@ -190,13 +229,13 @@ impl fmt::Display for Event {
                 let seat = |s: &Option<String>| s.clone().unwrap_or_else(|| "-".to_string());
                 write!(
                     f,
-                    "GAME {game} {variant} {} {} {status} {ply}",
+                    "{game} {variant} {} {} {status} {ply}",
                     seat(black),
                     seat(white)
                 )
             }
-            Event::Player { name, status } => write!(f, "PLAYER {name} {status}"),
-            Event::Info(text) => write!(f, "INFO {text}"),
+            Event::Player { name, status } => write!(f, "{name} {status}"),
+            Event::Info(text) => f.write_str(text),
             Event::History(GameSummary {
                 game,
                 variant,
@@ -211,7 +250,7 @@ impl fmt::Display for Event {
                 let transcript = crate::notation::transcript_string(moves);
                 write!(
                     f,
-                    "HISTORY {game} {variant} {} {} {} {status} {} {}",
+                    "{game} {variant} {} {} {} {status} {} {}",
                     dash(black.clone()),
                     dash(white.clone()),
                     dash(clock.map(|c| c.to_string())),

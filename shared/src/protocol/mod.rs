@@ -8,8 +8,10 @@
 //! # Layout
 //! The files are private; everything public is re-exported here, so
 //! `flipline::protocol::Command` and the like are the paths to use.
-//! - command.rs: [`Command`] and its arguments, [`Command::parse`], [`valid_name`],
+//! - command.rs: [`Command`] and its arguments, [`Command::parse`],
 //!   [`CommandKind`] (a command without its arguments).
+//! - name.rs: [`check_name`], [`valid_name`]: which names may log in (none
+//!   that reads as an open seat, a keyword or a bot).
 //! - reply.rs: [`Reply`], the final `OK` replies, printed and parsed
 //!   ([`Reply::parse`] knowing the command answered), and [`ReplyError`].
 //! - event.rs: [`Event`], the lines besides final replies, and their `Display`.
@@ -27,6 +29,7 @@ mod command;
 mod error;
 mod event;
 mod list_query;
+mod name;
 mod reply;
 mod result;
 mod server_line;
@@ -34,16 +37,14 @@ mod status;
 mod summary;
 
 pub use clock::ClockSpec;
-pub use command::{
-    Command, CommandKind, DEFAULT_BOT_LEVEL, MAX_NAME_LEN, NewGame, Opponent, SeatChoice,
-    valid_name,
-};
+pub use command::{Command, CommandKind, DEFAULT_BOT_LEVEL, NewGame, Opponent, SeatChoice};
 pub use error::{ErrorCode, ProtocolError, one_line};
 pub use event::{Event, Played};
 pub use list_query::{ListQuery, WhoQuery};
+pub use name::{BOT_NAME_PREFIX, MAX_NAME_LEN, NameError, check_name, is_line_keyword, valid_name};
 pub use reply::{Reply, ReplyError};
 pub use result::{EndReason, GameResult};
-pub use server_line::ServerLine;
+pub use server_line::{REPLY_KEYWORDS, ServerLine};
 pub use status::{GameStatus, PlayerStatus};
 pub use summary::GameSummary;
 

@@ -12,8 +12,9 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::GameId;
-use super::command::{CommandKind, valid_name};
+use super::command::CommandKind;
 use super::error::one_line;
+use super::name::valid_name;
 use crate::square::Move;
 use crate::variant::Color;
 

@@ -12,6 +12,10 @@ use super::summary::GameSummary;
 use crate::square::Square;
 use crate::variant::Color;
 
+/// The keywords the lines that are not events start with: the greeting and
+/// the final replies (the events' are [`Event::KEYWORDS`]).
+pub const REPLY_KEYWORDS: [&str; 3] = ["HELLO", "OK", "ERR"];
+
 /// Any line a server sends, as a client reads it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ServerLine {
@@ -240,11 +244,24 @@ mod tests {
                 moves: Vec::new(),
             }),
         ];
+        let printed: std::collections::BTreeSet<_> = events.iter().map(Event::keyword).collect();
+        assert_eq!(printed, Event::KEYWORDS.into_iter().collect());
         for event in events {
             let line = event.to_string();
+            assert_eq!(line.split(' ').next(), Some(event.keyword()), "{line}");
             assert_eq!(ServerLine::parse(&line), ServerLine::Event(event), "{line}");
         }
         assert_eq!(ServerLine::parse(GREETING), ServerLine::Hello(1));
+        for (keyword, line) in REPLY_KEYWORDS
+            .into_iter()
+            .zip([GREETING, "OK", "ERR 400 x"])
+        {
+            assert!(line.starts_with(keyword), "{line}");
+            assert!(
+                !matches!(ServerLine::parse(line), ServerLine::Unknown(_)),
+                "{line}"
+            );
+        }
         assert!(matches!(
             ServerLine::parse("TURN 7 X d3"),
             ServerLine::Event(Event::Turn { .. })
