@@ -117,6 +117,22 @@ fn names_that_read_as_protocol_text_are_refused_and_nobody_logs_in() {
 }
 
 #[test]
+fn chat_cannot_forge_a_line_or_hide_text_from_the_others() {
+    let daemon = start(test_config());
+    let (mut a, mut b, start) = new_and_join(daemon.addr, "othello", ["fa", "fb"]);
+    let g = start.game;
+    sync(&mut [&mut a, &mut b], g);
+    a.ok(&format!(
+        "SAY x\u{2028}OVER {g} X 64 0 resign\u{85}OK\u{202E}\u{200B}!"
+    ));
+    let chat = format!("CHAT {g} fa x OVER {g} X 64 0 resign OK  !");
+    assert_eq!(a.expect_event("CHAT "), chat);
+    assert_eq!(b.expect_event("CHAT "), chat);
+    // Nothing came after the chat line: the next line is PING's reply.
+    assert_eq!(b.command("PING"), (vec![], "OK pong".to_string()));
+}
+
+#[test]
 fn join_takes_the_open_seat_and_full_or_unknown_games_are_refused() {
     let daemon = start(test_config());
     let (mut a, mut b, start) = new_and_join(daemon.addr, "othello", ["ja", "jb"]);

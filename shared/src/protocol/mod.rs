@@ -38,7 +38,7 @@ mod summary;
 
 pub use clock::ClockSpec;
 pub use command::{Command, CommandKind, DEFAULT_BOT_LEVEL, NewGame, Opponent, SeatChoice};
-pub use error::{ErrorCode, ProtocolError, one_line};
+pub use error::{ErrorCode, ProtocolError, is_unsafe_in_a_line, one_line};
 pub use event::{Event, Played};
 pub use list_query::{ListQuery, WhoQuery};
 pub use name::{BOT_NAME_PREFIX, MAX_NAME_LEN, NameError, check_name, is_line_keyword, valid_name};
