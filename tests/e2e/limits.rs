@@ -91,11 +91,18 @@ fn a_flood_gets_429_and_each_command_still_gets_one_reply() {
     let pongs = replies.iter().filter(|r| *r == "OK pong").count();
     let slow = replies
         .iter()
-        .filter(|r| *r == "ERR 429 too many commands, slow down")
+        .filter(|r| r.starts_with("ERR 429 too many commands, slow down: wait "))
         .count();
     assert_eq!(pongs + slow, 20, "{replies:?}");
     assert!((5..=7).contains(&pongs), "burst of 5: {replies:?}");
     assert!(slow >= 13, "{replies:?}");
+    // At 1 token a second, the wait told is at most a second and not nothing.
+    let waits: Vec<f64> = replies
+        .iter()
+        .filter_map(|r| r.strip_prefix("ERR 429 too many commands, slow down: wait "))
+        .map(|wait| wait.trim_end_matches(" s").parse().unwrap())
+        .collect();
+    assert!(waits.iter().all(|w| *w > 0.0 && *w <= 1.0), "{replies:?}");
     // The bucket refills: a second later a command goes through again.
     std::thread::sleep(Duration::from_millis(1100));
     assert_eq!(c.command("PING").1, "OK pong");

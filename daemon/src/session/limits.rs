@@ -96,6 +96,36 @@ impl TokenBucket {
             false
         }
     }
+
+    /// How long until the next token: zero while one is there, `None` when
+    /// the bucket never refills (a rate of 0).
+    pub(super) fn wait(&self, limit: RateLimit) -> Option<Duration> {
+        let missing = (1.0 - self.tokens).max(0.0);
+        if missing == 0.0 {
+            return Some(Duration::ZERO);
+        }
+        if limit.per_second == 0 {
+            return None;
+        }
+        Some(Duration::from_secs_f32(missing / limit.per_second as f32))
+    }
+}
+
+/// The `ERR 429` message: what happened and how long to wait, in seconds
+/// rounded up to the millisecond, so that waiting that long is enough.
+pub(super) fn slow_down_message(wait: Option<Duration>) -> String {
+    let Some(wait) = wait else {
+        return "too many commands, slow down: no more are accepted".to_string();
+    };
+    let millis = wait.as_nanos().div_ceil(1_000_000);
+    let fraction = format!("{:03}", millis % 1000);
+    let fraction = fraction.trim_end_matches('0');
+    let seconds = millis / 1000;
+    if fraction.is_empty() {
+        format!("too many commands, slow down: wait {seconds} s")
+    } else {
+        format!("too many commands, slow down: wait {seconds}.{fraction} s")
+    }
 }
 
 impl Session {
@@ -108,5 +138,58 @@ impl Session {
             self.send_text(ctx, Arc::from("INFO closing an idle connection\n"));
             ctx.stop();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIMIT: RateLimit = RateLimit {
+        per_second: 2,
+        burst: 3,
+    };
+
+    #[test]
+    fn an_empty_bucket_waits_for_the_missing_part_of_a_token() {
+        let mut bucket = TokenBucket::new(LIMIT);
+        assert_eq!(bucket.wait(LIMIT), Some(Duration::ZERO));
+        for _ in 0..3 {
+            assert!(bucket.take());
+        }
+        assert!(!bucket.take());
+        assert_eq!(bucket.wait(LIMIT), Some(Duration::from_millis(500)));
+        bucket.refill(LIMIT, Duration::from_millis(200));
+        let wait = bucket.wait(LIMIT).unwrap();
+        assert!(
+            wait.abs_diff(Duration::from_millis(300)) < Duration::from_millis(1),
+            "{wait:?}"
+        );
+        bucket.refill(LIMIT, wait);
+        assert!(bucket.take(), "waiting as long as told earns a token");
+        let never = RateLimit {
+            per_second: 0,
+            burst: 1,
+        };
+        let mut bucket = TokenBucket::new(never);
+        assert!(bucket.take());
+        assert_eq!(bucket.wait(never), None, "a rate of 0 never refills");
+    }
+
+    #[test]
+    fn the_message_says_the_wait_in_seconds_rounded_up() {
+        for (wait, text) in [
+            (Duration::from_millis(300), "wait 0.3 s"),
+            (Duration::from_micros(9_001), "wait 0.01 s"),
+            (Duration::from_millis(1250), "wait 1.25 s"),
+            (Duration::from_secs(2), "wait 2 s"),
+            (Duration::ZERO, "wait 0 s"),
+        ] {
+            assert_eq!(
+                slow_down_message(Some(wait)),
+                format!("too many commands, slow down: {text}")
+            );
+        }
+        assert!(slow_down_message(None).contains("no more are accepted"));
     }
 }

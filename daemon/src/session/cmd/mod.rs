@@ -15,6 +15,7 @@ use actix::{ActorContext, Context};
 use flipline::protocol::{COMMAND_HELP, Command, ErrorCode};
 
 use super::Session;
+use super::limits::slow_down_message;
 use crate::codec::Line;
 use crate::messages::{Action, Answer, ListGames, ListPlayers};
 use flipline::protocol::Reply;
@@ -25,7 +26,8 @@ impl Session {
             return;
         }
         if !self.bucket.take() {
-            return self.error(ctx, ErrorCode::TooMany, "too many commands, slow down");
+            let wait = self.bucket.wait(self.shared.live.rate_limit());
+            return self.error(ctx, ErrorCode::TooMany, slow_down_message(wait));
         }
         match line {
             Line::Text(text) => match Command::parse(&text) {
