@@ -8,7 +8,6 @@
 use std::io;
 use std::pin::Pin;
 use std::task::{Poll, ready};
-use std::time::Instant;
 
 use bytes::BytesMut;
 
@@ -144,8 +143,8 @@ impl Session {
 
     /// A line from the client, or why reading failed.
     fn on_input(&mut self, ctx: &mut Context<Self>, item: Result<Line, std::io::Error>) {
-        let now = Instant::now();
-        let elapsed = now.saturating_duration_since(self.last_input);
+        let now = super::limits::Moment::now();
+        let elapsed = self.last_input.until(now);
         self.last_input = now;
         self.bucket.refill(self.shared.live.rate_limit(), elapsed);
         match item {

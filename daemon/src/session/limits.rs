@@ -7,9 +7,9 @@
 //! last input serves both the bucket and the idle check, and idle connections
 //! are found by the lobby's sweep rather than by a timer each.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 use actix::{ActorContext, Context};
 
@@ -128,6 +128,36 @@ pub(super) fn slow_down_message(wait: Option<Duration>) -> String {
     }
 }
 
+/// A moment of a connection's input, as microseconds since the first such
+/// moment: 8 bytes where an `Instant` takes 16, in every session. Its epoch
+/// is its own, apart from the games' stamps (which count service time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Moment(u64);
+
+impl Moment {
+    /// Now.
+    pub(super) fn now() -> Moment {
+        Moment::of(Instant::now())
+    }
+
+    fn of(instant: Instant) -> Moment {
+        static EPOCH: OnceLock<Instant> = OnceLock::new();
+        let epoch = *EPOCH.get_or_init(|| instant);
+        let micros = instant.saturating_duration_since(epoch).as_micros();
+        Moment(u64::try_from(micros).unwrap_or(u64::MAX))
+    }
+
+    /// The time from this moment to `later` (zero if `later` is earlier).
+    pub(super) fn until(self, later: Moment) -> Duration {
+        Duration::from_micros(later.0.saturating_sub(self.0))
+    }
+
+    /// The time since this moment.
+    pub(super) fn elapsed(self) -> Duration {
+        self.until(Moment::now())
+    }
+}
+
 impl Session {
     /// Idle connections are found by the lobby's sweep (see `Lobby::sweep_idle`)
     /// rather than by a timer in every connection, which would cost each one a
@@ -149,6 +179,15 @@ mod tests {
         per_second: 2,
         burst: 3,
     };
+
+    #[test]
+    fn a_moment_measures_to_the_microsecond_and_never_back() {
+        let t0 = Instant::now();
+        let (a, b) = (Moment::of(t0), Moment::of(t0 + Duration::from_micros(1500)));
+        assert_eq!(a.until(b), Duration::from_micros(1500));
+        assert_eq!(b.until(a), Duration::ZERO);
+        assert_eq!(std::mem::size_of::<Moment>(), 8);
+    }
 
     #[test]
     fn an_empty_bucket_waits_for_the_missing_part_of_a_token() {
