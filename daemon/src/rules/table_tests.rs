@@ -24,6 +24,20 @@ fn t0() -> Instant {
     now
 }
 
+/// Ann (connection 1) and Bob (2) in play with `base_ms` each and no
+/// increment.
+fn ann_and_bob_with_clock(base_ms: u64) -> Driver {
+    let clock = ClockSpec {
+        base_ms,
+        increment_ms: 0,
+    };
+    Driver::new(
+        [person("ann", Some(1)), person("bob", Some(2))],
+        Some(clock),
+        false,
+    )
+}
+
 fn person(name: &str, conn: Option<Conn>) -> Sitter<Conn> {
     Sitter::Person(Name::from(name), conn)
 }
@@ -315,15 +329,7 @@ fn in_hotseat_the_side_to_move_resigns() {
 
 #[test]
 fn a_flag_falls_when_the_clock_runs_out_not_before() {
-    let clock = ClockSpec {
-        base_ms: 1000,
-        increment_ms: 0,
-    };
-    let mut d = Driver::new(
-        [person("ann", Some(1)), person("bob", Some(2))],
-        Some(clock),
-        false,
-    );
+    let mut d = ann_and_bob_with_clock(1000);
     d.advance(Duration::from_millis(900));
     assert_eq!(d.over(), None);
     d.advance(Duration::from_millis(200));
@@ -624,15 +630,7 @@ fn first_legal_game_score() -> flipline::Outcome {
 
 #[test]
 fn a_resignation_the_store_refuses_is_taken_back_and_the_game_goes_on() {
-    let clock = ClockSpec {
-        base_ms: 60_000,
-        increment_ms: 0,
-    };
-    let mut d = Driver::new(
-        [person("ann", Some(1)), person("bob", Some(2))],
-        Some(clock),
-        false,
-    );
+    let mut d = ann_and_bob_with_clock(60_000);
     d.advance(Duration::from_secs(1));
     d.ends_stored = false;
     let before = format!("{:?}", d.table);
@@ -658,15 +656,7 @@ fn a_resignation_the_store_refuses_is_taken_back_and_the_game_goes_on() {
 
 #[test]
 fn an_ending_nobody_asked_for_is_announced_once_stored_and_takes_no_move_meanwhile() {
-    let clock = ClockSpec {
-        base_ms: 1000,
-        increment_ms: 0,
-    };
-    let mut d = Driver::new(
-        [person("ann", Some(1)), person("bob", Some(2))],
-        Some(clock),
-        false,
-    );
+    let mut d = ann_and_bob_with_clock(1000);
     d.ends_stored = false;
     let heard = d.heard(2).len();
     d.advance(Duration::from_millis(1100));
