@@ -30,7 +30,17 @@ pub struct SolveArgs {
     /// else 1).
     #[arg(long)]
     first: Option<usize>,
+    /// The most empty squares a position may have. An exact solve takes
+    /// about three times as long for each empty square more: the FFO
+    /// suite's hardest (34) take minutes, the start of a game (60) would
+    /// take longer than anyone waits.
+    #[arg(long, default_value_t = DEFAULT_MAX_EMPTIES)]
+    max_empties: u32,
 }
+
+/// The most empties solved without asking: the FFO suite's positions have
+/// at most 34.
+const DEFAULT_MAX_EMPTIES: u32 = 36;
 
 /// One position to solve: its number and what the file says.
 struct Task {
@@ -50,6 +60,7 @@ struct Solved {
 /// computed score disagrees with the file.
 pub fn run(args: &SolveArgs) -> Result<(), String> {
     let tasks = read_tasks(&args.file, args.first)?;
+    check_empties(&tasks, args.max_empties)?;
     println!(
         "{:>4} {:>7} {:>5} {:>6} {:>14} {:>9} {:>14}",
         "#", "empties", "move", "score", "nodes", "seconds", "nodes/s"
@@ -86,6 +97,25 @@ fn read_tasks(path: &Path, first: Option<usize>) -> Result<Vec<Task>, String> {
         return Err(format!("{}: no positions", path.display()));
     }
     Ok(tasks)
+}
+
+/// Refuses, before any work, a file with a position past `max` empties.
+fn check_empties(tasks: &[Task], max: u32) -> Result<(), String> {
+    match tasks.iter().find(|t| empties(t) > max) {
+        Some(task) => Err(format!(
+            "position {} has {} empty squares: an exact solve past {max} could run for              days (--max-empties {} to try anyway)",
+            task.number,
+            empties(task),
+            empties(task)
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The empty squares of a task's position.
+fn empties(task: &Task) -> u32 {
+    let counts = task.position.game.counts();
+    64u32.saturating_sub(counts.black + counts.white)
 }
 
 /// The first position's number from an FFO file name (`fforum-40-59.obf` → 40).
@@ -165,7 +195,7 @@ impl Printer {
 
     fn print(&mut self, task: &Task, solved: &Solved) {
         let game = &task.position.game;
-        let empties = 64 - (game.counts().black + game.counts().white);
+        let empties = empties(task);
         let mv = solved
             .best
             .map_or(Move::Pass, |x| Move::Place(Square::from_index(x, 8)));
@@ -231,5 +261,28 @@ fn rate(nodes: u64, seconds: f64) -> f64 {
         nodes as f64 / seconds
     } else {
         0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tasks_of(text: &str) -> Vec<Task> {
+        let path = std::env::temp_dir().join(format!("flip-solve-{}.obf", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        let tasks = read_tasks(&path, None).unwrap();
+        let _ = std::fs::remove_file(&path);
+        tasks
+    }
+
+    #[test]
+    fn a_position_past_the_limit_is_refused_before_any_work() {
+        let start = "---------------------------XO------OX--------------------------- X;";
+        let tasks = tasks_of(&format!("{start}\n"));
+        let refused = check_empties(&tasks, DEFAULT_MAX_EMPTIES).unwrap_err();
+        assert!(refused.contains("60 empty squares"), "{refused}");
+        assert!(refused.contains("--max-empties 60"), "{refused}");
+        assert!(check_empties(&tasks, 60).is_ok(), "raised by the flag");
     }
 }
