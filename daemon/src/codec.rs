@@ -40,13 +40,9 @@ impl LineCodec {
         }
     }
 
-    fn max(&self) -> usize {
-        self.max as usize
-    }
-
     /// The longest line this codec takes (what `ERR 413` names).
-    pub fn max_bytes(&self) -> usize {
-        self.max()
+    pub fn max(&self) -> usize {
+        self.max as usize
     }
 
     fn scanned(&self) -> usize {

@@ -311,11 +311,6 @@ impl<J> Waiting<J> {
         self.jobs.remove(&held).unwrap_or_default()
     }
 
-    /// How many jobs wait.
-    pub fn len(&self) -> usize {
-        self.jobs.values().map(Vec::len).sum()
-    }
-
     /// Whether no job waits.
     pub fn is_empty(&self) -> bool {
         self.jobs.is_empty()

@@ -38,7 +38,7 @@ impl Session {
                 Err(e) => self.reply(ctx, Err(e)),
             },
             Line::TooLong => {
-                let max = self.codec.max_bytes();
+                let max = self.codec.max();
                 self.error(
                     ctx,
                     ErrorCode::TooLong,
