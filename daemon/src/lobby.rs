@@ -165,15 +165,15 @@ impl Lobby {
             let _ = reply.send(answer(self, done.reply));
             return;
         };
-        let commits: Vec<_> = (done.effects.iter())
-            .filter_map(write_of)
-            .map(|write| self.services.store.commit(write))
-            .collect();
+        // A decision is held for the one write it needs (a new game, or the
+        // seats of a game joined): `LobbyEffect::needs_commit`.
+        let write = done.effects.iter().find_map(write_of);
+        let commit = write.map(|write| self.services.store.commit(write));
         let committed = async move {
-            for commit in commits {
-                commit.await?;
+            match commit {
+                Some(commit) => commit.await.map(|_| ()),
+                None => Ok(()),
             }
-            Ok::<(), crate::store::StoreError>(())
         };
         ctx.spawn(committed.into_actor(self).map(move |committed, act, ctx| {
             match committed {
