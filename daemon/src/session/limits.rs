@@ -129,8 +129,9 @@ pub(super) fn slow_down_message(wait: Option<Duration>) -> String {
 }
 
 /// A moment of a connection's input, as microseconds since the first such
-/// moment: 8 bytes where an `Instant` takes 16, in every session. Its epoch
-/// is its own, apart from the games' stamps (which count service time).
+/// moment ([`crate::clock::micros_since`]): 8 bytes where an `Instant` takes
+/// 16, in every session. Its epoch is its own, apart from the games' stamps
+/// (which count service time).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) struct Moment(u64);
 
@@ -142,9 +143,7 @@ impl Moment {
 
     fn of(instant: Instant) -> Moment {
         static EPOCH: OnceLock<Instant> = OnceLock::new();
-        let epoch = *EPOCH.get_or_init(|| instant);
-        let micros = instant.saturating_duration_since(epoch).as_micros();
-        Moment(u64::try_from(micros).unwrap_or(u64::MAX))
+        Moment(crate::clock::micros_since(&EPOCH, instant))
     }
 
     /// The time from this moment to `later` (zero if `later` is earlier).
