@@ -26,6 +26,7 @@
 
 mod clock;
 mod command;
+mod command_kind;
 mod error;
 mod event;
 mod list_query;
@@ -37,7 +38,8 @@ mod status;
 mod summary;
 
 pub use clock::ClockSpec;
-pub use command::{Command, CommandKind, DEFAULT_BOT_LEVEL, NewGame, Opponent, SeatChoice};
+pub use command::{Command, DEFAULT_BOT_LEVEL, NewGame, Opponent, SeatChoice};
+pub use command_kind::CommandKind;
 pub use error::{ErrorCode, ProtocolError, is_unsafe_in_a_line, one_line};
 pub use event::{Event, Played};
 pub use list_query::{ListQuery, WhoQuery};

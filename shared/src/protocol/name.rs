@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use super::command::CommandKind;
+use super::command_kind::CommandKind;
 use super::event::Event;
 use super::server_line::REPLY_KEYWORDS;
 

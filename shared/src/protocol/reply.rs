@@ -12,7 +12,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::GameId;
-use super::command::CommandKind;
+use super::command_kind::CommandKind;
 use super::error::one_line;
 use super::name::valid_name;
 use crate::square::Move;
