@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use actix::{Actor, Addr, Handler, Message, SyncContext};
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHasher, PasswordVerifier, phc::PasswordHash};
-use flipline::protocol::{ErrorCode, ProtocolError};
+use flipline::protocol::{Credential, ErrorCode, ProtocolError};
 
 use crate::config::Passwords;
 use crate::store::{Store, Write};
@@ -151,9 +151,13 @@ impl Accounts {
     pub async fn check(
         self: Arc<Self>,
         name: String,
-        password: Option<String>,
+        credential: Option<Credential>,
         deadline: Duration,
     ) -> Result<(), ProtocolError> {
+        let password = match credential {
+            Some(Credential::Password(password)) => Some(password),
+            Some(Credential::Secret(_)) | None => None,
+        };
         let stored = within(deadline, self.store.password_hash(name.clone()))
             .await
             .map_err(store_trouble)?;

@@ -49,6 +49,7 @@ pub mod live;
 pub mod lobby;
 pub mod messages;
 pub mod outbox;
+pub mod peer;
 pub mod random;
 pub mod reload;
 pub mod rules;

@@ -5,6 +5,7 @@
 use super::GameId;
 use super::clock::ClockSpec;
 use super::command_kind::CommandKind;
+use super::credential::{Credential, SECRET_KEYWORD, valid_secret};
 use super::error::{ProtocolError, one_line};
 use super::list_query::{ListQuery, WhoQuery};
 use super::name::check_name;
@@ -53,12 +54,12 @@ pub struct NewGame {
 /// A command from a client.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
-    /// `LOGIN name [password]`.
+    /// `LOGIN name [password | secret TOKEN]`.
     Login {
         /// A name [`check_name`](super::check_name) accepts.
         name: String,
-        /// Optional password.
-        password: Option<String>,
+        /// A password, a guest's secret, or nothing (a new guest).
+        credential: Option<Credential>,
     },
     /// `SEEK [variant] [clock M+S]`.
     Seek {
@@ -222,10 +223,25 @@ fn parse_login<'a>(args: &mut impl Iterator<Item = &'a str>) -> Result<Command, 
             one_line(name)
         )));
     }
-    let password = args.next().map(str::to_string);
+    let mut args = args.peekable();
+    let credential = match args.next() {
+        None => None,
+        // `secret` alone is a password like any other word.
+        Some(word) if word.eq_ignore_ascii_case(SECRET_KEYWORD) && args.peek().is_some() => {
+            let token = args.next().unwrap_or_default();
+            if !valid_secret(token) {
+                return Err(ProtocolError::bad(format!(
+                    "bad secret '{}' (the letters and digits a guest's OK gave)",
+                    one_line(token)
+                )));
+            }
+            Some(Credential::Secret(token.to_string()))
+        }
+        Some(password) => Some(Credential::Password(password.to_string())),
+    };
     Ok(Command::Login {
         name: name.to_string(),
-        password,
+        credential,
     })
 }
 
@@ -386,6 +402,33 @@ mod tests {
             Command::parse("LOGIN ann pass word").unwrap_err().message,
             "unexpected 'word'"
         );
+    }
+
+    #[test]
+    fn login_takes_a_password_or_a_guests_secret() {
+        let login = |line| match Command::parse(line) {
+            Ok(Command::Login { name, credential }) => (name, credential),
+            other => panic!("{line}: {other:?}"),
+        };
+        assert_eq!(login("LOGIN ann"), ("ann".into(), None));
+        let password = Some(Credential::Password("tiger".into()));
+        assert_eq!(login("login ann tiger"), ("ann".into(), password));
+        let secret = Some(Credential::Secret("0f3a9c".into()));
+        assert_eq!(
+            login("LOGIN ann secret 0f3a9c"),
+            ("ann".into(), secret.clone())
+        );
+        assert_eq!(login("LOGIN ann SECRET 0f3a9c"), ("ann".into(), secret));
+        let word = Some(Credential::Password("secret".into()));
+        assert_eq!(login("LOGIN ann secret"), ("ann".into(), word));
+        let bad = Command::parse("LOGIN ann secret 0f-3a").unwrap_err();
+        assert!(
+            bad.message.starts_with("bad secret '0f-3a'"),
+            "{}",
+            bad.message
+        );
+        let extra = Command::parse("LOGIN ann secret 0f3a more").unwrap_err();
+        assert_eq!(extra.message, "unexpected 'more'");
     }
 
     #[test]

@@ -27,6 +27,7 @@
 mod clock;
 mod command;
 mod command_kind;
+mod credential;
 mod error;
 mod event;
 mod list_query;
@@ -40,6 +41,7 @@ mod summary;
 pub use clock::ClockSpec;
 pub use command::{Command, DEFAULT_BOT_LEVEL, NewGame, Opponent, SeatChoice};
 pub use command_kind::CommandKind;
+pub use credential::{Credential, MAX_SECRET_LEN, SECRET_KEYWORD, valid_secret};
 pub use error::{ErrorCode, ProtocolError, is_unsafe_in_a_line, one_line};
 pub use event::{Event, Played};
 pub use list_query::{ListQuery, WhoQuery};

@@ -13,6 +13,7 @@ use std::str::FromStr;
 
 use super::GameId;
 use super::command_kind::CommandKind;
+use super::credential::{SECRET_KEYWORD, valid_secret};
 use super::error::one_line;
 use super::name::valid_name;
 use crate::square::Move;
@@ -26,6 +27,10 @@ pub enum Reply {
     Done,
     /// `OK <name>`: logged in under the name (`LOGIN`).
     Name(String),
+    /// `OK <name> secret <token>`: logged in as a guest under the name; the
+    /// token is what `LOGIN <name> secret <token>` shows to take the name
+    /// back while the daemon holds it (`LOGIN`).
+    Guest(String, String),
     /// `OK <game>`: the game made (`NEW`), paired into (`SEEK`), watched
     /// (`WATCH`), or started once everyone asked for a rematch (`REMATCH`).
     Game(GameId),
@@ -65,7 +70,16 @@ impl Reply {
                 if !valid_name(name) {
                     return Err(tokens.bad(name));
                 }
-                Reply::Name(name.to_string())
+                if tokens.peek() == Some(SECRET_KEYWORD) {
+                    tokens.word(SECRET_KEYWORD)?;
+                    let secret = tokens.next()?;
+                    if !valid_secret(secret) {
+                        return Err(tokens.bad(secret));
+                    }
+                    Reply::Guest(name.to_string(), secret.to_string())
+                } else {
+                    Reply::Name(name.to_string())
+                }
             }
             CommandKind::Seek if tokens.peek() == Some("seeking") => {
                 tokens.word("seeking")?;
@@ -122,6 +136,7 @@ impl fmt::Display for Reply {
         match self {
             Reply::Done => Ok(()),
             Reply::Name(name) => write!(f, " {name}"),
+            Reply::Guest(name, secret) => write!(f, " {name} {SECRET_KEYWORD} {secret}"),
             Reply::Game(game) => write!(f, " {game}"),
             Reply::Joined(game, color) => write!(f, " {game} {color}"),
             Reply::Seeking => f.write_str(" seeking"),
@@ -294,6 +309,11 @@ mod tests {
         for (kind, reply, line) in [
             (CommandKind::Login, Reply::Name("ann".into()), "OK ann"),
             (CommandKind::Login, Reply::Name("42".into()), "OK 42"),
+            (
+                CommandKind::Login,
+                Reply::Guest("ann".into(), "0f3a9c".into()),
+                "OK ann secret 0f3a9c",
+            ),
             (CommandKind::Seek, Reply::Game(12), "OK 12"),
             (CommandKind::Seek, Reply::Seeking, "OK seeking"),
             (CommandKind::New, Reply::Game(12), "OK 12"),

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use actix::fut::{ActorFutureExt, WrapFuture};
 use actix::{AsyncContext, Context};
-use flipline::protocol::ErrorCode;
+use flipline::protocol::{Credential, ErrorCode};
 
 use crate::messages::{Answer, Login, Name};
 use crate::session::Session;
@@ -22,7 +22,7 @@ impl Session {
         &mut self,
         ctx: &mut Context<Self>,
         name: String,
-        password: Option<String>,
+        credential: Option<Credential>,
     ) {
         match &self.name {
             Some(current) if **current == *name => {
@@ -36,7 +36,7 @@ impl Session {
         }
         let accounts = Arc::clone(&self.shared.accounts);
         let deadline = self.shared.live.store_deadline();
-        let check = accounts.check(name.clone(), password, deadline);
+        let check = accounts.check(name.clone(), credential, deadline);
         ctx.wait(
             check
                 .into_actor(self)

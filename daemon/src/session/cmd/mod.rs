@@ -52,7 +52,7 @@ impl Session {
     /// One function per command keeps this match short.
     fn dispatch(&mut self, ctx: &mut Context<Self>, command: Command) {
         match command {
-            Command::Login { name, password } => self.login(ctx, name, password),
+            Command::Login { name, credential } => self.login(ctx, name, credential),
             Command::Seek { variant, clock } => self.seek(ctx, variant, clock),
             Command::New(spec) => self.new_game(ctx, spec),
             Command::Join(game) => self.join(ctx, game),
