@@ -291,7 +291,7 @@ impl Lobby {
     /// `LOGIN` past its password. A holder whose connection has stopped but
     /// whose `Gone` is still on its way has gone: that is said first, so the
     /// name is free.
-    fn login(&mut self, msg: &Login) -> Result<(), ProtocolError> {
+    fn login(&mut self, msg: &Login) -> Result<LoggedIn, ProtocolError> {
         if let Some(holder) = self.core.holder(&msg.name)
             && holder != msg.id
             && self.sessions.get(&holder).is_none_or(|s| s.addr.is_gone())
@@ -299,7 +299,7 @@ impl Lobby {
             let effects = self.core.gone(holder, &msg.name);
             self.carry_out_all(effects);
         }
-        self.core.login(&msg.name, msg.id)
+        self.core.login(&msg.name, msg.id, msg.guest)
     }
 
     /// The route the session asking gets for a game the core just seated it in.
@@ -368,7 +368,7 @@ impl Handler<Gone> for Lobby {
 }
 
 impl Handler<Login> for Lobby {
-    type Result = ResponseFuture<Result<(), ProtocolError>>;
+    type Result = ResponseFuture<Result<LoggedIn, ProtocolError>>;
 
     fn handle(&mut self, msg: Login, ctx: &mut Context<Self>) -> Self::Result {
         let (reply, answer) = oneshot::channel();

@@ -21,6 +21,7 @@ use flipline::protocol::{ClockSpec, Event, GameId, NewGame, ProtocolError, Reply
 use flipline::{Color, Square, Variant};
 
 use crate::outbox::Text;
+pub use crate::rules::lobby::{GuestLogin, GuestSecret, LoggedIn};
 use crate::rules::lobby::{Left, Order};
 
 pub use crate::rules::{ConnId, Name};
@@ -190,12 +191,15 @@ pub struct Gone {
 
 /// `LOGIN`, once the password is checked.
 #[derive(Message)]
-#[rtype(result = "Result<(), ProtocolError>")]
+#[rtype(result = "Result<LoggedIn, ProtocolError>")]
 pub struct Login {
     /// The name.
     pub name: Name,
     /// The connection.
     pub id: ConnId,
+    /// For a guest: the secret shown, and a fresh one should it need one.
+    /// `None` for a registered name, whose password was checked.
+    pub guest: Option<GuestLogin>,
 }
 
 /// `NEW`: the seat in the new game.

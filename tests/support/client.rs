@@ -10,7 +10,7 @@ use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use flipline::protocol::CommandKind;
+use flipline::protocol::{CommandKind, Reply};
 
 use crate::lines::{Start, is_final, parse_start, reply_game, reply_to};
 
@@ -36,6 +36,39 @@ pub struct Client {
     partial: Vec<u8>,
     /// The name logged in with (empty before `LOGIN`), for messages.
     pub name: String,
+    /// The daemon's address, which keys the guests' secrets.
+    addr: SocketAddr,
+}
+
+/// The secret each guest name was last given, by daemon and name (folded),
+/// so that a test's later `LOGIN` of that name shows it, as a client that
+/// reconnects does.
+static SECRETS: std::sync::Mutex<Vec<((SocketAddr, String), String)>> =
+    std::sync::Mutex::new(Vec::new());
+
+fn secret_key(addr: SocketAddr, name: &str) -> (SocketAddr, String) {
+    (addr, name.to_ascii_lowercase())
+}
+
+/// The secret `name` was given on the daemon at `addr`, if it was a guest.
+pub fn guest_secret(addr: SocketAddr, name: &str) -> Option<String> {
+    let key = secret_key(addr, name);
+    let secrets = SECRETS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    secrets
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, s)| s.clone())
+}
+
+fn keep_secret(addr: SocketAddr, name: &str, secret: &str) {
+    let key = secret_key(addr, name);
+    let mut secrets = SECRETS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    secrets.retain(|(k, _)| *k != key);
+    secrets.push((key, secret.to_string()));
 }
 
 impl Client {
@@ -63,6 +96,7 @@ impl Client {
             writer,
             partial: Vec::new(),
             name: String::new(),
+            addr,
         }
     }
 
@@ -73,11 +107,38 @@ impl Client {
         client
     }
 
-    /// `LOGIN name`, which must answer `OK name`.
+    /// `LOGIN name` as a guest, showing the secret the name was last given
+    /// if any; it must log in as `name`.
     pub fn login(&mut self, name: &str) {
-        let (data, ok) = self.command(&format!("LOGIN {name}"));
-        assert_eq!(ok, format!("OK {name}"), "LOGIN {name} (data {data:?})");
-        self.name = name.to_string();
+        let (data, ok) = self.command(&self.guest_login_line(name));
+        assert_eq!(
+            self.logged_in(&ok),
+            Some(name.to_string()),
+            "LOGIN {name} (data {data:?})"
+        );
+    }
+
+    /// `LOGIN name`, with the name's secret when a guest of that name had one.
+    pub fn guest_login_line(&self, name: &str) -> String {
+        match guest_secret(self.addr, name) {
+            Some(secret) => format!("LOGIN {name} secret {secret}"),
+            None => format!("LOGIN {name}"),
+        }
+    }
+
+    /// The name a `LOGIN` reply logged in as (keeping a guest's secret for
+    /// later logins), or `None` if it is not an `OK`.
+    pub fn logged_in(&mut self, reply: &str) -> Option<String> {
+        let (name, secret) = match Reply::parse(CommandKind::Login, reply).ok()? {
+            Reply::Name(name) => (name, None),
+            Reply::Guest(name, secret) => (name, Some(secret)),
+            _ => return None,
+        };
+        if let Some(secret) = secret {
+            keep_secret(self.addr, &name, &secret);
+        }
+        self.name = name.clone();
+        Some(name)
     }
 
     /// Sends one line (a line feed is added).
@@ -328,9 +389,8 @@ pub fn new_and_join(addr: SocketAddr, args: &str, names: [&str; 2]) -> (Client, 
 /// name's previous connection closed (it cannot know before it reads the close).
 pub fn login_soon(client: &mut Client, name: &str) {
     for _ in 0..100 {
-        let (_, reply) = client.command(&format!("LOGIN {name}"));
-        if reply == format!("OK {name}") {
-            client.name = name.to_string();
+        let (_, reply) = client.command(&client.guest_login_line(name));
+        if client.logged_in(&reply).as_deref() == Some(name) {
             return;
         }
         assert!(reply.starts_with("ERR 409 "), "LOGIN {name}: {reply}");

@@ -10,7 +10,7 @@
 //! `journal`). `R` is whatever the caller keeps per game to reach it (the
 //! daemon's route to the game's actor); the core only holds it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::num::NonZeroU64;
 
 use flipline::notation::replay_with_passes;
@@ -21,7 +21,12 @@ use flipline::{Color, Move, Variant};
 
 use super::{COLORS, ConnId, Name, Phase, Sitter, bot_name, slot};
 
+mod caseless;
+mod guest_secret;
 mod journal;
+
+use caseless::{Caseless, NameKey};
+pub use guest_secret::GuestSecret;
 
 use journal::Holds;
 pub use journal::{Held, Waiting};
@@ -226,7 +231,7 @@ impl<R> Entry<R> {
     fn colors_of(&self, name: &str) -> Vec<Color> {
         COLORS
             .into_iter()
-            .filter(|&c| matches!(&self.seats[slot(c)], Some(Occupant::Person(n)) if **n == *name))
+            .filter(|&c| matches!(&self.seats[slot(c)], Some(Occupant::Person(n)) if n.eq_ignore_ascii_case(name)))
             .collect()
     }
 
@@ -254,6 +259,30 @@ struct Person {
     /// Whether its connection is at that game's table (false after a
     /// reconnect, until `JOIN`).
     attached: bool,
+    /// A guest's secret, which alone takes the name back while it is held
+    /// without a connection; `None` for a registered name (its password
+    /// does) and for a guest's seat recovered at a start (the secret is not
+    /// stored).
+    secret: Option<GuestSecret>,
+}
+
+/// A guest's `LOGIN`, as the lobby hears it.
+#[derive(Clone, Copy, Debug)]
+pub struct GuestLogin {
+    /// The secret shown (`LOGIN ann secret TOKEN`), if any and well formed.
+    pub shown: Option<GuestSecret>,
+    /// A new secret, freshly drawn, for a guest that takes a free name.
+    pub fresh: GuestSecret,
+}
+
+/// A login the lobby let through.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoggedIn {
+    /// The name as the lobby spells it: the first spelling of those that
+    /// differ only in case.
+    pub name: Name,
+    /// A guest's secret, to give the client.
+    pub secret: Option<GuestSecret>,
 }
 
 #[derive(Clone, Debug)]
@@ -266,7 +295,7 @@ struct Seek {
 /// The lobby (see the module docs).
 #[derive(Debug)]
 pub struct LobbyCore<R> {
-    people: HashMap<Name, Person>,
+    people: hashbrown::HashMap<NameKey, Person>,
     seeks: Vec<Seek>,
     games: BTreeMap<GameId, Entry<R>>,
     holds: Holds<R>,
@@ -278,7 +307,7 @@ pub struct LobbyCore<R> {
 impl<R> Default for LobbyCore<R> {
     fn default() -> LobbyCore<R> {
         LobbyCore {
-            people: HashMap::new(),
+            people: hashbrown::HashMap::new(),
             seeks: Vec::new(),
             games: BTreeMap::new(),
             holds: Holds::default(),
@@ -312,7 +341,7 @@ impl<R: Clone> LobbyCore<R> {
     /// The connection `name` is logged in on.
     pub fn holder(&self, name: &str) -> Option<ConnId> {
         self.people
-            .get(name)
+            .get(&Caseless(name))
             .and_then(|p| p.conn)
             .map(NonZeroU64::get)
     }
@@ -320,7 +349,7 @@ impl<R: Clone> LobbyCore<R> {
     /// The game `name` sits at.
     pub fn seat_of(&self, name: &str) -> Option<GameId> {
         self.people
-            .get(name)
+            .get(&Caseless(name))
             .and_then(|p| p.seat)
             .map(NonZeroU64::get)
     }
@@ -357,24 +386,43 @@ impl<R: Clone> LobbyCore<R> {
         }
     }
 
-    /// `LOGIN name` on `conn` (after the password): refused while another
-    /// connection holds the name. The caller first reports a holder it knows
-    /// to be gone ([`LobbyCore::gone`]).
-    pub fn login(&mut self, name: &Name, conn: ConnId) -> Result<(), ProtocolError> {
+    /// `LOGIN name` on `conn`, once the accounts have let it through: a
+    /// registered name with its password (`guest` is `None`), or a guest.
+    /// Refused while another connection holds the name, in any case; a name
+    /// held for a guest's seat after a disconnect is given back only to the
+    /// guest's secret. The answer is the name as the lobby spells it (the
+    /// first spelling) and, for a guest, its secret: the one it had, when it
+    /// resumes, or `guest.fresh`.
+    pub fn login(
+        &mut self,
+        name: &Name,
+        conn: ConnId,
+        guest: Option<GuestLogin>,
+    ) -> Result<LoggedIn, ProtocolError> {
         let Some(conn) = NonZeroU64::new(conn) else {
             return Err(ProtocolError::new(
                 ErrorCode::Unavailable,
                 "no such connection",
             ));
         };
-        let person = self.person_mut(name);
+        let known = self.people.get_key_value(&Caseless(name));
+        let spelling = known.map_or_else(|| Name::clone(name), |(key, _)| Name::clone(&key.0));
+        let person = known.map(|(_, person)| *person).unwrap_or_default();
         match person.conn {
-            Some(holder) if holder != conn => Err(conflict(format!("name '{name}' is in use"))),
-            _ => {
-                person.conn = Some(conn);
-                Ok(())
+            Some(holder) if holder != conn => {
+                return Err(conflict(format!("name '{spelling}' is in use")));
             }
+            Some(_) => {}
+            None => check_hold(&spelling, &person, guest.as_ref())?,
         }
+        let secret = guest.map(|g| person.secret.unwrap_or(g.fresh));
+        let person = self.person_mut(&spelling);
+        person.conn = Some(conn);
+        person.secret = secret;
+        Ok(LoggedIn {
+            name: spelling,
+            secret,
+        })
     }
 
     /// `conn`, logged in as `name`, is gone: its seek goes, an open game it
@@ -382,7 +430,7 @@ impl<R: Clone> LobbyCore<R> {
     /// period), a finished one is left.
     pub fn gone(&mut self, conn: ConnId, name: &Name) -> Vec<LobbyEffect<R>> {
         let mut effects = Vec::new();
-        if self.people.get(name).map(|p| p.conn) != Some(NonZeroU64::new(conn)) {
+        if self.people.get(&Caseless(name)).map(|p| p.conn) != Some(NonZeroU64::new(conn)) {
             return effects;
         }
         let Some(person) = self.existing_person_mut(name) else {
@@ -671,7 +719,7 @@ impl<R: Clone> LobbyCore<R> {
         }
         let present = |other: &Name| {
             self.people
-                .get(other)
+                .get(&Caseless(other))
                 .is_some_and(|p| p.conn.is_some() && p.seat == NonZeroU64::new(game))
         };
         let opponent_left = entry.seats.iter().any(|s| match s {
@@ -807,14 +855,16 @@ impl<R: Clone> LobbyCore<R> {
             .people
             .iter()
             .filter(|(_, p)| p.conn.is_some())
-            .map(|(name, p)| {
+            .map(|(NameKey(name), p)| {
                 let playing = p
                     .seat
                     .map(NonZeroU64::get)
                     .filter(|g| self.games.get(g).is_some_and(Entry::in_play_or_open));
                 let status = match playing {
                     Some(game) => PlayerStatus::Playing(game),
-                    None if self.seeks.iter().any(|s| s.name == *name) => PlayerStatus::Seeking,
+                    None if self.seeks.iter().any(|s| s.name.eq_ignore_ascii_case(name)) => {
+                        PlayerStatus::Seeking
+                    }
                     None => PlayerStatus::Idle,
                 };
                 (Name::clone(name), status)
@@ -838,7 +888,7 @@ impl<R: Clone> LobbyCore<R> {
                     .get(&game)
                     .is_some_and(|e| e.phase == Phase::Playing) =>
             {
-                let what = if self.people.get(name).is_some_and(|p| p.attached) {
+                let what = if self.people.get(&Caseless(name)).is_some_and(|p| p.attached) {
                     "END resigns it".to_string()
                 } else {
                     format!("JOIN {game} takes your seat back")
@@ -909,7 +959,11 @@ impl<R: Clone> LobbyCore<R> {
     /// Withdraws `name`'s seek; whether there was one.
     fn withdraw_seek(&mut self, name: &str) -> bool {
         let mut withdrew = false;
-        while let Some(index) = self.seeks.iter().position(|s| *s.name == *name) {
+        while let Some(index) = self
+            .seeks
+            .iter()
+            .position(|s| s.name.eq_ignore_ascii_case(name))
+        {
             withdrew |= self.remove_seek(index).is_some();
         }
         withdrew
@@ -919,7 +973,7 @@ impl<R: Clone> LobbyCore<R> {
     fn tidy(&mut self, name: &str) {
         if self
             .people
-            .get(name)
+            .get(&Caseless(name))
             .is_some_and(|p| p.conn.is_none() && p.seat.is_none())
         {
             self.remove_person(name);
@@ -1070,8 +1124,31 @@ fn occupant(sitter: Sitter<ConnId>) -> Option<Occupant> {
 }
 
 /// The names once each (hotseat puts one person in both seats).
+/// Whether a login may take `name`, known to the lobby as `person` with no
+/// connection: free when nothing holds it; a guest's seat only with the
+/// guest's secret; a registered name's seat with its password (checked
+/// before).
+fn check_hold(
+    name: &str,
+    person: &Person,
+    guest: Option<&GuestLogin>,
+) -> Result<(), ProtocolError> {
+    let Some(secret) = person.secret else {
+        return Ok(());
+    };
+    match guest {
+        Some(login) if secret.matches(login.shown.as_ref()) => Ok(()),
+        Some(GuestLogin { shown: Some(_), .. }) => Err(conflict(format!(
+            "name '{name}' is held for its guest: that is not the secret its login was given"
+        ))),
+        _ => Err(conflict(format!(
+            "name '{name}' is held for its guest's seat: LOGIN {name} secret <the secret its OK gave> takes it back"
+        ))),
+    }
+}
+
 fn dedup(mut names: Vec<Name>) -> Vec<Name> {
-    names.dedup();
+    names.dedup_by(|a, b| a.eq_ignore_ascii_case(b));
     names
 }
 
@@ -1081,7 +1158,7 @@ impl<R: Clone + std::fmt::Debug> LobbyCore<R> {
     /// that something changed nothing.
     pub fn snapshot(&self) -> String {
         let mut people: Vec<String> = (self.people.iter())
-            .map(|(name, person)| format!("{name}: {person:?}"))
+            .map(|(NameKey(name), person)| format!("{name}: {person:?}"))
             .collect();
         people.sort();
         format!("{people:?}\n{:?}\n{:?}", self.seeks, self.games)
@@ -1096,15 +1173,15 @@ impl<R: Clone> LobbyCore<R> {
     /// a game that has that name in it; a name known only as gone is
     /// forgotten.
     pub fn check_invariants(&self) -> Result<(), String> {
-        let mut live: HashMap<Name, Vec<GameId>> = HashMap::new();
+        let mut live: hashbrown::HashMap<NameKey, Vec<GameId>> = hashbrown::HashMap::new();
         for (&id, entry) in &self.games {
             if entry.phase != Phase::Over {
                 for name in dedup(entry.persons().cloned().collect()) {
-                    live.entry(name).or_default().push(id);
+                    live.entry(NameKey(name)).or_default().push(id);
                 }
             }
         }
-        for (name, games) in &live {
+        for (NameKey(name), games) in &live {
             if games.len() > 1 {
                 return Err(format!("{name} sits in games {games:?}"));
             }
@@ -1116,7 +1193,7 @@ impl<R: Clone> LobbyCore<R> {
             }
         }
         for (i, seek) in self.seeks.iter().enumerate() {
-            if let Some(games) = live.get(&*seek.name) {
+            if let Some(games) = live.get(&Caseless(&seek.name)) {
                 return Err(format!("{} seeks while in {games:?}", seek.name));
             }
             let later = self.seeks.iter().skip(i + 1);
@@ -1130,7 +1207,7 @@ impl<R: Clone> LobbyCore<R> {
                 ));
             }
         }
-        for (name, person) in &self.people {
+        for (NameKey(name), person) in &self.people {
             if let Some(game) = person.seat.map(NonZeroU64::get) {
                 let seated = self
                     .games

@@ -13,8 +13,8 @@ use super::lobby::{Done, Left, LobbyCore, LobbyEffect, Order, Rematched, Sought}
 use super::{ConnId, Name, Phase};
 
 /// A lobby whose routes are the game numbers themselves, numbering from 1.
-struct Harness {
-    core: LobbyCore<GameId>,
+pub(super) struct Harness {
+    pub(super) core: LobbyCore<GameId>,
     next: GameId,
     /// What each connection was told it sits in (`Seated`).
     seated: HashMap<ConnId, GameId>,
@@ -27,7 +27,7 @@ struct Harness {
 }
 
 impl Harness {
-    fn new() -> Harness {
+    pub(super) fn new() -> Harness {
         Harness {
             core: LobbyCore::new(),
             next: 1,
@@ -69,11 +69,11 @@ impl Harness {
         }
     }
 
-    fn login(&mut self, name: &str, conn: ConnId) {
-        assert!(self.core.login(&Name::from(name), conn).is_ok());
+    pub(super) fn login(&mut self, name: &str, conn: ConnId) {
+        assert!(self.core.login(&Name::from(name), conn, None).is_ok());
     }
 
-    fn new_game(&mut self, name: &str, opponent: Opponent) -> Result<GameId, u16> {
+    pub(super) fn new_game(&mut self, name: &str, opponent: Opponent) -> Result<GameId, u16> {
         let spec = NewGame {
             variant: Variant::Othello,
             seat: SeatChoice::Black,
@@ -100,7 +100,7 @@ impl Harness {
         self.settle(done)
     }
 
-    fn join(&mut self, name: &str, game: GameId) -> Result<(GameId, Color), u16> {
+    pub(super) fn join(&mut self, name: &str, game: GameId) -> Result<(GameId, Color), u16> {
         let done = self.core.join(&Name::from(name), game).map_err(code)?;
         self.settle(done)
     }
@@ -125,7 +125,7 @@ impl Harness {
         Ok(reply)
     }
 
-    fn gone(&mut self, name: &str, conn: ConnId) {
+    pub(super) fn gone(&mut self, name: &str, conn: ConnId) {
         let effects = self.core.gone(conn, &Name::from(name));
         self.carry_out(effects);
     }
@@ -358,7 +358,7 @@ fn a_lost_connection_keeps_a_seat_in_play_and_closes_an_open_game() {
     assert_eq!(h.core.holder("bob"), Some(5));
     assert!(
         h.core
-            .login(&Name::from("bob"), 6)
+            .login(&Name::from("bob"), 6, None)
             .is_err_and(|e| e.code == ErrorCode::Conflict)
     );
 }
@@ -421,7 +421,7 @@ proptest! {
                 Op::Login(p) => {
                     let conn = conns[p].unwrap_or(next_conn);
                     next_conn += 1;
-                    let ok = h.core.login(&Name::from(PLAYERS[p]), conn).is_ok();
+                    let ok = h.core.login(&Name::from(PLAYERS[p]), conn, None).is_ok();
                     if ok { conns[p] = Some(conn); }
                     !ok
                 }

@@ -17,6 +17,8 @@ pub mod lobby;
 pub mod table;
 
 #[cfg(test)]
+mod lobby_login_tests;
+#[cfg(test)]
 mod lobby_tests;
 #[cfg(test)]
 mod sim;

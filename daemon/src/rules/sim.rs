@@ -122,7 +122,7 @@ impl World {
             .enumerate()
             .map(|(i, script)| {
                 let name = Name::from(format!("p{i}"));
-                let login = lobby.login(&name, conn_of(i));
+                let login = lobby.login(&name, conn_of(i), None);
                 assert!(login.is_ok());
                 Session {
                     name,

@@ -21,6 +21,7 @@ use std::num::NonZeroU64;
 
 use flipline::protocol::{GameId, ProtocolError};
 
+use super::caseless::{Caseless, NameKey};
 use super::{Done, Entry, LobbyCore, LobbyEffect, Person, Seek};
 use crate::rules::Name;
 
@@ -59,7 +60,7 @@ pub(super) struct Holds<R> {
     /// The command running now records here.
     running: Option<Journal<R>>,
     held: HashMap<Held, Journal<R>>,
-    names: HashMap<Name, Held>,
+    names: hashbrown::HashMap<NameKey, Held>,
     games: HashMap<GameId, Held>,
     next: u64,
 }
@@ -69,7 +70,7 @@ impl<R> Default for Holds<R> {
         Holds {
             running: None,
             held: HashMap::new(),
-            names: HashMap::new(),
+            names: hashbrown::HashMap::new(),
             games: HashMap::new(),
             next: 0,
         }
@@ -115,7 +116,7 @@ impl<R: Clone> LobbyCore<R> {
         self.holds.next += 1;
         let held = Held(NonZeroU64::MIN.saturating_add(self.holds.next - 1));
         for (name, _) in &journal.people {
-            self.holds.names.insert(Name::clone(name), held);
+            self.holds.names.insert(NameKey(Name::clone(name)), held);
         }
         for &(game, _) in &journal.games {
             self.holds.games.insert(game, held);
@@ -141,8 +142,8 @@ impl<R: Clone> LobbyCore<R> {
     fn release(&mut self, held: Held) -> Option<Journal<R>> {
         let journal = self.holds.held.remove(&held)?;
         for (name, _) in &journal.people {
-            if self.holds.names.get(name) == Some(&held) {
-                self.holds.names.remove(name);
+            if self.holds.names.get(&Caseless(name)) == Some(&held) {
+                self.holds.names.remove(&Caseless(name));
             }
         }
         for (game, _) in &journal.games {
@@ -159,7 +160,7 @@ impl<R: Clone> LobbyCore<R> {
         if self.holds.held.is_empty() {
             return None;
         }
-        let by_name = name.and_then(|n| self.holds.names.get(n));
+        let by_name = name.and_then(|n| self.holds.names.get(&Caseless(n)));
         let by_seat = || {
             name.and_then(|n| self.seat_of(n))
                 .and_then(|g| self.holds.games.get(&g))
@@ -178,7 +179,11 @@ impl<R: Clone> LobbyCore<R> {
         for change in journal.seeks.into_iter().rev() {
             match change {
                 SeekChange::Added(name) => {
-                    if let Some(index) = self.seeks.iter().rposition(|s| s.name == name) {
+                    if let Some(index) = self
+                        .seeks
+                        .iter()
+                        .rposition(|s| s.name.eq_ignore_ascii_case(&name))
+                    {
                         self.seeks.remove(index);
                     }
                 }
@@ -190,8 +195,8 @@ impl<R: Clone> LobbyCore<R> {
         }
         for (name, old) in journal.people {
             match old {
-                Some(person) => self.people.insert(name, person),
-                None => self.people.remove(&name),
+                Some(person) => self.people.insert(NameKey(name), person),
+                None => self.people.remove(&Caseless(&name)),
             };
         }
         for (game, old) in journal.games {
@@ -209,11 +214,15 @@ impl<R: Clone> LobbyCore<R> {
         let Some(journal) = &mut self.holds.running else {
             return;
         };
-        if journal.people.iter().any(|(n, _)| **n == *name) {
+        if journal
+            .people
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case(name))
+        {
             return;
         }
-        let old = self.people.get_key_value(name);
-        let key = old.map_or_else(|| Name::from(name), |(k, _)| Name::clone(k));
+        let old = self.people.get_key_value(&Caseless(name));
+        let key = old.map_or_else(|| Name::from(name), |(k, _)| Name::clone(&k.0));
         journal.people.push((key, old.map(|(_, p)| *p)));
     }
 
@@ -230,21 +239,21 @@ impl<R: Clone> LobbyCore<R> {
     /// `name`'s record, made if new.
     pub(super) fn person_mut(&mut self, name: &Name) -> &mut Person {
         self.note_person(name);
-        self.people.entry(Name::clone(name)).or_default()
+        (self.people.entry(NameKey(Name::clone(name)))).or_default()
     }
 
     /// `name`'s record, if there is one.
     pub(super) fn existing_person_mut(&mut self, name: &str) -> Option<&mut Person> {
-        if !self.people.contains_key(name) {
+        if !self.people.contains_key(&Caseless(name)) {
             return None;
         }
         self.note_person(name);
-        self.people.get_mut(name)
+        self.people.get_mut(&Caseless(name))
     }
 
     pub(super) fn remove_person(&mut self, name: &str) {
         self.note_person(name);
-        self.people.remove(name);
+        self.people.remove(&Caseless(name));
     }
 
     pub(super) fn game_mut(&mut self, game: GameId) -> Option<&mut Entry<R>> {

@@ -9,9 +9,10 @@ use std::sync::Arc;
 
 use actix::fut::{ActorFutureExt, WrapFuture};
 use actix::{AsyncContext, Context};
-use flipline::protocol::{Credential, ErrorCode};
+use flipline::protocol::{Credential, ErrorCode, ProtocolError};
 
-use crate::messages::{Answer, Login, Name};
+use crate::messages::{Answer, GuestLogin, GuestSecret, Login, Name};
+use crate::random;
 use crate::session::Session;
 use flipline::protocol::Reply;
 
@@ -25,8 +26,9 @@ impl Session {
         credential: Option<Credential>,
     ) {
         match &self.name {
-            Some(current) if **current == *name => {
-                return self.reply(ctx, Ok(Answer::ok(Reply::Name(name))));
+            Some(current) if current.eq_ignore_ascii_case(&name) => {
+                let again = Reply::Name(current.to_string());
+                return self.reply(ctx, Ok(Answer::ok(again)));
             }
             Some(current) => {
                 let message = format!("already logged in as {current}");
@@ -34,6 +36,10 @@ impl Session {
             }
             None => {}
         }
+        let guest = match guest_login(credential.as_ref()) {
+            Ok(guest) => guest,
+            Err(e) => return self.reply(ctx, Err(e)),
+        };
         let accounts = Arc::clone(&self.shared.accounts);
         let deadline = self.shared.live.store_deadline();
         let check = accounts.check(name.clone(), credential, deadline);
@@ -41,28 +47,50 @@ impl Session {
             check
                 .into_actor(self)
                 .map(move |checked, act, ctx| match checked {
-                    Ok(()) => act.claim_name(ctx, name),
+                    Ok(()) => act.claim_name(ctx, name, guest),
                     Err(e) => act.reply(ctx, Err(e)),
                 }),
         );
     }
 
-    /// Takes `name` in the lobby (refused while another connection holds it).
-    fn claim_name(&mut self, ctx: &mut Context<Self>, name: String) {
-        let name = Name::from(name);
+    /// Takes `name` in the lobby (refused while another connection holds it,
+    /// or while it is held for a guest that did not show its secret).
+    fn claim_name(&mut self, ctx: &mut Context<Self>, name: String, guest: Option<GuestLogin>) {
         let login = Login {
-            name: Name::clone(&name),
+            name: Name::from(name),
             id: self.id,
+            guest,
         };
         let shared = std::sync::Arc::clone(&self.shared);
         self.ask(ctx, &shared.lobby.login, login, move |act, ctx, result| {
-            if result.is_ok() {
-                act.name = Some(Name::clone(&name));
-            }
-            act.reply(
-                ctx,
-                result.map(|()| Answer::ok(Reply::Name(name.to_string()))),
-            );
+            let reply = result.map(|logged_in| {
+                let reply = match logged_in.secret {
+                    Some(secret) => Reply::Guest(logged_in.name.to_string(), secret.to_string()),
+                    None => Reply::Name(logged_in.name.to_string()),
+                };
+                act.name = Some(logged_in.name);
+                Answer::ok(reply)
+            });
+            act.reply(ctx, reply);
         });
     }
+}
+
+/// What the lobby hears of a login without a password: a guest, with the
+/// secret it showed (a malformed one shows none) and a fresh one, drawn now
+/// in case the name is free. `None` for a password: the accounts decide.
+fn guest_login(credential: Option<&Credential>) -> Result<Option<GuestLogin>, ProtocolError> {
+    let shown = match credential {
+        Some(Credential::Password(_)) => return Ok(None),
+        Some(Credential::Secret(shown)) => GuestSecret::parse(shown),
+        None => None,
+    };
+    let fresh = random::guest_secret().ok_or_else(|| {
+        tracing::error!("the system gave no random bytes for a guest's secret");
+        ProtocolError::new(
+            ErrorCode::Unavailable,
+            "guests are not available, try again",
+        )
+    })?;
+    Ok(Some(GuestLogin { shown, fresh }))
 }

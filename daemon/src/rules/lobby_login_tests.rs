@@ -1,0 +1,105 @@
+//! Who may take a name: one player per name whatever its case, and a
+//! guest's seat held through a disconnect given back only to the guest's
+//! secret.
+
+use flipline::protocol::{ErrorCode, Opponent, ProtocolError};
+
+use super::lobby::{GuestLogin, GuestSecret, LoggedIn};
+use super::lobby_tests::Harness;
+use super::{ConnId, Name};
+
+const FIRST: GuestSecret = secret(1);
+const SECOND: GuestSecret = secret(2);
+
+const fn secret(byte: u8) -> GuestSecret {
+    GuestSecret::from_bytes([byte; 16])
+}
+
+/// A guest's login showing `shown`, given `fresh` should it take a free name.
+fn as_guest(
+    h: &mut Harness,
+    name: &str,
+    conn: ConnId,
+    shown: Option<GuestSecret>,
+    fresh: GuestSecret,
+) -> Result<LoggedIn, ProtocolError> {
+    let guest = GuestLogin { shown, fresh };
+    h.core.login(&Name::from(name), conn, Some(guest))
+}
+
+/// `ann` (a guest, secret [`FIRST`]) sits in a game in play against `bob`
+/// and has lost her connection: her seat is held.
+fn ann_away_from_her_seat() -> (Harness, u64) {
+    let mut h = Harness::new();
+    let ann = as_guest(&mut h, "ann", 1, None, FIRST).unwrap();
+    assert_eq!(ann.secret, Some(FIRST));
+    h.login("bob", 2);
+    let game = h.new_game("ann", Opponent::Open).unwrap();
+    assert!(h.join("bob", game).is_ok());
+    h.gone("ann", 1);
+    assert_eq!(h.core.seat_of("ann"), Some(game), "the seat is held");
+    (h, game)
+}
+
+#[test]
+fn a_held_guest_seat_is_given_back_only_to_its_secret() {
+    let (mut h, game) = ann_away_from_her_seat();
+    let stranger = as_guest(&mut h, "ann", 3, None, SECOND).unwrap_err();
+    assert_eq!(stranger.code, ErrorCode::Conflict);
+    assert!(
+        stranger.message.contains("LOGIN ann secret"),
+        "{}",
+        stranger.message
+    );
+    let guess = as_guest(&mut h, "ANN", 3, Some(SECOND), SECOND).unwrap_err();
+    assert_eq!(guess.code, ErrorCode::Conflict);
+    assert!(
+        guess.message.contains("not the secret"),
+        "{}",
+        guess.message
+    );
+    let registered = h.core.login(&Name::from("ann"), 3, None).unwrap_err();
+    assert_eq!(
+        registered.code,
+        ErrorCode::Conflict,
+        "a password is no secret"
+    );
+    assert_eq!(h.core.holder("ann"), None, "refusals took nothing");
+    let back = as_guest(&mut h, "ann", 4, Some(FIRST), SECOND).unwrap();
+    assert_eq!(back.secret, Some(FIRST), "the secret stays the guest's");
+    assert_eq!(h.core.holder("ann"), Some(4));
+    assert!(h.join("ann", game).is_ok(), "and the seat is hers again");
+}
+
+#[test]
+fn a_guest_name_held_for_nothing_is_free_again() {
+    let mut h = Harness::new();
+    as_guest(&mut h, "ann", 1, None, FIRST).unwrap();
+    h.gone("ann", 1);
+    let next = as_guest(&mut h, "ann", 2, Some(FIRST), SECOND).unwrap();
+    assert_eq!(next.secret, Some(SECOND), "a new guest, a new secret");
+}
+
+#[test]
+fn names_that_differ_in_case_are_one_name_spelled_the_first_way() {
+    let mut h = Harness::new();
+    h.login("Vic", 1);
+    let taken = h.core.login(&Name::from("vic"), 2, None).unwrap_err();
+    assert_eq!(taken.message, "name 'Vic' is in use");
+    let again = h.core.login(&Name::from("VIC"), 1, None).unwrap();
+    assert_eq!(&*again.name, "Vic");
+    let game = h.new_game("Vic", Opponent::Bot(1)).unwrap();
+    assert_eq!(h.core.seat_of("vIC"), Some(game));
+    h.gone("vic", 1);
+    assert_eq!(h.core.holder("Vic"), None, "gone in any case");
+    let back = h.core.login(&Name::from("VIC"), 3, None).unwrap();
+    assert_eq!(&*back.name, "Vic", "the seat's spelling stays");
+    let who: Vec<String> = h
+        .core
+        .who()
+        .into_iter()
+        .map(|(n, _)| n.to_string())
+        .collect();
+    assert_eq!(who, ["Vic"]);
+    assert!(h.core.check_invariants().is_ok());
+}
