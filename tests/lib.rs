@@ -44,8 +44,8 @@ pub use flipd::{Config, DaemonThread};
 
 pub use child::{ChildDaemon, wait_bounded, with_open_file_limit, workspace_binary, write_config};
 pub use client::{
-    Client, READ_TIMEOUT, Received, assert_serves, guest_secret, login_soon, new_and_join,
-    seek_pair,
+    Client, READ_TIMEOUT, Received, assert_serves, guest_secret, login_line_soon, login_soon,
+    new_and_join, seek_pair,
 };
 pub use daemon::{TestDaemon, remove_temp_dir, start, temp_dir, test_config};
 pub use lines::{

@@ -96,6 +96,23 @@ const FORGET_AFTER: Duration = Duration::from_secs(15 * 60);
 /// Past this many names with failures, the old ones are pruned.
 const MAX_TRACKED: usize = 10_000;
 
+/// What a `LOGIN` may go on to, once its name and password are checked. (No
+/// `Debug`: it may carry a password.)
+pub enum Checked {
+    /// A guest, on a name nobody registered in any case.
+    Guest(String),
+    /// A registered name whose password was right, spelled as registered.
+    Member(String),
+    /// A free name with a password: registered ([`Accounts::register`])
+    /// once the lobby has given the name to the connection.
+    Unregistered {
+        /// The name.
+        name: String,
+        /// Its password, to hash.
+        password: String,
+    },
+}
+
 /// Login checks, shared by every session.
 pub struct Accounts {
     store: Store,
@@ -153,31 +170,38 @@ impl Accounts {
         name: String,
         credential: Option<Credential>,
         deadline: Duration,
-    ) -> Result<(), ProtocolError> {
+    ) -> Result<Checked, ProtocolError> {
         let password = match credential {
             Some(Credential::Password(password)) => Some(password),
             Some(Credential::Secret(_)) | None => None,
         };
-        let stored = within(deadline, self.store.password_hash(name.clone()))
+        let stored = within(deadline, self.store.registration(name.clone()))
             .await
             .map_err(store_trouble)?;
         match (stored, password) {
-            (None, None) if self.guests => Ok(()),
+            (None, None) if self.guests => Ok(Checked::Guest(name)),
             (None, None) => Err(unauthorized(
                 "guests may not play here: LOGIN name password registers a name",
             )),
-            (Some(_), None) => Err(unauthorized(format!(
-                "'{name}' is registered: LOGIN {name} <password>"
+            (Some(known), None) => Err(unauthorized(format!(
+                "'{0}' is registered: LOGIN {0} <password>",
+                known.name
             ))),
-            (Some(hash), Some(password)) => self.verify(name, password, hash).await,
-            (None, Some(password)) => self.register(name, password, deadline).await,
+            (Some(known), Some(password)) => {
+                let name = known.name.clone();
+                self.verify(known.name, password, known.hash).await?;
+                Ok(Checked::Member(name))
+            }
+            (None, Some(password)) => Ok(Checked::Unregistered { name, password }),
         }
     }
 
-    /// Registers `name`. A registration whose commit is not answered in time
-    /// may still be committed later: logging in again with the same password
-    /// works either way.
-    async fn register(
+    /// Registers `name`, which the lobby has given to the registering
+    /// connection (so that nobody, a guest least of all, holds it meanwhile).
+    /// A registration whose commit is not answered in time may still be
+    /// committed later: logging in again with the same password works either
+    /// way.
+    pub async fn register(
         self: Arc<Self>,
         name: String,
         password: String,
@@ -202,11 +226,11 @@ impl Accounts {
             return Ok(());
         }
         // Another connection registered the name meanwhile: its password counts.
-        let stored = within(deadline, self.store.password_hash(name.clone()))
+        let stored = within(deadline, self.store.registration(name.clone()))
             .await
             .map_err(store_trouble)?
             .ok_or_else(unavailable)?;
-        self.verify(name, password, stored).await
+        self.verify(stored.name, password, stored.hash).await
     }
 
     async fn verify(

@@ -57,7 +57,7 @@ use tokio::sync::oneshot;
 pub use archive::Archive;
 pub use faults::Faults;
 pub use open::{Opened, StoreThreads};
-pub use records::{GameRecord, Status, StoredMove, Write};
+pub use records::{GameRecord, Registration, Status, StoredMove, Write};
 pub use writer::StoreStats;
 
 use reader::{ReadJob, ToReader};
@@ -188,12 +188,12 @@ impl Store {
         }
     }
 
-    /// The password hash a name is registered with, if it is.
-    pub fn password_hash(
+    /// The registration of a name, in any case, if it is registered.
+    pub fn registration(
         &self,
         name: String,
-    ) -> impl Future<Output = Result<Option<String>, StoreError>> + use<> {
-        self.read(move |conn| records::password_hash(conn, &name))
+    ) -> impl Future<Output = Result<Option<Registration>, StoreError>> + use<> {
+        self.read(move |conn| records::registration(conn, &name))
     }
 
     /// The writer's counts so far.

@@ -24,7 +24,7 @@ fn a_password_registers_the_name_and_is_needed_from_then_on() {
     let wrong = login(addr, "LOGIN ann S3cret-tiger");
     assert_eq!(wrong, "ERR 401 wrong password for 'ann'");
     let mut ann = Client::connect(addr);
-    login_with(&mut ann, "LOGIN ann s3cret-tiger", "OK ann");
+    login_line_soon(&mut ann, "LOGIN ann s3cret-tiger", "OK ann");
     // A guest name nobody owns still plays.
     let bob = login(addr, "LOGIN bob");
     assert!(bob.starts_with("OK bob secret "), "{bob}");
@@ -42,20 +42,6 @@ fn a_password_registers_the_name_and_is_needed_from_then_on() {
     let daemon = start(config);
     assert!(login(daemon.addr, "LOGIN ann").starts_with("ERR 401 "));
     assert_eq!(login(daemon.addr, "LOGIN ann s3cret-tiger"), "OK ann");
-}
-
-/// `LOGIN` that may see 409 while the daemon notices that the name's previous
-/// connection closed.
-fn login_with(client: &mut Client, line: &str, want: &str) {
-    for _ in 0..100 {
-        let reply = client.command(line).1;
-        if reply == want {
-            return;
-        }
-        assert!(reply.starts_with("ERR 409 "), "{line}: {reply}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    panic!("{line}: never {want}");
 }
 
 /// The store file and its write-ahead log, as bytes.

@@ -15,6 +15,7 @@ mod games;
 mod limits;
 mod load;
 mod lobby;
+mod names;
 mod paused;
 mod races;
 mod rules;

@@ -399,6 +399,20 @@ pub fn login_soon(client: &mut Client, name: &str) {
     panic!("the name {name} stayed in use");
 }
 
+/// A `LOGIN` line that may see 409 for a moment, as [`login_soon`], until it
+/// answers `want`.
+pub fn login_line_soon(client: &mut Client, line: &str, want: &str) {
+    for _ in 0..100 {
+        let reply = client.command(line).1;
+        if reply == want {
+            return;
+        }
+        assert!(reply.starts_with("ERR 409 "), "{line}: {reply}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("{line}: never {want}");
+}
+
 /// Asserts that the daemon still serves a new connection.
 pub fn assert_serves(addr: SocketAddr) {
     let mut client = Client::connect(addr);

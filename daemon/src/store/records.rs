@@ -229,7 +229,8 @@ impl Write {
             }
             Write::Register { name, hash } => {
                 let sql = format!(
-                    "INSERT INTO players (name, password_hash, created_at) VALUES (?1, ?2, {NOW}) \
+                    "INSERT INTO players (name, password_hash, created_at) SELECT ?1, ?2, {NOW} \
+                     WHERE NOT EXISTS (SELECT 1 FROM players WHERE name = ?1 COLLATE NOCASE) \
                      ON CONFLICT (name) DO NOTHING"
                 );
                 conn.prepare_cached(&sql)?.execute(params![name, hash])
@@ -469,9 +470,27 @@ pub fn next_game_id(conn: &Connection) -> rusqlite::Result<GameId> {
     Ok(last.saturating_add(1))
 }
 
-/// The password hash of a registered name.
-pub fn password_hash(conn: &Connection, name: &str) -> rusqlite::Result<Option<String>> {
-    conn.prepare_cached("SELECT password_hash FROM players WHERE name = ?1")?
-        .query_row(params![name], |r| r.get(0))
+/// A registered name, found without regard to case: its spelling as
+/// registered and its password hash. Of two spellings registered before
+/// names were caseless, the exact one is found first.
+pub fn registration(conn: &Connection, name: &str) -> rusqlite::Result<Option<Registration>> {
+    let sql = "SELECT name, password_hash FROM players WHERE name = ?1 COLLATE NOCASE \
+               ORDER BY name = ?1 DESC LIMIT 1";
+    conn.prepare_cached(sql)?
+        .query_row(params![name], |r| {
+            Ok(Registration {
+                name: r.get(0)?,
+                hash: r.get(1)?,
+            })
+        })
         .optional()
+}
+
+/// A registered name as the store keeps it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Registration {
+    /// The name as it was registered.
+    pub name: String,
+    /// Its password's argon2 hash, in PHC form.
+    pub hash: String,
 }

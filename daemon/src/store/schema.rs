@@ -20,7 +20,7 @@ pub const APPLICATION_ID: i32 = 0x464C_4950;
 /// The schema, one migration per version: `MIGRATIONS[n]` takes a file from
 /// version `n` to `n + 1`. Plain tables, so that `sqlite3 data/flipline.db`
 /// answers an operator's questions; times are UTC in ISO 8601.
-const MIGRATIONS: [&str; 3] = [
+const MIGRATIONS: [&str; 4] = [
     r"
 CREATE TABLE players (
     name          TEXT PRIMARY KEY,   -- the login name
@@ -79,6 +79,13 @@ CREATE TABLE game_numbers (
     reserved INTEGER NOT NULL   -- every game number up to this one may be in use
 );
 INSERT INTO game_numbers (id, reserved) SELECT 1, COALESCE(MAX(id), 0) FROM games;
+",
+    // 4: names are one name whatever their case (`Vic` is `vic`): looked up
+    // and kept unique without regard to it. Not a UNIQUE index: a file from
+    // before may hold two spellings, which keep working (each finds itself
+    // first); no new one is added.
+    r"
+CREATE INDEX players_by_folded_name ON players (name COLLATE NOCASE);
 ",
 ];
 

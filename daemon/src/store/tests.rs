@@ -12,6 +12,7 @@ use tokio::sync::oneshot;
 
 use super::move_log::{self, MoveLog};
 use super::reader::open_reader;
+use super::records::Registration;
 use super::test_support::{block_on, config, new_game, temp_path};
 use super::wal_watch::WalWatch;
 use super::writer::{Then, ToWriter, WriteJob, Writer, next_batch, run_writer};
@@ -213,6 +214,41 @@ fn wal_bytes(path: &Path) -> u64 {
     std::fs::metadata(std::path::PathBuf::from(name)).map_or(0, |m| m.len())
 }
 
+#[test]
+fn a_name_is_registered_once_whatever_its_case_and_found_in_any() {
+    let path = temp_path("caseless");
+    let opened = Store::open(&config(&path)).unwrap();
+    let register = |name: &str, hash: &str| {
+        let write = Write::Register {
+            name: name.into(),
+            hash: hash.into(),
+        };
+        block_on(opened.store.commit(write)).unwrap()
+    };
+    assert_eq!(register("Vic", "first"), 1);
+    assert_eq!(
+        register("vic", "second"),
+        0,
+        "another case is the same name"
+    );
+    let found = block_on(opened.store.registration("VIC".into())).unwrap();
+    let first = Registration {
+        name: "Vic".into(),
+        hash: "first".into(),
+    };
+    assert_eq!(found, Some(first));
+    // A file from before caseless names may hold two spellings: each still
+    // finds its own.
+    let conn = Connection::open(&*path).unwrap();
+    conn.execute("INSERT INTO players VALUES ('vIc', 'older', 'then')", [])
+        .unwrap();
+    let exact = block_on(opened.store.registration("vIc".into())).unwrap();
+    assert_eq!(exact.map(|k| k.hash), Some("older".into()));
+    let found = block_on(opened.store.registration("Vic".into())).unwrap();
+    assert_eq!(found.map(|k| k.hash), Some("first".into()));
+    opened.threads.close();
+}
+
 fn registration(n: usize) -> Write {
     Write::Register {
         name: format!("player{n}"),
@@ -271,9 +307,9 @@ fn a_store_left_with_a_big_wal_is_checkpointed_and_emptied_at_start() {
     assert!(left > 2_000_000, "a WAL of {left} bytes was left");
     let opened = Store::open(&config(&crashed)).unwrap();
     assert_eq!(wal_bytes(&crashed), 0, "the WAL is emptied before serving");
-    let hash = block_on(opened.store.password_hash("player1999".into())).unwrap();
+    let known = block_on(opened.store.registration("player1999".into())).unwrap();
     assert_eq!(
-        hash.map(|h| h.len()),
+        known.map(|k| k.hash.len()),
         Some(1000),
         "what the WAL held is kept"
     );

@@ -11,7 +11,8 @@ use actix::fut::{ActorFutureExt, WrapFuture};
 use actix::{AsyncContext, Context};
 use flipline::protocol::{Credential, ErrorCode, ProtocolError};
 
-use crate::messages::{Answer, GuestLogin, GuestSecret, Login, Name};
+use crate::accounts::Checked;
+use crate::messages::{Answer, Gone, GuestLogin, GuestSecret, LoggedIn, Login, Name};
 use crate::random;
 use crate::session::Session;
 use flipline::protocol::Reply;
@@ -42,20 +43,31 @@ impl Session {
         };
         let accounts = Arc::clone(&self.shared.accounts);
         let deadline = self.shared.live.store_deadline();
-        let check = accounts.check(name.clone(), credential, deadline);
+        let check = accounts.check(name, credential, deadline);
         ctx.wait(
             check
                 .into_actor(self)
                 .map(move |checked, act, ctx| match checked {
-                    Ok(()) => act.claim_name(ctx, name, guest),
+                    Ok(Checked::Guest(name)) => act.claim_name(ctx, name, guest, None),
+                    Ok(Checked::Member(name)) => act.claim_name(ctx, name, None, None),
+                    Ok(Checked::Unregistered { name, password }) => {
+                        act.claim_name(ctx, name, None, Some(password));
+                    }
                     Err(e) => act.reply(ctx, Err(e)),
                 }),
         );
     }
 
     /// Takes `name` in the lobby (refused while another connection holds it,
-    /// or while it is held for a guest that did not show its secret).
-    fn claim_name(&mut self, ctx: &mut Context<Self>, name: String, guest: Option<GuestLogin>) {
+    /// or while it is held for a guest that did not show its secret), then,
+    /// with a `password` to register, registers it.
+    fn claim_name(
+        &mut self,
+        ctx: &mut Context<Self>,
+        name: String,
+        guest: Option<GuestLogin>,
+        password: Option<String>,
+    ) {
         let login = Login {
             name: Name::from(name),
             id: self.id,
@@ -63,16 +75,47 @@ impl Session {
         };
         let shared = std::sync::Arc::clone(&self.shared);
         self.ask(ctx, &shared.lobby.login, login, move |act, ctx, result| {
-            let reply = result.map(|logged_in| {
-                let reply = match logged_in.secret {
-                    Some(secret) => Reply::Guest(logged_in.name.to_string(), secret.to_string()),
-                    None => Reply::Name(logged_in.name.to_string()),
-                };
-                act.name = Some(logged_in.name);
-                Answer::ok(reply)
-            });
-            act.reply(ctx, reply);
+            let logged_in = match result {
+                Ok(logged_in) => logged_in,
+                Err(e) => return act.reply(ctx, Err(e)),
+            };
+            act.name = Some(Name::clone(&logged_in.name));
+            match password {
+                Some(password) => act.register(ctx, logged_in.name, password),
+                None => act.reply(ctx, Ok(Answer::ok(welcome(logged_in)))),
+            }
         });
+    }
+
+    /// Registers the name this connection now holds; if that fails, the name
+    /// is given back (nobody has it registered, nobody holds it).
+    fn register(&mut self, ctx: &mut Context<Self>, name: Name, password: String) {
+        let accounts = Arc::clone(&self.shared.accounts);
+        let deadline = self.shared.live.store_deadline();
+        let registered = accounts.register(name.to_string(), password, deadline);
+        ctx.wait(
+            registered
+                .into_actor(self)
+                .map(move |registered, act, ctx| match registered {
+                    Ok(()) => act.reply(ctx, Ok(Answer::ok(Reply::Name(name.to_string())))),
+                    Err(e) => {
+                        let gone = Gone {
+                            id: act.id,
+                            name: act.name.take(),
+                        };
+                        act.shared.lobby.gone.do_send(gone);
+                        act.reply(ctx, Err(e));
+                    }
+                }),
+        );
+    }
+}
+
+/// The `OK` of a login the lobby let through: a guest's with its secret.
+fn welcome(logged_in: LoggedIn) -> Reply {
+    match logged_in.secret {
+        Some(secret) => Reply::Guest(logged_in.name.to_string(), secret.to_string()),
+        None => Reply::Name(logged_in.name.to_string()),
     }
 }
 
