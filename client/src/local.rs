@@ -106,6 +106,7 @@ mod tests {
             result: None,
             started_at: String::new(),
             ended_at: None,
+            secrets: [None, None],
             moves: Vec::new(),
         }
     }

@@ -521,10 +521,14 @@ impl Lobby {
             Sitter::from_stored(record.black.as_deref()),
             Sitter::from_stored(record.white.as_deref()),
         ];
-        if !self
-            .core
-            .recover(record.id, record.variant, record.clock, seats.clone())
-        {
+        let secrets = (record.secrets.clone()).map(|s| s.as_deref().and_then(GuestSecret::parse));
+        if !(self.core).recover(
+            record.id,
+            record.variant,
+            record.clock,
+            seats.clone(),
+            secrets,
+        ) {
             return false;
         }
         self.next_game = self.next_game.max(record.id.saturating_add(1));
@@ -668,15 +672,22 @@ fn write_of(effect: &LobbyEffect<SeatRef>) -> Option<Write> {
                 variant: launch.variant,
                 black: black.name().map(|n| n.to_string()),
                 white: white.name().map(|n| n.to_string()),
+                secrets: launch.secrets.map(|s| s.map(|s| s.to_string())),
                 clock: launch.clock,
                 status: if open { Status::Open } else { Status::Playing },
                 start: launch.start.clone(),
             })
         }
-        LobbyEffect::StoreSeats { game, black, white } => Some(Write::Seats {
+        LobbyEffect::StoreSeats {
+            game,
+            black,
+            white,
+            secrets,
+        } => Some(Write::Seats {
             game: *game,
             black: black.as_ref().map(|n| n.to_string()),
             white: white.as_ref().map(|n| n.to_string()),
+            secrets: secrets.map(|s| s.map(|s| s.to_string())),
         }),
         LobbyEffect::StoreCancel(_) | LobbyEffect::ToGame(..) => None,
     }

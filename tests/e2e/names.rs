@@ -66,6 +66,34 @@ fn a_guests_held_seat_goes_back_only_to_its_secret() {
 }
 
 #[test]
+fn after_a_restart_too_only_the_guests_secret_takes_its_seat_back() {
+    let mut config = test_config();
+    config.grace_secs = 60;
+    let daemon = start(config);
+    let (bob, g, secret) = ann_away(daemon.addr);
+    drop(bob);
+    let bob_secret = guest_secret(daemon.addr, "bob").unwrap_or_default();
+    let config = daemon.config.clone();
+    daemon
+        .stop_keeping_store()
+        .unwrap_or_else(|e| panic!("stop: {e}"));
+    let daemon = start(config);
+    let mut stranger = Client::connect(daemon.addr);
+    let refused = stranger.err("LOGIN ann", 409);
+    assert!(refused.contains("held for its guest's seat"), "{refused}");
+    let mut ann = Client::connect(daemon.addr);
+    let back = ann.ok(&format!("LOGIN ann secret {secret}")).1;
+    assert_eq!(back, format!("OK ann secret {secret}"));
+    assert_eq!(ann.ok(&format!("JOIN {g}")).1, format!("OK {g} X"));
+    // Bob, a guest too, is held for his own secret.
+    let mut bob = Client::connect(daemon.addr);
+    stranger.err("LOGIN bob", 409);
+    let back = bob.ok(&format!("LOGIN bob secret {bob_secret}")).1;
+    assert_eq!(back, format!("OK bob secret {bob_secret}"));
+    assert_eq!(bob.ok(&format!("JOIN {g}")).1, format!("OK {g} O"));
+}
+
+#[test]
 fn names_are_one_whatever_their_case_and_keep_their_first_spelling() {
     let daemon = start(test_config());
     let addr = daemon.addr;

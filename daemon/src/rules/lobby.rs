@@ -44,6 +44,8 @@ pub enum LobbyEffect<R> {
         black: Option<Name>,
         /// White's name.
         white: Option<Name>,
+        /// The secrets of the guests among them, by seat.
+        secrets: [Option<GuestSecret>; 2],
     },
     /// Store that an open game closed before anyone joined it.
     StoreCancel(GameId),
@@ -124,6 +126,8 @@ pub struct Launch {
     pub clock: Option<ClockSpec>,
     /// Black's seat, then white's.
     pub seats: [Sitter<ConnId>; 2],
+    /// The secrets of the guests among them, by seat, to store with them.
+    pub secrets: [Option<GuestSecret>; 2],
     /// Moves already played, every pass written out.
     pub start: Vec<Move>,
     /// The connection whose worker thread the game should run on (its
@@ -619,9 +623,16 @@ impl<R: Clone> LobbyCore<R> {
         };
         entry.seats[slot(free)] = Some(Occupant::Person(Name::clone(name)));
         entry.phase = Phase::Playing;
-        let [black, white] = entry.seats.clone().map(|s| s.map(|o| o.name()));
+        let seats = entry.seats.clone();
+        let [black, white] = seats.clone().map(|s| s.map(|o| o.name()));
+        let secrets = seats.map(|s| self.secret_of(s.as_ref().and_then(Occupant::person)));
         self.seat(name, game, true);
-        effects.push(LobbyEffect::StoreSeats { game, black, white });
+        effects.push(LobbyEffect::StoreSeats {
+            game,
+            black,
+            white,
+            secrets,
+        });
         let order = Order::Fill {
             color: free,
             name: Name::clone(name),
@@ -814,13 +825,15 @@ impl<R: Clone> LobbyCore<R> {
     }
 
     /// A game the store holds as in play at the last stop: its people sit there,
-    /// not connected. `false` if it cannot be held (a number already taken).
+    /// not connected, the guests among them held for their stored secrets.
+    /// `false` if it cannot be held (a number already taken).
     pub fn recover(
         &mut self,
         game: GameId,
         variant: Variant,
         clock: Option<ClockSpec>,
         seats: [Sitter<ConnId>; 2],
+        secrets: [Option<GuestSecret>; 2],
     ) -> bool {
         if self.games.contains_key(&game) {
             return false;
@@ -835,13 +848,18 @@ impl<R: Clone> LobbyCore<R> {
             rematch: None,
             seats,
         };
-        let persons: Vec<Name> = entry.persons().cloned().collect();
+        let persons: Vec<(Name, Option<GuestSecret>)> = (entry.seats.iter().zip(secrets))
+            .filter_map(|(seat, secret)| Some((Name::clone(seat.as_ref()?.person()?), secret)))
+            .collect();
         self.insert_game(game, entry);
-        for name in persons {
+        for (name, secret) in persons {
             // A name seated in two recovered games (data from before this
             // rule) keeps the first; the other ends by abandon.
             if self.seat_of(&name).is_none() {
                 self.seat(&name, game, false);
+                if let Some(person) = self.existing_person_mut(&name) {
+                    person.secret = person.secret.or(secret);
+                }
             }
         }
         true
@@ -969,6 +987,12 @@ impl<R: Clone> LobbyCore<R> {
         withdrew
     }
 
+    /// The secret of `name`, if a guest's.
+    fn secret_of(&self, name: Option<&Name>) -> Option<GuestSecret> {
+        name.and_then(|n| self.people.get(&Caseless(n)))
+            .and_then(|p| p.secret)
+    }
+
     /// Forgets a name that is neither logged in nor seated.
     fn tidy(&mut self, name: &str) {
         if self
@@ -1027,11 +1051,16 @@ impl<R: Clone> LobbyCore<R> {
             self.withdraw_seek(&name);
             self.seat(&name, id, attached);
         }
+        let secrets = [&seats[0], &seats[1]].map(|s| match s {
+            Sitter::Person(name, _) => self.secret_of(Some(name)),
+            Sitter::Open | Sitter::Bot(_) => None,
+        });
         effects.push(LobbyEffect::Launch(Launch {
             id,
             variant,
             clock,
             seats,
+            secrets,
             start,
             near: origin.near,
             seated,

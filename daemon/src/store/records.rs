@@ -71,6 +71,9 @@ pub struct GameRecord {
     pub started_at: String,
     /// When it ended or was cancelled.
     pub ended_at: Option<String>,
+    /// The secrets of the guests in its seats while in play (see
+    /// [`Write::NewGame`]).
+    pub secrets: [Option<String>; 2],
     /// Every move from the start, in order, passes written out.
     pub moves: Vec<StoredMove>,
 }
@@ -118,6 +121,9 @@ pub enum Write {
         black: Option<String>,
         /// White's seat.
         white: Option<String>,
+        /// The secrets of guests in black's and white's seats (32 hex
+        /// digits), which alone take a seat back after a restart.
+        secrets: [Option<String>; 2],
         /// Its clock.
         clock: Option<ClockSpec>,
         /// `Open` or `Playing`.
@@ -133,6 +139,8 @@ pub enum Write {
         black: Option<String>,
         /// White's seat.
         white: Option<String>,
+        /// The guests' secrets, as in [`Write::NewGame`].
+        secrets: [Option<String>; 2],
     },
     /// A move was played.
     Move {
@@ -189,27 +197,43 @@ impl Write {
                 variant,
                 black,
                 white,
+                secrets: [black_secret, white_secret],
                 clock,
                 status,
                 start,
             } => {
                 let sql = format!(
-                    "INSERT INTO games (id, variant, black, white, clock, status, started_at) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, {NOW})"
+                    "INSERT INTO games (id, variant, black, white, clock, status, started_at, \
+                     black_secret, white_secret) VALUES (?1, ?2, ?3, ?4, ?5, ?6, {NOW}, ?7, ?8)"
                 );
                 let clock = clock.map(|c| c.to_string());
-                let row = params![id, variant.name(), black, white, clock, status.word()];
+                let row = params![
+                    id,
+                    variant.name(),
+                    black,
+                    white,
+                    clock,
+                    status.word(),
+                    black_secret,
+                    white_secret
+                ];
                 let mut changed = conn.prepare_cached(&sql)?.execute(row)?;
                 for (ply, mv) in (1u32..).zip(start) {
                     changed += log.append(conn, *id, ply, *mv, None)?;
                 }
                 Ok(changed)
             }
-            Write::Seats { game, black, white } => conn
+            Write::Seats {
+                game,
+                black,
+                white,
+                secrets: [black_secret, white_secret],
+            } => conn
                 .prepare_cached(
-                    "UPDATE games SET black = ?2, white = ?3, status = 'playing' WHERE id = ?1",
+                    "UPDATE games SET black = ?2, white = ?3, status = 'playing', \
+                     black_secret = ?4, white_secret = ?5 WHERE id = ?1",
                 )?
-                .execute(params![game, black, white]),
+                .execute(params![game, black, white, black_secret, white_secret]),
             Write::Move { game, ply, mv, ms } => log.append(conn, *game, *ply, *mv, Some(*ms)),
             Write::End { game, result } => {
                 let changed = end_game(conn, *game, result)?;
@@ -242,7 +266,7 @@ impl Write {
 fn end_game(conn: &Connection, game: GameId, result: &GameResult) -> rusqlite::Result<usize> {
     let sql = format!(
         "UPDATE games SET status = 'over', result = ?2, black_score = ?3, white_score = ?4, \
-         reason = ?5, ended_at = {NOW} WHERE id = ?1"
+         reason = ?5, ended_at = {NOW}, black_secret = NULL, white_secret = NULL WHERE id = ?1"
     );
     let winner = result
         .winner
@@ -257,7 +281,7 @@ fn end_game(conn: &Connection, game: GameId, result: &GameResult) -> rusqlite::R
 }
 
 /// The columns [`game_from_row`] reads, in its order.
-const GAME_COLUMNS: [&str; 12] = [
+const GAME_COLUMNS: [&str; 14] = [
     "id",
     "variant",
     "black",
@@ -270,6 +294,8 @@ const GAME_COLUMNS: [&str; 12] = [
     "reason",
     "started_at",
     "ended_at",
+    "black_secret",
+    "white_secret",
 ];
 
 fn from_str<T: FromStr>(text: &str) -> Option<T> {
@@ -307,6 +333,7 @@ fn game_from_row(row: &Row<'_>) -> rusqlite::Result<GameRecord> {
         result,
         started_at: row.get(10)?,
         ended_at: row.get(11)?,
+        secrets: [row.get(12)?, row.get(13)?],
         moves: Vec::new(),
     })
 }

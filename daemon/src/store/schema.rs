@@ -83,9 +83,13 @@ INSERT INTO game_numbers (id, reserved) SELECT 1, COALESCE(MAX(id), 0) FROM game
     // 4: names are one name whatever their case (`Vic` is `vic`): looked up
     // and kept unique without regard to it. Not a UNIQUE index: a file from
     // before may hold two spellings, which keep working (each finds itself
-    // first); no new one is added.
+    // first); no new one is added. And a guest's secret is kept with its
+    // seat while the game is in play, so that after a restart too only the
+    // guest takes the seat back.
     r"
 CREATE INDEX players_by_folded_name ON players (name COLLATE NOCASE);
+ALTER TABLE games ADD COLUMN black_secret TEXT;  -- a guest's secret, in play only
+ALTER TABLE games ADD COLUMN white_secret TEXT;
 ",
 ];
 

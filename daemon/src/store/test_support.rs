@@ -64,6 +64,7 @@ pub(crate) fn new_game(id: GameId, white: Option<&str>, start: &str) -> Write {
         variant: Variant::Othello,
         black: Some("ann".into()),
         white: white.map(str::to_string),
+        secrets: [None, None],
         clock: flipline::protocol::ClockSpec::parse("5+3").ok(),
         status: if white.is_some() {
             Status::Playing

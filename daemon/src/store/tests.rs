@@ -249,6 +249,54 @@ fn a_name_is_registered_once_whatever_its_case_and_found_in_any() {
     opened.threads.close();
 }
 
+#[test]
+fn guests_secrets_are_kept_with_their_seats_while_in_play_only() {
+    let path = temp_path("secrets");
+    let opened = Store::open(&config(&path)).unwrap();
+    let store = opened.store;
+    let Write::NewGame {
+        id,
+        variant,
+        black,
+        clock,
+        start,
+        ..
+    } = new_game(1, None, "")
+    else {
+        unreachable!()
+    };
+    let ann = Some("0f".repeat(16));
+    let open = Write::NewGame {
+        id,
+        variant,
+        black,
+        white: None,
+        secrets: [ann.clone(), None],
+        clock,
+        status: Status::Open,
+        start,
+    };
+    block_on(store.commit(open)).unwrap();
+    let bob = Some("1e".repeat(16));
+    let seats = Write::Seats {
+        game: 1,
+        black: Some("ann".into()),
+        white: Some("bob".into()),
+        secrets: [ann.clone(), bob.clone()],
+    };
+    block_on(store.commit(seats)).unwrap();
+    let playing = block_on(store.history(1)).unwrap().unwrap();
+    assert_eq!(playing.secrets, [ann, bob]);
+    block_on(store.commit(the_end(1))).unwrap();
+    let over = block_on(store.history(1)).unwrap().unwrap();
+    assert_eq!(
+        over.secrets,
+        [None, None],
+        "forgotten once the game is over"
+    );
+    opened.threads.close();
+}
+
 fn registration(n: usize) -> Write {
     Write::Register {
         name: format!("player{n}"),
