@@ -13,6 +13,7 @@ use flipline::protocol::{ClockSpec, Event, GameId, ServerLine};
 use flipline::{Color, Game, Move, Variant};
 
 use crate::link::open;
+use crate::untrusted::escape;
 
 #[derive(Args, Debug, Clone)]
 pub struct BotArgs {
@@ -218,14 +219,14 @@ impl Bot {
                 if e.code.number() == 401
                     || (e.code.number() == 409 && e.message.contains("name")) =>
             {
-                return Err(e.to_string());
+                return Err(escape(&e.to_string()));
             }
             ServerLine::Err(e) if e.code.number() == 404 => {
                 // The game we came back for is gone: look for another.
                 self.game = None;
                 return Ok(Some(self.seek_line()));
             }
-            ServerLine::Err(e) => eprintln!("{}: {e}", self.name),
+            ServerLine::Err(e) => eprintln!("{}: {}", self.name, escape(&e.to_string())),
             _ => {}
         }
         Ok(None)

@@ -1,12 +1,13 @@
 //! The connection to the server: a writer shared between threads and a reader
 //! thread that turns server lines into text for the person and into state.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use crate::untrusted::escape;
 use crate::view::{Style, View};
 
 /// Where text for the person goes.
@@ -38,7 +39,7 @@ pub struct Link {
     pub lost: AtomicBool,
     /// Set before a deliberate close, so that the reader does not report a loss.
     pub closing: AtomicBool,
-    /// The server's greeting (`HELLO flipline 1`).
+    /// The server's greeting (`HELLO flipline 1`), escaped for showing.
     pub greeting: String,
     /// Called with the view after every server line (local mode saves its game).
     pub on_update: Option<fn(&View)>,
@@ -137,7 +138,12 @@ pub fn open(server: &str) -> Result<(TcpStream, BufReader<TcpStream>), String> {
     open_with_greeting(server).map(|(stream, reader, _)| (stream, reader))
 }
 
-/// [`open`], also returning the server's greeting line.
+/// The longest greeting read: `HELLO flipline 1` is 16 bytes, and a server
+/// that sends no line feed must not grow the buffer without end.
+const MAX_GREETING: u64 = 256;
+
+/// [`open`], also returning the server's greeting line, escaped for showing
+/// (only its start is checked).
 pub fn open_with_greeting(
     server: &str,
 ) -> Result<(TcpStream, BufReader<TcpStream>, String), String> {
@@ -147,13 +153,15 @@ pub fn open_with_greeting(
     let mut reader = BufReader::new(stream.try_clone().map_err(|e| e.to_string())?);
     let mut greeting = String::new();
     reader
+        .by_ref()
+        .take(MAX_GREETING)
         .read_line(&mut greeting)
         .map_err(|e| format!("no greeting from {server}: {e}"))?;
+    let shown = escape(greeting.trim_end());
     if !greeting.starts_with("HELLO flipline ") {
         return Err(format!(
-            "{server} is not a flipline server (it said {:?})",
-            greeting.trim_end()
+            "{server} is not a flipline server (it said '{shown}')"
         ));
     }
-    Ok((stream, reader, greeting.trim_end().to_string()))
+    Ok((stream, reader, shown))
 }

@@ -11,6 +11,7 @@ mod perft_cmd;
 mod play;
 mod render;
 mod solve_cmd;
+mod untrusted;
 mod view;
 
 use std::process::ExitCode;

@@ -21,6 +21,7 @@ use rustyline::{
 use crate::export::GameLine;
 use crate::link::{Link, Sink, StdoutSink, open};
 use crate::paths::data_file;
+use crate::untrusted::escape;
 use crate::view::Style;
 
 /// How the client was asked to run.
@@ -203,8 +204,10 @@ fn load_command(path: &Path, options: &str) -> Result<String, String> {
     let line = text
         .lines()
         .find(|l| !l.trim().is_empty())
-        .ok_or_else(|| format!("{} holds no game", path.display()))?;
-    let game = GameLine::parse(line).map_err(|e| format!("{}: {e}", path.display()))?;
+        .ok_or_else(|| format!("cannot load {}: it holds no game", path.display()))?;
+    // The error quotes the file, which may come from anyone.
+    let game = GameLine::parse(line)
+        .map_err(|e| format!("cannot load {}: {}", path.display(), escape(&e)))?;
     let mut command = format!("NEW {}", game.variant);
     if !options.is_empty() {
         command.push(' ');
@@ -437,6 +440,7 @@ fn interactive_loop(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::untrusted::CHAT_MARKER;
 
     #[test]
     fn a_square_alone_is_a_move_and_help_is_local() {
@@ -451,6 +455,8 @@ mod tests {
             matches!(translate("Save my game.txt"), Input::Save(p) if p == Path::new("my game.txt"))
         );
         assert!(matches!(translate("save"), Input::Show(_)));
+        // Only chat lines start with the chat marker.
+        assert!(help_lines().iter().all(|l| !l.starts_with(CHAT_MARKER)));
     }
 
     #[test]

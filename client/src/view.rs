@@ -10,6 +10,7 @@ use flipline::protocol::{
 use flipline::{Color, Game, Move, Square, Variant};
 
 use crate::render::{BoardView, board, clock};
+use crate::untrusted::{self, chat_lines, escape, raw_line};
 
 /// One game as the client follows it.
 #[derive(Clone, Debug)]
@@ -125,13 +126,13 @@ impl View {
             ServerLine::Ok(text) => self.on_reply(line, Ok(text)),
             ServerLine::Err(e) => self.on_reply(
                 line,
-                Err(format!("error {}: {}", e.code.number(), e.message)),
+                Err(format!("error {}: {}", e.code.number(), escape(&e.message))),
             ),
             ServerLine::Event(event) => self.on_event(event),
-            ServerLine::Unknown(text) => vec![text],
+            ServerLine::Unknown(text) => vec![format!("server: {}", escape(&text))],
         };
         if self.style.raw {
-            vec![line.to_string()]
+            vec![raw_line(line)]
         } else {
             shown
         }
@@ -149,7 +150,7 @@ impl View {
         let typed = command.and_then(|kind| Reply::parse(kind, line).ok());
         match (command, typed) {
             (Some(CommandKind::Login), Some(Reply::Name(name))) => {
-                let shown = format!("logged in as {name}");
+                let shown = format!("logged in as {}", untrusted::name(&name));
                 self.name = Some(name);
                 vec![shown]
             }
@@ -169,10 +170,10 @@ impl View {
                 Some(Reply::Game(id) | Reply::Joined(id, _)),
             ) => {
                 self.current = Some(id);
-                vec![format!("ok {text}")]
+                vec![format!("ok {}", escape(&text))]
             }
             _ if text.is_empty() => vec!["ok".to_string()],
-            _ => vec![format!("ok {text}")],
+            _ => vec![format!("ok {}", escape(&text))],
         }
     }
 
@@ -205,7 +206,7 @@ impl View {
                 white,
                 reason,
             } => self.on_over(game, winner, black, white, reason),
-            Event::Chat { game, name, text } => vec![format!("[{game}] <{name}> {text}")],
+            Event::Chat { game, name, text } => chat_lines(game, &name, &text),
             Event::Game {
                 game,
                 variant,
@@ -214,15 +215,18 @@ impl View {
                 status,
                 ply,
             } => {
-                let seat = |s: Option<String>| s.unwrap_or_else(|| "(open)".to_string());
+                let seat =
+                    |s: Option<String>| s.map_or("(open)".to_string(), |n| untrusted::name(&n));
                 vec![format!(
                     "game {game}: {variant}, {} (X) vs {} (O), {status}, ply {ply}",
                     seat(black),
                     seat(white)
                 )]
             }
-            Event::Player { name, status } => vec![format!("{name}: {status}")],
-            Event::Info(text) => vec![format!("* {text}")],
+            Event::Player { name, status } => {
+                vec![format!("{}: {status}", untrusted::name(&name))]
+            }
+            Event::Info(text) => vec![format!("* {}", escape(&text))],
             Event::History(summary) => {
                 let line = describe_record(&summary);
                 self.records.insert(summary.game, summary);
@@ -240,7 +244,11 @@ impl View {
         clock: Option<ClockSpec>,
     ) -> Vec<String> {
         let clock_text = clock.map_or("no clock".to_string(), |c| format!("clock {c}"));
-        let line = format!("game {id} ({variant}): {black} (X) vs {white} (O), {clock_text}");
+        let line = format!(
+            "game {id} ({variant}): {} (X) vs {} (O), {clock_text}",
+            untrusted::name(&black),
+            untrusted::name(&white)
+        );
         let game = GameView {
             variant,
             black,
@@ -266,7 +274,7 @@ impl View {
         let side = to_move.unwrap_or(view.game.to_move());
         match parse_board(&format!("{cells} {}", side.letter()), view.variant) {
             Ok(game) => view.game = game,
-            Err(e) => return vec![format!("unreadable board: {e}")],
+            Err(e) => return vec![format!("unreadable board: {}", escape(&e.to_string()))],
         }
         if to_move.is_none() {
             view.over = true;
@@ -297,7 +305,10 @@ impl View {
         let counts = view.game.counts();
         let mut line = format!(
             "game {id}  X {} {}  O {} {}",
-            view.black, counts.black, view.white, counts.white
+            untrusted::name(&view.black),
+            counts.black,
+            untrusted::name(&view.white),
+            counts.white
         );
         if let Some((black, white)) = view.clocks {
             line.push_str(&format!("  clocks X {} O {}", clock(black), clock(white)));
@@ -352,10 +363,10 @@ impl View {
         if clocks.is_some() {
             view.clocks = clocks;
         }
-        let who = match side {
+        let who = untrusted::name(match side {
             Color::Black => &view.black,
             Color::White => &view.white,
-        };
+        });
         match played {
             Move::Pass => vec![format!("{who} ({side}) passes")],
             Move::Place(square) => vec![format!("{who} ({side}) played {square}")],
@@ -375,8 +386,8 @@ impl View {
         };
         view.over = true;
         let result = match winner {
-            Some(Color::Black) => format!("{} (X) wins", view.black),
-            Some(Color::White) => format!("{} (O) wins", view.white),
+            Some(Color::Black) => format!("{} (X) wins", untrusted::name(&view.black)),
+            Some(Color::White) => format!("{} (O) wins", untrusted::name(&view.white)),
             None => "draw".to_string(),
         };
         vec![format!(
@@ -388,7 +399,7 @@ impl View {
 
 /// One line about a stored game: players, status or result, and its moves.
 fn describe_record(record: &GameSummary) -> String {
-    let seat = |s: &Option<String>| s.clone().unwrap_or_else(|| "(open)".to_string());
+    let seat = |s: &Option<String>| s.as_deref().map_or("(open)".to_string(), untrusted::name);
     let (black, white) = (seat(&record.black), seat(&record.white));
     let standing = match &record.result {
         Some(result) => {
@@ -419,7 +430,10 @@ fn describe_record(record: &GameSummary) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::untrusted::CHAT_MARKER;
+    use crate::untrusted::test_text::{hostile_text, must_be_escaped};
     use flipline::protocol::GameStatus;
+    use proptest::prelude::*;
 
     fn feed(view: &mut View, lines: &[&str]) -> Vec<String> {
         lines.iter().flat_map(|l| view.on_line(l)).collect()
@@ -531,6 +545,114 @@ mod tests {
         assert_eq!(view.current, Some(5));
         assert!(view.pending.is_empty());
         assert!(view.last_ok);
+    }
+
+    #[test]
+    fn other_peoples_text_is_framed_and_escaped() {
+        let mut view = View::new(Style::default());
+        view.sent("NEW othello vs bot:1");
+        view.sent("PING");
+        let out = feed(
+            &mut view,
+            &[
+                "OK 1",
+                "START 1 othello ann e[ve -",
+                "CHAT 1 ann ok 12",
+                "CHAT 1 ann \rgame 1 over: you win",
+                "CHAT 1 ann \u{202e}niw uoy\u{200b}",
+                "INFO \u{1b}[2Jsee\u{2028}this",
+                "ERR 409 name \u{1b}]0;title\u{7} in use",
+                "NEWS \u{1b}[31mred",
+                "OK pong\u{85}",
+            ],
+        );
+        assert_eq!(
+            out,
+            [
+                "ok 1",
+                "game 1 (othello): ann (X) vs e\\u{5b}ve (O), no clock",
+                "[1] <ann> ok 12",
+                "[1] <ann> \\u{d}game 1 over: you win",
+                "[1] <ann> \\u{202e}niw uoy\\u{200b}",
+                "* \\u{1b}[2Jsee\\u{2028}this",
+                // The protocol crate reads an error's message as one line.
+                "error 409: name  ]0;title  in use",
+                "server: NEWS \\u{1b}[31mred",
+                "ok pong\\u{85}",
+            ]
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn only_chat_lines_start_with_the_chat_marker(
+            lines in prop::collection::vec(server_line(), 1..12),
+            commands in prop::collection::vec(command(), 12),
+        ) {
+            let mut plain = View::new(Style::default());
+            let mut raw = View::new(Style { color: false, raw: true });
+            for (line, command) in lines.iter().zip(&commands) {
+                plain.sent(command);
+                raw.sent(command);
+                let chat = matches!(ServerLine::parse(line), ServerLine::Event(Event::Chat { .. }));
+                for shown in plain.on_line(line) {
+                    prop_assert_eq!(shown.starts_with(CHAT_MARKER), chat, "{:?} -> {:?}", line, shown);
+                    prop_assert!(!shown.chars().any(must_be_escaped), "{:?}", shown);
+                }
+                for shown in raw.on_line(line) {
+                    prop_assert!(!shown.starts_with(CHAT_MARKER), "{:?}", shown);
+                    prop_assert!(!shown.chars().any(must_be_escaped), "{:?}", shown);
+                }
+            }
+        }
+    }
+
+    /// Server lines of every kind with hostile text where text or names go.
+    fn server_line() -> impl Strategy<Value = String> {
+        let token = || hostile_text().prop_map(|t| t.replace(' ', ""));
+        let game = 1..3u64;
+        prop_oneof![
+            (game.clone(), token(), hostile_text())
+                .prop_map(|(g, n, t)| format!("CHAT {g} {n} {t}")),
+            hostile_text().prop_map(|t| format!("INFO {t}")),
+            hostile_text().prop_map(|t| format!("ERR 400 {t}")),
+            hostile_text().prop_map(|t| format!("OK {t}")),
+            token().prop_map(|n| format!("OK {n}")),
+            (game.clone(), token(), token())
+                .prop_map(|(g, b, w)| format!("START {g} othello {b} {w} -")),
+            game.clone().prop_map(|g| format!("MOVED {g} X d3 4 1")),
+            game.clone().prop_map(|g| format!("BOARD {g} {AFTER_D3} O")),
+            (game.clone(), token()).prop_map(|(g, c)| format!("BOARD {g} {c} X")),
+            game.clone()
+                .prop_map(|g| format!("OVER {g} X 40 24 resign")),
+            (game.clone(), token()).prop_map(|(g, n)| format!("GAME {g} othello {n} - open 0")),
+            token().prop_map(|n| format!("PLAYER {n} idle")),
+            (game, token(), token()).prop_map(|(g, b, w)| {
+                format!("HISTORY {g} othello {b} {w} - over X:40-24:normal -")
+            }),
+            hostile_text(),
+        ]
+    }
+
+    const AFTER_D3: &str = "-------------------X-------XX------XO---------------------------";
+
+    fn command() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "LOGIN ann",
+            "NEW",
+            "SEEK",
+            "JOIN 1",
+            "WATCH 1",
+            "LIST",
+            "WHO",
+            "MOVE d3",
+            "HINT",
+            "REMATCH",
+            "LEAVE",
+            "PING",
+            "QUIT",
+            "frob",
+        ])
     }
 
     #[test]
