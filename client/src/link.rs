@@ -1,5 +1,7 @@
 //! The connection to the server: a writer shared between threads and a reader
 //! thread that turns server lines into text for the person and into state.
+//! A line is registered with the view and written under the writer's lock,
+//! so the view's unanswered commands are always in the order they were sent.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -45,6 +47,9 @@ pub struct Link {
     pub on_update: Option<fn(&View)>,
 }
 
+/// How long a reconnect waits for the answer to its `LOGIN`.
+const LOGIN_WAIT: Duration = Duration::from_secs(10);
+
 impl Link {
     /// Connects to `server` and checks the greeting's protocol version.
     pub fn connect(
@@ -71,14 +76,33 @@ impl Link {
         self.view.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Sends one command line.
+    /// Sends one command line; a guest's plain `LOGIN name` goes with the
+    /// secret held for the name, if any (see [`View::prepare_send`]).
     pub fn send(&self, line: &str) -> Result<(), String> {
         let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
         let stream = writer.as_mut().ok_or("not connected")?;
-        self.view().sent(line);
-        stream
-            .write_all(format!("{line}\n").as_bytes())
-            .map_err(|e| format!("cannot send: {e}"))
+        let line = self.view().prepare_send(line);
+        write_line(stream, &line)
+    }
+
+    /// Sends the lines the view queued, as they are.
+    fn send_queued(&self) {
+        loop {
+            let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+            let mut view = self.view();
+            let Some(line) = view.to_send.pop_front() else {
+                return;
+            };
+            let Some(stream) = writer.as_mut() else {
+                view.to_send.clear();
+                return;
+            };
+            view.sent(&line);
+            drop(view);
+            if write_line(stream, &line).is_err() {
+                return;
+            }
+        }
     }
 
     /// Waits until `done` holds for the view, the connection is lost, or `limit`
@@ -105,17 +129,62 @@ impl Link {
     pub fn read_all(&self, reader: BufReader<TcpStream>, sink: &mut dyn Sink) {
         for line in reader.lines() {
             let Ok(line) = line else { break };
-            let shown = {
-                let mut view = self.view();
-                let shown = view.on_line(&line);
-                if let Some(hook) = self.on_update {
-                    hook(&view);
-                }
-                shown
-            };
-            self.changed.notify_all();
-            if !shown.is_empty() {
-                sink.show(shown);
+            self.take_line(&line, sink);
+        }
+    }
+
+    /// One server line into the view; then what it queued is sent and what
+    /// it shows is shown.
+    fn take_line(&self, line: &str, sink: &mut dyn Sink) {
+        let shown = {
+            let mut view = self.view();
+            let shown = view.on_line(line);
+            if let Some(hook) = self.on_update {
+                hook(&view);
+            }
+            shown
+        };
+        self.send_queued();
+        self.changed.notify_all();
+        if !shown.is_empty() {
+            sink.show(shown);
+        }
+    }
+
+    /// Logs in as `name` on a connection nobody reads yet (a reconnect's):
+    /// sends `LOGIN` (with the secret held for the name) and reads lines
+    /// until it is answered, a refused kept secret's plain `LOGIN` too.
+    /// Whether it logged in; an error if the connection failed or
+    /// [`LOGIN_WAIT`] passed first.
+    pub fn log_in(
+        &self,
+        name: &str,
+        reader: &mut BufReader<TcpStream>,
+        sink: &mut dyn Sink,
+    ) -> Result<bool, String> {
+        self.view().login_answer = None;
+        self.send(&format!("LOGIN {name}"))?;
+        let _ = reader.get_ref().set_read_timeout(Some(LOGIN_WAIT));
+        let answer = self.read_login_answer(reader, sink);
+        let _ = reader.get_ref().set_read_timeout(None);
+        answer
+    }
+
+    fn read_login_answer(
+        &self,
+        reader: &mut BufReader<TcpStream>,
+        sink: &mut dyn Sink,
+    ) -> Result<bool, String> {
+        let mut line = String::new();
+        loop {
+            if let Some(answer) = self.view().login_answer {
+                return Ok(answer);
+            }
+            line.clear();
+            match reader.read_line(&mut line) {
+                Ok(0) => return Err("the connection closed".to_string()),
+                Ok(_) => self.take_line(strip_line_end(&line), sink),
+                Err(e) => return Err(format!("no answer to LOGIN: {e}")),
             }
         }
     }
@@ -123,7 +192,7 @@ impl Link {
     /// Replaces the connection after a reconnect.
     pub fn replace(&self, stream: TcpStream) {
         *self.writer.lock().unwrap_or_else(|e| e.into_inner()) = Some(stream);
-        self.view().pending.clear();
+        self.view().forget_pending();
     }
 
     /// Marks the connection lost and wakes anyone waiting.
@@ -131,6 +200,18 @@ impl Link {
         self.lost.store(true, Ordering::Release);
         self.changed.notify_all();
     }
+}
+
+fn write_line(stream: &mut TcpStream, line: &str) -> Result<(), String> {
+    stream
+        .write_all(format!("{line}\n").as_bytes())
+        .map_err(|e| format!("cannot send: {e}"))
+}
+
+/// A line without its ending (LF or CRLF), as `BufRead::lines` gives it.
+fn strip_line_end(line: &str) -> &str {
+    let line = line.strip_suffix('\n').unwrap_or(line);
+    line.strip_suffix('\r').unwrap_or(line)
 }
 
 /// Opens a connection and reads the greeting.

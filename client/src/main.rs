@@ -10,6 +10,7 @@ mod paths;
 mod perft_cmd;
 mod play;
 mod render;
+mod secret;
 mod solve_cmd;
 mod untrusted;
 mod view;

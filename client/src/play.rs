@@ -94,8 +94,9 @@ fn spawn_reader(
     });
 }
 
-/// Tries to reconnect for about a minute; logs in again and takes back the seat
-/// of the game that was going on.
+/// Tries to reconnect for about a minute; logs in again (a guest with the
+/// secret it was given, which is what lets the daemon give the name back)
+/// and, once logged in, takes back the seat of the game that was going on.
 fn reconnect(
     link: &Link,
     options: &PlayOptions,
@@ -116,11 +117,19 @@ fn reconnect(
             continue;
         };
         link.replace(stream);
-        let resumed = name
-            .iter()
-            .map(|n| format!("LOGIN {n}"))
-            .chain(game.map(|g| format!("JOIN {g}")));
-        if resumed.into_iter().all(|line| link.send(&line).is_ok()) {
+        let mut reader = reader;
+        let logged_in = match &name {
+            Some(name) => match link.log_in(name, &mut reader, sink) {
+                Ok(logged_in) => logged_in,
+                Err(_) => continue,
+            },
+            None => false,
+        };
+        let rejoined = match game.filter(|_| logged_in) {
+            Some(game) => link.send(&format!("JOIN {game}")).is_ok(),
+            None => true,
+        };
+        if rejoined {
             sink.show(vec!["reconnected".to_string()]);
             return Some(reader);
         }
@@ -181,7 +190,7 @@ fn save_game(link: &Link, path: &Path) -> Vec<String> {
     if let Err(e) = link.send(&format!("HISTORY {id}")) {
         return vec![e];
     }
-    link.wait_until(SAVE_WAIT, |v| v.pending.is_empty());
+    link.wait_until(SAVE_WAIT, |v| v.idle());
     let line = {
         let view = link.view();
         let Some(record) = view.records.get(&id) else {
@@ -269,7 +278,7 @@ fn script_loop(link: &Arc<Link>, first: Vec<String>) -> Result<(), String> {
                 // A move counts as done once its MOVED line is in, which comes
                 // after the OK; then the next line sees the new position.
                 let done = link.wait_until(SCRIPT_WAIT, |v| {
-                    v.pending.is_empty() && (!moving || !v.last_ok || v.moves_seen() > before)
+                    v.idle() && (!moving || !v.last_ok || v.moves_seen() > before)
                 });
                 if !done && link.lost.load(Ordering::Acquire) {
                     return Err("connection lost".to_string());
@@ -277,7 +286,7 @@ fn script_loop(link: &Arc<Link>, first: Vec<String>) -> Result<(), String> {
             }
         }
     }
-    link.wait_until(SCRIPT_WAIT, |v| v.pending.is_empty());
+    link.wait_until(SCRIPT_WAIT, |v| v.idle());
     link.closing.store(true, Ordering::Release);
     Ok(())
 }
@@ -433,7 +442,7 @@ fn interactive_loop(
     }
     link.closing.store(true, Ordering::Release);
     let _ = link.send("QUIT");
-    link.wait_until(Duration::from_secs(2), |v| v.pending.is_empty());
+    link.wait_until(Duration::from_secs(2), |v| v.idle());
     Ok(())
 }
 

@@ -10,6 +10,9 @@ use flipline::protocol::{
 use flipline::{Color, Game, Move, Square, Variant};
 
 use crate::render::{BoardView, board, clock};
+use crate::secret::{
+    GuestSecret, LoginReply, plain_login_name, read_login_reply, resume_line, shown_secret,
+};
 use crate::untrusted::{self, chat_lines, escape, raw_line};
 
 /// One game as the client follows it.
@@ -59,7 +62,31 @@ pub struct View {
     pub last_ok: bool,
     /// Games as `HISTORY` last described them, by id.
     pub records: HashMap<GameId, GameSummary>,
+    /// The secret the server gave `name`, a guest's: what takes the name
+    /// (and a seat kept through a disconnect) back. Never shown.
+    pub secret: Option<GuestSecret>,
+    /// Lines the view asks to send as they are (a plain `LOGIN` after a kept
+    /// secret was refused), oldest first; the link sends them.
+    pub to_send: VecDeque<String>,
+    /// How the last `LOGIN` ended: `Some(true)` logged in, `Some(false)`
+    /// refused; `None` while it is unanswered or a retry is queued. Whoever
+    /// waits for a login sets it to `None` first.
+    pub login_answer: Option<bool>,
+    /// What each `LOGIN` among `pending` showed, oldest first.
+    logins: VecDeque<LoginSent>,
     style: Style,
+}
+
+/// A `LOGIN` sent and not yet answered.
+#[derive(Clone, Debug, Default)]
+struct LoginSent {
+    /// The name it logs in with (empty when the line has none).
+    name: String,
+    /// The secret it showed.
+    secret: Option<GuestSecret>,
+    /// Whether the client added the secret to a plain `LOGIN name`, so that
+    /// a refusal is answered with that plain `LOGIN`.
+    added: bool,
 }
 
 impl View {
@@ -71,11 +98,68 @@ impl View {
         }
     }
 
-    /// Records a command sent, so that its reply can be understood.
+    /// Records a command sent as it is, so that its reply can be understood.
     pub fn sent(&mut self, line: &str) {
-        if let Some(keyword) = line.split_whitespace().next() {
-            self.pending.push_back(CommandKind::from_keyword(keyword));
+        let Some(keyword) = line.split_whitespace().next() else {
+            return;
+        };
+        let kind = CommandKind::from_keyword(keyword);
+        if kind == Some(CommandKind::Login) {
+            let (name, secret) = match shown_secret(line) {
+                Some((name, secret)) => (name, Some(secret)),
+                None => (
+                    line.split_whitespace().nth(1).unwrap_or("").to_string(),
+                    None,
+                ),
+            };
+            self.logins.push_back(LoginSent {
+                name,
+                secret,
+                added: false,
+            });
         }
+        self.pending.push_back(kind);
+    }
+
+    /// Records a command about to be sent and returns the line to send for
+    /// it: a guest's plain `LOGIN name` shows the secret this client was
+    /// given for the name; every other line is sent as it is.
+    pub fn prepare_send(&mut self, line: &str) -> String {
+        let resume = plain_login_name(line).and_then(|name| {
+            let secret = self.secret_of(&name)?;
+            Some((name, secret))
+        });
+        let Some((name, secret)) = resume else {
+            self.sent(line);
+            return line.to_string();
+        };
+        let resumed = resume_line(&name, &secret);
+        self.pending.push_back(Some(CommandKind::Login));
+        self.logins.push_back(LoginSent {
+            name,
+            secret: Some(secret),
+            added: true,
+        });
+        resumed
+    }
+
+    /// The secret this client was given for `name`.
+    fn secret_of(&self, name: &str) -> Option<GuestSecret> {
+        self.secret
+            .clone()
+            .filter(|_| self.name.as_deref() == Some(name))
+    }
+
+    /// Forgets the commands in flight (their connection is gone).
+    pub fn forget_pending(&mut self) {
+        self.pending.clear();
+        self.logins.clear();
+        self.to_send.clear();
+    }
+
+    /// Whether every command sent is answered and nothing waits to be sent.
+    pub fn idle(&self) -> bool {
+        self.pending.is_empty() && self.to_send.is_empty()
     }
 
     /// The colours this client plays in `game` (both in a hotseat game).
@@ -119,7 +203,25 @@ impl View {
     }
 
     /// Takes one server line; returns what to show for it (possibly nothing).
+    /// No secret is ever shown, not even in `--raw`.
     pub fn on_line(&mut self, line: &str) -> Vec<String> {
+        let mut hidden = self.secrets_in_play();
+        let shown = self.show_line(line);
+        hidden.extend(self.secrets_in_play());
+        shown
+            .into_iter()
+            .map(|text| hide_secrets(text, &hidden))
+            .collect()
+    }
+
+    /// The secrets a line may carry: the one held, and the one the next
+    /// `LOGIN` to be answered showed.
+    fn secrets_in_play(&self) -> Vec<GuestSecret> {
+        let in_flight = self.logins.front().and_then(|l| l.secret.clone());
+        self.secret.iter().cloned().chain(in_flight).collect()
+    }
+
+    fn show_line(&mut self, line: &str) -> Vec<String> {
         let parsed = ServerLine::parse(line);
         let shown = match parsed {
             ServerLine::Hello(version) => vec![format!("connected (flipline protocol {version})")],
@@ -143,17 +245,16 @@ impl View {
     fn on_reply(&mut self, line: &str, reply: Result<String, String>) -> Vec<String> {
         let command = self.pending.pop_front().flatten();
         self.last_ok = reply.is_ok();
+        if command == Some(CommandKind::Login) {
+            let sent = self.logins.pop_front().unwrap_or_default();
+            return self.on_login_reply(line, reply, sent);
+        }
         let text = match reply {
             Ok(text) => text,
             Err(message) => return vec![message],
         };
         let typed = command.and_then(|kind| Reply::parse(kind, line).ok());
         match (command, typed) {
-            (Some(CommandKind::Login), Some(Reply::Name(name))) => {
-                let shown = format!("logged in as {}", untrusted::name(&name));
-                self.name = Some(name);
-                vec![shown]
-            }
             (
                 Some(
                     CommandKind::Move
@@ -172,8 +273,49 @@ impl View {
                 self.current = Some(id);
                 vec![format!("ok {}", escape(&text))]
             }
-            _ if text.is_empty() => vec!["ok".to_string()],
-            _ => vec![format!("ok {}", escape(&text))],
+            _ => ok_line(&text),
+        }
+    }
+
+    /// The reply to a `LOGIN` that showed what `sent` says: the name and its
+    /// secret taken in, or a refused kept secret forgotten (and, if the
+    /// client added it, the plain `LOGIN` queued that logs in as a new guest).
+    fn on_login_reply(
+        &mut self,
+        line: &str,
+        reply: Result<String, String>,
+        sent: LoginSent,
+    ) -> Vec<String> {
+        let answer = read_login_reply(line, sent.secret.as_ref());
+        self.login_answer = Some(matches!(answer, LoginReply::LoggedIn { .. }));
+        match (answer, reply) {
+            (LoginReply::LoggedIn { name, secret }, _) => {
+                let guest = if secret.is_some() { " (guest)" } else { "" };
+                let shown = format!("logged in as {}{guest}", untrusted::name(&name));
+                self.name = Some(name);
+                self.secret = secret;
+                vec![shown]
+            }
+            (LoginReply::SecretRefused(_), reply) => {
+                if self.name.as_deref() == Some(sent.name.as_str()) {
+                    self.secret = None;
+                }
+                let mut shown: Vec<String> = reply.err().into_iter().collect();
+                let who = untrusted::name(&sent.name);
+                if sent.added {
+                    self.login_answer = None;
+                    self.to_send.push_back(format!("LOGIN {}", sent.name));
+                    shown.push(format!(
+                        "the guest secret kept for {who} was not accepted: logging in as a new guest"
+                    ));
+                } else {
+                    shown.push(format!("the guest secret for {who} was not accepted"));
+                }
+                shown
+            }
+            (_, Err(message)) => vec![message],
+            // Not quoted: a reply of a shape unknown may still hold a secret.
+            (_, Ok(_)) => vec!["the server's answer to LOGIN does not read".to_string()],
         }
     }
 
@@ -397,6 +539,26 @@ impl View {
     }
 }
 
+/// What an `OK` the client has no better words for shows.
+fn ok_line(text: &str) -> Vec<String> {
+    if text.is_empty() {
+        vec!["ok".to_string()]
+    } else {
+        vec![format!("ok {}", escape(text))]
+    }
+}
+
+/// `text` with every secret in `hidden` replaced by `<secret>`.
+fn hide_secrets(text: String, hidden: &[GuestSecret]) -> String {
+    hidden.iter().fold(text, |text, secret| {
+        if text.contains(secret.token()) {
+            text.replace(secret.token(), "<secret>")
+        } else {
+            text
+        }
+    })
+}
+
 /// One line about a stored game: players, status or result, and its moves.
 fn describe_record(record: &GameSummary) -> String {
     let seat = |s: &Option<String>| s.as_deref().map_or("(open)".to_string(), untrusted::name);
@@ -581,6 +743,99 @@ mod tests {
                 "ok pong\\u{85}",
             ]
         );
+    }
+
+    fn secret(token: &str) -> GuestSecret {
+        GuestSecret::new(token).unwrap_or_else(|| panic!("{token} is a secret"))
+    }
+
+    #[test]
+    fn a_guest_keeps_its_secret_and_never_shows_it() {
+        let mut view = View::new(Style::default());
+        assert_eq!(view.prepare_send("LOGIN ann"), "LOGIN ann");
+        let out = feed(&mut view, &["OK ann secret 0f3a9c"]);
+        assert_eq!(out, ["logged in as ann (guest)"]);
+        assert_eq!(view.secret, Some(secret("0f3a9c")));
+        assert_eq!(view.login_answer, Some(true));
+        // Logging in again as the same guest shows the secret, and a reply
+        // without one keeps it.
+        assert_eq!(view.prepare_send("login ann"), "LOGIN ann secret 0f3a9c");
+        assert_eq!(feed(&mut view, &["OK ann"]), ["logged in as ann (guest)"]);
+        assert_eq!(view.secret, Some(secret("0f3a9c")));
+        // Nothing shows it, not a raw line, not an error quoting it.
+        let mut raw = View::new(Style {
+            color: false,
+            raw: true,
+        });
+        raw.sent("LOGIN ann");
+        raw.sent("SAY x");
+        let out = feed(
+            &mut raw,
+            &["OK ann secret 0f3a9c", "ERR 400 what is 0f3a9c"],
+        );
+        assert_eq!(out, ["OK ann secret <secret>", "ERR 400 what is <secret>"]);
+        assert!(!format!("{raw:?}").contains("0f3a9c"));
+        // A reply of a shape unknown is not quoted: it may hold a secret.
+        view.sent("LOGIN ann");
+        assert_eq!(
+            feed(&mut view, &["OK ann secret 7e11 more"]),
+            ["the server's answer to LOGIN does not read"]
+        );
+    }
+
+    #[test]
+    fn a_refused_secret_is_forgotten_and_a_new_guest_asked_for() {
+        let mut view = View::new(Style::default());
+        view.sent("LOGIN ann");
+        feed(&mut view, &["OK ann secret 0ld5ecret"]);
+        // The connection is lost; on the next the name is asked back.
+        view.forget_pending();
+        assert_eq!(view.prepare_send("LOGIN ann"), "LOGIN ann secret 0ld5ecret");
+        let out = feed(&mut view, &["ERR 401 no guest 'ann' holds that secret"]);
+        assert_eq!(
+            out,
+            [
+                "error 401: no guest 'ann' holds that secret",
+                "the guest secret kept for ann was not accepted: logging in as a new guest"
+            ]
+        );
+        assert_eq!(view.secret, None);
+        assert_eq!(view.to_send, ["LOGIN ann"]);
+        assert_eq!(view.login_answer, None);
+        assert!(!view.idle(), "the plain LOGIN is still to be sent");
+        let again = view.to_send.pop_front().unwrap_or_default();
+        view.sent(&again);
+        assert_eq!(
+            feed(&mut view, &["OK ann secret n3w"]),
+            ["logged in as ann (guest)"]
+        );
+        assert_eq!(view.secret, Some(secret("n3w")));
+        assert!(view.idle());
+    }
+
+    #[test]
+    fn a_secret_typed_or_refused_otherwise_is_not_retried() {
+        let mut view = View::new(Style::default());
+        view.sent("LOGIN ann secret 0f3a");
+        view.sent("LOGIN ann secret 0f3a");
+        let out = feed(
+            &mut view,
+            &["ERR 401 wrong secret", "ERR 409 name 'ann' is in use"],
+        );
+        assert_eq!(
+            out,
+            [
+                "error 401: wrong secret",
+                "the guest secret for ann was not accepted",
+                "error 409: name 'ann' is in use"
+            ]
+        );
+        assert!(view.to_send.is_empty());
+        assert_eq!(view.login_answer, Some(false));
+        // A registered name has no secret: a kept one is dropped.
+        view.sent("LOGIN ann tiger");
+        assert_eq!(feed(&mut view, &["OK ann"]), ["logged in as ann"]);
+        assert_eq!(view.secret, None);
     }
 
     proptest! {
