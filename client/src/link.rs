@@ -9,8 +9,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use crate::paths::data_file;
+use crate::secret::GuestSecret;
+use crate::secret_file::{self, SecretFile};
 use crate::untrusted::escape;
-use crate::view::{Style, View};
+use crate::view::{SecretChange, Style, View};
 
 /// Where text for the person goes.
 pub trait Sink: Send {
@@ -45,19 +48,29 @@ pub struct Link {
     pub greeting: String,
     /// Called with the view after every server line (local mode saves its game).
     pub on_update: Option<fn(&View)>,
+    /// Where the guests' secrets for this server are kept across restarts;
+    /// `None` keeps them in memory only.
+    secret_file: Option<SecretFile>,
 }
 
 /// How long a reconnect waits for the answer to its `LOGIN`.
 const LOGIN_WAIT: Duration = Duration::from_secs(10);
 
 impl Link {
-    /// Connects to `server` and checks the greeting's protocol version.
+    /// Connects to `server` and checks the greeting's protocol version. With
+    /// `keep_secrets`, guests' secrets are also kept in the data directory's
+    /// secret file, so that a client started again resumes its guest.
     pub fn connect(
         server: &str,
         style: Style,
         on_update: Option<fn(&View)>,
+        keep_secrets: bool,
     ) -> Result<(Arc<Link>, BufReader<TcpStream>), String> {
         let (stream, reader, greeting) = open_with_greeting(server)?;
+        let secret_file = keep_secrets
+            .then(|| data_file(secret_file::FILE_NAME))
+            .flatten()
+            .and_then(|path| SecretFile::new(path, server));
         let link = Arc::new(Link {
             writer: Mutex::new(Some(stream)),
             view: Mutex::new(View::new(style)),
@@ -66,6 +79,7 @@ impl Link {
             closing: AtomicBool::new(false),
             on_update,
             greeting,
+            secret_file,
         });
         Ok((link, reader))
     }
@@ -81,7 +95,9 @@ impl Link {
     pub fn send(&self, line: &str) -> Result<(), String> {
         let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
         let stream = writer.as_mut().ok_or("not connected")?;
-        let line = self.view().prepare_send(line);
+        let line = self
+            .view()
+            .prepare_send(line, |name| self.kept_secret(name));
         write_line(stream, &line)
     }
 
@@ -101,6 +117,24 @@ impl Link {
             drop(view);
             if write_line(stream, &line).is_err() {
                 return;
+            }
+        }
+    }
+
+    /// The secret the secret file keeps for `name` on this server.
+    fn kept_secret(&self, name: &str) -> Option<GuestSecret> {
+        self.secret_file.as_ref()?.get(name)
+    }
+
+    /// Writes what became of the guests' secrets to the secret file.
+    fn keep_secrets(&self, changes: Vec<SecretChange>) {
+        let Some(file) = &self.secret_file else {
+            return;
+        };
+        for change in changes {
+            match change {
+                SecretChange::Keep(name, secret) => file.keep(&name, &secret),
+                SecretChange::Forget(name) => file.forget(&name),
             }
         }
     }
@@ -133,8 +167,9 @@ impl Link {
         }
     }
 
-    /// One server line into the view; then what it queued is sent and what
-    /// it shows is shown.
+    /// One server line into the view, what it changed of the secrets written
+    /// to the secret file; then what it queued is sent and what it shows is
+    /// shown.
     fn take_line(&self, line: &str, sink: &mut dyn Sink) {
         let shown = {
             let mut view = self.view();
@@ -142,6 +177,9 @@ impl Link {
             if let Some(hook) = self.on_update {
                 hook(&view);
             }
+            // Under the lock, so that whoever sees a login answered (a
+            // script about to exit) finds its secret kept.
+            self.keep_secrets(std::mem::take(&mut view.secret_changes));
             shown
         };
         self.send_queued();

@@ -37,6 +37,7 @@ pub fn run(name: String, raw: bool) -> Result<(), String> {
         name: Some(name),
         raw,
         reconnect: false,
+        keep_secrets: false,
         on_update: None,
     };
     let result = play::run(&options, first);

@@ -11,6 +11,7 @@ mod perft_cmd;
 mod play;
 mod render;
 mod secret;
+mod secret_file;
 mod solve_cmd;
 mod untrusted;
 mod view;
@@ -97,6 +98,7 @@ fn run_play(args: &PlayArgs) -> Result<(), String> {
         name: args.name.clone(),
         raw: args.raw,
         reconnect: args.reconnect,
+        keep_secrets: true,
         on_update: None,
     };
     play::run(&options, Vec::new())

@@ -35,6 +35,10 @@ pub struct PlayOptions {
     pub raw: bool,
     /// Reconnect (and take the seat back) when the connection drops.
     pub reconnect: bool,
+    /// Keep guests' secrets in the data directory too, so that a client
+    /// started again resumes its guest (not for `--local`, whose daemon is
+    /// new each time).
+    pub keep_secrets: bool,
     /// Called with the view after every server line.
     pub on_update: Option<fn(&crate::view::View)>,
 }
@@ -50,7 +54,12 @@ pub fn run(options: &PlayOptions, first: Vec<String>) -> Result<(), String> {
         color,
         raw: options.raw,
     };
-    let (link, reader) = Link::connect(&options.server, style, options.on_update)?;
+    let (link, reader) = Link::connect(
+        &options.server,
+        style,
+        options.on_update,
+        options.keep_secrets,
+    )?;
     let mut commands = first;
     if let Some(name) = &options.name {
         commands.insert(0, format!("LOGIN {name}"));

@@ -68,6 +68,9 @@ pub struct View {
     /// Lines the view asks to send as they are (a plain `LOGIN` after a kept
     /// secret was refused), oldest first; the link sends them.
     pub to_send: VecDeque<String>,
+    /// What became of kept secrets, oldest first, for the link to write to
+    /// the secret file.
+    pub secret_changes: Vec<SecretChange>,
     /// How the last `LOGIN` ended: `Some(true)` logged in, `Some(false)`
     /// refused; `None` while it is unanswered or a retry is queued. Whoever
     /// waits for a login sets it to `None` first.
@@ -75,6 +78,15 @@ pub struct View {
     /// What each `LOGIN` among `pending` showed, oldest first.
     logins: VecDeque<LoginSent>,
     style: Style,
+}
+
+/// A change to the secrets kept for a server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SecretChange {
+    /// The name's secret is now this one.
+    Keep(String, GuestSecret),
+    /// The name has no secret (refused, or a registered name).
+    Forget(String),
 }
 
 /// A `LOGIN` sent and not yet answered.
@@ -122,11 +134,16 @@ impl View {
     }
 
     /// Records a command about to be sent and returns the line to send for
-    /// it: a guest's plain `LOGIN name` shows the secret this client was
-    /// given for the name; every other line is sent as it is.
-    pub fn prepare_send(&mut self, line: &str) -> String {
+    /// it: a guest's plain `LOGIN name` shows the secret held for the name
+    /// (the one this client was given, else `kept(name)`, the secret file's);
+    /// every other line is sent as it is.
+    pub fn prepare_send(
+        &mut self,
+        line: &str,
+        kept: impl FnOnce(&str) -> Option<GuestSecret>,
+    ) -> String {
         let resume = plain_login_name(line).and_then(|name| {
-            let secret = self.secret_of(&name)?;
+            let secret = self.secret_of(&name).or_else(|| kept(&name))?;
             Some((name, secret))
         });
         let Some((name, secret)) = resume else {
@@ -292,6 +309,10 @@ impl View {
             (LoginReply::LoggedIn { name, secret }, _) => {
                 let guest = if secret.is_some() { " (guest)" } else { "" };
                 let shown = format!("logged in as {}{guest}", untrusted::name(&name));
+                self.secret_changes.push(match &secret {
+                    Some(secret) => SecretChange::Keep(name.clone(), secret.clone()),
+                    None => SecretChange::Forget(name.clone()),
+                });
                 self.name = Some(name);
                 self.secret = secret;
                 vec![shown]
@@ -300,6 +321,8 @@ impl View {
                 if self.name.as_deref() == Some(sent.name.as_str()) {
                     self.secret = None;
                 }
+                self.secret_changes
+                    .push(SecretChange::Forget(sent.name.clone()));
                 let mut shown: Vec<String> = reply.err().into_iter().collect();
                 let who = untrusted::name(&sent.name);
                 if sent.added {
@@ -752,14 +775,21 @@ mod tests {
     #[test]
     fn a_guest_keeps_its_secret_and_never_shows_it() {
         let mut view = View::new(Style::default());
-        assert_eq!(view.prepare_send("LOGIN ann"), "LOGIN ann");
+        assert_eq!(view.prepare_send("LOGIN ann", |_| None), "LOGIN ann");
         let out = feed(&mut view, &["OK ann secret 0f3a9c"]);
         assert_eq!(out, ["logged in as ann (guest)"]);
         assert_eq!(view.secret, Some(secret("0f3a9c")));
+        assert_eq!(
+            std::mem::take(&mut view.secret_changes),
+            [SecretChange::Keep("ann".into(), secret("0f3a9c"))]
+        );
         assert_eq!(view.login_answer, Some(true));
         // Logging in again as the same guest shows the secret, and a reply
         // without one keeps it.
-        assert_eq!(view.prepare_send("login ann"), "LOGIN ann secret 0f3a9c");
+        assert_eq!(
+            view.prepare_send("login ann", |_| None),
+            "LOGIN ann secret 0f3a9c"
+        );
         assert_eq!(feed(&mut view, &["OK ann"]), ["logged in as ann (guest)"]);
         assert_eq!(view.secret, Some(secret("0f3a9c")));
         // Nothing shows it, not a raw line, not an error quoting it.
@@ -790,7 +820,10 @@ mod tests {
         feed(&mut view, &["OK ann secret 0ld5ecret"]);
         // The connection is lost; on the next the name is asked back.
         view.forget_pending();
-        assert_eq!(view.prepare_send("LOGIN ann"), "LOGIN ann secret 0ld5ecret");
+        assert_eq!(
+            view.prepare_send("LOGIN ann", |_| None),
+            "LOGIN ann secret 0ld5ecret"
+        );
         let out = feed(&mut view, &["ERR 401 no guest 'ann' holds that secret"]);
         assert_eq!(
             out,
@@ -803,6 +836,39 @@ mod tests {
         assert_eq!(view.to_send, ["LOGIN ann"]);
         assert_eq!(view.login_answer, None);
         assert!(!view.idle(), "the plain LOGIN is still to be sent");
+        let again = view.to_send.pop_front().unwrap_or_default();
+        view.sent(&again);
+        assert_eq!(
+            feed(&mut view, &["OK ann secret n3w"]),
+            ["logged in as ann (guest)"]
+        );
+        assert_eq!(view.secret, Some(secret("n3w")));
+        assert!(view.idle());
+    }
+
+    #[test]
+    fn a_refused_kept_secret_is_forgotten_and_a_new_guest_asked_for() {
+        let mut view = View::new(Style::default());
+        let sent = view.prepare_send("LOGIN ann", |name| {
+            assert_eq!(name, "ann");
+            Some(secret("0ld5ecret"))
+        });
+        assert_eq!(sent, "LOGIN ann secret 0ld5ecret");
+        let out = feed(&mut view, &["ERR 401 no guest 'ann' holds that secret"]);
+        assert_eq!(
+            out,
+            [
+                "error 401: no guest 'ann' holds that secret",
+                "the guest secret kept for ann was not accepted: logging in as a new guest"
+            ]
+        );
+        assert_eq!(view.to_send, ["LOGIN ann"]);
+        assert_eq!(view.login_answer, None);
+        assert!(!view.idle(), "the plain LOGIN is still to be sent");
+        assert_eq!(
+            std::mem::take(&mut view.secret_changes),
+            [SecretChange::Forget("ann".into())]
+        );
         let again = view.to_send.pop_front().unwrap_or_default();
         view.sent(&again);
         assert_eq!(
@@ -836,6 +902,10 @@ mod tests {
         view.sent("LOGIN ann tiger");
         assert_eq!(feed(&mut view, &["OK ann"]), ["logged in as ann"]);
         assert_eq!(view.secret, None);
+        assert_eq!(
+            view.secret_changes.last(),
+            Some(&SecretChange::Forget("ann".into()))
+        );
     }
 
     proptest! {
