@@ -21,6 +21,7 @@ use rustyline::{
 use crate::export::GameLine;
 use crate::link::{Link, Sink, StdoutSink, open};
 use crate::paths::data_file;
+use crate::secret::shows_credential;
 use crate::untrusted::escape;
 use crate::view::Style;
 
@@ -428,7 +429,8 @@ fn interactive_loop(
     loop {
         match editor.readline("flip> ") {
             Ok(line) => {
-                if !line.trim().is_empty() {
+                // A password or a secret typed is not written to the history.
+                if !line.trim().is_empty() && !shows_credential(&line) {
                     let _ = editor.add_history_entry(line.as_str());
                     if let Some(path) = &history {
                         let _ = editor.save_history(path);

@@ -65,6 +65,17 @@ pub fn shown_secret(line: &str) -> Option<(String, GuestSecret)> {
     }
 }
 
+/// Whether a typed line shows a password or a secret (`LOGIN name word...`),
+/// which must not be kept in the line editor's history. Any `LOGIN` with more
+/// than a name counts, well-formed or not.
+pub fn shows_credential(line: &str) -> bool {
+    let mut words = line.split_whitespace();
+    let login = words
+        .next()
+        .is_some_and(|w| w.eq_ignore_ascii_case(CommandKind::Login.keyword()));
+    login && words.nth(1).is_some()
+}
+
 /// What the reply to a `LOGIN` means for the name and its secret.
 #[derive(Debug, PartialEq, Eq)]
 pub enum LoginReply {
@@ -140,6 +151,16 @@ mod tests {
         let (name, shown) = shown_secret("LOGIN ann secret 0f3a").unwrap_or_else(|| panic!());
         assert_eq!((name.as_str(), shown), ("ann", secret("0f3a")));
         assert_eq!(shown_secret("LOGIN ann tiger"), None);
+    }
+
+    #[test]
+    fn a_login_with_a_password_or_a_secret_stays_out_of_the_history() {
+        assert!(shows_credential("login ann tiger"));
+        assert!(shows_credential("LOGIN ann secret 0f3a"));
+        assert!(shows_credential("Login  ann  secret bad-token"));
+        assert!(!shows_credential("login ann"));
+        assert!(!shows_credential("say login ann tiger"));
+        assert!(!shows_credential("d3"));
     }
 
     #[test]
