@@ -1,8 +1,10 @@
 //! `flip bot`: the built-in engine as a network bot. Each of N connections seeks a
 //! game, answers `TURN` lines with the engine's move, seeks again after `OVER`, and
 //! reconnects (taking its seat back) when the daemon goes away and comes back.
+//! A guest bot keeps the secret its login was given, in memory only, and shows
+//! it when it logs in again, so that the daemon gives it its name back.
 
-use std::io::{BufRead, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
@@ -13,6 +15,7 @@ use flipline::protocol::{ClockSpec, Event, GameId, ServerLine};
 use flipline::{Color, Game, Move, Variant};
 
 use crate::link::open;
+use crate::secret::{GuestSecret, LoginReply, read_login_reply, resume_line};
 use crate::untrusted::escape;
 
 #[derive(Args, Debug, Clone)]
@@ -77,6 +80,8 @@ struct Bot {
     played: u32,
     game: Option<BotGame>,
     seed: u64,
+    /// The secret the daemon gave this bot's guest name, for its reconnects.
+    secret: Option<GuestSecret>,
 }
 
 /// The game a bot is in.
@@ -108,6 +113,7 @@ impl Bot {
             played: 0,
             game: None,
             seed: index as u64,
+            secret: None,
         }
     }
 
@@ -137,17 +143,21 @@ impl Bot {
     fn serve(
         &mut self,
         mut stream: TcpStream,
-        reader: std::io::BufReader<TcpStream>,
+        reader: BufReader<TcpStream>,
     ) -> Result<Ended, String> {
-        let mut hello = vec![format!("LOGIN {}", self.name)];
-        match &self.game {
-            Some(game) => hello.push(format!("JOIN {}", game.id)),
-            None => hello.push(self.seek_line()),
+        let mut lines = reader.lines();
+        let _ = stream.set_read_timeout(Some(LOGIN_WAIT));
+        let logged_in = self.log_in(&mut stream, &mut lines)?;
+        let _ = stream.set_read_timeout(None);
+        if !logged_in {
+            return Ok(Ended::Lost);
         }
-        for line in hello {
-            send(&mut stream, &line)?;
-        }
-        for line in reader.lines() {
+        let first = match &self.game {
+            Some(game) => format!("JOIN {}", game.id),
+            None => self.seek_line(),
+        };
+        send(&mut stream, &first)?;
+        for line in lines {
             let Ok(line) = line else { break };
             if let Some(reply) = self.on_line(&line)? {
                 send(&mut stream, &reply)?;
@@ -158,6 +168,44 @@ impl Bot {
             }
         }
         Ok(Ended::Lost)
+    }
+
+    /// Logs in, with the secret of an earlier login if there is one; a
+    /// refused secret is forgotten and the name asked for as a new guest.
+    /// `false` when the connection failed or did not answer in time (try
+    /// again later), an error when the name is refused.
+    fn log_in(
+        &mut self,
+        stream: &mut TcpStream,
+        lines: &mut std::io::Lines<BufReader<TcpStream>>,
+    ) -> Result<bool, String> {
+        loop {
+            let line = match &self.secret {
+                Some(secret) => resume_line(&self.name, secret),
+                None => format!("LOGIN {}", self.name),
+            };
+            if send(stream, &line).is_err() {
+                return Ok(false);
+            }
+            let Some(reply) = next_reply(lines) else {
+                return Ok(false);
+            };
+            match read_login_reply(&reply, self.secret.as_ref()) {
+                LoginReply::LoggedIn { secret, .. } => {
+                    self.secret = secret;
+                    return Ok(true);
+                }
+                LoginReply::SecretRefused(_) => self.secret = None,
+                LoginReply::Refused(e) if e.code.number() == 503 => {
+                    eprintln!("{}: {}", self.name, escape(&e.to_string()));
+                    return Ok(false);
+                }
+                LoginReply::Refused(e) => return Err(escape(&e.to_string())),
+                // Not quoted: a reply of a shape unknown may still hold a
+                // secret.
+                LoginReply::Unreadable => return Err("the answer to LOGIN does not read".into()),
+            }
+        }
     }
 
     fn seek_line(&self) -> String {
@@ -249,6 +297,22 @@ impl Bot {
             Move::Place(square) => format!("MOVE {square}"),
         })
     }
+}
+
+/// How long a bot waits for the answer to its `LOGIN` before it tries a new
+/// connection.
+const LOGIN_WAIT: Duration = Duration::from_secs(30);
+
+/// The next final reply (`OK` or `ERR`) among `lines`, the lines before it
+/// (an `INFO` at most, before a login) passed over; `None` when the
+/// connection ends or times out first.
+fn next_reply(lines: &mut std::io::Lines<BufReader<TcpStream>>) -> Option<String> {
+    lines.map_while(Result::ok).find(|line| {
+        matches!(
+            ServerLine::parse(line),
+            ServerLine::Ok(_) | ServerLine::Err(_)
+        )
+    })
 }
 
 fn send(stream: &mut TcpStream, line: &str) -> Result<(), String> {
