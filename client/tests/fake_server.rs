@@ -1,0 +1,346 @@
+//! The `flip` binary against a scripted server on 127.0.0.1: each test plays
+//! the server's side line by line, so that it can send what flipd would not
+//! (hostile chat) or does not yet (guests' secrets), and checks what flip
+//! sends and prints. Every read is bounded in time; flip is killed when a
+//! test ends.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+/// How long any one step may take.
+const STEP: Duration = Duration::from_secs(20);
+
+/// The server's side: a listener on a free loopback port.
+struct FakeServer {
+    listener: TcpListener,
+}
+
+impl FakeServer {
+    fn start() -> FakeServer {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("bind: {e}"));
+        listener
+            .set_nonblocking(true)
+            .unwrap_or_else(|e| panic!("{e}"));
+        FakeServer { listener }
+    }
+
+    fn addr(&self) -> String {
+        let addr = self.listener.local_addr().unwrap_or_else(|e| panic!("{e}"));
+        addr.to_string()
+    }
+
+    /// The next connection, greeted as flipd greets.
+    fn accept(&self) -> Conn {
+        let deadline = Instant::now() + STEP;
+        loop {
+            match self.listener.accept() {
+                Ok((stream, _)) => {
+                    stream
+                        .set_nonblocking(false)
+                        .unwrap_or_else(|e| panic!("{e}"));
+                    stream
+                        .set_read_timeout(Some(STEP))
+                        .unwrap_or_else(|e| panic!("{e}"));
+                    let reader =
+                        BufReader::new(stream.try_clone().unwrap_or_else(|e| panic!("{e}")));
+                    let mut conn = Conn { stream, reader };
+                    conn.send("HELLO flipline 1");
+                    return conn;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    assert!(Instant::now() < deadline, "flip did not connect");
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                Err(e) => panic!("accept: {e}"),
+            }
+        }
+    }
+}
+
+/// One connection from flip.
+struct Conn {
+    stream: TcpStream,
+    reader: BufReader<TcpStream>,
+}
+
+impl Conn {
+    fn send(&mut self, line: &str) {
+        self.stream
+            .write_all(format!("{line}\n").as_bytes())
+            .unwrap_or_else(|e| panic!("cannot send {line:?}: {e}"));
+    }
+
+    /// The next line flip sends, without its ending.
+    fn line(&mut self) -> String {
+        let mut line = String::new();
+        match self.reader.read_line(&mut line) {
+            Ok(n) if n > 0 => line.trim_end().to_string(),
+            other => panic!("flip sent no line: {other:?}"),
+        }
+    }
+
+    fn expect(&mut self, want: &str) {
+        assert_eq!(self.line(), want);
+    }
+}
+
+/// The `flip` binary with its data directory in a fresh temporary
+/// directory, stdin and stdout piped; killed when dropped.
+struct Flip {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Flip {
+    fn start(args: &[&str], data: &Path) -> Flip {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_flip"))
+            .args(args)
+            .env("NO_COLOR", "1")
+            .env("XDG_DATA_HOME", data)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start flip: {e}"));
+        let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Flip {
+            child,
+            stdin,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Reads flip's output up to the line `want`, returning the lines
+    /// before it.
+    fn until(&mut self, want: &str) -> Vec<String> {
+        let deadline = Instant::now() + STEP;
+        let from = self.seen.len();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) if line == want => {
+                    let before = self.seen.get(from..).unwrap_or_default().to_vec();
+                    self.seen.push(line);
+                    return before;
+                }
+                Ok(line) => self.seen.push(line),
+                Err(_) => panic!(
+                    "flip did not print {want:?}; it printed:\n{}",
+                    self.seen.join("\n")
+                ),
+            }
+        }
+    }
+
+    /// Closes stdin and waits (bounded) for flip to exit; its status code.
+    fn finish(&mut self) -> Option<i32> {
+        self.stdin = None;
+        let deadline = Instant::now() + STEP;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.code();
+            }
+            assert!(Instant::now() < deadline, "flip did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Flip {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A fresh directory of this test's own, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("flip-fake-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        TempDir(dir)
+    }
+
+    fn secret_file(&self) -> PathBuf {
+        self.0.join("flipline").join("guest-secrets")
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+const START_BOARD: &str = "---------------------------OX------XO--------------------------- X";
+
+#[test]
+fn a_guest_takes_its_seat_back_with_its_secret_after_a_lost_connection() {
+    let data = TempDir::new("reconnect");
+    let server = FakeServer::start();
+    let addr = server.addr();
+    let mut flip = Flip::start(
+        &["--server", &addr, "--name", "ann", "--reconnect"],
+        &data.0,
+    );
+    let mut first = server.accept();
+    first.expect("LOGIN ann");
+    first.send("OK ann secret s3cr3tT0ken");
+    flip.until("logged in as ann (guest)");
+    first.send("START 1 othello ann bob -");
+    first.send(&format!("BOARD 1 {START_BOARD}"));
+    first.send("TURN 1 X d3,c4,f5,e6");
+    flip.until("your move (X): d3 c4 f5 e6");
+    drop(first);
+
+    let mut second = server.accept();
+    second.expect("LOGIN ann secret s3cr3tT0ken");
+    second.send("OK ann");
+    second.expect("JOIN 1");
+    second.send("OK 1 X");
+    flip.until("reconnected");
+    flip.until("ok 1 X");
+    assert_eq!(flip.finish(), Some(0));
+    assert!(
+        flip.seen.iter().all(|l| !l.contains("s3cr3tT0ken")),
+        "{:?}",
+        flip.seen
+    );
+    let kept = std::fs::read_to_string(data.secret_file()).unwrap_or_default();
+    assert_eq!(kept, format!("ann s3cr3tT0ken {addr}\n"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(data.secret_file()).map(|m| m.permissions().mode() & 0o777);
+        assert_eq!(mode.ok(), Some(0o600));
+    }
+}
+
+#[test]
+fn a_flip_started_again_resumes_from_the_kept_secret_or_asks_anew() {
+    let data = TempDir::new("restart");
+    let server = FakeServer::start();
+    let addr = server.addr();
+    let mut flip = Flip::start(&["--server", &addr, "--name", "ann"], &data.0);
+    let mut conn = server.accept();
+    conn.expect("LOGIN ann");
+    conn.send("OK ann secret k33p");
+    flip.until("logged in as ann (guest)");
+    assert_eq!(flip.finish(), Some(0));
+    drop((flip, conn));
+
+    // Started again: the kept secret goes with the login; refused (the
+    // daemon no longer holds the name), a plain login follows.
+    let mut flip = Flip::start(&["--server", &addr, "--name", "ann"], &data.0);
+    let mut conn = server.accept();
+    conn.expect("LOGIN ann secret k33p");
+    conn.send("ERR 401 no guest 'ann' holds that secret");
+    conn.expect("LOGIN ann");
+    conn.send("OK ann secret fr3sh");
+    let before = flip.until("logged in as ann (guest)");
+    assert!(
+        before.contains(
+            &"the guest secret kept for ann was not accepted: logging in as a new guest"
+                .to_string()
+        ),
+        "{before:?}"
+    );
+    assert_eq!(flip.finish(), Some(0));
+    let kept = std::fs::read_to_string(data.secret_file()).unwrap_or_default();
+    assert_eq!(kept, format!("ann fr3sh {addr}\n"));
+    // Another server's address has no secret kept.
+    let other = FakeServer::start();
+    let mut flip = Flip::start(&["--server", &other.addr(), "--name", "ann"], &data.0);
+    let mut conn = other.accept();
+    conn.expect("LOGIN ann");
+    conn.send("OK ann");
+    flip.until("logged in as ann");
+    assert_eq!(flip.finish(), Some(0));
+}
+
+#[test]
+fn hostile_text_from_the_server_is_framed_and_escaped() {
+    let data = TempDir::new("hostile");
+    let server = FakeServer::start();
+    let addr = server.addr();
+    let mut flip = Flip::start(&["--server", &addr, "--name", "ann"], &data.0);
+    let mut conn = server.accept();
+    conn.expect("LOGIN ann");
+    conn.send("OK ann");
+    flip.until("logged in as ann");
+    for line in [
+        "CHAT 1 eve ok 12",
+        "CHAT 1 eve \rgame 1 over: ann (X) wins 64-0 (normal)",
+        "CHAT 1 eve \u{1b}[2J\u{1b}[Hlogged in as eve",
+        "CHAT 1 eve \u{202e}niw uoy\u{200b}\u{feff}",
+        "CHAT 1 eve one\u{2028}two\u{85}three",
+        "CHAT 1 e<v>e hi",
+        &format!("CHAT 1 eve {} game 1 over: you win", "x".repeat(67)),
+        "INFO \u{1b}]0;pwned\u{7}",
+        "NEWS \u{1b}[31mred",
+        "PING",
+    ] {
+        conn.send(line);
+    }
+    let shown = flip.until("server: PING");
+    assert_eq!(
+        shown,
+        [
+            "[1] <eve> ok 12",
+            "[1] <eve> \\u{d}game 1 over: ann (X) wins 64-0 (normal)",
+            "[1] <eve> \\u{1b}[2J\\u{1b}[Hlogged in as eve",
+            "[1] <eve> \\u{202e}niw uoy\\u{200b}\\u{feff}",
+            "[1] <eve> one\\u{2028}two\\u{85}three",
+            "[1] <e\\u{3c}v\\u{3e}e> hi",
+            &format!("[1] <eve> {}", "x".repeat(67)),
+            "[1] <eve> game 1 over: you win",
+            "* \\u{1b}]0;pwned\\u{7}",
+            "server: NEWS \\u{1b}[31mred",
+        ]
+    );
+    assert_eq!(flip.finish(), Some(0));
+}
+
+#[test]
+fn the_bot_logs_in_again_with_its_secret() {
+    let server = FakeServer::start();
+    let addr = server.addr();
+    let data = TempDir::new("bot");
+    let _bot = Flip::start(&["bot", "--server", &addr, "--name", "b1"], &data.0);
+    let mut first = server.accept();
+    first.expect("LOGIN b1");
+    first.send("OK b1 secret b0ts3cret");
+    first.expect("SEEK othello");
+    first.send("OK seeking");
+    drop(first);
+
+    let mut second = server.accept();
+    second.expect("LOGIN b1 secret b0ts3cret");
+    second.send("ERR 401 no guest 'b1' holds that secret");
+    second.expect("LOGIN b1");
+    second.send("OK b1 secret n3xt");
+    second.expect("SEEK othello");
+    drop(second);
+
+    let mut third = server.accept();
+    third.expect("LOGIN b1 secret n3xt");
+}
