@@ -238,6 +238,11 @@ impl View {
         self.secret.iter().cloned().chain(in_flight).collect()
     }
 
+    /// `text` with the secrets in play hidden.
+    fn hide_secrets(&self, text: &str) -> String {
+        hide_secrets(text.to_string(), &self.secrets_in_play())
+    }
+
     fn show_line(&mut self, line: &str) -> Vec<String> {
         let parsed = ServerLine::parse(line);
         let shown = match parsed {
@@ -371,7 +376,8 @@ impl View {
                 white,
                 reason,
             } => self.on_over(game, winner, black, white, reason),
-            Event::Chat { game, name, text } => chat_lines(game, &name, &text),
+            // Hidden before the chat is cut into lines, which could split one.
+            Event::Chat { game, name, text } => chat_lines(game, &name, &self.hide_secrets(&text)),
             Event::Game {
                 game,
                 variant,
@@ -910,33 +916,55 @@ mod tests {
 
     proptest! {
         #[test]
-        fn only_chat_lines_start_with_the_chat_marker(
+        fn only_chat_lines_start_with_the_chat_marker_and_no_secret_shows(
             lines in prop::collection::vec(server_line(), 1..12),
             commands in prop::collection::vec(command(), 12),
         ) {
             let mut plain = View::new(Style::default());
             let mut raw = View::new(Style { color: false, raw: true });
+            for view in [&mut plain, &mut raw] {
+                view.sent("LOGIN ann");
+                view.on_line(&format!("OK ann secret {SECRET}"));
+            }
             for (line, command) in lines.iter().zip(&commands) {
                 plain.sent(command);
                 raw.sent(command);
                 let chat = matches!(ServerLine::parse(line), ServerLine::Event(Event::Chat { .. }));
-                for shown in plain.on_line(line) {
-                    prop_assert_eq!(shown.starts_with(CHAT_MARKER), chat, "{:?} -> {:?}", line, shown);
-                    prop_assert!(!shown.chars().any(must_be_escaped), "{:?}", shown);
-                }
-                for shown in raw.on_line(line) {
-                    prop_assert!(!shown.starts_with(CHAT_MARKER), "{:?}", shown);
-                    prop_assert!(!shown.chars().any(must_be_escaped), "{:?}", shown);
+                for (view, is_raw) in [(&mut plain, false), (&mut raw, true)] {
+                    let held = |v: &View| v.secret == Some(secret(SECRET));
+                    let was_held = held(view);
+                    let shown = view.on_line(line);
+                    let hidden = was_held || held(view);
+                    // A chat cut into lines must not split the secret either.
+                    let said: String = shown
+                        .iter()
+                        .filter_map(|l| l.split_once("> ").map(|(_, text)| text))
+                        .collect::<String>()
+                        .replace(' ', "");
+                    prop_assert!(!(hidden && chat && said.contains(SECRET)), "{:?}", shown);
+                    for shown in shown {
+                        let marked = shown.starts_with(CHAT_MARKER);
+                        prop_assert_eq!(marked, chat && !is_raw, "{:?} -> {:?}", line, shown);
+                        prop_assert!(!shown.chars().any(must_be_escaped), "{:?}", shown);
+                        prop_assert!(!(hidden && shown.contains(SECRET)), "{:?}", shown);
+                    }
                 }
             }
         }
     }
 
-    /// Server lines of every kind with hostile text where text or names go.
+    /// The secret the views of the property test hold.
+    const SECRET: &str = "T0pS3cret";
+
+    /// Server lines of every kind with hostile text where text or names go
+    /// (and the secret held, now and then).
     fn server_line() -> impl Strategy<Value = String> {
         let token = || hostile_text().prop_map(|t| t.replace(' ', ""));
         let game = 1..3u64;
         prop_oneof![
+            hostile_text().prop_map(|t| format!("CHAT 1 eve {t}{SECRET}")),
+            hostile_text().prop_map(|t| format!("ERR 401 {t}{SECRET}")),
+            Just(format!("OK ann secret {SECRET}")),
             (game.clone(), token(), hostile_text())
                 .prop_map(|(g, n, t)| format!("CHAT {g} {n} {t}")),
             hostile_text().prop_map(|t| format!("INFO {t}")),
