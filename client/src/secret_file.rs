@@ -54,7 +54,7 @@ impl SecretFile {
     pub fn get(&self, name: &str) -> Option<GuestSecret> {
         read_entries(&self.path)
             .into_iter()
-            .find(|e| e.server == self.server && e.name == name)
+            .find(|e| self.holds(e, name))
             .map(|e| e.secret)
     }
 
@@ -75,10 +75,7 @@ impl SecretFile {
     /// Forgets the secret of `name` on this server.
     pub fn forget(&self, name: &str) {
         let entries = read_entries(&self.path);
-        if entries
-            .iter()
-            .any(|e| e.server == self.server && e.name == name)
-        {
+        if entries.iter().any(|e| self.holds(e, name)) {
             let _ = write_entries(&self.path, &self.others(name));
         }
     }
@@ -87,8 +84,14 @@ impl SecretFile {
     fn others(&self, name: &str) -> Vec<Entry> {
         read_entries(&self.path)
             .into_iter()
-            .filter(|e| !(e.server == self.server && e.name == name))
+            .filter(|e| !self.holds(e, name))
             .collect()
+    }
+
+    /// Whether `entry` is this server's for `name`: the daemon's names are
+    /// one name whatever their case, so `Ann` finds the secret of `ann`.
+    fn holds(&self, entry: &Entry, name: &str) -> bool {
+        entry.server == self.server && entry.name.eq_ignore_ascii_case(name)
     }
 }
 
@@ -193,6 +196,7 @@ mod tests {
         assert_eq!(there.get("ann"), Some(secret("ccc3")));
         here.keep("ann", &secret("ddd4"));
         assert_eq!(here.get("ann"), Some(secret("ddd4")));
+        assert_eq!(here.get("ANN"), Some(secret("ddd4")), "a name in any case");
         here.forget("ann");
         assert_eq!(here.get("ann"), None);
         assert_eq!(here.get("bob"), Some(secret("bbb2")));

@@ -162,9 +162,15 @@ impl View {
 
     /// The secret this client was given for `name`.
     fn secret_of(&self, name: &str) -> Option<GuestSecret> {
-        self.secret
-            .clone()
-            .filter(|_| self.name.as_deref() == Some(name))
+        self.secret.clone().filter(|_| self.is_my_name(name))
+    }
+
+    /// Whether `name` is the one logged in with, in any case: the daemon's
+    /// names are one name whatever their case, shown as first spelled.
+    fn is_my_name(&self, name: &str) -> bool {
+        self.name
+            .as_deref()
+            .is_some_and(|mine| mine.eq_ignore_ascii_case(name))
     }
 
     /// Forgets the commands in flight (their connection is gone).
@@ -323,7 +329,7 @@ impl View {
                 vec![shown]
             }
             (LoginReply::SecretRefused(_), reply) => {
-                if self.name.as_deref() == Some(sent.name.as_str()) {
+                if self.is_my_name(&sent.name) {
                     self.secret = None;
                 }
                 self.secret_changes
@@ -796,6 +802,12 @@ mod tests {
             view.prepare_send("login ann", |_| None),
             "LOGIN ann secret 0f3a9c"
         );
+        assert_eq!(
+            view.prepare_send("LOGIN Ann", |_| None),
+            "LOGIN Ann secret 0f3a9c",
+            "a name in any case is the same name"
+        );
+        feed(&mut view, &["OK ann"]);
         assert_eq!(feed(&mut view, &["OK ann"]), ["logged in as ann (guest)"]);
         assert_eq!(view.secret, Some(secret("0f3a9c")));
         // Nothing shows it, not a raw line, not an error quoting it.
