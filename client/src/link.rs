@@ -58,19 +58,19 @@ const LOGIN_WAIT: Duration = Duration::from_secs(10);
 
 impl Link {
     /// Connects to `server` and checks the greeting's protocol version. With
-    /// `keep_secrets`, guests' secrets are also kept in the data directory's
-    /// secret file, so that a client started again resumes its guest.
+    /// a `secrets_key` (what names the daemon in the data directory's secret
+    /// file), guests' secrets are also kept there, so that a client started
+    /// again resumes its guest.
     pub fn connect(
         server: &str,
         style: Style,
         on_update: Option<fn(&View)>,
-        keep_secrets: bool,
+        secrets_key: Option<&str>,
     ) -> Result<(Arc<Link>, BufReader<TcpStream>), String> {
         let (stream, reader, greeting) = open_with_greeting(server)?;
-        let secret_file = keep_secrets
-            .then(|| data_file(secret_file::FILE_NAME))
-            .flatten()
-            .and_then(|path| SecretFile::new(path, server));
+        let secret_file = secrets_key
+            .and_then(|key| Some((key, data_file(secret_file::FILE_NAME)?)))
+            .and_then(|(key, path)| SecretFile::new(path, key));
         let link = Arc::new(Link {
             writer: Mutex::new(Some(stream)),
             view: Mutex::new(View::new(style)),

@@ -37,7 +37,8 @@ pub fn run(name: String, raw: bool) -> Result<(), String> {
         name: Some(name),
         raw,
         reconnect: false,
-        keep_secrets: false,
+        // The store keeps a guest's seat for its secret across restarts.
+        secrets_key: Some(format!("local {}", config.store.path.display())),
         on_update: None,
     };
     let result = play::run(&options, first);

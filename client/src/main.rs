@@ -90,15 +90,13 @@ fn run_play(args: &PlayArgs) -> Result<(), String> {
     if args.local {
         return run_local(args);
     }
+    let server = (args.server.clone()).unwrap_or_else(flipd::Config::default_server);
     let options = play::PlayOptions {
-        server: args
-            .server
-            .clone()
-            .unwrap_or_else(flipd::Config::default_server),
+        secrets_key: Some(server.clone()),
+        server,
         name: args.name.clone(),
         raw: args.raw,
         reconnect: args.reconnect,
-        keep_secrets: true,
         on_update: None,
     };
     play::run(&options, Vec::new())

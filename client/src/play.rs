@@ -36,10 +36,11 @@ pub struct PlayOptions {
     pub raw: bool,
     /// Reconnect (and take the seat back) when the connection drops.
     pub reconnect: bool,
-    /// Keep guests' secrets in the data directory too, so that a client
-    /// started again resumes its guest (not for `--local`, whose daemon is
-    /// new each time).
-    pub keep_secrets: bool,
+    /// What names the daemon in the data directory's secret file, where
+    /// guests' secrets are kept too so that a client started again resumes
+    /// its guest: the server's address, or for `--local` (whose daemon
+    /// listens on another port each time) its store. `None`: memory only.
+    pub secrets_key: Option<String>,
     /// Called with the view after every server line.
     pub on_update: Option<fn(&crate::view::View)>,
 }
@@ -59,7 +60,7 @@ pub fn run(options: &PlayOptions, first: Vec<String>) -> Result<(), String> {
         &options.server,
         style,
         options.on_update,
-        options.keep_secrets,
+        options.secrets_key.as_deref(),
     )?;
     let mut commands = first;
     if let Some(name) = &options.name {

@@ -108,7 +108,7 @@ fn a_full_game_against_the_bot_typed_as_squares_alone() {
     let daemon = start(test_config());
     let addr = daemon.addr.to_string();
     let mut flip = FlipProcess::start(&["--server", &addr, "--name", "ann"]);
-    flip.until(|l| l == "logged in as ann");
+    flip.until(|l| l == "logged in as ann (guest)");
     flip.type_line("new othello6 as X vs bot:2");
     let mut moves = 0;
     loop {
@@ -137,7 +137,7 @@ fn the_board_of_a_known_position_renders_line_by_line() {
     let daemon = start(test_config());
     let addr = daemon.addr.to_string();
     let mut flip = FlipProcess::start(&["--server", &addr, "--name", "bea"]);
-    flip.until(|l| l == "logged in as bea");
+    flip.until(|l| l == "logged in as bea (guest)");
     flip.type_line("new othello hotseat from f5d6c3");
     flip.until(|l| l.starts_with("game 1 (othello): bea (X) vs bea (O)"));
     let expect = [
@@ -167,7 +167,7 @@ fn a_lost_connection_is_reported_and_exits_non_zero() {
     let daemon = start(test_config());
     let addr = daemon.addr.to_string();
     let mut flip = FlipProcess::start(&["--server", &addr, "--name", "cid"]);
-    flip.until(|l| l == "logged in as cid");
+    flip.until(|l| l == "logged in as cid (guest)");
     daemon.stop().unwrap_or_else(|e| panic!("stop: {e}"));
     flip.until(|l| l.contains("lost"));
     let code = flip.finish();
@@ -227,7 +227,7 @@ fn save_writes_the_game_and_load_plays_it_again() {
     let dir = temp_dir("save");
     let file = dir.join("game.txt");
     let mut flip = FlipProcess::start(&["--server", &addr, "--name", "sv"]);
-    flip.until(|l| l == "logged in as sv");
+    flip.until(|l| l == "logged in as sv (guest)");
     flip.type_line("new othello hotseat from f5d6");
     flip.until(|l| l.starts_with("your move (X):"));
     flip.type_line("c3");

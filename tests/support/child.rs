@@ -82,6 +82,7 @@ impl ChildDaemon {
         };
         // Dropping `daemon` on a failure below kills the child.
         daemon.addr = listen_address(stderr, Arc::clone(&daemon.log));
+        crate::client::name_daemon(daemon.addr, config);
         daemon
     }
 

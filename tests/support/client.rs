@@ -8,6 +8,7 @@
 
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use flipline::protocol::{CommandKind, Reply};
@@ -42,12 +43,34 @@ pub struct Client {
 
 /// The secret each guest name was last given, by daemon and name (folded),
 /// so that a test's later `LOGIN` of that name shows it, as a client that
-/// reconnects does.
-static SECRETS: std::sync::Mutex<Vec<((SocketAddr, String), String)>> =
+/// reconnects does. A daemon is known by its store (or its configuration
+/// file), which a restart keeps, rather than by its address, which changes.
+static SECRETS: std::sync::Mutex<Vec<((PathBuf, String), String)>> =
     std::sync::Mutex::new(Vec::new());
 
-fn secret_key(addr: SocketAddr, name: &str) -> (SocketAddr, String) {
-    (addr, name.to_ascii_lowercase())
+/// Which daemon listens where: its address and what a restart keeps.
+static DAEMONS: std::sync::Mutex<Vec<(SocketAddr, PathBuf)>> = std::sync::Mutex::new(Vec::new());
+
+/// Says that the daemon at `addr` keeps its games in `identity` (a store or a
+/// configuration file), so that the guests' secrets outlive its restarts.
+pub fn name_daemon(addr: SocketAddr, identity: &std::path::Path) {
+    let mut daemons = DAEMONS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    daemons.retain(|(a, _)| *a != addr);
+    daemons.push((addr, identity.to_path_buf()));
+}
+
+fn secret_key(addr: SocketAddr, name: &str) -> (PathBuf, String) {
+    let daemons = DAEMONS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let daemon = daemons
+        .iter()
+        .find(|(a, _)| *a == addr)
+        .map(|(_, p)| p.clone());
+    let daemon = daemon.unwrap_or_else(|| PathBuf::from(addr.to_string()));
+    (daemon, name.to_ascii_lowercase())
 }
 
 /// The secret `name` was given on the daemon at `addr`, if it was a guest.

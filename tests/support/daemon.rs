@@ -91,6 +91,7 @@ impl Drop for TestDaemon {
 pub fn start(config: Config) -> TestDaemon {
     let daemon = DaemonThread::start(config.clone())
         .unwrap_or_else(|e| panic!("cannot start the daemon: {e}"));
+    crate::client::name_daemon(daemon.addr, &config.store.path);
     TestDaemon {
         addr: daemon.addr,
         daemon: Some(daemon),
