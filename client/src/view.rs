@@ -831,6 +831,19 @@ mod tests {
         );
     }
 
+    /// The plain `LOGIN` a refused secret left to send goes out and logs in
+    /// with a new secret.
+    fn logs_in_as_a_new_guest(view: &mut View) {
+        let again = view.to_send.pop_front().unwrap_or_default();
+        view.sent(&again);
+        assert_eq!(
+            feed(view, &["OK ann secret n3w"]),
+            ["logged in as ann (guest)"]
+        );
+        assert_eq!(view.secret, Some(secret("n3w")));
+        assert!(view.idle());
+    }
+
     #[test]
     fn a_refused_secret_is_forgotten_and_a_new_guest_asked_for() {
         let mut view = View::new(Style::default());
@@ -854,14 +867,7 @@ mod tests {
         assert_eq!(view.to_send, ["LOGIN ann"]);
         assert_eq!(view.login_answer, None);
         assert!(!view.idle(), "the plain LOGIN is still to be sent");
-        let again = view.to_send.pop_front().unwrap_or_default();
-        view.sent(&again);
-        assert_eq!(
-            feed(&mut view, &["OK ann secret n3w"]),
-            ["logged in as ann (guest)"]
-        );
-        assert_eq!(view.secret, Some(secret("n3w")));
-        assert!(view.idle());
+        logs_in_as_a_new_guest(&mut view);
     }
 
     #[test]
@@ -887,14 +893,7 @@ mod tests {
             std::mem::take(&mut view.secret_changes),
             [SecretChange::Forget("ann".into())]
         );
-        let again = view.to_send.pop_front().unwrap_or_default();
-        view.sent(&again);
-        assert_eq!(
-            feed(&mut view, &["OK ann secret n3w"]),
-            ["logged in as ann (guest)"]
-        );
-        assert_eq!(view.secret, Some(secret("n3w")));
-        assert!(view.idle());
+        logs_in_as_a_new_guest(&mut view);
     }
 
     #[test]
