@@ -7,12 +7,15 @@
 //!   the events each change produces. `GameActor` is its shell.
 //! - [`lobby`]: names online, seeks and pairing, open games, rematches, and
 //!   the one place that knows where each player sits. `Lobby` is its shell.
+//! - [`admission`]: who may take a connection place (the cap, per address,
+//!   the places kept for players). `crate::admission` is its shell.
 //!
 //! They live in the daemon rather than in `flipline` because they are the
 //! server's policy (grace periods, hints, who may sit where), which neither the
 //! client nor the engine needs; they use only `flipline`, the daemon's pure
 //! clock arithmetic and plain data.
 
+pub mod admission;
 pub mod lobby;
 pub mod table;
 
