@@ -23,6 +23,12 @@ pub struct Config {
     pub engine_move_ms: u64,
     /// Connections held at once.
     pub max_connections: usize,
+    /// Connections from one address (IPv4, or an IPv6 /64) at once.
+    pub max_connections_per_address: u32,
+    /// The share of `max_connections`, in per cent, that connections which
+    /// have not logged in may not take unless they come from a player's
+    /// address.
+    pub reserved_for_players_percent: u8,
     /// Whether each worker thread keeps its connections in a descriptor table
     /// of its own.
     pub descriptor_tables: DescriptorTables,
@@ -224,6 +230,14 @@ impl Config {
                 "max_connections must be at least 1",
             ),
             (
+                self.max_connections_per_address >= 1,
+                "max_connections_per_address must be at least 1",
+            ),
+            (
+                self.reserved_for_players_percent <= 90,
+                "reserved_for_players_percent must be at most 90",
+            ),
+            (
                 self.engine_threads >= 1,
                 "engine_threads must be at least 1",
             ),
@@ -309,6 +323,8 @@ struct PartialConfig {
     engine_threads: Option<usize>,
     engine_move_ms: Option<u64>,
     max_connections: Option<usize>,
+    max_connections_per_address: Option<u32>,
+    reserved_for_players_percent: Option<u8>,
     descriptor_tables: Option<DescriptorTables>,
     max_line_bytes: Option<usize>,
     outbound_queue_lines: Option<usize>,
@@ -387,6 +403,8 @@ impl PartialConfig {
             engine_threads: pick!(engine_threads),
             engine_move_ms: pick!(engine_move_ms),
             max_connections: pick!(max_connections),
+            max_connections_per_address: pick!(max_connections_per_address),
+            reserved_for_players_percent: pick!(reserved_for_players_percent),
             descriptor_tables: pick!(descriptor_tables),
             max_line_bytes: pick!(max_line_bytes),
             outbound_queue_lines: pick!(outbound_queue_lines),
@@ -491,6 +509,28 @@ mod tests {
         assert!(err.to_string().contains("1:"), "{err}");
         let err = Config::parse("(max_line_bytes: 3)", "f.ron").unwrap_err();
         assert!(err.to_string().contains("max_line_bytes"), "{err}");
+    }
+
+    #[test]
+    fn the_connection_caps_are_checked() {
+        let embedded = Config::embedded().unwrap();
+        assert_eq!(embedded.max_connections_per_address, 50);
+        assert_eq!(embedded.reserved_for_players_percent, 10);
+        for (file, setting) in [
+            (
+                "(max_connections_per_address: 0)",
+                "max_connections_per_address",
+            ),
+            (
+                "(reserved_for_players_percent: 91)",
+                "reserved_for_players_percent",
+            ),
+        ] {
+            let err = Config::parse(file, "f.ron").unwrap_err();
+            assert!(err.to_string().contains(setting), "{err}");
+        }
+        let config = Config::parse("(reserved_for_players_percent: 90)", "f.ron");
+        assert_eq!(config.unwrap().reserved_for_players_percent, 90);
     }
 
     #[test]

@@ -7,6 +7,8 @@
 //!   shutdown, and [`server::DaemonThread`] for tests and the client's local mode.
 //! - [`listener`]: the listener actor: accepts, caps connections, spreads sessions
 //!   over the worker threads (or, one per worker, keeps them on its own).
+//! - [`admission`]: the connection places the listeners and sessions share
+//!   (in all, per address, kept for players).
 //! - [`descriptor_tables`]: a descriptor table per worker thread, and the rules
 //!   that keep that sound.
 //! - [`session`]: the session actor, one per connection: commands, replies in
@@ -36,6 +38,7 @@
 //! - [`random`]: random numbers for colours and engine seeds.
 
 pub mod accounts;
+pub mod admission;
 pub mod clock;
 pub mod codec;
 pub mod config;

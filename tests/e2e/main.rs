@@ -6,6 +6,7 @@
 
 mod accounts;
 mod acks;
+mod admission;
 mod archive;
 mod client;
 mod durability;

@@ -24,7 +24,7 @@ impl Session {
         name: String,
         credential: Option<Credential>,
     ) {
-        match &self.name {
+        match self.login_name() {
             Some(current) if **current == *name => {
                 return self.reply(ctx, Ok(Answer::ok(Reply::Name(name))));
             }
@@ -57,7 +57,8 @@ impl Session {
         let shared = std::sync::Arc::clone(&self.shared);
         self.ask(ctx, &shared.lobby.login, login, move |act, ctx, result| {
             if result.is_ok() {
-                act.name = Some(Name::clone(&name));
+                act.name = Some(Box::new(Name::clone(&name)));
+                act.shared.admission.logged_in(act.peer);
             }
             act.reply(
                 ctx,
