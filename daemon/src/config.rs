@@ -29,6 +29,8 @@ pub struct Config {
     /// have not logged in may not take unless they come from a player's
     /// address.
     pub reserved_for_players_percent: u8,
+    /// Seconds a connection may stay without logging in (or watching a game).
+    pub login_deadline_secs: u64,
     /// Whether each worker thread keeps its connections in a descriptor table
     /// of its own.
     pub descriptor_tables: DescriptorTables,
@@ -238,6 +240,10 @@ impl Config {
                 "reserved_for_players_percent must be at most 90",
             ),
             (
+                self.login_deadline_secs >= 1,
+                "login_deadline_secs must be at least 1",
+            ),
+            (
                 self.engine_threads >= 1,
                 "engine_threads must be at least 1",
             ),
@@ -325,6 +331,7 @@ struct PartialConfig {
     max_connections: Option<usize>,
     max_connections_per_address: Option<u32>,
     reserved_for_players_percent: Option<u8>,
+    login_deadline_secs: Option<u64>,
     descriptor_tables: Option<DescriptorTables>,
     max_line_bytes: Option<usize>,
     outbound_queue_lines: Option<usize>,
@@ -405,6 +412,7 @@ impl PartialConfig {
             max_connections: pick!(max_connections),
             max_connections_per_address: pick!(max_connections_per_address),
             reserved_for_players_percent: pick!(reserved_for_players_percent),
+            login_deadline_secs: pick!(login_deadline_secs),
             descriptor_tables: pick!(descriptor_tables),
             max_line_bytes: pick!(max_line_bytes),
             outbound_queue_lines: pick!(outbound_queue_lines),
@@ -516,6 +524,7 @@ mod tests {
         let embedded = Config::embedded().unwrap();
         assert_eq!(embedded.max_connections_per_address, 50);
         assert_eq!(embedded.reserved_for_players_percent, 10);
+        assert_eq!(embedded.login_deadline_secs, 30);
         for (file, setting) in [
             (
                 "(max_connections_per_address: 0)",
@@ -525,6 +534,7 @@ mod tests {
                 "(reserved_for_players_percent: 91)",
                 "reserved_for_players_percent",
             ),
+            ("(login_deadline_secs: 0)", "login_deadline_secs"),
         ] {
             let err = Config::parse(file, "f.ron").unwrap_err();
             assert!(err.to_string().contains(setting), "{err}");

@@ -1,6 +1,7 @@
 //! The settings a running daemon changes on SIGHUP ([`crate::reload`] decides
 //! which): the per-connection limits, the connection caps (in all, per
-//! address, the places kept for players) and the store deadline. Each is an atomic that connections and listeners read where
+//! address, the places kept for players), the login deadline and the store
+//! deadline. Each is an atomic that connections and listeners read where
 //! they use it, so a reload needs no lock and no message to every
 //! connection, and reading costs a plain load on the paths each line takes.
 //! A setting read at a connection's start (the longest line, built into its
@@ -25,6 +26,7 @@ pub struct Live {
     max_connections: AtomicUsize,
     max_connections_per_address: AtomicU32,
     reserved_for_players_percent: AtomicU8,
+    login_deadline_secs: AtomicU64,
     store_deadline_ms: AtomicU64,
 }
 
@@ -41,6 +43,7 @@ impl Live {
             max_connections: AtomicUsize::new(0),
             max_connections_per_address: AtomicU32::new(0),
             reserved_for_players_percent: AtomicU8::new(0),
+            login_deadline_secs: AtomicU64::new(0),
             store_deadline_ms: AtomicU64::new(0),
         };
         live.apply(config);
@@ -65,6 +68,8 @@ impl Live {
             .store(config.max_connections_per_address, store);
         self.reserved_for_players_percent
             .store(config.reserved_for_players_percent, store);
+        self.login_deadline_secs
+            .store(config.login_deadline_secs, store);
         self.store_deadline_ms
             .store(config.store_deadline_ms, store);
     }
@@ -111,6 +116,11 @@ impl Live {
         self.reserved_for_players_percent.load(Ordering::Relaxed)
     }
 
+    /// How long a connection may stay without logging in or watching.
+    pub fn login_deadline(&self) -> Duration {
+        Duration::from_secs(self.login_deadline_secs.load(Ordering::Relaxed))
+    }
+
     /// The longest a command waits for the store.
     pub fn store_deadline(&self) -> Duration {
         Duration::from_millis(self.store_deadline_ms.load(Ordering::Relaxed))
@@ -137,6 +147,7 @@ mod tests {
         config.max_connections = 9;
         config.max_connections_per_address = 3;
         config.reserved_for_players_percent = 20;
+        config.login_deadline_secs = 4;
         config.store_deadline_ms = 300;
         live.apply(&config);
         assert_eq!(live.rate_limit(), config.rate_limit);
@@ -152,6 +163,7 @@ mod tests {
         assert_eq!(live.max_connections(), 9);
         assert_eq!(live.max_connections_per_address(), 3);
         assert_eq!(live.reserved_for_players_percent(), 20);
+        assert_eq!(live.login_deadline(), Duration::from_secs(4));
         assert_eq!(live.store_deadline(), Duration::from_millis(300));
     }
 }

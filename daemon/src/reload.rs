@@ -5,10 +5,11 @@
 //! file and carries the decision out.
 //!
 //! A setting is live when whatever reads it reads it afresh: the rate limit,
-//! the outbound queue, the idle timeout and the connection caps (in all, per
-//! address, the share kept for players) are read by connections and
-//! listeners on each use ([`crate::live::Live`]), and so is the deadline on
-//! waiting for the store; the longest line is read when a
+//! the outbound queue, the idle timeout, the connection caps (in all, per
+//! address, the share kept for players) and the login deadline are read by
+//! connections, listeners and the login sweep on each use
+//! ([`crate::live::Live`]), and so is the deadline on waiting for the store;
+//! the longest line is read when a
 //! connection starts, so it applies to new ones; the log filter is swapped
 //! in the subscriber. The rest is built into the running daemon (the socket,
 //! the threads, the store, the games' grace and engine settings, the
@@ -28,6 +29,7 @@ pub fn running_after(running: &Config, file: &Config) -> Config {
     next.max_connections = file.max_connections;
     next.max_connections_per_address = file.max_connections_per_address;
     next.reserved_for_players_percent = file.reserved_for_players_percent;
+    next.login_deadline_secs = file.login_deadline_secs;
     next.log_filter = file.log_filter.clone();
     next.store_deadline_ms = file.store_deadline_ms;
     next
@@ -80,6 +82,7 @@ pub fn differences(a: &Config, b: &Config) -> Vec<&'static str> {
         max_connections,
         max_connections_per_address,
         reserved_for_players_percent,
+        login_deadline_secs,
         descriptor_tables,
         max_line_bytes,
         outbound_queue_lines,
@@ -108,6 +111,10 @@ pub fn differences(a: &Config, b: &Config) -> Vec<&'static str> {
         (
             "reserved_for_players_percent",
             *reserved_for_players_percent != b.reserved_for_players_percent,
+        ),
+        (
+            "login_deadline_secs",
+            *login_deadline_secs != b.login_deadline_secs,
         ),
         (
             "descriptor_tables",
@@ -227,6 +234,7 @@ mod tests {
         file.max_connections = 3;
         file.max_connections_per_address = 2;
         file.reserved_for_players_percent = 50;
+        file.login_deadline_secs = 5;
         file.store_deadline_ms = 9;
         let changes = changes(&running, &file);
         assert_eq!(
@@ -235,6 +243,7 @@ mod tests {
                 "max_connections",
                 "max_connections_per_address",
                 "reserved_for_players_percent",
+                "login_deadline_secs",
                 "max_line_bytes",
                 "outbound_queue_lines",
                 "outbound_queue_bytes",

@@ -1,7 +1,8 @@
-//! Who gets a connection place: one address cannot take them all, and
-//! sockets that never log in cannot take the places kept for players. The
-//! clients bind other loopback addresses (127.0.0.9, 127.0.0.10, ...) to be
-//! other peers.
+//! Who gets a connection place: one address cannot take them all, sockets
+//! that never log in cannot take the places kept for players, and a
+//! connection that neither logs in nor watches gives its place back at the
+//! login deadline. The clients bind other loopback addresses (127.0.0.9,
+//! 127.0.0.10, ...) to be other peers.
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::{Duration, Instant};
@@ -86,4 +87,29 @@ fn a_player_gets_in_when_anonymous_sockets_hold_the_places_not_kept() {
     let (_c, line) = greeting(daemon.addr, STRANGER);
     assert_eq!(line, kept, "strangers are still kept out");
     assert_eq!(silent.len(), 10);
+}
+
+#[test]
+fn a_connection_that_neither_logs_in_nor_watches_is_closed_at_the_deadline() {
+    let mut config = test_config();
+    config.login_deadline_secs = 1;
+    // One thread: its queue holds every connection in the order they came,
+    // so when the last one is closed every earlier deadline has passed.
+    config.workers = 1;
+    let daemon = start(config);
+    let mut player = Client::connect(daemon.addr);
+    player.login("host");
+    let game = player.ok_game("NEW tictactoe hotseat");
+    let mut spectator = Client::connect(daemon.addr);
+    spectator.ok(&format!("WATCH {game}"));
+    let mut browser = Client::connect(daemon.addr);
+    browser.ok("LIST");
+    let began = Instant::now();
+    let lines = browser.expect_closed(Duration::from_secs(4));
+    assert_eq!(lines, ["INFO closing: no LOGIN within 1 s"]);
+    assert!(began.elapsed() < Duration::from_secs(3), "sanity ceiling");
+    // The player and the spectator came earlier and are still served.
+    assert_eq!(player.command("PING").1, "OK pong");
+    assert_eq!(spectator.command("PING").1, "OK pong");
+    assert_serves(daemon.addr);
 }

@@ -10,12 +10,14 @@
 //! The session's files go by job: `io` (the `Reader` and the `Flusher`, the
 //! futures that read and write the socket in this actor's context), `limits`
 //! (the connection count, with the session's `Drop` that gives its place back,
-//! the rate limit, the idle check) and `cmd` (the commands, a function each,
-//! in files by whom they ask). This file keeps the
+//! the rate limit, the idle check), `deadline` (the login deadline: one queue
+//! and one timer per thread, not per connection) and `cmd` (the commands, a
+//! function each, in files by whom they ask). This file keeps the
 //! actor itself: its state, its start and stop, the messages it is told, and
 //! the helpers every command replies and asks with.
 
 mod cmd;
+mod deadline;
 mod io;
 mod limits;
 
@@ -198,6 +200,7 @@ impl Session {
             ctx.spawn(Flusher);
             slot.hand_over();
             let live = &shared.live;
+            deadline::expect_login(ctx.address().downgrade(), live);
             Session {
                 id,
                 input: BytesMut::new(),
