@@ -30,6 +30,7 @@
 //!   `ERR 503`.
 //! - [`accounts`]: `LOGIN` with passwords: argon2 off the actor threads, the
 //!   slow-down after wrong passwords, guests.
+//! - [`waits`]: how a wait is told to a client.
 //! - [`config`]: the RON configuration and its embedded default.
 //! - [`watch`]: the daemon watching itself: late threads, slow moves.
 //! - [`reload`], [`hangup`], [`live`]: SIGHUP: which settings a running daemon
@@ -61,6 +62,7 @@ pub mod service_time;
 pub mod session;
 pub mod store;
 pub mod store_deadline;
+pub mod waits;
 pub mod watch;
 
 pub use config::Config;

@@ -15,6 +15,7 @@ use actix::{ActorContext, Context};
 
 use super::Session;
 use crate::config::RateLimit;
+use crate::waits::seconds;
 
 // The session holds its place in the connection count (see
 // `ConnectionSlot::hand_over`): given back here, once, whatever stopped it.
@@ -87,17 +88,9 @@ impl TokenBucket {
 /// The `ERR 429` message: what happened and how long to wait, in seconds
 /// rounded up to the millisecond, so that waiting that long is enough.
 pub(super) fn slow_down_message(wait: Option<Duration>) -> String {
-    let Some(wait) = wait else {
-        return "too many commands, slow down: no more are accepted".to_string();
-    };
-    let millis = wait.as_nanos().div_ceil(1_000_000);
-    let fraction = format!("{:03}", millis % 1000);
-    let fraction = fraction.trim_end_matches('0');
-    let seconds = millis / 1000;
-    if fraction.is_empty() {
-        format!("too many commands, slow down: wait {seconds} s")
-    } else {
-        format!("too many commands, slow down: wait {seconds}.{fraction} s")
+    match wait {
+        Some(wait) => format!("too many commands, slow down: wait {}", seconds(wait)),
+        None => "too many commands, slow down: no more are accepted".to_string(),
     }
 }
 
