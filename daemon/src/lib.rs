@@ -30,6 +30,8 @@
 //!   `ERR 503`.
 //! - [`accounts`]: `LOGIN` with passwords: argon2 off the actor threads, the
 //!   slow-down after wrong passwords, guests.
+//! - [`hash_pool`]: the password threads and their bounded queue, logins
+//!   first.
 //! - [`waits`]: how a wait is told to a client.
 //! - [`config`]: the RON configuration and its embedded default.
 //! - [`watch`]: the daemon watching itself: late threads, slow moves.
@@ -47,6 +49,7 @@ pub mod descriptor_tables;
 pub mod engine_pool;
 pub mod game;
 pub mod hangup;
+pub mod hash_pool;
 pub mod lazy_list;
 pub mod listener;
 pub mod live;
