@@ -256,9 +256,10 @@ impl Guesses {
 
     /// The guess was checked: `right` clears its own record; a wrong one
     /// counts against the name from its address, the address and the name.
-    /// Returns the back-off the name from this address is under now (zero
-    /// when right): how long the connection that guessed waits for its
-    /// answer.
+    /// Returns how long the connection that guessed waits for its answer
+    /// (zero when right): the longest back-off its failure leaves its
+    /// address under for the name, so that one connection that waits as
+    /// told is never refused.
     pub fn settle(
         &mut self,
         guess: Guess,
@@ -278,15 +279,17 @@ impl Guesses {
         }
         let (peer, name) = (guess.peer, guess.name.clone());
         self.release(guess);
-        self.fail_address(peer, limits, now);
-        self.fail_name(name, limits, now);
+        let address = self.fail_address(peer, limits, now);
+        // The address has failed for the name now: the name's back-off
+        // holds it too.
+        let named = self.fail_name(name, limits, now);
         let mut pair = self
             .pairs
             .get(&pair_key)
             .map_or(Record::new(now), |r| r.at(now));
-        let backoff = pair.fail(1, limits, now);
+        let own = pair.fail(1, limits, now);
         self.store_pair(pair_key, pair, now);
-        backoff
+        own.max(address).max(named)
     }
 
     /// The guess was not checked (the hash threads were busy, say): it
@@ -306,22 +309,24 @@ impl Guesses {
         (self.pairs.len(), self.addresses.len(), self.names.len())
     }
 
-    fn fail_address(&mut self, peer: PeerKey, limits: &GuessLimits, now: Instant) {
+    fn fail_address(&mut self, peer: PeerKey, limits: &GuessLimits, now: Instant) -> Duration {
         let mut address = self
             .addresses
             .get(&peer)
             .map_or(Record::new(now), |r| r.at(now));
-        address.fail(limits.per_address, limits, now);
+        let backoff = address.fail(limits.per_address, limits, now);
         self.store_address(peer, address, now);
+        backoff
     }
 
-    fn fail_name(&mut self, name: String, limits: &GuessLimits, now: Instant) {
+    fn fail_name(&mut self, name: String, limits: &GuessLimits, now: Instant) -> Duration {
         let mut named = self
             .names
             .get(&name)
             .map_or(Record::new(now), |r| r.at(now));
-        named.fail(limits.per_name, limits, now);
+        let backoff = named.fail(limits.per_name, limits, now);
         self.store_name(name, named, now);
+        backoff
     }
 
     fn store_pair(&mut self, key: (String, PeerKey), record: Record, now: Instant) {

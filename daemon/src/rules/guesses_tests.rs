@@ -81,7 +81,11 @@ fn an_address_has_its_free_failures_over_all_names_then_backs_off() {
         g.begin("d", peer(9), &LIMITS, t0),
         Err(Refusal::FromAddress(ms(250)))
     );
-    assert_eq!(fail(&mut g, "d", peer(9), t0 + ms(250)), ms(250));
+    assert_eq!(
+        fail(&mut g, "d", peer(9), t0 + ms(250)),
+        ms(500),
+        "the guesser waits the address's back-off, the longer"
+    );
     assert_eq!(
         g.begin("e", peer(9), &LIMITS, t0 + ms(300)),
         Err(Refusal::FromAddress(ms(450))),
@@ -271,6 +275,22 @@ proptest! {
             }
             let with = g.clone().begin(name, from(probe), &LIMITS, now);
             prop_assert_eq!(without.map(|_| ()), with.map(|_| ()));
+        }
+    }
+
+    /// One connection alone that waits as long as each answer told it is
+    /// never refused, whatever names it tries.
+    #[test]
+    fn one_connection_that_waits_as_told_is_never_refused(
+        tries in proptest::collection::vec((0u8..4, 0u64..300), 1..60),
+    ) {
+        let (mut g, mut now) = (Guesses::default(), Instant::now());
+        for (name, extra) in tries {
+            let begun = g.begin(&format!("n{name}"), peer(9), &LIMITS, now);
+            prop_assert!(begun.is_ok(), "{begun:?}");
+            if let Ok(guess) = begun {
+                now += g.settle(guess, false, &LIMITS, now) + ms(extra);
+            }
         }
     }
 
