@@ -115,17 +115,26 @@ pub fn table_capacity(open_file_limit: u64) -> u64 {
     open_file_limit.saturating_sub(RESERVED_DESCRIPTORS)
 }
 
-/// Accounts: hashing threads and the delay after wrong passwords.
+/// Accounts: hashing threads and their queue, the back-off after wrong
+/// passwords, the budgets of failures, registrations per address.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct Passwords {
     /// Threads that hash and check passwords (argon2 is slow by design).
     pub hash_threads: usize,
-    /// Delay before the 401 of the first wrong password for a name, in ms;
-    /// it doubles with each further failure.
+    /// Checks waiting for a hash thread, at most.
+    pub hash_queue: usize,
+    /// The back-off after the first failure past a budget, in ms; it doubles
+    /// with each further failure.
     pub failure_delay_ms: u64,
-    /// The longest such delay, in ms.
+    /// The longest such back-off, in ms.
     pub failure_delay_max_ms: u64,
+    /// Wrong passwords one address has free, over every name.
+    pub failures_per_address: u32,
+    /// Wrong passwords one name has free, over every address.
+    pub failures_per_name: u32,
+    /// Names one address may register an hour.
+    pub registrations_per_hour: u32,
 }
 
 /// A token bucket: `burst` commands at once, refilled at `per_second`.
@@ -275,6 +284,30 @@ impl Config {
                 self.passwords.hash_threads >= 1,
                 "passwords.hash_threads must be at least 1",
             ),
+            (
+                self.passwords.hash_queue >= 1,
+                "passwords.hash_queue must be at least 1",
+            ),
+            (
+                self.passwords.failure_delay_ms >= 1,
+                "passwords.failure_delay_ms must be at least 1",
+            ),
+            (
+                self.passwords.failure_delay_max_ms >= self.passwords.failure_delay_ms,
+                "passwords.failure_delay_max_ms must be at least failure_delay_ms",
+            ),
+            (
+                self.passwords.failures_per_address >= 1,
+                "passwords.failures_per_address must be at least 1",
+            ),
+            (
+                self.passwords.failures_per_name >= 1,
+                "passwords.failures_per_name must be at least 1",
+            ),
+            (
+                self.passwords.registrations_per_hour >= 1,
+                "passwords.registrations_per_hour must be at least 1",
+            ),
         ];
         match checks.iter().find(|(ok, _)| !ok) {
             Some((_, why)) => Err((*why).to_string()),
@@ -364,8 +397,12 @@ struct PartialStore {
 #[serde(deny_unknown_fields)]
 struct PartialPasswords {
     hash_threads: Option<usize>,
+    hash_queue: Option<usize>,
     failure_delay_ms: Option<u64>,
     failure_delay_max_ms: Option<u64>,
+    failures_per_address: Option<u32>,
+    failures_per_name: Option<u32>,
+    registrations_per_hour: Option<u32>,
 }
 
 impl PartialStore {
@@ -384,10 +421,20 @@ impl PartialPasswords {
     fn over(self, base: Option<&Passwords>) -> Option<Passwords> {
         Some(Passwords {
             hash_threads: self.hash_threads.or(base.map(|b| b.hash_threads))?,
+            hash_queue: self.hash_queue.or(base.map(|b| b.hash_queue))?,
             failure_delay_ms: self.failure_delay_ms.or(base.map(|b| b.failure_delay_ms))?,
             failure_delay_max_ms: self
                 .failure_delay_max_ms
                 .or(base.map(|b| b.failure_delay_max_ms))?,
+            failures_per_address: self
+                .failures_per_address
+                .or(base.map(|b| b.failures_per_address))?,
+            failures_per_name: self
+                .failures_per_name
+                .or(base.map(|b| b.failures_per_name))?,
+            registrations_per_hour: self
+                .registrations_per_hour
+                .or(base.map(|b| b.registrations_per_hour))?,
         })
     }
 }
@@ -541,6 +588,40 @@ mod tests {
         }
         let config = Config::parse("(reserved_for_players_percent: 90)", "f.ron");
         assert_eq!(config.unwrap().reserved_for_players_percent, 90);
+    }
+
+    #[test]
+    fn the_login_limits_are_checked() {
+        let passwords = Config::embedded().unwrap().passwords;
+        assert_eq!(
+            (
+                passwords.hash_queue,
+                passwords.failures_per_address,
+                passwords.failures_per_name,
+                passwords.registrations_per_hour
+            ),
+            (64, 10, 20, 10)
+        );
+        for (file, setting) in [
+            ("(passwords: (hash_queue: 0))", "hash_queue"),
+            ("(passwords: (failure_delay_ms: 0))", "failure_delay_ms"),
+            (
+                "(passwords: (failure_delay_max_ms: 100))",
+                "failure_delay_max_ms",
+            ),
+            (
+                "(passwords: (failures_per_address: 0))",
+                "failures_per_address",
+            ),
+            ("(passwords: (failures_per_name: 0))", "failures_per_name"),
+            (
+                "(passwords: (registrations_per_hour: 0))",
+                "registrations_per_hour",
+            ),
+        ] {
+            let err = Config::parse(file, "f.ron").unwrap_err();
+            assert!(err.to_string().contains(setting), "{file}: {err}");
+        }
     }
 
     #[test]

@@ -28,10 +28,10 @@
 //!   reader thread, recovery at start, and [`store::Archive`] for exports.
 //! - [`store_deadline`]: how long a command waits for the store before
 //!   `ERR 503`.
-//! - [`accounts`]: `LOGIN` with passwords: argon2 off the actor threads, the
-//!   slow-down after wrong passwords, guests.
-//! - [`hash_pool`]: the password threads and their bounded queue, logins
-//!   first.
+//! - [`accounts`]: `LOGIN` with passwords: the budgets of wrong passwords and
+//!   of registrations, the back-off after a wrong one, guests.
+//! - [`hash_pool`]: the password threads (argon2 off the actor threads) and
+//!   their bounded queue, logins first.
 //! - [`waits`]: how a wait is told to a client.
 //! - [`config`]: the RON configuration and its embedded default.
 //! - [`watch`]: the daemon watching itself: late threads, slow moves.

@@ -12,11 +12,12 @@ use std::time::{Duration, Instant};
 use actix::{Actor, Addr, Arbiter, ArbiterHandle, SyncArbiter, System};
 use tokio::net::TcpListener;
 
-use crate::accounts::{Accounts, PasswordWorker};
+use crate::accounts::Accounts;
 use crate::admission::Admission;
 use crate::config::{Config, DescriptorTables};
 use crate::engine_pool::EngineWorker;
 use crate::hangup::{Hangups, Reload, reload_on_hangup};
+use crate::hash_pool::HashPool;
 use crate::listener::{Listener, StopAccepting};
 use crate::live::Live;
 use crate::lobby::Lobby;
@@ -211,8 +212,11 @@ async fn start(
     if recovered > 0 {
         tracing::info!(recovered, "recovered {recovered} games in play");
     }
-    let hasher = SyncArbiter::start(config.passwords.hash_threads, || PasswordWorker);
-    let accounts = Accounts::new(store.clone(), hasher, config.guests, config.passwords);
+    let passwords = &config.passwords;
+    let pool = HashPool::start(passwords.hash_threads, passwords.hash_queue).map_err(|e| {
+        std::io::Error::new(e.kind(), format!("cannot start the password threads: {e}"))
+    })?;
+    let accounts = Accounts::new(store.clone(), pool, config.guests, passwords);
     // A player's address keeps the places kept for players as long as a
     // seat is kept for a player who went.
     let reconnect_window = Duration::from_secs(config.grace_secs);

@@ -13,6 +13,7 @@ mod durability;
 mod engine;
 mod frozen;
 mod games;
+mod guessing;
 mod limits;
 mod load;
 mod lobby;

@@ -36,7 +36,7 @@ impl Session {
         }
         let accounts = Arc::clone(&self.shared.accounts);
         let deadline = self.shared.live.store_deadline();
-        let check = accounts.check(name.clone(), credential, deadline);
+        let check = accounts.check(name.clone(), credential, self.peer, deadline);
         ctx.wait(
             check
                 .into_actor(self)
