@@ -1,12 +1,12 @@
 //! What a connection may take: its place in the connection count (taken by
-//! the listener as a `ConnectionSlot`, crate::admission; the session's `Drop`
-//! gives it back), the count
-//! of sessions on each thread that bounds a descriptor table (`held_here`),
-//! the rate limit on commands (`TokenBucket`) and the idle timeout. Each of
-//! them costs every connection, idle ones too, so they keep little in it: the
-//! rate, the burst and the timeout are the daemon's settings, the time of the
-//! last input serves both the bucket and the idle check, and idle connections
-//! are found by the lobby's sweep rather than by a timer each.
+//! the listener as a `ConnectionSlot`, see crate::admission; the session's
+//! `Drop` gives it back), the count of sessions on each thread that bounds a
+//! descriptor table (`held_here`), the rate limit on commands (`TokenBucket`)
+//! and the idle timeout. Each of them costs every connection, idle ones too,
+//! so they keep little in it: the rate, the burst and the timeout are the
+//! daemon's settings, the time of the last input serves both the bucket and
+//! the idle check, and idle connections are found by the lobby's sweep rather
+//! than by a timer each.
 
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
