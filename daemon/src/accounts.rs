@@ -4,67 +4,42 @@
 //! is not registered.
 //!
 //! Hashing is slow by design (tens of milliseconds and 19 MiB per hash), so it
-//! runs on a few threads of its own ([`PasswordWorker`] on a `SyncArbiter`),
-//! never on an actor thread, and at most `hash_threads` hashes are in memory at
-//! once. A wrong password is answered after a delay that doubles with each
-//! failure for that name (capped); the session that waits holds only itself.
-//! Passwords are never stored or logged: messages that carry one do not even
+//! runs on the password threads ([`HashPool`]), never on an actor thread: at
+//! most `hash_threads` hashes are in memory at once, at most `hash_queue`
+//! checks wait, and logins from addresses with no failure on record go first,
+//! registrations last, so that neither a flood of registrations nor one of
+//! guesses delays an owner's login.
+//!
+//! Before a password is hashed against a registered name, [`Guesses`] decides
+//! whether it may be (for the name from this address, for the address, for
+//! the name: see `rules::guesses`); a guess over a budget is answered `ERR
+//! 429` at once, with how long to wait, and never hashed. A wrong password
+//! is answered after the back-off of the name from that address; only the
+//! connection that tried waits, and a login from an address that has not
+//! failed waits for nobody's failures. [`Registrations`] holds each address
+//! to `registrations_per_hour` new names. Passwords are never stored or
+//! logged: what carries one (the jobs of the password threads) does not even
 //! implement `Debug`.
 //!
 //! Every login reads the store (a guest's name too: it may be registered, and
 //! must not be taken without its password), so each store request waits at
 //! most the deadline the caller gives (see [`crate::store_deadline`]).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use actix::{Actor, Addr, Handler, Message, SyncContext};
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHasher, PasswordVerifier, phc::PasswordHash};
 use flipline::protocol::{Credential, ErrorCode, ProtocolError};
 
 use crate::config::Passwords;
+use crate::hash_pool::{HashError, HashPool, Lane};
+use crate::peer::PeerKey;
+use crate::rules::guesses::{Guess, GuessLimits, Guesses, Refusal};
+use crate::rules::registrations::Registrations;
 use crate::store::{Store, Write};
 use crate::store_deadline::{StoreWait, not_answering, within};
-
-/// One password thread of the pool.
-pub struct PasswordWorker;
-
-impl Actor for PasswordWorker {
-    type Context = SyncContext<Self>;
-}
-
-/// Hash a new password; answers the PHC string, or `None` if hashing failed.
-#[derive(Message)]
-#[rtype(result = "Option<String>")]
-pub struct HashPassword(pub String);
-
-/// Check a password against a stored hash.
-#[derive(Message)]
-#[rtype(result = "bool")]
-pub struct VerifyPassword {
-    /// What the client sent.
-    pub password: String,
-    /// What the store holds.
-    pub hash: String,
-}
-
-impl Handler<HashPassword> for PasswordWorker {
-    type Result = Option<String>;
-
-    fn handle(&mut self, msg: HashPassword, _: &mut SyncContext<Self>) -> Option<String> {
-        hash_password(&msg.0)
-    }
-}
-
-impl Handler<VerifyPassword> for PasswordWorker {
-    type Result = bool;
-
-    fn handle(&mut self, msg: VerifyPassword, _: &mut SyncContext<Self>) -> bool {
-        password_matches(&msg.password, &msg.hash)
-    }
-}
+use crate::waits;
 
 /// An argon2id hash of `password` with a fresh random salt, in PHC form.
 fn hash_password(password: &str) -> Option<String> {
@@ -81,20 +56,6 @@ fn password_matches(password: &str, hash: &str) -> bool {
             .is_ok()
     })
 }
-
-/// Wrong passwords for one name, recently.
-struct Failures {
-    count: u32,
-    /// No password for the name is checked before this.
-    not_before: Instant,
-    last: Instant,
-}
-
-/// Failures older than this are forgotten.
-const FORGET_AFTER: Duration = Duration::from_secs(15 * 60);
-
-/// Past this many names with failures, the old ones are pruned.
-const MAX_TRACKED: usize = 10_000;
 
 /// What a `LOGIN` may go on to, once its name and password are checked. (No
 /// `Debug`: it may carry a password.)
@@ -116,10 +77,12 @@ pub enum Checked {
 /// Login checks, shared by every session.
 pub struct Accounts {
     store: Store,
-    hasher: Addr<PasswordWorker>,
+    pool: HashPool,
     guests: bool,
-    delays: Passwords,
-    failures: Mutex<HashMap<String, Failures>>,
+    limits: GuessLimits,
+    registrations_per_hour: u32,
+    guesses: Mutex<Guesses>,
+    registrations: Mutex<Registrations>,
 }
 
 fn unauthorized(message: impl Into<String>) -> ProtocolError {
@@ -144,31 +107,61 @@ fn store_trouble(wait: StoreWait) -> ProtocolError {
     }
 }
 
+/// The reply when the password threads did not do a job.
+fn hash_trouble(error: HashError) -> ProtocolError {
+    match error {
+        HashError::Busy(wait) => {
+            let secs = waits::whole_seconds(wait);
+            ProtocolError::new(
+                ErrorCode::Unavailable,
+                format!("too busy, try again in {secs} s"),
+            )
+        }
+        HashError::Stopped => unavailable(),
+    }
+}
+
+/// The `ERR 429` of a guess refused unhashed.
+fn refused(name: &str, refusal: Refusal) -> ProtocolError {
+    let wait = waits::seconds(refusal.wait());
+    let message = match refusal {
+        Refusal::ForName(_) => format!("too many wrong passwords for '{name}': wait {wait}"),
+        Refusal::FromAddress(_) => {
+            format!("too many wrong passwords from your address: wait {wait}")
+        }
+    };
+    ProtocolError::new(ErrorCode::TooMany, message)
+}
+
 impl Accounts {
-    /// Checks with `store` and hashes on `hasher`.
-    pub fn new(
-        store: Store,
-        hasher: Addr<PasswordWorker>,
-        guests: bool,
-        delays: Passwords,
-    ) -> Accounts {
+    /// Checks with `store` and hashes on `pool`, under the `passwords` limits.
+    pub fn new(store: Store, pool: HashPool, guests: bool, passwords: &Passwords) -> Accounts {
         Accounts {
             store,
-            hasher,
+            pool,
             guests,
-            delays,
-            failures: Mutex::new(HashMap::new()),
+            limits: GuessLimits {
+                delay: Duration::from_millis(passwords.failure_delay_ms),
+                delay_max: Duration::from_millis(passwords.failure_delay_max_ms),
+                per_address: passwords.failures_per_address,
+                per_name: passwords.failures_per_name,
+            },
+            registrations_per_hour: passwords.registrations_per_hour,
+            guesses: Mutex::new(Guesses::default()),
+            registrations: Mutex::new(Registrations::default()),
         }
     }
 
-    /// Whether `name` may log in with `password` (registering the name if it is
-    /// free and a password is given). Errors are 401, or 503 when the store or
-    /// the hash threads fail, or when the store does not answer within
-    /// `deadline` (each request to it waits that long at most).
+    /// Whether `name` may log in from `peer` with `password` (registering
+    /// the name if it is free and a password is given). Errors are 401, 429
+    /// when a guess or a registration is over its budget, or 503 when the
+    /// store or the hash threads fail or are busy, or when the store does not
+    /// answer within `deadline` (each request to it waits that long at most).
     pub async fn check(
         self: Arc<Self>,
         name: String,
         credential: Option<Credential>,
+        peer: PeerKey,
         deadline: Duration,
     ) -> Result<Checked, ProtocolError> {
         let password = match credential {
@@ -189,31 +182,39 @@ impl Accounts {
             ))),
             (Some(known), Some(password)) => {
                 let name = known.name.clone();
-                self.verify(known.name, password, known.hash).await?;
+                self.verify(known.name, password, known.hash, peer).await?;
                 Ok(Checked::Member(name))
             }
             (None, Some(password)) => Ok(Checked::Unregistered { name, password }),
         }
     }
 
-    /// Registers `name`, which the lobby has given to the registering
-    /// connection (so that nobody, a guest least of all, holds it meanwhile).
-    /// A registration whose commit is not answered in time may still be
-    /// committed later: logging in again with the same password works either
-    /// way.
+    /// Registers `name` from `peer`, within the address's allowance, once
+    /// the lobby has given the name to the registering connection (so that
+    /// nobody, a guest least of all, holds it meanwhile). A registration
+    /// whose commit is not answered in time may still be committed later:
+    /// logging in again with the same password works either way.
     pub async fn register(
         self: Arc<Self>,
         name: String,
         password: String,
+        peer: PeerKey,
         deadline: Duration,
     ) -> Result<(), ProtocolError> {
-        let hash = self
-            .hasher
-            .send(HashPassword(password.clone()))
-            .await
-            .ok()
-            .flatten()
-            .ok_or_else(unavailable)?;
+        self.take_registration(peer)?;
+        let secret = password.clone();
+        let hashed = self
+            .pool
+            .run(Lane::Registration, move || hash_password(&secret))
+            .await;
+        let hash = match hashed {
+            Ok(hash) => hash.ok_or_else(unavailable)?,
+            Err(error) => {
+                // Nothing was hashed: the registration was not made.
+                self.give_back_registration(peer);
+                return Err(hash_trouble(error));
+            }
+        };
         let write = Write::Register {
             name: name.clone(),
             hash,
@@ -230,98 +231,128 @@ impl Accounts {
             .await
             .map_err(store_trouble)?
             .ok_or_else(unavailable)?;
-        self.verify(stored.name, password, stored.hash).await
+        self.verify(stored.name, password, stored.hash, peer).await
     }
 
+    /// Checks `password` against `hash` for `name`, if the guess is within
+    /// its budgets; a wrong one is answered after its back-off.
     async fn verify(
         self: Arc<Self>,
         name: String,
         password: String,
         hash: String,
+        peer: PeerKey,
     ) -> Result<(), ProtocolError> {
-        let wait = self.wait_before_check(&name);
-        if !wait.is_zero() {
-            tokio::time::sleep(wait).await;
+        let guess = self.begin_guess(&name, peer)?;
+        let lane = if guess.is_clean() {
+            Lane::Login
+        } else {
+            Lane::Retry
+        };
+        let checked = self
+            .pool
+            .run(lane, move || password_matches(&password, &hash))
+            .await;
+        match checked {
+            Ok(true) => {
+                guess.settle(true);
+                Ok(())
+            }
+            Ok(false) => {
+                let delay = guess.settle(false);
+                tracing::info!(%name, delay_ms = delay.as_millis(), "wrong password");
+                tokio::time::sleep(delay).await;
+                Err(unauthorized(format!("wrong password for '{name}'")))
+            }
+            Err(error) => Err(hash_trouble(error)),
         }
-        let right = self
-            .hasher
-            .send(VerifyPassword { password, hash })
-            .await
-            .map_err(|_| unavailable())?;
-        if right {
-            self.lock_failures().remove(&name);
-            return Ok(());
-        }
-        let delay = self.record_failure(&name);
-        tracing::info!(%name, delay_ms = delay.as_millis(), "wrong password");
-        tokio::time::sleep(delay).await;
-        Err(unauthorized(format!("wrong password for '{name}'")))
     }
 
-    fn lock_failures(&self) -> std::sync::MutexGuard<'_, HashMap<String, Failures>> {
-        self.failures.lock().unwrap_or_else(PoisonError::into_inner)
+    /// A guess for `name` from `peer`, begun, or its `ERR 429`.
+    fn begin_guess(&self, name: &str, peer: PeerKey) -> Result<GuessGuard<'_>, ProtocolError> {
+        let begun = self
+            .lock_guesses()
+            .begin(name, peer, &self.limits, Instant::now());
+        match begun {
+            Ok(guess) => Ok(GuessGuard {
+                accounts: self,
+                guess: Some(guess),
+            }),
+            Err(refusal) => {
+                tracing::debug!(%name, ?refusal, "a guess refused unhashed");
+                Err(refused(name, refusal))
+            }
+        }
     }
 
-    /// How long a check for `name` must wait for the delay of its last failure
-    /// to pass: attempts on several connections at once do not skip it.
-    fn wait_before_check(&self, name: &str) -> Duration {
-        let failures = self.lock_failures();
-        failures.get(name).map_or(Duration::ZERO, |f| {
-            f.not_before.saturating_duration_since(Instant::now())
+    /// One registration from `peer`'s allowance, or its `ERR 429`.
+    fn take_registration(&self, peer: PeerKey) -> Result<(), ProtocolError> {
+        let per_hour = self.registrations_per_hour;
+        let taken = self
+            .lock_registrations()
+            .take(peer, per_hour, Instant::now());
+        taken.map_err(|wait| {
+            let minutes = waits::whole_minutes(wait);
+            ProtocolError::new(
+                ErrorCode::TooMany,
+                format!("too many registrations from your address, try again in {minutes} min"),
+            )
         })
     }
 
-    /// Counts a failure for `name`; returns the delay before its 401.
-    fn record_failure(&self, name: &str) -> Duration {
-        let now = Instant::now();
-        let mut failures = self.lock_failures();
-        if failures.len() >= MAX_TRACKED {
-            failures.retain(|_, f| now.duration_since(f.last) < FORGET_AFTER);
-        }
-        let entry = failures.entry(name.to_string()).or_insert(Failures {
-            count: 0,
-            not_before: now,
-            last: now,
-        });
-        if now.duration_since(entry.last) >= FORGET_AFTER {
-            entry.count = 0;
-        }
-        entry.count = entry.count.saturating_add(1);
-        let delay = failure_delay(&self.delays, entry.count);
-        entry.last = now;
-        entry.not_before = now + delay;
-        delay
+    fn give_back_registration(&self, peer: PeerKey) {
+        let per_hour = self.registrations_per_hour;
+        self.lock_registrations()
+            .give_back(peer, per_hour, Instant::now());
+    }
+
+    fn lock_guesses(&self) -> MutexGuard<'_, Guesses> {
+        self.guesses.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn lock_registrations(&self) -> MutexGuard<'_, Registrations> {
+        self.registrations
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 }
 
-/// The delay after the `count`-th failure in a row: the base, doubled for each
-/// failure before, at most the maximum.
-fn failure_delay(delays: &Passwords, count: u32) -> Duration {
-    let doublings = count.saturating_sub(1).min(32);
-    let ms = delays
-        .failure_delay_ms
-        .saturating_mul(1u64 << doublings)
-        .min(delays.failure_delay_max_ms);
-    Duration::from_millis(ms)
+/// A guess under way: settled once checked, released (counted as nothing)
+/// if it never is: the hash threads were busy or stopped, or the check was
+/// dropped with its connection (whose asker then never learns the answer).
+struct GuessGuard<'a> {
+    accounts: &'a Accounts,
+    guess: Option<Guess>,
+}
+
+impl GuessGuard<'_> {
+    fn is_clean(&self) -> bool {
+        self.guess.as_ref().is_some_and(Guess::is_clean)
+    }
+
+    /// Counts the outcome; returns the back-off before the answer.
+    fn settle(mut self, right: bool) -> Duration {
+        let Some(guess) = self.guess.take() else {
+            return Duration::ZERO;
+        };
+        let accounts = self.accounts;
+        accounts
+            .lock_guesses()
+            .settle(guess, right, &accounts.limits, Instant::now())
+    }
+}
+
+impl Drop for GuessGuard<'_> {
+    fn drop(&mut self) {
+        if let Some(guess) = self.guess.take() {
+            self.accounts.lock_guesses().release(guess);
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn failure_delays_double_up_to_the_cap() {
-        let delays = Passwords {
-            hash_threads: 1,
-            failure_delay_ms: 250,
-            failure_delay_max_ms: 1500,
-        };
-        let ms: Vec<u128> = (1..=6)
-            .map(|n| failure_delay(&delays, n).as_millis())
-            .collect();
-        assert_eq!(ms, [250, 500, 1000, 1500, 1500, 1500]);
-        assert_eq!(failure_delay(&delays, u32::MAX).as_millis(), 1500);
-    }
 
     #[test]
     fn a_hash_verifies_its_password_only() {

@@ -23,6 +23,14 @@ pub struct Config {
     pub engine_move_ms: u64,
     /// Connections held at once.
     pub max_connections: usize,
+    /// Connections from one address (IPv4, or an IPv6 /64) at once.
+    pub max_connections_per_address: u32,
+    /// The share of `max_connections`, in per cent, that connections which
+    /// have not logged in may not take unless they come from a player's
+    /// address.
+    pub reserved_for_players_percent: u8,
+    /// Seconds a connection may stay without logging in (or watching a game).
+    pub login_deadline_secs: u64,
     /// Whether each worker thread keeps its connections in a descriptor table
     /// of its own.
     pub descriptor_tables: DescriptorTables,
@@ -107,17 +115,26 @@ pub fn table_capacity(open_file_limit: u64) -> u64 {
     open_file_limit.saturating_sub(RESERVED_DESCRIPTORS)
 }
 
-/// Accounts: hashing threads and the delay after wrong passwords.
+/// Accounts: hashing threads and their queue, the back-off after wrong
+/// passwords, the budgets of failures, registrations per address.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct Passwords {
     /// Threads that hash and check passwords (argon2 is slow by design).
     pub hash_threads: usize,
-    /// Delay before the 401 of the first wrong password for a name, in ms;
-    /// it doubles with each further failure.
+    /// Checks waiting for a hash thread, at most.
+    pub hash_queue: usize,
+    /// The back-off after the first failure past a budget, in ms; it doubles
+    /// with each further failure.
     pub failure_delay_ms: u64,
-    /// The longest such delay, in ms.
+    /// The longest such back-off, in ms.
     pub failure_delay_max_ms: u64,
+    /// Wrong passwords one address has free, over every name.
+    pub failures_per_address: u32,
+    /// Wrong passwords one name has free, over every address.
+    pub failures_per_name: u32,
+    /// Names one address may register an hour.
+    pub registrations_per_hour: u32,
 }
 
 /// A token bucket: `burst` commands at once, refilled at `per_second`.
@@ -224,6 +241,18 @@ impl Config {
                 "max_connections must be at least 1",
             ),
             (
+                self.max_connections_per_address >= 1,
+                "max_connections_per_address must be at least 1",
+            ),
+            (
+                self.reserved_for_players_percent <= 90,
+                "reserved_for_players_percent must be at most 90",
+            ),
+            (
+                self.login_deadline_secs >= 1,
+                "login_deadline_secs must be at least 1",
+            ),
+            (
                 self.engine_threads >= 1,
                 "engine_threads must be at least 1",
             ),
@@ -254,6 +283,30 @@ impl Config {
             (
                 self.passwords.hash_threads >= 1,
                 "passwords.hash_threads must be at least 1",
+            ),
+            (
+                self.passwords.hash_queue >= 1,
+                "passwords.hash_queue must be at least 1",
+            ),
+            (
+                self.passwords.failure_delay_ms >= 1,
+                "passwords.failure_delay_ms must be at least 1",
+            ),
+            (
+                self.passwords.failure_delay_max_ms >= self.passwords.failure_delay_ms,
+                "passwords.failure_delay_max_ms must be at least failure_delay_ms",
+            ),
+            (
+                self.passwords.failures_per_address >= 1,
+                "passwords.failures_per_address must be at least 1",
+            ),
+            (
+                self.passwords.failures_per_name >= 1,
+                "passwords.failures_per_name must be at least 1",
+            ),
+            (
+                self.passwords.registrations_per_hour >= 1,
+                "passwords.registrations_per_hour must be at least 1",
             ),
         ];
         match checks.iter().find(|(ok, _)| !ok) {
@@ -309,6 +362,9 @@ struct PartialConfig {
     engine_threads: Option<usize>,
     engine_move_ms: Option<u64>,
     max_connections: Option<usize>,
+    max_connections_per_address: Option<u32>,
+    reserved_for_players_percent: Option<u8>,
+    login_deadline_secs: Option<u64>,
     descriptor_tables: Option<DescriptorTables>,
     max_line_bytes: Option<usize>,
     outbound_queue_lines: Option<usize>,
@@ -341,8 +397,12 @@ struct PartialStore {
 #[serde(deny_unknown_fields)]
 struct PartialPasswords {
     hash_threads: Option<usize>,
+    hash_queue: Option<usize>,
     failure_delay_ms: Option<u64>,
     failure_delay_max_ms: Option<u64>,
+    failures_per_address: Option<u32>,
+    failures_per_name: Option<u32>,
+    registrations_per_hour: Option<u32>,
 }
 
 impl PartialStore {
@@ -361,10 +421,20 @@ impl PartialPasswords {
     fn over(self, base: Option<&Passwords>) -> Option<Passwords> {
         Some(Passwords {
             hash_threads: self.hash_threads.or(base.map(|b| b.hash_threads))?,
+            hash_queue: self.hash_queue.or(base.map(|b| b.hash_queue))?,
             failure_delay_ms: self.failure_delay_ms.or(base.map(|b| b.failure_delay_ms))?,
             failure_delay_max_ms: self
                 .failure_delay_max_ms
                 .or(base.map(|b| b.failure_delay_max_ms))?,
+            failures_per_address: self
+                .failures_per_address
+                .or(base.map(|b| b.failures_per_address))?,
+            failures_per_name: self
+                .failures_per_name
+                .or(base.map(|b| b.failures_per_name))?,
+            registrations_per_hour: self
+                .registrations_per_hour
+                .or(base.map(|b| b.registrations_per_hour))?,
         })
     }
 }
@@ -387,6 +457,9 @@ impl PartialConfig {
             engine_threads: pick!(engine_threads),
             engine_move_ms: pick!(engine_move_ms),
             max_connections: pick!(max_connections),
+            max_connections_per_address: pick!(max_connections_per_address),
+            reserved_for_players_percent: pick!(reserved_for_players_percent),
+            login_deadline_secs: pick!(login_deadline_secs),
             descriptor_tables: pick!(descriptor_tables),
             max_line_bytes: pick!(max_line_bytes),
             outbound_queue_lines: pick!(outbound_queue_lines),
@@ -491,6 +564,64 @@ mod tests {
         assert!(err.to_string().contains("1:"), "{err}");
         let err = Config::parse("(max_line_bytes: 3)", "f.ron").unwrap_err();
         assert!(err.to_string().contains("max_line_bytes"), "{err}");
+    }
+
+    #[test]
+    fn the_connection_caps_are_checked() {
+        let embedded = Config::embedded().unwrap();
+        assert_eq!(embedded.max_connections_per_address, 50);
+        assert_eq!(embedded.reserved_for_players_percent, 10);
+        assert_eq!(embedded.login_deadline_secs, 30);
+        for (file, setting) in [
+            (
+                "(max_connections_per_address: 0)",
+                "max_connections_per_address",
+            ),
+            (
+                "(reserved_for_players_percent: 91)",
+                "reserved_for_players_percent",
+            ),
+            ("(login_deadline_secs: 0)", "login_deadline_secs"),
+        ] {
+            let err = Config::parse(file, "f.ron").unwrap_err();
+            assert!(err.to_string().contains(setting), "{err}");
+        }
+        let config = Config::parse("(reserved_for_players_percent: 90)", "f.ron");
+        assert_eq!(config.unwrap().reserved_for_players_percent, 90);
+    }
+
+    #[test]
+    fn the_login_limits_are_checked() {
+        let passwords = Config::embedded().unwrap().passwords;
+        assert_eq!(
+            (
+                passwords.hash_queue,
+                passwords.failures_per_address,
+                passwords.failures_per_name,
+                passwords.registrations_per_hour
+            ),
+            (64, 10, 20, 10)
+        );
+        for (file, setting) in [
+            ("(passwords: (hash_queue: 0))", "hash_queue"),
+            ("(passwords: (failure_delay_ms: 0))", "failure_delay_ms"),
+            (
+                "(passwords: (failure_delay_max_ms: 100))",
+                "failure_delay_max_ms",
+            ),
+            (
+                "(passwords: (failures_per_address: 0))",
+                "failures_per_address",
+            ),
+            ("(passwords: (failures_per_name: 0))", "failures_per_name"),
+            (
+                "(passwords: (registrations_per_hour: 0))",
+                "registrations_per_hour",
+            ),
+        ] {
+            let err = Config::parse(file, "f.ron").unwrap_err();
+            assert!(err.to_string().contains(setting), "{file}: {err}");
+        }
     }
 
     #[test]

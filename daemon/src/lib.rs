@@ -7,6 +7,8 @@
 //!   shutdown, and [`server::DaemonThread`] for tests and the client's local mode.
 //! - [`listener`]: the listener actor: accepts, caps connections, spreads sessions
 //!   over the worker threads (or, one per worker, keeps them on its own).
+//! - [`admission`]: the connection places the listeners and sessions share
+//!   (in all, per address, kept for players).
 //! - [`descriptor_tables`]: a descriptor table per worker thread, and the rules
 //!   that keep that sound.
 //! - [`session`]: the session actor, one per connection: commands, replies in
@@ -26,8 +28,11 @@
 //!   reader thread, recovery at start, and [`store::Archive`] for exports.
 //! - [`store_deadline`]: how long a command waits for the store before
 //!   `ERR 503`.
-//! - [`accounts`]: `LOGIN` with passwords: argon2 off the actor threads, the
-//!   slow-down after wrong passwords, guests.
+//! - [`accounts`]: `LOGIN` with passwords: the budgets of wrong passwords and
+//!   of registrations, the back-off after a wrong one, guests.
+//! - [`hash_pool`]: the password threads (argon2 off the actor threads) and
+//!   their bounded queue, logins first.
+//! - [`waits`]: how a wait is told to a client.
 //! - [`config`]: the RON configuration and its embedded default.
 //! - [`watch`]: the daemon watching itself: late threads, slow moves.
 //! - [`reload`], [`hangup`], [`live`]: SIGHUP: which settings a running daemon
@@ -36,6 +41,7 @@
 //! - [`random`]: random numbers for colours and engine seeds.
 
 pub mod accounts;
+pub mod admission;
 pub mod clock;
 pub mod codec;
 pub mod config;
@@ -43,6 +49,7 @@ pub mod descriptor_tables;
 pub mod engine_pool;
 pub mod game;
 pub mod hangup;
+pub mod hash_pool;
 pub mod lazy_list;
 pub mod listener;
 pub mod live;
@@ -58,6 +65,7 @@ pub mod service_time;
 pub mod session;
 pub mod store;
 pub mod store_deadline;
+pub mod waits;
 pub mod watch;
 
 pub use config::Config;

@@ -1,4 +1,5 @@
-//! The listener actor: accepts TCP connections, enforces the connection cap and
+//! The listener actor: accepts TCP connections, enforces the connection caps
+//! (in all, per address, the places kept for players: crate::admission) and
 //! hands each connection to a worker thread as a new session. With a descriptor
 //! table per worker there is one listener on each worker thread, and its only
 //! worker is its own: a connection never leaves the table it was accepted into.
@@ -14,7 +15,10 @@ use actix::{
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 
-use crate::session::{self, ConnectionSlot, Session, Shared};
+use crate::admission::ConnectionSlot;
+use crate::peer::PeerKey;
+use crate::rules::admission::Refusal;
+use crate::session::{self, Session, Shared};
 
 /// The listener: one per daemon, or one per worker thread when each has its
 /// own descriptor table.
@@ -53,33 +57,30 @@ impl Listener {
         }
     }
 
-    /// A place for one more connection, if there is room: below
+    /// A place for one more connection from `peer`, if there is room: below
     /// `max_connections`, and below what a descriptor table holds (the
     /// process's, or with a table per worker this thread's), so that a client
     /// past it hears `503` instead of waiting in the queue of a listening
-    /// socket that cannot accept.
-    fn place(&self) -> Option<ConnectionSlot> {
+    /// socket that cannot accept; and within the address's share and the
+    /// places not kept for players.
+    fn place(&self, peer: PeerKey) -> Result<ConnectionSlot, Refusal> {
+        let (admission, live) = (&self.shared.admission, &self.shared.live);
         let capacity = self.shared.table_capacity;
-        let max = self.shared.live.max_connections();
+        let max = live.max_connections();
         if self.workers.is_some() {
             // One table for the process: every connection counts against it.
-            return ConnectionSlot::take(&self.shared.connections, max.min(capacity));
+            return admission.admit(peer, max.min(capacity), live);
         }
         if session::held_here() >= capacity {
-            return None;
+            return Err(Refusal::Full);
         }
-        ConnectionSlot::take(&self.shared.connections, max)
+        admission.admit(peer, max, live)
     }
 
     fn admit(&mut self, stream: TcpStream, peer: SocketAddr) {
-        let Some(slot) = self.place() else {
-            let (max, capacity) = (
-                self.shared.live.max_connections(),
-                self.shared.table_capacity,
-            );
-            tracing::info!(%peer, max, capacity, "refusing a connection: server full");
-            actix::spawn(refuse(stream));
-            return;
+        let slot = match self.place(PeerKey::of(peer.ip())) {
+            Ok(slot) => slot,
+            Err(refusal) => return self.refuse(stream, peer, refusal),
         };
         let _ = stream.set_nodelay(true);
         let id = self.shared.next_session.fetch_add(1, Ordering::Relaxed);
@@ -98,9 +99,36 @@ impl Listener {
     }
 }
 
-/// Tells a connection over the cap why it is closed.
-async fn refuse(mut stream: TcpStream) {
-    let _ = stream.write_all(b"ERR 503 server full\n").await;
+impl Listener {
+    /// Tells a connection past a cap why it is closed, and closes it.
+    fn refuse(&self, stream: TcpStream, peer: SocketAddr, refusal: Refusal) {
+        let (max, capacity) = (
+            self.shared.live.max_connections(),
+            self.shared.table_capacity,
+        );
+        let line = match refusal {
+            Refusal::Full => {
+                tracing::info!(%peer, max, capacity, "refusing a connection: server full");
+                "ERR 503 server full\n".to_string()
+            }
+            // The two below are what a flood from one or many addresses
+            // meets: debug, so that the flood does not fill the log too.
+            Refusal::KeptForPlayers => {
+                tracing::debug!(%peer, max, "refusing a connection: the rest is kept for players");
+                "ERR 503 server full: the places left are kept for players\n".to_string()
+            }
+            Refusal::PerAddress(most) => {
+                tracing::debug!(%peer, most, "refusing a connection: too many from its address");
+                format!("ERR 503 too many connections from your address (at most {most})\n")
+            }
+        };
+        actix::spawn(say_and_close(stream, line));
+    }
+}
+
+/// Writes `line` and closes.
+async fn say_and_close(mut stream: TcpStream, line: String) {
+    let _ = stream.write_all(line.as_bytes()).await;
     let _ = stream.shutdown().await;
 }
 

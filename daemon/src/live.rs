@@ -1,5 +1,6 @@
 //! The settings a running daemon changes on SIGHUP ([`crate::reload`] decides
-//! which): the per-connection limits, the connection cap and the store
+//! which): the per-connection limits, the connection caps (in all, per
+//! address, the places kept for players), the login deadline and the store
 //! deadline. Each is an atomic that connections and listeners read where
 //! they use it, so a reload needs no lock and no message to every
 //! connection, and reading costs a plain load on the paths each line takes.
@@ -7,7 +8,7 @@
 //! codec) applies to connections made after the reload; the others apply to
 //! every connection at its next use.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use crate::config::{Config, RateLimit};
@@ -23,6 +24,9 @@ pub struct Live {
     outbound_queue_bytes: AtomicUsize,
     idle_timeout_secs: AtomicU64,
     max_connections: AtomicUsize,
+    max_connections_per_address: AtomicU32,
+    reserved_for_players_percent: AtomicU8,
+    login_deadline_secs: AtomicU64,
     store_deadline_ms: AtomicU64,
 }
 
@@ -37,6 +41,9 @@ impl Live {
             outbound_queue_bytes: AtomicUsize::new(0),
             idle_timeout_secs: AtomicU64::new(0),
             max_connections: AtomicUsize::new(0),
+            max_connections_per_address: AtomicU32::new(0),
+            reserved_for_players_percent: AtomicU8::new(0),
+            login_deadline_secs: AtomicU64::new(0),
             store_deadline_ms: AtomicU64::new(0),
         };
         live.apply(config);
@@ -57,6 +64,12 @@ impl Live {
         self.idle_timeout_secs
             .store(config.idle_timeout_secs, store);
         self.max_connections.store(config.max_connections, store);
+        self.max_connections_per_address
+            .store(config.max_connections_per_address, store);
+        self.reserved_for_players_percent
+            .store(config.reserved_for_players_percent, store);
+        self.login_deadline_secs
+            .store(config.login_deadline_secs, store);
         self.store_deadline_ms
             .store(config.store_deadline_ms, store);
     }
@@ -93,6 +106,21 @@ impl Live {
         self.max_connections.load(Ordering::Relaxed)
     }
 
+    /// Connections from one address at once.
+    pub fn max_connections_per_address(&self) -> u32 {
+        self.max_connections_per_address.load(Ordering::Relaxed)
+    }
+
+    /// The share of `max_connections` (per cent) kept for players.
+    pub fn reserved_for_players_percent(&self) -> u8 {
+        self.reserved_for_players_percent.load(Ordering::Relaxed)
+    }
+
+    /// How long a connection may stay without logging in or watching.
+    pub fn login_deadline(&self) -> Duration {
+        Duration::from_secs(self.login_deadline_secs.load(Ordering::Relaxed))
+    }
+
     /// The longest a command waits for the store.
     pub fn store_deadline(&self) -> Duration {
         Duration::from_millis(self.store_deadline_ms.load(Ordering::Relaxed))
@@ -117,6 +145,9 @@ mod tests {
         config.outbound_queue_bytes = 5000;
         config.idle_timeout_secs = 7;
         config.max_connections = 9;
+        config.max_connections_per_address = 3;
+        config.reserved_for_players_percent = 20;
+        config.login_deadline_secs = 4;
         config.store_deadline_ms = 300;
         live.apply(&config);
         assert_eq!(live.rate_limit(), config.rate_limit);
@@ -130,6 +161,9 @@ mod tests {
         );
         assert_eq!(live.idle_timeout(), Duration::from_secs(7));
         assert_eq!(live.max_connections(), 9);
+        assert_eq!(live.max_connections_per_address(), 3);
+        assert_eq!(live.reserved_for_players_percent(), 20);
+        assert_eq!(live.login_deadline(), Duration::from_secs(4));
         assert_eq!(live.store_deadline(), Duration::from_millis(300));
     }
 }

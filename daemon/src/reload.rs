@@ -5,9 +5,11 @@
 //! file and carries the decision out.
 //!
 //! A setting is live when whatever reads it reads it afresh: the rate limit,
-//! the outbound queue, the idle timeout and the connection cap are read by
-//! connections and listeners on each use ([`crate::live::Live`]), and so is
-//! the deadline on waiting for the store; the longest line is read when a
+//! the outbound queue, the idle timeout, the connection caps (in all, per
+//! address, the share kept for players) and the login deadline are read by
+//! connections, listeners and the login sweep on each use
+//! ([`crate::live::Live`]), and so is the deadline on waiting for the store;
+//! the longest line is read when a
 //! connection starts, so it applies to new ones; the log filter is swapped
 //! in the subscriber. The rest is built into the running daemon (the socket,
 //! the threads, the store, the games' grace and engine settings, the
@@ -25,6 +27,9 @@ pub fn running_after(running: &Config, file: &Config) -> Config {
     next.outbound_queue_bytes = file.outbound_queue_bytes;
     next.idle_timeout_secs = file.idle_timeout_secs;
     next.max_connections = file.max_connections;
+    next.max_connections_per_address = file.max_connections_per_address;
+    next.reserved_for_players_percent = file.reserved_for_players_percent;
+    next.login_deadline_secs = file.login_deadline_secs;
     next.log_filter = file.log_filter.clone();
     next.store_deadline_ms = file.store_deadline_ms;
     next
@@ -75,6 +80,9 @@ pub fn differences(a: &Config, b: &Config) -> Vec<&'static str> {
         engine_threads,
         engine_move_ms,
         max_connections,
+        max_connections_per_address,
+        reserved_for_players_percent,
+        login_deadline_secs,
         descriptor_tables,
         max_line_bytes,
         outbound_queue_lines,
@@ -96,6 +104,18 @@ pub fn differences(a: &Config, b: &Config) -> Vec<&'static str> {
         ("engine_threads", *engine_threads != b.engine_threads),
         ("engine_move_ms", *engine_move_ms != b.engine_move_ms),
         ("max_connections", *max_connections != b.max_connections),
+        (
+            "max_connections_per_address",
+            *max_connections_per_address != b.max_connections_per_address,
+        ),
+        (
+            "reserved_for_players_percent",
+            *reserved_for_players_percent != b.reserved_for_players_percent,
+        ),
+        (
+            "login_deadline_secs",
+            *login_deadline_secs != b.login_deadline_secs,
+        ),
         (
             "descriptor_tables",
             *descriptor_tables != b.descriptor_tables,
@@ -212,12 +232,18 @@ mod tests {
         file.outbound_queue_lines = 16;
         file.outbound_queue_bytes = 8192;
         file.max_connections = 3;
+        file.max_connections_per_address = 2;
+        file.reserved_for_players_percent = 50;
+        file.login_deadline_secs = 5;
         file.store_deadline_ms = 9;
         let changes = changes(&running, &file);
         assert_eq!(
             changes.applied,
             [
                 "max_connections",
+                "max_connections_per_address",
+                "reserved_for_players_percent",
+                "login_deadline_secs",
                 "max_line_bytes",
                 "outbound_queue_lines",
                 "outbound_queue_bytes",

@@ -6,16 +6,18 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
 
 use actix::{Actor, Addr, Arbiter, ArbiterHandle, SyncArbiter, System};
 use tokio::net::TcpListener;
 
-use crate::accounts::{Accounts, PasswordWorker};
+use crate::accounts::Accounts;
+use crate::admission::Admission;
 use crate::config::{Config, DescriptorTables};
 use crate::engine_pool::EngineWorker;
 use crate::hangup::{Hangups, Reload, reload_on_hangup};
+use crate::hash_pool::HashPool;
 use crate::listener::{Listener, StopAccepting};
 use crate::live::Live;
 use crate::lobby::Lobby;
@@ -29,7 +31,7 @@ struct Running {
     addr: SocketAddr,
     listeners: Vec<Addr<Listener>>,
     lobby: Addr<Lobby>,
-    connections: Arc<AtomicUsize>,
+    admission: Arc<Admission>,
     drain: Duration,
     live: Arc<Live>,
 }
@@ -210,16 +212,22 @@ async fn start(
     if recovered > 0 {
         tracing::info!(recovered, "recovered {recovered} games in play");
     }
-    let hasher = SyncArbiter::start(config.passwords.hash_threads, || PasswordWorker);
-    let accounts = Accounts::new(store.clone(), hasher, config.guests, config.passwords);
-    let connections = Arc::new(AtomicUsize::new(0));
+    let passwords = &config.passwords;
+    let pool = HashPool::start(passwords.hash_threads, passwords.hash_queue).map_err(|e| {
+        std::io::Error::new(e.kind(), format!("cannot start the password threads: {e}"))
+    })?;
+    let accounts = Accounts::new(store.clone(), pool, config.guests, passwords);
+    // A player's address keeps the places kept for players as long as a
+    // seat is kept for a player who went.
+    let reconnect_window = Duration::from_secs(config.grace_secs);
+    let admission = Arc::new(Admission::new(reconnect_window));
     let slow_moves = Arc::new(SlowMoves::default());
     actix::spawn(report_slow_moves(Arc::clone(&slow_moves)));
     let shared = Arc::new(Shared {
         config: Arc::clone(&config),
         live: Arc::clone(&live),
         lobby: lobby_port(&lobby),
-        connections: Arc::clone(&connections),
+        admission: Arc::clone(&admission),
         next_session: AtomicU64::new(1),
         table_capacity: table_capacity(),
         store,
@@ -246,7 +254,7 @@ async fn start(
         addr,
         listeners,
         lobby,
-        connections,
+        admission,
         drain,
         live,
     })
@@ -334,15 +342,12 @@ async fn shutdown(running: Running) {
     }
     let _ = running.lobby.send(BroadcastShutdown).await;
     let deadline = Instant::now() + running.drain;
-    while running.connections.load(Ordering::Acquire) > 0 && Instant::now() < deadline {
+    while running.admission.connections() > 0 && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     // Writers get a moment to flush the last lines after their sessions stop.
     tokio::time::sleep(Duration::from_millis(50)).await;
-    tracing::info!(
-        left = running.connections.load(Ordering::Acquire),
-        "stopped"
-    );
+    tracing::info!(left = running.admission.connections(), "stopped");
 }
 
 /// Resolves on SIGINT or SIGTERM.

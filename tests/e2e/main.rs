@@ -6,12 +6,14 @@
 
 mod accounts;
 mod acks;
+mod admission;
 mod archive;
 mod client;
 mod durability;
 mod engine;
 mod frozen;
 mod games;
+mod guessing;
 mod limits;
 mod load;
 mod lobby;

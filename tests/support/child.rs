@@ -186,12 +186,13 @@ pub fn with_open_file_limit(open_files: u32, program: &Path) -> Command {
 }
 
 /// Writes `<dir>/flipd.ron`: listen on port 0, the store at `<dir>/flipline.db`,
+/// no cap on connections per address (the tests all come from 127.0.0.1),
 /// then `extra` settings (RON fields, each followed by a comma).
 pub fn write_config(dir: &Path, extra: &str) -> PathBuf {
     let store = dir.join("flipline.db");
     let text = format!(
         "(\n    listen: \"127.0.0.1:0\",\n    workers: 2,\n    shutdown_drain_ms: 500,\n    \
-         store: (path: {:?}),\n    {extra}\n)\n",
+         max_connections_per_address: 100000,\n    store: (path: {:?}),\n    {extra}\n)\n",
         store.display().to_string()
     );
     let path = dir.join("flipd.ron");

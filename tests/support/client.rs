@@ -1,5 +1,6 @@
-//! A test's connection to the daemon: [`Client`] sends lines and reads them
-//! back, every read bounded by a deadline ([`Received`], [`READ_TIMEOUT`]), so
+//! A test's connection to the daemon: [`Client`] connects (from 127.0.0.1,
+//! or from another loopback address to be another peer), sends lines and
+//! reads them back, every read bounded by a deadline ([`Received`], [`READ_TIMEOUT`]), so
 //! that a daemon that goes quiet fails a test instead of hanging it. Here too
 //! are the few steps that many tests take with clients: seating two in one
 //! game ([`seek_pair`], [`new_and_join`]), logging in again under a name just
@@ -7,7 +8,7 @@
 //! ([`assert_serves`]).
 
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -27,6 +28,29 @@ pub enum Received {
     Closed,
     /// Nothing complete arrived before the deadline.
     TimedOut,
+}
+
+/// A stream connected to `addr` from `source`: std cannot bind a socket
+/// before connecting it, tokio can (on a runtime of its own for the call).
+fn bound_stream(addr: SocketAddr, source: Ipv4Addr) -> TcpStream {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("a runtime to connect with: {e}"));
+    let connected = runtime.block_on(async {
+        let socket = tokio::net::TcpSocket::new_v4()?;
+        socket.bind(SocketAddr::new(IpAddr::V4(source), 0))?;
+        let stream = tokio::time::timeout(READ_TIMEOUT, socket.connect(addr))
+            .await
+            .map_err(|_| std::io::Error::from(ErrorKind::TimedOut))??;
+        stream.into_std()
+    });
+    let stream =
+        connected.unwrap_or_else(|e| panic!("cannot connect to {addr} from {source}: {e}"));
+    stream
+        .set_nonblocking(false)
+        .unwrap_or_else(|e| panic!("set_nonblocking: {e}"));
+    stream
 }
 
 /// One connection to the daemon, speaking lines.
@@ -107,6 +131,25 @@ impl Client {
     pub fn connect_raw(addr: SocketAddr) -> Client {
         let stream = TcpStream::connect_timeout(&addr, READ_TIMEOUT)
             .unwrap_or_else(|e| panic!("cannot connect to {addr}: {e}"));
+        Client::over(stream, addr)
+    }
+
+    /// Connects from `source` (another loopback address, such as
+    /// 127.0.0.9: another peer as the daemon counts them) without reading
+    /// anything.
+    pub fn connect_raw_from(addr: SocketAddr, source: Ipv4Addr) -> Client {
+        Client::over(bound_stream(addr, source), addr)
+    }
+
+    /// Connects from `source` and checks the greeting.
+    pub fn connect_from(addr: SocketAddr, source: Ipv4Addr) -> Client {
+        let mut client = Client::connect_raw_from(addr, source);
+        let hello = client.line();
+        assert_eq!(hello, "HELLO flipline 1", "greeting");
+        client
+    }
+
+    fn over(stream: TcpStream, addr: SocketAddr) -> Client {
         let _ = stream.set_nodelay(true);
         stream
             .set_write_timeout(Some(READ_TIMEOUT))

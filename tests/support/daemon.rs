@@ -11,9 +11,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use flipd::{Config, DaemonThread};
 
 /// The embedded default, listening on port 0, with few threads, short engine
-/// and shutdown times, and a store in a fresh temporary directory (see
-/// [`temp_dir`]; [`start`] removes it with the daemon); each test changes what
-/// it needs on top.
+/// and shutdown times, no cap on connections per address, and a store in a
+/// fresh temporary directory (see [`temp_dir`]; [`start`] removes it with the
+/// daemon); each test changes what it needs on top.
 pub fn test_config() -> Config {
     let mut config = Config::embedded().unwrap_or_else(|e| panic!("embedded config: {e}"));
     config.listen = "127.0.0.1:0".to_string();
@@ -25,6 +25,10 @@ pub fn test_config() -> Config {
     // No fsync per commit: in-process daemons are never killed, and the tests
     // stay quick. The kill -9 test runs the binary with the default (full).
     config.store.synchronous = flipd::config::Synchronous::Normal;
+    // Every test connects from 127.0.0.1, some with hundreds of connections:
+    // the per-address cap would be the test's cap. The tests of that cap
+    // set it back.
+    config.max_connections_per_address = 100_000;
     config
 }
 

@@ -33,11 +33,20 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The load comes from 254 addresses (127.0.0.1-254), hundreds of connections
+# each at large loads: a build that caps connections per address (its
+# embedded default names max_connections_per_address) gets the cap lifted;
+# an older one does not know the setting and would refuse the file.
+per_address=""
+if grep -q max_connections_per_address "$flipd"; then
+  per_address="max_connections_per_address: 200000,"
+fi
 cat > "$work/flipd.ron" <<RON
 (
     listen: "127.0.0.1:$port",
     rate_limit: (per_second: 100000, burst: 100000),
     max_connections: 200000,
+    $per_address
     descriptor_tables: $tables,
     store: (path: "$work/store/flipline.db", synchronous: $sync),
 )

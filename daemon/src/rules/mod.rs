@@ -7,15 +7,29 @@
 //!   the events each change produces. `GameActor` is its shell.
 //! - [`lobby`]: names online, seeks and pairing, open games, rematches, and
 //!   the one place that knows where each player sits. `Lobby` is its shell.
+//! - [`admission`]: who may take a connection place (the cap, per address,
+//!   the places kept for players). `crate::admission` is its shell.
+//! - [`guesses`]: wrong passwords counted per name from an address, per
+//!   address and per name, so that parallel connections do not multiply
+//!   guesses and an attack does not hold the owner. `crate::accounts` keeps
+//!   it; [`bounded`] keeps its maps (and the registrations') within a bound.
+//! - [`registrations`]: names registered per address, an allowance that
+//!   refills at `registrations_per_hour`.
 //!
 //! They live in the daemon rather than in `flipline` because they are the
 //! server's policy (grace periods, hints, who may sit where), which neither the
 //! client nor the engine needs; they use only `flipline`, the daemon's pure
 //! clock arithmetic and plain data.
 
+pub mod admission;
+pub mod bounded;
+pub mod guesses;
 pub mod lobby;
+pub mod registrations;
 pub mod table;
 
+#[cfg(test)]
+mod guesses_tests;
 #[cfg(test)]
 mod lobby_login_tests;
 #[cfg(test)]

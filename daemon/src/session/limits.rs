@@ -1,13 +1,13 @@
-//! What a connection may take: its place in the connection count
-//! (`ConnectionSlot`, and the session's `Drop`, which gives it back), the count
-//! of sessions on each thread that bounds a descriptor table (`held_here`),
-//! the rate limit on commands (`TokenBucket`) and the idle timeout. Each of
-//! them costs every connection, idle ones too, so they keep little in it: the
-//! rate, the burst and the timeout are the daemon's settings, the time of the
-//! last input serves both the bucket and the idle check, and idle connections
-//! are found by the lobby's sweep rather than by a timer each.
+//! What a connection may take: its place in the connection count (taken by
+//! the listener as a `ConnectionSlot`, see crate::admission; the session's
+//! `Drop` gives it back), the count of sessions on each thread that bounds a
+//! descriptor table (`held_here`), the rate limit on commands (`TokenBucket`)
+//! and the idle timeout. Each of them costs every connection, idle ones too,
+//! so they keep little in it: the rate, the burst and the timeout are the
+//! daemon's settings, the time of the last input serves both the bucket and
+//! the idle check, and idle connections are found by the lobby's sweep rather
+//! than by a timer each.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -15,40 +15,14 @@ use actix::{ActorContext, Context};
 
 use super::Session;
 use crate::config::RateLimit;
-
-/// Holds one place in the connection count; gives it back when dropped, unless
-/// a session has taken it over (see [`Session`]'s `Drop`).
-pub struct ConnectionSlot(Option<Arc<AtomicUsize>>);
-
-impl ConnectionSlot {
-    /// Takes a place if fewer than `max` are taken.
-    pub fn take(count: &Arc<AtomicUsize>, max: usize) -> Option<ConnectionSlot> {
-        let taken = count.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-            (n < max).then_some(n + 1)
-        });
-        taken.ok().map(|_| ConnectionSlot(Some(Arc::clone(count))))
-    }
-
-    /// The place now belongs to a session, which gives it back when it drops
-    /// (one field fewer in every session).
-    pub(super) fn hand_over(mut self) {
-        self.0 = None;
-    }
-}
-
-impl Drop for ConnectionSlot {
-    fn drop(&mut self) {
-        if let Some(count) = &self.0 {
-            count.fetch_sub(1, Ordering::AcqRel);
-        }
-    }
-}
+use crate::waits::seconds;
 
 // The session holds its place in the connection count (see
-// `ConnectionSlot::hand_over`).
+// `ConnectionSlot::hand_over`): given back here, once, whatever stopped it.
 impl Drop for Session {
     fn drop(&mut self) {
-        self.shared.connections.fetch_sub(1, Ordering::AcqRel);
+        let logged_in = self.name.is_some();
+        self.shared.admission.release(self.peer, logged_in);
         HELD_HERE.with(|held| held.set(held.get().saturating_sub(1)));
     }
 }
@@ -114,17 +88,9 @@ impl TokenBucket {
 /// The `ERR 429` message: what happened and how long to wait, in seconds
 /// rounded up to the millisecond, so that waiting that long is enough.
 pub(super) fn slow_down_message(wait: Option<Duration>) -> String {
-    let Some(wait) = wait else {
-        return "too many commands, slow down: no more are accepted".to_string();
-    };
-    let millis = wait.as_nanos().div_ceil(1_000_000);
-    let fraction = format!("{:03}", millis % 1000);
-    let fraction = fraction.trim_end_matches('0');
-    let seconds = millis / 1000;
-    if fraction.is_empty() {
-        format!("too many commands, slow down: wait {seconds} s")
-    } else {
-        format!("too many commands, slow down: wait {seconds}.{fraction} s")
+    match wait {
+        Some(wait) => format!("too many commands, slow down: wait {}", seconds(wait)),
+        None => "too many commands, slow down: no more are accepted".to_string(),
     }
 }
 

@@ -10,17 +10,19 @@
 //! The session's files go by job: `io` (the `Reader` and the `Flusher`, the
 //! futures that read and write the socket in this actor's context), `limits`
 //! (the connection count, with the session's `Drop` that gives its place back,
-//! the rate limit, the idle check) and `cmd` (the commands, a function each, in
-//! files by whom they ask). This file keeps the
+//! the rate limit, the idle check), `deadline` (the login deadline: one queue
+//! and one timer per thread, not per connection) and `cmd` (the commands, a
+//! function each, in files by whom they ask). This file keeps the
 //! actor itself: its state, its start and stop, the messages it is told, and
 //! the helpers every command replies and asks with.
 
 mod cmd;
+mod deadline;
 mod io;
 mod limits;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize};
+use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use bytes::BytesMut;
@@ -35,6 +37,7 @@ use flipline::protocol::{ErrorCode, GREETING, ProtocolError};
 use tokio::net::TcpStream;
 
 use crate::accounts::Accounts;
+use crate::admission::{Admission, ConnectionSlot};
 use crate::codec::LineCodec;
 use crate::config::Config;
 use crate::lazy_list::LazyList;
@@ -43,11 +46,12 @@ use crate::messages::{
     Name, Rematch, Seek, ToSession,
 };
 use crate::outbox::{Outbox, QueueError};
+use crate::peer::PeerKey;
 use crate::store::Store;
 use flipline::protocol::Reply;
 
 use io::{Flusher, Reader};
-pub use limits::{ConnectionSlot, held_here};
+pub use limits::held_here;
 use limits::{HELD_HERE, Moment, TokenBucket};
 
 /// A connection as games and the lobby keep it: a weak address (one pointer,
@@ -119,8 +123,8 @@ pub struct Shared {
     pub live: Arc<crate::live::Live>,
     /// The lobby.
     pub lobby: LobbyPort,
-    /// Connections open now.
-    pub connections: Arc<AtomicUsize>,
+    /// The connection places: who holds them, by address, logged in or not.
+    pub admission: Arc<Admission>,
     /// The next connection's number (each listener takes from it).
     pub next_session: AtomicU64,
     /// Connections one descriptor table holds: its open-file limit less what
@@ -150,7 +154,12 @@ pub struct Session {
     input: BytesMut,
     codec: LineCodec,
     outbox: Outbox,
-    name: Option<Name>,
+    /// Where the connection comes from, as the per-address limits count it.
+    peer: PeerKey,
+    /// Boxed: one pointer, not two, in every session (the box costs a
+    /// logged-in connection 16 bytes of heap, the two words a task size
+    /// class for every connection).
+    name: Option<Box<Name>>,
     seat: Option<SeatRef>,
     /// The games this connection watches, most recent last.
     watching: LazyList<SeatRef>,
@@ -179,16 +188,19 @@ impl Session {
     /// Starts a session for `stream` on this thread, whose event loop the
     /// stream belongs to.
     pub fn start(stream: TcpStream, id: u64, shared: Arc<Shared>, slot: ConnectionSlot) {
-        let Ok(peer) = stream.peer_addr() else { return };
+        let (Ok(address), Some(peer)) = (stream.peer_addr(), slot.peer()) else {
+            return;
+        };
         // Later lines about this connection name it by its id only: the
         // address is not kept, an idle connection should be small.
-        tracing::debug!(%peer, id, "connected");
+        tracing::debug!(%address, id, "connected");
         HELD_HERE.with(|held| held.set(held.get() + 1));
         Session::create(move |ctx: &mut Context<Session>| {
             ctx.spawn(Reader);
             ctx.spawn(Flusher);
             slot.hand_over();
             let live = &shared.live;
+            deadline::expect_login(ctx.address().downgrade(), live);
             Session {
                 id,
                 input: BytesMut::new(),
@@ -197,6 +209,7 @@ impl Session {
                 shared,
                 socket: Some(stream),
                 outbox: Outbox::default(),
+                peer,
                 name: None,
                 seat: None,
                 watching: LazyList::default(),
@@ -268,6 +281,11 @@ impl Session {
         ctx.wait(request);
     }
 
+    /// The name logged in with, if any.
+    fn login_name(&self) -> Option<&Name> {
+        self.name.as_deref()
+    }
+
     /// This session as games and the lobby keep it.
     fn own_ref(ctx: &Context<Self>) -> SessionRef {
         ctx.address().downgrade()
@@ -290,9 +308,11 @@ impl Actor for Session {
         // The lobby tells the game this player sits at (it knows which).
         self.seat = None;
         self.unwatch_all();
+        // The name stays: `Drop` gives back the place of a logged-in
+        // connection.
         self.shared.lobby.gone.do_send(Gone {
             id: self.id,
-            name: self.name.take(),
+            name: self.login_name().cloned(),
         });
         // The last lines (a reply to QUIT, a notice) still go out, briefly.
         if let Some(socket) = self.socket.take() {

@@ -26,7 +26,7 @@ impl Session {
         name: String,
         credential: Option<Credential>,
     ) {
-        match &self.name {
+        match self.login_name() {
             Some(current) if current.eq_ignore_ascii_case(&name) => {
                 let again = Reply::Name(current.to_string());
                 return self.reply(ctx, Ok(Answer::ok(again)));
@@ -43,7 +43,7 @@ impl Session {
         };
         let accounts = Arc::clone(&self.shared.accounts);
         let deadline = self.shared.live.store_deadline();
-        let check = accounts.check(name, credential, deadline);
+        let check = accounts.check(name, credential, self.peer, deadline);
         ctx.wait(
             check
                 .into_actor(self)
@@ -79,7 +79,8 @@ impl Session {
                 Ok(logged_in) => logged_in,
                 Err(e) => return act.reply(ctx, Err(e)),
             };
-            act.name = Some(Name::clone(&logged_in.name));
+            act.name = Some(Box::new(Name::clone(&logged_in.name)));
+            act.shared.admission.logged_in(act.peer);
             match password {
                 Some(password) => act.register(ctx, logged_in.name, password),
                 None => act.reply(ctx, Ok(Answer::ok(welcome(logged_in)))),
@@ -92,7 +93,7 @@ impl Session {
     fn register(&mut self, ctx: &mut Context<Self>, name: Name, password: String) {
         let accounts = Arc::clone(&self.shared.accounts);
         let deadline = self.shared.live.store_deadline();
-        let registered = accounts.register(name.to_string(), password, deadline);
+        let registered = accounts.register(name.to_string(), password, self.peer, deadline);
         ctx.wait(
             registered
                 .into_actor(self)
@@ -101,9 +102,10 @@ impl Session {
                     Err(e) => {
                         let gone = Gone {
                             id: act.id,
-                            name: act.name.take(),
+                            name: act.name.take().map(|name| *name),
                         };
                         act.shared.lobby.gone.do_send(gone);
+                        act.shared.admission.logged_out(act.peer);
                         act.reply(ctx, Err(e));
                     }
                 }),

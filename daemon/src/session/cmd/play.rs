@@ -27,7 +27,7 @@ impl Session {
     /// `MOVE`, `PASS` and the like: sent from the seat as it is, since this is
     /// the busiest path (no copy of the game's address per move).
     pub(super) fn play(&mut self, ctx: &mut Context<Self>, action: Action) {
-        let (Some(seat), Some(name)) = (&self.seat, &self.name) else {
+        let (Some(seat), Some(name)) = (&self.seat, self.login_name()) else {
             return self.error(ctx, ErrorCode::Forbidden, "you are not in a game");
         };
         let is_move = matches!(action, Action::Move(_) | Action::Pass);
@@ -49,7 +49,7 @@ impl Session {
             return self.error(ctx, ErrorCode::Forbidden, "you are not in a game");
         };
         // Spectators have no seat; any name reads the board.
-        let name = self.name.clone().unwrap_or_default();
+        let name = self.login_name().cloned().unwrap_or_default();
         let request = seat.tx.send(ToGame::Play {
             name,
             action: Action::Board,
@@ -58,7 +58,8 @@ impl Session {
     }
 
     pub(super) fn hint(&mut self, ctx: &mut Context<Self>) {
-        let (Some(seat), Some(name)) = (self.current_game(false), self.name.clone()) else {
+        let (Some(seat), Some(name)) = (self.current_game(false), self.login_name().cloned())
+        else {
             return self.error(ctx, ErrorCode::Forbidden, "you are not in a game");
         };
         let request = seat.tx.send(ToGame::Hint { name });

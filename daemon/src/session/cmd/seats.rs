@@ -40,7 +40,7 @@ impl Session {
     /// The name logged in with; commands that need one are refused before
     /// `LOGIN` (`on_line`), so this only guards that every command is answered.
     fn logged_in(&mut self, ctx: &mut Context<Self>) -> Option<Name> {
-        let name = self.name.clone();
+        let name = self.login_name().cloned();
         if name.is_none() {
             self.error(ctx, ErrorCode::Unauthorized, "LOGIN first");
         }
@@ -136,7 +136,7 @@ impl Session {
     }
 
     pub(super) fn leave(&mut self, ctx: &mut Context<Self>) {
-        let Some(name) = self.name.clone() else {
+        let Some(name) = self.login_name().cloned() else {
             return self.stop_watching(ctx);
         };
         let watching = !self.watching.is_empty();
