@@ -61,13 +61,13 @@ pub type GameId = u64;
 /// One line of help per command, for `HELP` and the client.
 pub const COMMAND_HELP: [(&str, &str); 19] = [
     (
-        "LOGIN name [password]",
-        "take a name (1-20 letters, digits, _ or -); a password registers it",
+        "LOGIN name [password | secret TOKEN]",
+        "take a name; a password registers it, a guest's secret resumes it",
     ),
     ("SEEK [variant] [clock M+S]", "pair with another seeker"),
     (
-        "NEW [variant] [as X|O|random] [vs bot[:level] | hotseat] [clock M+S]",
-        "create a game",
+        "NEW [variant] [as X|O|random] [vs bot[:N]|hotseat] [clock M+S] [from MOVES]",
+        "create a game, from a position reached by MOVES (f5d6c3...)",
     ),
     (
         "JOIN game",
@@ -79,12 +79,9 @@ pub const COMMAND_HELP: [(&str, &str); 19] = [
         "a game's players, result and moves, from the store",
     ),
     ("LEAVE", "leave the current game, seek or watch"),
-    ("LIST", "games open and in play"),
-    ("WHO", "players online"),
-    (
-        "MOVE square",
-        "play a move (a square alone also works in the client)",
-    ),
+    ("LIST [open|playing|over] [from GAME]", "games, 100 a page"),
+    ("WHO [from NAME]", "players online, 100 a page"),
+    ("MOVE square", "play a move (d3)"),
     ("PASS", "pass, when you have no move"),
     ("END", "resign the current game"),
     ("BOARD", "show the board"),

@@ -78,10 +78,44 @@ impl Session {
     }
 
     fn help(&mut self, ctx: &mut Context<Self>) {
-        let data: String = COMMAND_HELP
-            .iter()
-            .map(|(usage, what)| format!("INFO {usage:<34} {what}\n"))
-            .collect();
-        self.reply(ctx, Ok(Answer::data(data)));
+        self.reply(ctx, Ok(Answer::data(help_text())));
+    }
+}
+
+/// The widest `HELP` line, so that it reads whole in an 80-column terminal
+/// (over `nc` or telnet: the client has its own help).
+const HELP_WIDTH: usize = 80;
+
+/// `HELP`'s data lines: each command's usage and what it does, the usage on
+/// a line of its own where the two do not fit in [`HELP_WIDTH`].
+fn help_text() -> String {
+    const USAGE: usize = 30;
+    let mut text = String::new();
+    for (usage, what) in COMMAND_HELP {
+        let line = format!("INFO {usage:<USAGE$} {what}");
+        if line.len() <= HELP_WIDTH {
+            text.push_str(&line);
+        } else {
+            text.push_str(&format!("INFO {usage}\nINFO     {what}"));
+        }
+        text.push('\n');
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn help_fits_80_columns_and_names_every_command() {
+        let text = help_text();
+        for line in text.lines() {
+            assert!(line.len() <= HELP_WIDTH, "{line:?}");
+            assert!(line.starts_with("INFO "), "{line:?}");
+        }
+        for (usage, _) in COMMAND_HELP {
+            assert!(text.contains(usage), "{usage}");
+        }
     }
 }
