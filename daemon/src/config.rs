@@ -209,7 +209,11 @@ impl Config {
         // Settings are written bare (`grace_secs: 5`), not as `Some(5)`.
         let options = ron::Options::default()
             .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
-        let partial: PartialConfig = options.from_str(text).map_err(|e| error(e.to_string()))?;
+        let partial: PartialConfig = if crate::config_errors::is_blank(text) {
+            PartialConfig::default()
+        } else {
+            (options.from_str(text)).map_err(|e| error(crate::config_errors::explain(text, &e)))?
+        };
         let base = if source_name == "<embedded default>" {
             None
         } else {
@@ -354,7 +358,7 @@ impl Config {
 }
 
 /// [`Config`] with every field optional, for files that change a few settings.
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PartialConfig {
     listen: Option<String>,
