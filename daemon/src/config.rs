@@ -4,13 +4,16 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// The embedded default configuration (config/default.ron).
 pub const DEFAULT_RON: &str = include_str!("../../config/default.ron");
 
+/// How errors name the embedded default.
+const EMBEDDED: &str = "<embedded default>";
+
 /// Every setting of the daemon. See config/default.ron for what each one means.
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
     /// Address to listen on.
@@ -63,7 +66,7 @@ pub struct Config {
 }
 
 /// Where and how games, moves and accounts are kept.
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct StoreConfig {
     /// The SQLite file, created on first start (its directory too).
@@ -80,7 +83,7 @@ pub struct StoreConfig {
 }
 
 /// SQLite's `synchronous` setting for the store, as it applies in WAL mode.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Synchronous {
     /// Every commit is on the disk (fsync) before it is acknowledged: survives a
@@ -94,7 +97,7 @@ pub enum Synchronous {
 ///
 /// The open-file limit is a limit on each descriptor table, not on the process:
 /// with a table of its own, each worker thread holds up to the limit by itself.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum DescriptorTables {
     /// `per_worker` where the open-file limit would cap `max_connections`,
@@ -117,7 +120,7 @@ pub fn table_capacity(open_file_limit: u64) -> u64 {
 
 /// Accounts: hashing threads and their queue, the back-off after wrong
 /// passwords, the budgets of failures, registrations per address.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct Passwords {
     /// Threads that hash and check passwords (argon2 is slow by design).
@@ -138,7 +141,7 @@ pub struct Passwords {
 }
 
 /// A token bucket: `burst` commands at once, refilled at `per_second`.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct RateLimit {
     /// Tokens added per second.
@@ -148,7 +151,7 @@ pub struct RateLimit {
 }
 
 /// Which games allow `HINT`.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct Hints {
     /// Games against a bot.
@@ -179,7 +182,7 @@ impl std::error::Error for ConfigError {}
 impl Config {
     /// The embedded default.
     pub fn embedded() -> Result<Config, ConfigError> {
-        Config::parse(DEFAULT_RON, "<embedded default>")
+        Config::parse(DEFAULT_RON, EMBEDDED)
     }
 
     /// The address the embedded default listens on, as a client on this
@@ -202,6 +205,23 @@ impl Config {
     /// Parses RON text over the defaults: the text is read as a partial config
     /// (every field optional) and laid over the embedded file's values.
     pub fn parse(text: &str, source_name: &str) -> Result<Config, ConfigError> {
+        if source_name == EMBEDDED {
+            return Config::parse_partial(text, source_name, None);
+        }
+        Config::parse_over(text, source_name, Config::embedded()?)
+    }
+
+    /// Parses RON text over `base`: what the text leaves out keeps `base`'s
+    /// value (the environment's settings go over the file's so).
+    pub fn parse_over(text: &str, source_name: &str, base: Config) -> Result<Config, ConfigError> {
+        Config::parse_partial(text, source_name, Some(base))
+    }
+
+    fn parse_partial(
+        text: &str,
+        source_name: &str,
+        base: Option<Config>,
+    ) -> Result<Config, ConfigError> {
         let error = |message: String| ConfigError {
             source_name: source_name.to_string(),
             message,
@@ -214,15 +234,41 @@ impl Config {
         } else {
             (options.from_str(text)).map_err(|e| error(crate::config_errors::explain(text, &e)))?
         };
-        let base = if source_name == "<embedded default>" {
-            None
-        } else {
-            Some(Config::embedded()?)
-        };
         let config = partial
             .over(base)
             .ok_or_else(|| error("the embedded default must name every setting".to_string()))?;
         config.validate().map_err(error)?;
+        Ok(config)
+    }
+
+    /// Every setting as a configuration file writes it (what `flipd
+    /// --check-config` prints): reading it back gives these settings.
+    pub fn to_ron(&self) -> Result<String, ConfigError> {
+        let pretty = ron::ser::PrettyConfig::new();
+        ron::ser::to_string_pretty(self, pretty).map_err(|e| ConfigError {
+            source_name: "the settings".to_string(),
+            message: e.to_string(),
+        })
+    }
+
+    /// These settings with the environment's `FLIPD_...` variables over them
+    /// (see [`crate::config_env`]); an error names the variable.
+    pub fn with_environment(self, variables: &[(String, String)]) -> Result<Config, ConfigError> {
+        let given = crate::config_env::overrides(variables).map_err(|message| ConfigError {
+            source_name: "the environment".to_string(),
+            message,
+        })?;
+        let mut config = self;
+        for (variable, text) in given {
+            config = Config::parse_over(&text, &variable, config).map_err(|mut e| {
+                // A place in the one-line text made for the variable means
+                // nothing to the person who set it.
+                if let Some((_, message)) = e.message.split_once(": ") {
+                    e.message = message.to_string();
+                }
+                e
+            })?;
+        }
         Ok(config)
     }
 
@@ -491,6 +537,15 @@ impl PartialConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_settings_written_out_read_back_the_same() {
+        let mut config = Config::embedded().unwrap();
+        config.grace_secs = 7;
+        config.store.path = "/tmp/a \"b\".db".into();
+        let text = config.to_ron().unwrap();
+        assert_eq!(Config::parse(&text, "printed").unwrap(), config, "{text}");
+    }
 
     #[test]
     fn the_embedded_default_parses() {

@@ -33,6 +33,11 @@ struct Flags {
     /// the configuration's `log_filter`.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
+    /// Print the settings as they resolve (the file, then FLIPD_...
+    /// variables, then flags) in the file's format, and exit: 0 if they
+    /// are sound, 1 with the reason if not.
+    #[arg(long)]
+    check_config: bool,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -50,6 +55,9 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if flags.check_config {
+        return print_settings(&config);
+    }
     let filter = init_logging(flags.log_format, &config.log_filter);
     let limit = raise_open_file_limit(config.max_connections);
     config.descriptor_tables = config.resolved(limit);
@@ -109,15 +117,35 @@ fn tell_capacity(config: &Config, limit: u64) {
     }
 }
 
-/// The configuration file (or the embedded default) with the flags and
-/// RUST_LOG over it: at start, and again on each SIGHUP. A `log_filter` that is
-/// not a filter is an error in the file; an unusable RUST_LOG is ignored, as
-/// it always was, with a word on stderr.
+/// `--check-config`: the settings as a file would give them.
+fn print_settings(config: &Config) -> ExitCode {
+    match config.to_ron() {
+        Ok(text) => {
+            println!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("flipd: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The configuration file (or the embedded default) with the environment's
+/// `FLIPD_...` variables, then the flags and RUST_LOG over it: at start, and
+/// again on each SIGHUP. A `log_filter` that is not a filter is an error in
+/// the file; an unusable RUST_LOG is ignored, as it always was, with a word
+/// on stderr.
 fn read_config(flags: &Flags) -> Result<Config, ConfigError> {
-    let (mut config, source) = match &flags.config {
+    let (config, source) = match &flags.config {
         Some(path) => (Config::load(path)?, path.display().to_string()),
         None => (Config::embedded()?, "<embedded default>".to_string()),
     };
+    // Names and values that are not Unicode cannot be settings: left out.
+    let variables: Vec<(String, String)> = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect();
+    let mut config = config.with_environment(&variables)?;
     if let Some(listen) = &flags.listen {
         config.listen = listen.clone();
     }

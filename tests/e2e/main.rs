@@ -22,6 +22,7 @@ mod paused;
 mod races;
 mod rules;
 mod sessions;
+mod settings;
 mod shutdown;
 mod sighup;
 mod store_faults;

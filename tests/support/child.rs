@@ -45,6 +45,14 @@ impl ChildDaemon {
         ChildDaemon::run(command, config)
     }
 
+    /// As [`ChildDaemon::start_with`], with these environment variables set.
+    pub fn start_with_env(config: &Path, variables: &[(&str, &str)]) -> ChildDaemon {
+        let mut command = Command::new(flipd_binary());
+        command.arg("--config").arg(config).env("RUST_LOG", "info");
+        command.envs(variables.iter().copied());
+        ChildDaemon::run(command, config)
+    }
+
     /// As [`ChildDaemon::start_with`] without RUST_LOG, so that the file's
     /// `log_filter` decides what the log shows.
     pub fn start_filtered_by_file(config: &Path) -> ChildDaemon {

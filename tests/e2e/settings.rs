@@ -1,0 +1,93 @@
+//! Settings as an operator gives them: the file, then `FLIPD_...`
+//! variables, then the flags, each over the one before; `--check-config`
+//! prints what they come to.
+
+use std::process::{Command, Output};
+
+use flipline_tests::*;
+
+/// `flipd --config FILE --check-config` with `variables` and `flags`.
+fn check_config(config: &std::path::Path, variables: &[(&str, &str)], flags: &[&str]) -> Output {
+    let mut command = Command::new(workspace_binary("flipd", "flipd"));
+    command
+        .arg("--config")
+        .arg(config)
+        .arg("--check-config")
+        .args(flags)
+        .envs(variables.iter().copied());
+    command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run flipd: {e}"))
+}
+
+fn settings_of(output: &Output) -> Config {
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{text} {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Config::parse(&text, "--check-config").unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+#[test]
+fn the_environment_goes_over_the_file_and_the_flags_over_both() {
+    let dir = temp_dir("settings");
+    let config = write_config(&dir, "grace_secs: 5, idle_timeout_secs: 60,");
+    let file = settings_of(&check_config(&config, &[], &[]));
+    assert_eq!((file.grace_secs, file.listen.as_str()), (5, "127.0.0.1:0"));
+    let variables = [
+        ("FLIPD_GRACE_SECS", "9"),
+        ("FLIPD_LISTEN", "127.0.0.1:7999"),
+        ("FLIPD_STORE_SYNCHRONOUS", "normal"),
+    ];
+    let both = settings_of(&check_config(&config, &variables, &[]));
+    assert_eq!(both.grace_secs, 9);
+    assert_eq!(both.listen, "127.0.0.1:7999");
+    assert_eq!(both.store.synchronous, flipd::config::Synchronous::Normal);
+    assert_eq!(
+        both.store.path, file.store.path,
+        "the rest of the group stays"
+    );
+    assert_eq!(both.idle_timeout_secs, 60, "what no variable names stays");
+    let flagged = settings_of(&check_config(
+        &config,
+        &variables,
+        &["--listen", "127.0.0.1:7998"],
+    ));
+    assert_eq!(flagged.listen, "127.0.0.1:7998");
+    remove_temp_dir(&dir);
+}
+
+#[test]
+fn a_variable_that_is_no_setting_or_not_a_value_is_refused_by_name() {
+    let dir = temp_dir("settings-bad");
+    let config = write_config(&dir, "");
+    let typo = check_config(&config, &[("FLIPD_GRACE", "9")], &[]);
+    assert_eq!(typo.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&typo.stderr);
+    assert!(said.contains("FLIPD_GRACE is not a setting"), "{said}");
+    let wrong = check_config(&config, &[("FLIPD_GRACE_SECS", "soon")], &[]);
+    assert_eq!(wrong.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&wrong.stderr);
+    assert!(
+        said.contains("FLIPD_GRACE_SECS: grace_secs: expected a whole number"),
+        "{said}"
+    );
+    remove_temp_dir(&dir);
+}
+
+#[test]
+fn flipd_listens_where_flipd_listen_says() {
+    let dir = temp_dir("settings-listen");
+    // The file's port is one nobody would pick; the variable's is any free one.
+    let config = write_config(&dir, "");
+    let text = std::fs::read_to_string(&config).unwrap_or_default();
+    std::fs::write(&config, text.replace("127.0.0.1:0", "127.0.0.1:9"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let daemon = ChildDaemon::start_with_env(&config, &[("FLIPD_LISTEN", "127.0.0.2:0")]);
+    assert_eq!(daemon.addr.ip().to_string(), "127.0.0.2");
+    assert_serves(daemon.addr);
+    drop(daemon);
+    remove_temp_dir(&dir);
+}
