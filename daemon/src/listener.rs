@@ -108,6 +108,16 @@ impl Listener {
         );
         let line = match refusal {
             Refusal::Full => {
+                if capacity < max && once_a_minute() {
+                    // The open-file limit, not the operator's own cap, turns
+                    // people away: this is when it matters.
+                    tracing::warn!(
+                        max,
+                        capacity,
+                        "the open-file limit refuses connections past {capacity}: raise it \
+                         (ulimit -n, LimitNOFILE= in the service) to hold max_connections"
+                    );
+                }
                 tracing::info!(%peer, max, capacity, "refusing a connection: server full");
                 "ERR 503 server full\n".to_string()
             }
@@ -124,6 +134,23 @@ impl Listener {
         };
         actix::spawn(say_and_close(stream, line));
     }
+}
+
+/// Whether a minute has passed since this last said yes (the first time: yes),
+/// so that a warning repeated by every refused connection is logged once a
+/// minute.
+fn once_a_minute() -> bool {
+    use std::sync::OnceLock;
+    use std::sync::atomic::AtomicU64;
+    use std::time::Instant;
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let now = EPOCH.get_or_init(Instant::now).elapsed().as_secs();
+    let next = NEXT.load(Ordering::Relaxed);
+    now >= next
+        && NEXT
+            .compare_exchange(next, now + 60, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
 }
 
 /// Writes `line` and closes.

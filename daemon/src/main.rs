@@ -98,14 +98,15 @@ fn raise_open_file_limit(max_connections: usize) -> u64 {
     }
 }
 
-/// Logs where the descriptor tables leave `max_connections`, and warns when
-/// they cap it.
+/// Logs where the descriptor tables leave `max_connections`. Only at info: a
+/// cap far above what the server will see matters to nobody; the listener
+/// warns once connections are refused for it.
 fn tell_capacity(config: &Config, limit: u64) {
     let tables = config.descriptor_tables;
     let capacity = config.connection_capacity(tables, limit);
     let max_connections = config.max_connections;
     if capacity < u64::try_from(max_connections).unwrap_or(u64::MAX) {
-        tracing::warn!(
+        tracing::info!(
             limit,
             ?tables,
             max_connections,

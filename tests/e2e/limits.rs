@@ -326,8 +326,10 @@ fn a_client_that_pipelines_many_commands_and_reads_is_not_disconnected() {
     c.send_bytes("HELP\n".repeat(200).as_bytes());
     for _ in 0..200 {
         let (help, ok) = c.final_reply("HELP");
-        let commands = flipline::protocol::COMMAND_HELP.len();
-        assert_eq!((help.len(), ok.as_str()), (commands, "OK"));
+        assert_eq!(ok, "OK");
+        for (usage, _) in flipline::protocol::COMMAND_HELP {
+            assert!(help.iter().any(|l| l.contains(usage)), "{usage}: {help:?}");
+        }
     }
 }
 

@@ -17,6 +17,7 @@ mod guessing;
 mod limits;
 mod load;
 mod lobby;
+mod logs;
 mod names;
 mod paused;
 mod races;

@@ -88,7 +88,11 @@ impl GameActor {
     pub(super) fn seating(&mut self, ctx: &mut Context<Self>, order: Order<Option<SessionRef>>) {
         let now = service_time::now();
         let effects = match order {
-            Order::Fill { color, name, conn } => self.table.fill(color, name, conn, now),
+            Order::Fill { color, name, conn } => {
+                let effects = self.table.fill(color, name, conn, now);
+                self.carry_out(ctx, effects);
+                return self.log_begun();
+            }
             Order::Attach { name, conn } => match conn {
                 Some(conn) => self.table.attach(&name, conn),
                 None => Vec::new(),

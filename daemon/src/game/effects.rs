@@ -53,7 +53,10 @@ impl GameActor {
                     then,
                     refused,
                 } => self.commit_end(ctx, result, then, refused),
-                Effect::Ended(_) => self.services.lobby.do_send(FromGame::Ended(self.id())),
+                Effect::Ended(result) => {
+                    tracing::info!(game = self.id(), %result, "game over");
+                    self.services.lobby.do_send(FromGame::Ended(self.id()));
+                }
                 // Not before the end is stored, which announces it: the
                 // table decides the stop again then (`end_stored`).
                 Effect::Stop if self.ending => {}

@@ -205,10 +205,29 @@ impl Actor for GameActor {
             .table
             .open(self.recovered, self.grace(), service_time::now());
         self.carry_out(ctx, effects);
+        self.log_begun();
     }
 
     fn stopped(&mut self, _: &mut Context<Self>) {
         self.services.lobby.do_send(FromGame::Closed(self.id()));
+    }
+}
+
+impl GameActor {
+    /// The operator's line for a game that begins (or comes back after a
+    /// restart): one a game, at info.
+    pub(super) fn log_begun(&self) {
+        if self.table.phase() != crate::rules::Phase::Playing {
+            return;
+        }
+        let [black, white] = self.table.names().map(|n| n.unwrap_or_default());
+        let (game, plies) = (self.id(), self.table.plies());
+        let variant = self.table.position().variant().name();
+        if self.recovered {
+            tracing::info!(game, variant, %black, %white, plies, "game resumed after a restart");
+        } else {
+            tracing::info!(game, variant, %black, %white, "game begun");
+        }
     }
 }
 

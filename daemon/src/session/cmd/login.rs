@@ -81,6 +81,8 @@ impl Session {
             };
             act.name = Some(Box::new(Name::clone(&logged_in.name)));
             act.shared.admission.logged_in(act.peer);
+            let guest = logged_in.secret.is_some();
+            tracing::info!(id = act.id, name = %logged_in.name, guest, "logged in");
             match password {
                 Some(password) => act.register(ctx, logged_in.name, password),
                 None => act.reply(ctx, Ok(Answer::ok(welcome(logged_in)))),

@@ -1,0 +1,38 @@
+//! What the operator's log says at info: each login, each game begun with
+//! its players, each game over with its result.
+
+use std::time::Duration;
+
+use flipline_tests::*;
+
+const WITHIN: Duration = Duration::from_secs(10);
+
+#[test]
+fn logins_and_games_begun_and_over_are_logged_at_info() {
+    let dir = temp_dir("logs");
+    let config = write_config(&dir, "log_filter: \"info\",");
+    let daemon = ChildDaemon::start_filtered_by_file(&config);
+    let mut ann = Client::login_as(daemon.addr, "ann");
+    let g = ann.ok_game("NEW othello as X vs bot:1");
+    ann.lines_through(&format!("TURN {g} X"));
+    ann.ok("END");
+    ann.lines_through(&format!("OVER {g} "));
+    let login = daemon.wait_for_log("logged in", 1, WITHIN);
+    assert!(
+        login[0].contains("name=ann") && login[0].contains("guest=true"),
+        "{login:?}"
+    );
+    let begun = daemon.wait_for_log("game begun", 1, WITHIN);
+    assert!(begun[0].contains(&format!("game={g}")), "{begun:?}");
+    assert!(
+        begun[0].contains("black=ann") && begun[0].contains("white=bot:1"),
+        "{begun:?}"
+    );
+    let over = daemon.wait_for_log("game over", 1, WITHIN);
+    assert!(
+        over[0].contains(&format!("game={g}")) && over[0].contains("resign"),
+        "{over:?}"
+    );
+    drop(daemon);
+    remove_temp_dir(&dir);
+}
