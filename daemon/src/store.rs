@@ -26,6 +26,7 @@
 //! export`).
 
 mod archive;
+mod backup;
 mod checkpoint;
 pub mod faults;
 mod file_id;
@@ -55,6 +56,7 @@ use rusqlite::Connection;
 use tokio::sync::oneshot;
 
 pub use archive::Archive;
+pub use backup::BackupReport;
 pub use faults::Faults;
 pub use open::{Opened, StoreThreads};
 pub use records::{GameRecord, Registration, Status, StoredMove, Write};

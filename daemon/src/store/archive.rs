@@ -44,6 +44,11 @@ impl Archive {
         records::game(&self.conn, id).map_err(failed)
     }
 
+    /// The connection it reads with (for the backup, which copies from it).
+    pub(super) fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
     /// Games being played, by number (without those whose rows do not read
     /// back: the daemon leaves them out too).
     pub fn playing_games(&self) -> Result<Vec<GameRecord>, StoreError> {
