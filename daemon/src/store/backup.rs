@@ -66,7 +66,7 @@ fn check(copy: &Connection, path: &Path) -> Result<BackupReport, StoreError> {
         .query_row("PRAGMA integrity_check", [], |r| r.get(0))
         .map_err(failed)?;
     if verdict != "ok" {
-        return Err(refuse(path, &format!("the copy is damaged: {verdict}")));
+        return Err(refuse(path, format!("the copy is damaged: {verdict}")));
     }
     schema::check_reader(copy, path)?;
     let pages: u64 = copy
