@@ -20,8 +20,15 @@ use tracing_subscriber::{EnvFilter, Registry, reload};
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 /// flipline's game daemon: Othello and its cousins over a line protocol.
+///
+/// Settings come from the configuration file (RON; the embedded default,
+/// config/default.ron, lists every one), then from FLIPD_<NAME> variables
+/// (FLIPD_LISTEN, FLIPD_STORE_PATH, ...), then from the flags. SIGHUP reads
+/// them again and applies what can change while flipd runs; SIGINT and
+/// SIGTERM stop it after the games in flight are stored. Players and bots
+/// connect over TCP and speak the line protocol of PROTOCOL.md.
 #[derive(Parser, Debug)]
-#[command(name = "flipd", version, about)]
+#[command(name = "flipd", version)]
 struct Flags {
     /// Configuration file (RON); without it, the embedded config/default.ron.
     #[arg(long)]
@@ -38,6 +45,21 @@ struct Flags {
     /// are sound, 1 with the reason if not.
     #[arg(long)]
     check_config: bool,
+    #[command(subcommand)]
+    command: Option<Extra>,
+}
+
+/// What flipd prints instead of serving.
+#[derive(clap::Subcommand, Debug, Clone)]
+enum Extra {
+    /// Print a completion script for SHELL (e.g. `flipd completions bash >
+    /// /usr/share/bash-completion/completions/flipd`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff; dist/flipd.1 is this output).
+    Manual,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -48,6 +70,9 @@ enum LogFormat {
 
 fn main() -> ExitCode {
     let flags = Flags::parse();
+    if let Some(extra) = &flags.command {
+        return print_extra(extra);
+    }
     let mut config = match read_config(&flags) {
         Ok(config) => config,
         Err(e) => {
@@ -115,6 +140,32 @@ fn tell_capacity(config: &Config, limit: u64) {
         );
     } else {
         tracing::debug!(limit, ?tables, "open-file limit");
+    }
+}
+
+/// `completions` and `manual`, made from the flags' definitions.
+fn print_extra(extra: &Extra) -> ExitCode {
+    use clap::CommandFactory;
+    use std::io::Write;
+    let mut command = Flags::command();
+    // Made whole first, then written: a reader that stops early (`| head`)
+    // ends it quietly.
+    let mut text = Vec::new();
+    let made = match extra {
+        Extra::Completions { shell } => {
+            clap_complete::generate(*shell, &mut command, "flipd", &mut text);
+            Ok(())
+        }
+        Extra::Manual => clap_mangen::Man::new(command).render(&mut text),
+    };
+    let written = made.and_then(|()| std::io::stdout().write_all(&text));
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("flipd: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 

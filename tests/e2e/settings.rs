@@ -91,3 +91,38 @@ fn flipd_listens_where_flipd_listen_says() {
     drop(daemon);
     remove_temp_dir(&dir);
 }
+
+/// What `flipd ARGS` prints, which must succeed.
+fn flipd_prints(args: &[&str]) -> String {
+    let output = Command::new(workspace_binary("flipd", "flipd"))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run flipd: {e}"));
+    assert!(output.status.success(), "flipd {args:?}: {output:?}");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn the_manual_in_dist_is_the_one_flipd_prints() {
+    let dist = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../dist/flipd.1");
+    let kept = std::fs::read_to_string(&dist).unwrap_or_else(|e| panic!("{}: {e}", dist.display()));
+    let printed = flipd_prints(&["manual"]);
+    assert!(printed.contains("check\\-config"), "the flags are in it");
+    assert_eq!(
+        kept, printed,
+        "dist/flipd.1 is stale: flipd manual > dist/flipd.1"
+    );
+}
+
+#[test]
+fn completions_are_made_for_each_shell_from_the_flags() {
+    for (shell, mark) in [
+        ("bash", "_flipd()"),
+        ("zsh", "#compdef flipd"),
+        ("fish", "complete -c flipd"),
+    ] {
+        let script = flipd_prints(&["completions", shell]);
+        assert!(script.contains(mark), "{shell}: {script}");
+        assert!(script.contains("check-config"), "{shell}");
+    }
+}
