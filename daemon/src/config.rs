@@ -63,6 +63,16 @@ pub struct Config {
     pub log_filter: String,
     /// The longest a command waits for the store before `ERR 503`, in ms.
     pub store_deadline_ms: u64,
+    /// The metrics listener (Prometheus's text format over HTTP).
+    pub metrics: MetricsConfig,
+}
+
+/// Where `GET /metrics` and `GET /healthz` are served.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsConfig {
+    /// An address to listen on; empty: no metrics listener.
+    pub listen: String,
 }
 
 /// Where and how games, moves and accounts are kept.
@@ -331,6 +341,11 @@ impl Config {
                 "store_deadline_ms must be at least 1",
             ),
             (
+                self.metrics.listen.is_empty()
+                    || self.metrics.listen.parse::<std::net::SocketAddr>().is_ok(),
+                "metrics.listen must be empty (no metrics) or an address such as 127.0.0.1:9341",
+            ),
+            (
                 self.passwords.hash_threads >= 1,
                 "passwords.hash_threads must be at least 1",
             ),
@@ -429,6 +444,7 @@ struct PartialConfig {
     passwords: Option<PartialPasswords>,
     log_filter: Option<String>,
     store_deadline_ms: Option<u64>,
+    metrics: Option<MetricsConfig>,
 }
 
 /// [`StoreConfig`] with every field optional: `store: (path: "x.db")` alone is
@@ -522,6 +538,7 @@ impl PartialConfig {
             guests: pick!(guests),
             log_filter: pick!(log_filter),
             store_deadline_ms: pick!(store_deadline_ms),
+            metrics: pick!(metrics),
             store: self
                 .store
                 .unwrap_or_default()

@@ -17,7 +17,7 @@ use crate::config::DEFAULT_RON;
 pub const PREFIX: &str = "FLIPD_";
 
 /// The groups whose settings are given one by one, as in a file.
-const GROUPS: [&str; 2] = ["store", "passwords"];
+const GROUPS: [&str; 3] = ["store", "passwords", "metrics"];
 
 /// One setting a variable may give.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -32,6 +32,7 @@ impl Handler<Think> for EngineWorker {
     type Result = Option<Choice>;
 
     fn handle(&mut self, job: Think, _: &mut SyncContext<Self>) -> Option<Choice> {
+        crate::metrics::engine_job_taken();
         // The level's own budget caps the deadline: a weak level answers quickly.
         let deadline = job
             .deadline

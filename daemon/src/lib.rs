@@ -57,6 +57,7 @@ pub mod listener;
 pub mod live;
 pub mod lobby;
 pub mod messages;
+pub mod metrics;
 pub mod outbox;
 pub mod peer;
 pub mod random;

@@ -97,6 +97,7 @@ pub fn differences(a: &Config, b: &Config) -> Vec<&'static str> {
         passwords,
         log_filter,
         store_deadline_ms,
+        metrics,
     } = a;
     let named = [
         ("listen", *listen != b.listen),
@@ -148,6 +149,7 @@ pub fn differences(a: &Config, b: &Config) -> Vec<&'static str> {
             "store_deadline_ms",
             *store_deadline_ms != b.store_deadline_ms,
         ),
+        ("metrics", *metrics != b.metrics),
     ];
     named
         .iter()

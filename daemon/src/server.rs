@@ -6,7 +6,7 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use actix::{Actor, Addr, Arbiter, ArbiterHandle, SyncArbiter, System};
@@ -22,13 +22,26 @@ use crate::listener::{Listener, StopAccepting};
 use crate::live::Live;
 use crate::lobby::Lobby;
 use crate::messages::{BroadcastShutdown, Recover};
+use crate::metrics;
 use crate::session::{LobbyPort, Shared};
 use crate::store::Store;
 use crate::watch::{SlowMoves, report_slow_moves, watch_thread};
 
+/// Where a daemon that has started listens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Listening {
+    /// The line protocol.
+    pub addr: SocketAddr,
+    /// `/metrics` and `/healthz`, if `metrics.listen` asks for them.
+    pub metrics: Option<SocketAddr>,
+}
+
 /// A daemon that is running.
 struct Running {
     addr: SocketAddr,
+    metrics: Option<SocketAddr>,
+    /// Told to the health check once the daemon begins to stop.
+    stopping: Arc<AtomicBool>,
     listeners: Vec<Addr<Listener>>,
     lobby: Addr<Lobby>,
     admission: Arc<Admission>,
@@ -42,7 +55,7 @@ struct Running {
 /// The store is opened first: a file that is not flipline's store, or one in
 /// use by another daemon, is an error naming the file before anything listens.
 /// Last, once every actor has stopped, the store commits what is queued.
-pub fn serve<S, F>(config: Config, stop: S, ready: impl FnOnce(SocketAddr)) -> std::io::Result<()>
+pub fn serve<S, F>(config: Config, stop: S, ready: impl FnOnce(Listening)) -> std::io::Result<()>
 where
     S: FnOnce() -> F,
     F: Future<Output = ()>,
@@ -57,7 +70,7 @@ where
 pub fn serve_reloading<S, F>(
     config: Config,
     stop: S,
-    ready: impl FnOnce(SocketAddr),
+    ready: impl FnOnce(Listening),
     reload: Reload,
 ) -> std::io::Result<()>
 where
@@ -70,7 +83,7 @@ where
 fn run<S, F>(
     config: Config,
     stop: S,
-    ready: impl FnOnce(SocketAddr),
+    ready: impl FnOnce(Listening),
     reload: Option<Reload>,
 ) -> std::io::Result<()>
 where
@@ -108,7 +121,10 @@ where
                 let live = Arc::clone(&running.live);
                 actix::spawn(reload_on_hangup(hangups, reload, started_with, live));
             }
-            ready(running.addr);
+            ready(Listening {
+                addr: running.addr,
+                metrics: running.metrics,
+            });
             stop().await;
             shutdown(running).await;
             Ok(())
@@ -217,6 +233,7 @@ async fn start(
         std::io::Error::new(e.kind(), format!("cannot start the password threads: {e}"))
     })?;
     let accounts = Accounts::new(store.clone(), pool, config.guests, passwords);
+    let store_stats = store.live_stats();
     // A player's address keeps the places kept for players as long as a
     // seat is kept for a player who went.
     let reconnect_window = Duration::from_secs(config.grace_secs);
@@ -249,15 +266,41 @@ async fn start(
         listening_sockets = listeners.len(),
         "listening on {addr}"
     );
+    let stopping = Arc::new(AtomicBool::new(false));
+    let sources = metrics::Sources {
+        admission: Arc::clone(&admission),
+        store: store_stats,
+        stopping: Arc::clone(&stopping),
+    };
+    let metrics = serve_metrics(&config.metrics.listen, sources).await?;
     let drain = Duration::from_millis(config.shutdown_drain_ms);
     Ok(Running {
         addr,
+        metrics,
+        stopping,
         listeners,
         lobby,
         admission,
         drain,
         live,
     })
+}
+
+/// Starts the metrics listener on `listen`, if it names an address.
+async fn serve_metrics(
+    listen: &str,
+    sources: metrics::Sources,
+) -> std::io::Result<Option<SocketAddr>> {
+    if listen.is_empty() {
+        return Ok(None);
+    }
+    let socket = TcpListener::bind(listen).await.map_err(|e| {
+        std::io::Error::new(e.kind(), format!("cannot serve metrics on {listen}: {e}"))
+    })?;
+    let addr = socket.local_addr()?;
+    actix::spawn(metrics::serve(socket, Arc::new(sources)));
+    tracing::info!(%addr, "serving metrics on {addr} (/metrics, /healthz)");
+    Ok(Some(addr))
 }
 
 /// Binds a listening socket on every worker thread, in that thread's own
@@ -337,6 +380,7 @@ const LISTEN_BACKLOG: u32 = 4096;
 /// the connections to finish what they were doing and close.
 async fn shutdown(running: Running) {
     tracing::info!("shutting down");
+    running.stopping.store(true, Ordering::Relaxed);
     for listener in &running.listeners {
         let _ = listener.send(StopAccepting).await;
     }
@@ -378,6 +422,8 @@ pub async fn termination_signal() {
 pub struct DaemonThread {
     /// Where it listens.
     pub addr: SocketAddr,
+    /// Where it serves metrics, if it does.
+    pub metrics: Option<SocketAddr>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<std::io::Result<()>>>,
 }
@@ -396,8 +442,8 @@ impl DaemonThread {
                     move || async {
                         let _ = stop_rx.await;
                     },
-                    move |addr| {
-                        let _ = ready_tx2.send(Ok(addr));
+                    move |listening| {
+                        let _ = ready_tx2.send(Ok(listening));
                     },
                 );
                 if let Err(e) = &result {
@@ -405,11 +451,12 @@ impl DaemonThread {
                 }
                 result
             })?;
-        let addr = ready_rx
+        let listening: Listening = ready_rx
             .recv()
             .map_err(|_| std::io::Error::other("the daemon thread ended before listening"))??;
         Ok(DaemonThread {
-            addr,
+            addr: listening.addr,
+            metrics: listening.metrics,
             stop: Some(stop_tx),
             thread: Some(thread),
         })

@@ -118,6 +118,7 @@ impl Store {
     /// Queues a write nobody waits for; a failure is logged.
     pub fn write(&self, write: Write) {
         let job = WriteJob { write, done: None };
+        self.stats.sent();
         if self.writes.send(ToWriter::Job(job)).is_err() {
             tracing::warn!("a write after the store closed was dropped");
         }
@@ -134,6 +135,7 @@ impl Store {
             write,
             done: Some(tx),
         };
+        self.stats.sent();
         let sent = self.writes.send(ToWriter::Job(job));
         async move {
             sent.map_err(|_| StoreError::Closed)?;
@@ -201,5 +203,10 @@ impl Store {
     /// The writer's counts so far.
     pub fn stats(&self) -> (u64, u64, u64) {
         self.stats.snapshot()
+    }
+
+    /// The writer's counts as they go, for the metrics and the health check.
+    pub fn live_stats(&self) -> Arc<StoreStats> {
+        Arc::clone(&self.stats)
     }
 }

@@ -18,6 +18,7 @@ mod limits;
 mod load;
 mod lobby;
 mod logs;
+mod metrics;
 mod names;
 mod paused;
 mod races;

@@ -64,6 +64,8 @@ pub struct TestDaemon {
     daemon: Option<DaemonThread>,
     /// Where it listens.
     pub addr: SocketAddr,
+    /// Where it serves metrics, if its configuration asks.
+    pub metrics: Option<SocketAddr>,
     store: PathBuf,
     /// The configuration it runs with (to start another on the same store).
     pub config: Config,
@@ -98,6 +100,7 @@ pub fn start(config: Config) -> TestDaemon {
     crate::client::name_daemon(daemon.addr, &config.store.path);
     TestDaemon {
         addr: daemon.addr,
+        metrics: daemon.metrics,
         daemon: Some(daemon),
         store: config.store.path.clone(),
         config,

@@ -55,6 +55,7 @@ impl GameActor {
                 } => self.commit_end(ctx, result, then, refused),
                 Effect::Ended(result) => {
                     tracing::info!(game = self.id(), %result, "game over");
+                    crate::metrics::game_over();
                     self.services.lobby.do_send(FromGame::Ended(self.id()));
                 }
                 // Not before the end is stored, which announces it: the

@@ -30,12 +30,17 @@ impl GameActor {
             seed: random_u64(),
             deadline: Instant::now() + budget,
         };
+        crate::metrics::engine_job_sent();
         let request =
             self.services
                 .engine
                 .send(job)
                 .into_actor(self)
                 .map(move |answer, act, ctx| {
+                    if answer.is_err() {
+                        // Never taken: the pool is gone.
+                        crate::metrics::engine_job_taken();
+                    }
                     // The pool gone (shutting down) or without an answer: the
                     // table plays the first legal move rather than stall the game.
                     let mv = answer.ok().flatten().map(|choice| choice.mv);
@@ -68,6 +73,7 @@ impl GameActor {
             seed: random_u64(),
             deadline: Instant::now() + Duration::from_millis(self.services.config.engine_move_ms),
         };
+        crate::metrics::engine_job_sent();
         Box::pin(
             self.services
                 .engine
@@ -76,10 +82,14 @@ impl GameActor {
                 .map(|answer, _, _| match answer {
                     Ok(Some(choice)) => Ok(Answer::ok(Reply::Hint(choice.mv, choice.score))),
                     Ok(None) => Err(ProtocolError::new(ErrorCode::Conflict, "the game is over")),
-                    Err(_) => Err(ProtocolError::new(
-                        ErrorCode::Unavailable,
-                        "the engine is not available",
-                    )),
+                    Err(_) => {
+                        // Never taken: the pool is gone.
+                        crate::metrics::engine_job_taken();
+                        Err(ProtocolError::new(
+                            ErrorCode::Unavailable,
+                            "the engine is not available",
+                        ))
+                    }
                 }),
         )
     }

@@ -220,6 +220,7 @@ impl GameActor {
         if self.table.phase() != crate::rules::Phase::Playing {
             return;
         }
+        crate::metrics::game_begun();
         let [black, white] = self.table.names().map(|n| n.unwrap_or_default());
         let (game, plies) = (self.id(), self.table.plies());
         let variant = self.table.position().variant().name();

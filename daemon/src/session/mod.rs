@@ -245,7 +245,10 @@ impl Session {
                 return self.send_text(ctx, OK.with(Arc::clone));
             }
             Ok(Answer { data, ok }) => format!("{data}{ok}\n"),
-            Err(e) => format!("{e}\n"),
+            Err(e) => {
+                crate::metrics::counters::refused(e.code);
+                format!("{e}\n")
+            }
         };
         self.send_text(ctx, Arc::from(text));
     }

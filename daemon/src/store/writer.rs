@@ -49,9 +49,39 @@ pub struct StoreStats {
     transactions: AtomicU64,
     writes: AtomicU64,
     largest_batch: AtomicU64,
+    /// Writes sent and not yet taken by the writer.
+    queued: AtomicU64,
+    /// Whether the last batch was refused whole (a full or failing disk, a
+    /// lost WAL): what `/healthz` reports.
+    refusing: std::sync::atomic::AtomicBool,
 }
 
 impl StoreStats {
+    /// Writes waiting for the writer now.
+    pub fn queued(&self) -> u64 {
+        self.queued.load(Ordering::Relaxed)
+    }
+
+    /// Whether the store refuses writes now (its last batch was refused).
+    pub fn refusing(&self) -> bool {
+        self.refusing.load(Ordering::Relaxed)
+    }
+
+    pub(super) fn sent(&self) {
+        self.queued.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn taken(&self, writes: usize) {
+        let writes = u64::try_from(writes).unwrap_or(u64::MAX);
+        let _ = (self.queued).fetch_update(Ordering::Relaxed, Ordering::Relaxed, |q| {
+            Some(q.saturating_sub(writes))
+        });
+    }
+
+    fn set_refusing(&self, refusing: bool) {
+        self.refusing.store(refusing, Ordering::Relaxed);
+    }
+
     /// (transactions committed, writes in them, the largest batch).
     pub fn snapshot(&self) -> (u64, u64, u64) {
         (
@@ -84,11 +114,14 @@ pub(super) fn run_writer(
     let mut asks = Vec::new();
     loop {
         let then = next_batch(requests, batch_max, &mut batch, &mut asks);
+        stats.taken(batch.len());
         if !batch.is_empty() {
             let started = std::time::Instant::now();
             let writes = batch.len();
             writer.commit_batch(&mut batch, stats);
-            warn_if_slow(started.elapsed(), writes);
+            let took = started.elapsed();
+            crate::metrics::counters::committed(took);
+            warn_if_slow(took, writes);
         }
         for (game, answer) in asks.drain(..) {
             let _ = answer.send(writer.log.moves_to_tell(game));
@@ -169,6 +202,7 @@ impl Writer {
     /// Leaves `batch` empty.
     pub(super) fn commit_batch(&mut self, batch: &mut Vec<WriteJob>, stats: &StoreStats) {
         if !self.wal_intact() {
+            stats.set_refusing(true);
             let refusal = self.wal.refusal();
             batch
                 .drain(..)
@@ -177,12 +211,14 @@ impl Writer {
         }
         match self.run_with_room(batch.iter().map(|job| &job.write)) {
             Ok(counts) => {
+                stats.set_refusing(false);
                 stats.committed(batch.len());
                 for (job, count) in batch.drain(..).zip(counts) {
                     answer(job, Ok(count));
                 }
             }
             Err(error) if batch.len() == 1 || checkpoint::is_full(&error) => {
+                stats.set_refusing(true);
                 let why = describe(&error);
                 batch
                     .drain(..)

@@ -38,7 +38,9 @@ impl Session {
         self.await_answer(ctx, request, move |act, ctx, result| {
             // Input waits while a command does, so the last input is this line.
             if is_move {
-                act.shared.slow_moves.served(act.last_input.elapsed());
+                let took = act.last_input.elapsed();
+                act.shared.slow_moves.served(took);
+                crate::metrics::counters::moved(took);
             }
             act.reply(ctx, result)
         });

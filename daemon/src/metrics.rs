@@ -1,0 +1,75 @@
+//! Metrics for Prometheus, and the health check, on a listener of their own
+//! (`metrics.listen`, off by default): `GET /metrics` in Prometheus's text
+//! format, `GET /healthz`. The move path only adds to counters of its own
+//! thread (`counters`); a scrape sums them and reads the gauges the daemon
+//! keeps anyway (connections, the store's queue). Counters and histograms
+//! are the process's: a process runs one daemon, save in the tests.
+
+pub mod counters;
+mod exposition;
+mod http;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+
+use crate::admission::Admission;
+use crate::store::StoreStats;
+
+pub use http::serve;
+
+/// Games in play in this process.
+static GAMES_IN_PLAY: AtomicI64 = AtomicI64::new(0);
+
+/// Engine jobs sent and not yet begun.
+static ENGINE_QUEUE: AtomicI64 = AtomicI64::new(0);
+
+/// A game began (or came back after a restart).
+pub fn game_begun() {
+    GAMES_IN_PLAY.fetch_add(1, Ordering::Relaxed);
+}
+
+/// A game in play ended.
+pub fn game_over() {
+    GAMES_IN_PLAY.fetch_sub(1, Ordering::Relaxed);
+}
+
+/// An engine job was sent to the pool.
+pub fn engine_job_sent() {
+    ENGINE_QUEUE.fetch_add(1, Ordering::Relaxed);
+}
+
+/// The pool took an engine job.
+pub fn engine_job_taken() {
+    ENGINE_QUEUE.fetch_sub(1, Ordering::Relaxed);
+}
+
+/// What a scrape and the health check read.
+pub struct Sources {
+    /// The connection places.
+    pub admission: Arc<Admission>,
+    /// The store's writer.
+    pub store: Arc<StoreStats>,
+    /// Set once the daemon begins to stop.
+    pub stopping: Arc<AtomicBool>,
+}
+
+/// Whether the daemon serves: `Err` with why not.
+fn health(sources: &Sources) -> Result<(), &'static str> {
+    if sources.stopping.load(Ordering::Relaxed) {
+        return Err("stopping");
+    }
+    if sources.store.refusing() {
+        return Err("the store refuses writes");
+    }
+    Ok(())
+}
+
+/// The gauges now.
+fn gauges(sources: &Sources) -> exposition::Gauges {
+    exposition::Gauges {
+        games_in_play: GAMES_IN_PLAY.load(Ordering::Relaxed).max(0),
+        connections: i64::try_from(sources.admission.connections()).unwrap_or(i64::MAX),
+        store_queue: i64::try_from(sources.store.queued()).unwrap_or(i64::MAX),
+        engine_queue: ENGINE_QUEUE.load(Ordering::Relaxed).max(0),
+    }
+}

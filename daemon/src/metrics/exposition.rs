@@ -1,0 +1,153 @@
+//! The scrape's text: the counters summed over threads and the gauges, in
+//! Prometheus's text format (version 0.0.4), written by prometheus-client.
+
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, NoLabelSet};
+use prometheus_client::metrics::MetricType;
+use prometheus_client::metrics::counter::ConstCounter;
+use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::registry::Registry;
+
+use flipline::protocol::ErrorCode;
+
+use super::counters::{BUCKETS, Durations, Totals};
+
+/// What is read rather than counted, at the scrape.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Gauges {
+    /// Games in play.
+    pub games_in_play: i64,
+    /// Connections held.
+    pub connections: i64,
+    /// Writes waiting for the store's writer.
+    pub store_queue: i64,
+    /// Engine jobs waiting for an engine thread.
+    pub engine_queue: i64,
+}
+
+/// One scrape's values.
+#[derive(Debug)]
+struct Scrape {
+    totals: Totals,
+    gauges: Gauges,
+}
+
+fn gauge(encoder: &mut DescriptorEncoder, name: &str, help: &str, value: i64) -> std::fmt::Result {
+    let gauge = ConstGauge::new(value);
+    let metric = encoder.encode_descriptor(name, help, None, gauge.metric_type())?;
+    gauge.encode(metric)
+}
+
+fn histogram(
+    encoder: &mut DescriptorEncoder,
+    name: &str,
+    help: &str,
+    durations: &Durations,
+) -> std::fmt::Result {
+    let mut metric = encoder.encode_descriptor(name, help, None, MetricType::Histogram)?;
+    let buckets: Vec<(f64, u64)> = BUCKETS.iter().copied().zip(durations.buckets).collect();
+    let sum = durations.sum_us as f64 / 1e6;
+    metric.encode_histogram::<NoLabelSet>(sum, durations.count, &buckets, None)
+}
+
+impl Collector for Scrape {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> std::fmt::Result {
+        let g = &self.gauges;
+        gauge(
+            &mut encoder,
+            "flipline_games_in_play",
+            "Games being played.",
+            g.games_in_play,
+        )?;
+        gauge(
+            &mut encoder,
+            "flipline_connections",
+            "Connections held.",
+            g.connections,
+        )?;
+        let help = "Writes waiting for the store's writer.";
+        gauge(&mut encoder, "flipline_store_queue", help, g.store_queue)?;
+        let help = "Engine jobs (bot moves, hints) waiting for an engine thread.";
+        gauge(&mut encoder, "flipline_engine_queue", help, g.engine_queue)?;
+        let moves = ConstCounter::new(self.totals.moves.count);
+        let help = "Moves and passes answered.";
+        let metric =
+            encoder.encode_descriptor("flipline_moves", help, None, moves.metric_type())?;
+        moves.encode(metric)?;
+        let help = "Time from a move's line read to its reply, in seconds.";
+        histogram(
+            &mut encoder,
+            "flipline_move_seconds",
+            help,
+            &self.totals.moves,
+        )?;
+        let help = "Time of the store's commits (one a batch of writes), in seconds.";
+        histogram(
+            &mut encoder,
+            "flipline_commit_seconds",
+            help,
+            &self.totals.commits,
+        )?;
+        let help = "Commands answered ERR, by code.";
+        let mut family =
+            encoder.encode_descriptor("flipline_errors", help, None, MetricType::Counter)?;
+        for (code, count) in ErrorCode::ALL.iter().zip(self.totals.errors) {
+            let number = code.number().to_string();
+            let labels = [("code", number.as_str())];
+            let metric = family.encode_family(&labels)?;
+            ConstCounter::new(count).encode(metric)?;
+        }
+        Ok(())
+    }
+}
+
+/// The text of a scrape of `totals` and `gauges`.
+pub fn text(totals: Totals, gauges: Gauges) -> String {
+    let mut registry = Registry::default();
+    registry.register_collector(Box::new(Scrape { totals, gauges }));
+    let mut text = String::new();
+    match prometheus_client::encoding::prometheus_text::encode(&mut text, &registry) {
+        Ok(()) => text,
+        Err(_) => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_metric_is_there_in_the_text_format() {
+        let mut totals = Totals::default();
+        totals.moves.count = 7;
+        totals.moves.buckets[2] = 5;
+        totals.moves.sum_us = 3_500;
+        totals.errors[6] = 2;
+        let gauges = Gauges {
+            games_in_play: 3,
+            connections: 6,
+            store_queue: 1,
+            engine_queue: 0,
+        };
+        let text = text(totals, gauges);
+        for line in [
+            "# TYPE flipline_games_in_play gauge",
+            "flipline_games_in_play 3",
+            "flipline_connections 6",
+            "flipline_store_queue 1",
+            "flipline_engine_queue 0",
+            "# TYPE flipline_moves_total counter",
+            "flipline_moves_total 7",
+            "# TYPE flipline_move_seconds histogram",
+            "flipline_move_seconds_bucket{le=\"0.001\"} 5",
+            "flipline_move_seconds_bucket{le=\"+Inf\"} 7",
+            "flipline_move_seconds_count 7",
+            "flipline_move_seconds_sum 0.0035",
+            "flipline_commit_seconds_count 0",
+            "flipline_errors_total{code=\"422\"} 2",
+            "flipline_errors_total{code=\"400\"} 0",
+        ] {
+            assert!(text.lines().any(|l| l == line), "{line} not in\n{text}");
+        }
+    }
+}
