@@ -41,7 +41,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<(), String> {
     let ranked = engine::rank_moves(&game, args.level, &mut || Instant::now() >= deadline);
     let seconds = start.elapsed().as_secs_f64();
     let nodes: u64 = ranked.iter().map(|c| c.nodes).max().unwrap_or(0);
-    println!(
+    crate::say!(
         "{} to move, level {}: {} moves, {nodes} nodes, {seconds:.3} s",
         game.to_move(),
         args.level,
@@ -52,7 +52,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<(), String> {
     let hundredths = game.size() == 8 && args.variant != Variant::Freeplace;
     for choice in &ranked {
         let score = score_text(choice, hundredths);
-        println!("{:>5} {:>8}  {}", choice.mv.to_string(), score, how(choice));
+        crate::say!("{:>5} {:>8}  {}", choice.mv.to_string(), score, how(choice));
     }
     Ok(())
 }

@@ -259,7 +259,7 @@ impl Bot {
                 self.game = None;
                 self.played += 1;
                 let result = winner.map_or("draw".to_string(), |w| format!("{w} wins"));
-                println!("{}: game {game} over: {result} {black}-{white}", self.name);
+                crate::say!("{}: game {game} over: {result} {black}-{white}", self.name);
                 let more = self.args.rounds.is_none_or(|r| self.played < r);
                 return Ok(more.then(|| self.seek_line()));
             }

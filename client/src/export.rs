@@ -17,7 +17,6 @@
 //! ```
 
 use std::fmt;
-use std::io::Write as _;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
@@ -70,9 +69,7 @@ pub fn run(args: &ExportArgs) -> Result<(), String> {
     match &args.output {
         Some(path) => std::fs::write(path, &text)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
-        None => std::io::stdout()
-            .write_all(text.as_bytes())
-            .map_err(|e| format!("cannot write: {e}"))?,
+        None => crate::out::write_text(&text),
     }
     eprintln!("exported {} games", games.len() - skipped);
     if skipped > 0 {

@@ -27,10 +27,10 @@ pub fn run(name: String, raw: bool) -> Result<(), String> {
     let mut first = Vec::new();
     match unfinished_game(&config.store.path, &name) {
         Some(game) => {
-            println!("{}", resume_note(&game, &name));
+            crate::say!("{}", resume_note(&game, &name));
             first.push(format!("JOIN {}", game.id));
         }
-        None => println!("local mode: try `new othello vs bot:3` or `new tictactoe hotseat`"),
+        None => crate::say!("local mode: try `new othello vs bot:3` or `new tictactoe hotseat`"),
     }
     let options = play::PlayOptions {
         server: daemon.addr.to_string(),

@@ -6,6 +6,7 @@ mod bot;
 mod export;
 mod link;
 mod local;
+mod out;
 mod paths;
 mod perft_cmd;
 mod play;

@@ -13,8 +13,9 @@ pub struct PerftArgs {
     /// The game whose rules apply.
     #[arg(long, default_value = "othello")]
     variant: Variant,
-    /// Start from this position instead: `"<cells> <X|O>"` (OBF).
-    #[arg(long)]
+    /// Start from this position instead: `"<cells> <X|O>"` (OBF; a leading
+    /// `-` is an empty square, not a flag).
+    #[arg(long, allow_hyphen_values = true)]
     board: Option<String>,
 }
 
@@ -32,8 +33,8 @@ pub fn run(args: &PerftArgs) -> Result<(), String> {
     } else {
         0.0
     };
-    println!("perft {} {}: {leaves} leaves", args.variant, args.depth);
-    println!("seconds {seconds:.3}");
-    println!("leaves/s {rate:.0}");
+    crate::say!("perft {} {}: {leaves} leaves", args.variant, args.depth);
+    crate::say!("seconds {seconds:.3}");
+    crate::say!("leaves/s {rate:.0}");
     Ok(())
 }

@@ -61,9 +61,15 @@ struct Solved {
 pub fn run(args: &SolveArgs) -> Result<(), String> {
     let tasks = read_tasks(&args.file, args.first)?;
     check_empties(&tasks, args.max_empties)?;
-    println!(
+    crate::say!(
         "{:>4} {:>7} {:>5} {:>6} {:>14} {:>9} {:>14}",
-        "#", "empties", "move", "score", "nodes", "seconds", "nodes/s"
+        "#",
+        "empties",
+        "move",
+        "score",
+        "nodes",
+        "seconds",
+        "nodes/s"
     );
     let mut printer = Printer::default();
     solve_all(&tasks, args, |index, solved| {
@@ -209,7 +215,7 @@ impl Printer {
         if verdict.is_some() {
             self.disagreements.push(task.number);
         }
-        println!(
+        crate::say!(
             "{:>4} {:>7} {:>5} {:>+6} {:>14} {:>9.3} {:>14.0} {}",
             task.number,
             empties,
@@ -225,7 +231,7 @@ impl Printer {
     }
 
     fn finish(self) -> Result<(), String> {
-        println!(
+        crate::say!(
             "total: {} positions, {} nodes, {:.3} s, {:.0} nodes/s",
             self.printed,
             self.nodes,

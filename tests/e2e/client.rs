@@ -278,3 +278,32 @@ fn the_example_python_bot_plays_its_games() {
         assert!(games.iter().all(|g| g.contains("(normal)")), "{text}");
     }
 }
+
+/// The start position in OBF: its first cell, `-`, looks like a flag.
+const START_OBF: &str = "---------------------------OX------XO--------------------------- X";
+
+#[test]
+fn every_subcommand_ends_quietly_on_a_closed_pipe() {
+    let binary = workspace_binary("flip", "flip");
+    let runs: [&[&str]; 3] = [
+        &["perft", "5"],
+        &["perft", "--board", START_OBF, "4"],
+        &["analyze", START_OBF, "--level", "2"],
+    ];
+    for args in runs {
+        // A pipe whose reader is gone before flip writes: its first line
+        // meets a closed pipe.
+        let (reader, writer) = std::io::pipe().unwrap_or_else(|e| panic!("pipe: {e}"));
+        drop(reader);
+        let child = Command::new(&binary)
+            .args(args)
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start flip: {e}"));
+        let output = wait_bounded(child, Duration::from_secs(30));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
