@@ -17,21 +17,9 @@ use crate::view::{SecretChange, Style, View};
 
 /// Where text for the person goes.
 pub trait Sink: Send {
-    /// Shows lines (no trailing newline).
+    /// Shows lines (no trailing newline), or queues them to be shown, in
+    /// order; it must not wait for anything the reader thread does.
     fn show(&mut self, lines: Vec<String>);
-}
-
-/// Plain standard output, for scripts and pipes.
-pub struct StdoutSink;
-
-impl Sink for StdoutSink {
-    fn show(&mut self, lines: Vec<String>) {
-        let mut out = std::io::stdout().lock();
-        for line in lines {
-            let _ = writeln!(out, "{line}");
-        }
-        let _ = out.flush();
-    }
 }
 
 /// State shared by the input side and the reader thread.
@@ -171,22 +159,23 @@ impl Link {
     /// to the secret file; then what it queued is sent and what it shows is
     /// shown.
     fn take_line(&self, line: &str, sink: &mut dyn Sink) {
-        let shown = {
+        {
             let mut view = self.view();
             let shown = view.on_line(line);
             if let Some(hook) = self.on_update {
                 hook(&view);
             }
             // Under the lock, so that whoever sees a login answered (a
-            // script about to exit) finds its secret kept.
+            // script about to exit) finds its secret kept, and whoever sees
+            // a command answered and shows something after finds the answer
+            // shown first (a sink only queues, it does not wait).
             self.keep_secrets(std::mem::take(&mut view.secret_changes));
-            shown
-        };
+            if !shown.is_empty() {
+                sink.show(shown);
+            }
+        }
         self.send_queued();
         self.changed.notify_all();
-        if !shown.is_empty() {
-            sink.show(shown);
-        }
     }
 
     /// Logs in as `name` on a connection nobody reads yet (a reconnect's):
@@ -252,6 +241,18 @@ fn strip_line_end(line: &str) -> &str {
     line.strip_suffix('\r').unwrap_or(line)
 }
 
+/// Why `server` could not be reached; when nothing listens there, how to
+/// get something that does.
+fn cannot_connect(server: &str, error: &std::io::Error) -> String {
+    let mut message = format!("cannot connect to {server}: {error}");
+    if error.kind() == std::io::ErrorKind::ConnectionRefused {
+        message.push_str(
+            "; is flipd running there? Start it with `flipd`, or play offline with `flip --local`",
+        );
+    }
+    message
+}
+
 /// Opens a connection and reads the greeting.
 pub fn open(server: &str) -> Result<(TcpStream, BufReader<TcpStream>), String> {
     open_with_greeting(server).map(|(stream, reader, _)| (stream, reader))
@@ -266,8 +267,7 @@ const MAX_GREETING: u64 = 256;
 pub fn open_with_greeting(
     server: &str,
 ) -> Result<(TcpStream, BufReader<TcpStream>, String), String> {
-    let stream =
-        TcpStream::connect(server).map_err(|e| format!("cannot connect to {server}: {e}"))?;
+    let stream = TcpStream::connect(server).map_err(|e| cannot_connect(server, &e))?;
     let _ = stream.set_nodelay(true);
     let mut reader = BufReader::new(stream.try_clone().map_err(|e| e.to_string())?);
     let mut greeting = String::new();

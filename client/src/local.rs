@@ -12,18 +12,18 @@ use std::path::{Path, PathBuf};
 use flipd::store::{Archive, GameRecord};
 
 use crate::paths::data_file;
-use crate::play;
+use crate::play::{self, Failure};
 
 /// Starts an embedded daemon on a free loopback port, with its store in the
 /// user's data directory, and plays on it as `name`; an unfinished local game,
 /// which the daemon recovers from the store, is joined again first.
-pub fn run(name: String, raw: bool) -> Result<(), String> {
-    let mut config = flipd::Config::embedded().map_err(|e| e.to_string())?;
+pub fn run(name: String, raw: bool) -> Result<(), Failure> {
+    let mut config = flipd::Config::embedded().map_err(|e| Failure::failed(e.to_string()))?;
     config.listen = "127.0.0.1:0".to_string();
     config.workers = 1;
     config.store.path = store_path();
     let daemon = flipd::DaemonThread::start(config.clone())
-        .map_err(|e| format!("cannot start the local daemon: {e}"))?;
+        .map_err(|e| Failure::failed(format!("cannot start the local daemon: {e}")))?;
     let mut first = Vec::new();
     match unfinished_game(&config.store.path, &name) {
         Some(game) => {

@@ -3,7 +3,10 @@
 
 mod analyze_cmd;
 mod bot;
+mod commands;
 mod export;
+mod helper;
+mod interactive;
 mod link;
 mod local;
 mod out;
@@ -11,15 +14,20 @@ mod paths;
 mod perft_cmd;
 mod play;
 mod render;
+mod screen;
+mod script;
 mod secret;
 mod secret_file;
 mod solve_cmd;
+mod terminal;
 mod untrusted;
 mod view;
 
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+
+use crate::play::Failure;
 
 /// flipline's client: play Othello and its cousins on a flipd server or offline,
 /// run the engine as a bot, measure the engine.
@@ -67,27 +75,43 @@ struct PlayArgs {
     reconnect: bool,
 }
 
+/// The exit status of a command line flip cannot read (sysexits' EX_USAGE),
+/// apart from 2, which says the connection was refused or lost.
+const USAGE: u8 = 64;
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(USAGE)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
     let result = match cli.command {
-        Some(Command::Perft(args)) => perft_cmd::run(&args),
-        Some(Command::Solve(args)) => solve_cmd::run(&args),
-        Some(Command::Analyze(args)) => analyze_cmd::run(&args),
-        Some(Command::Bot(args)) => bot::run(&args),
-        Some(Command::Export(args)) => export::run(&args),
+        Some(Command::Perft(args)) => perft_cmd::run(&args).map_err(Failure::failed),
+        Some(Command::Solve(args)) => solve_cmd::run(&args).map_err(Failure::failed),
+        Some(Command::Analyze(args)) => analyze_cmd::run(&args).map_err(Failure::failed),
+        Some(Command::Bot(args)) => bot::run(&args).map_err(Failure::failed),
+        Some(Command::Export(args)) => export::run(&args).map_err(Failure::failed),
         Some(Command::Play(args)) => run_play(&args),
         None => run_play(&cli.play),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("flip: {message}");
-            ExitCode::FAILURE
+        Err(failure) => {
+            eprintln!("flip: {}", failure.message);
+            ExitCode::from(u8::try_from(failure.status).unwrap_or(1))
         }
     }
 }
 
-fn run_play(args: &PlayArgs) -> Result<(), String> {
+fn run_play(args: &PlayArgs) -> Result<(), Failure> {
+    // First, before any thread starts: every thread inherits the signal mask.
+    terminal::handle_signals_and_panics();
     if args.local {
         return run_local(args);
     }
@@ -104,7 +128,7 @@ fn run_play(args: &PlayArgs) -> Result<(), String> {
 }
 
 /// `flip --local` (see local.rs).
-fn run_local(args: &PlayArgs) -> Result<(), String> {
+fn run_local(args: &PlayArgs) -> Result<(), Failure> {
     let name = args.name.clone().unwrap_or_else(local_name);
     local::run(name, args.raw)
 }

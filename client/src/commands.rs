@@ -1,0 +1,178 @@
+//! What a line typed (or piped) becomes: a command for the server, or one of
+//! the client's own (`help`, `quit`, `save FILE`, `load FILE`), shared by the
+//! interactive client and the script mode.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use flipline::protocol::COMMAND_HELP;
+use flipline::{Square, Variant};
+
+use crate::export::GameLine;
+use crate::link::Link;
+use crate::untrusted::escape;
+
+/// What a line typed by the person becomes.
+pub enum Input {
+    /// Send this to the server.
+    Send(String),
+    /// Print this locally.
+    Show(Vec<String>),
+    /// Leave.
+    Quit,
+    /// Write the current game to this file.
+    Save(PathBuf),
+    /// Nothing to do.
+    Nothing,
+}
+
+/// A square alone means `MOVE`; `help`, `quit` and `save FILE` are done
+/// locally; `load FILE [options]` becomes the `NEW` that replays the file's
+/// game.
+pub fn translate(line: &str) -> Input {
+    let line = line.trim();
+    let lower = line.to_ascii_lowercase();
+    let (keyword, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+    let rest = rest.trim();
+    match lower.as_str() {
+        "" => Input::Nothing,
+        "help" | "?" => Input::Show(help_lines()),
+        "quit" | "exit" => Input::Quit,
+        "save" | "load" => Input::Show(vec![format!("{lower} needs a file name")]),
+        _ if keyword.eq_ignore_ascii_case("save") => Input::Save(PathBuf::from(rest)),
+        _ if keyword.eq_ignore_ascii_case("load") => {
+            let (file, options) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            match load_command(Path::new(file), options.trim()) {
+                Ok(command) => Input::Send(command),
+                Err(e) => Input::Show(vec![e]),
+            }
+        }
+        _ if line.parse::<Square>().is_ok() => Input::Send(format!("MOVE {line}")),
+        _ => Input::Send(line.to_string()),
+    }
+}
+
+/// How long `save` waits for the server's record of the game.
+const SAVE_WAIT: Duration = Duration::from_secs(10);
+
+/// `save FILE`: asks the server for the current game's record (`HISTORY`, so
+/// that moves made before this client joined are in it too) and writes it as a
+/// transcript line (see export.rs), which `load` reads back.
+pub fn save_game(link: &Link, path: &Path) -> Vec<String> {
+    let Some(id) = link.view().current else {
+        return vec!["no game to save".to_string()];
+    };
+    if let Err(e) = link.send(&format!("HISTORY {id}")) {
+        return vec![e];
+    }
+    link.wait_until(SAVE_WAIT, |v| v.idle());
+    let line = {
+        let view = link.view();
+        let Some(record) = view.records.get(&id) else {
+            return vec![format!("the server sent no record of game {id}")];
+        };
+        GameLine(record).to_string()
+    };
+    match std::fs::write(path, format!("{line}\n")) {
+        Ok(()) => vec![format!("saved game {id} to {}", path.display())],
+        Err(e) => vec![format!("cannot write {}: {e}", path.display())],
+    }
+}
+
+/// `load FILE [options]`: `NEW <variant> <options> from <moves>` for the first
+/// game line of the file (written by `save` or `flip export --format
+/// transcript`).
+fn load_command(path: &Path, options: &str) -> Result<String, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let line = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .ok_or_else(|| format!("cannot load {}: it holds no game", path.display()))?;
+    // The error quotes the file, which may come from anyone.
+    let game = GameLine::parse(line)
+        .map_err(|e| format!("cannot load {}: {}", path.display(), escape(&e)))?;
+    let mut command = format!("NEW {}", game.variant);
+    if !options.is_empty() {
+        command.push(' ');
+        command.push_str(options);
+    }
+    if !game.moves.is_empty() {
+        let moves = flipline::notation::transcript_string(&game.moves);
+        command.push_str(&format!(" from {moves}"));
+    }
+    Ok(command)
+}
+
+pub fn help_lines() -> Vec<String> {
+    let mut lines: Vec<String> = COMMAND_HELP
+        .iter()
+        .map(|(usage, what)| format!("  {usage:<34} {what}"))
+        .collect();
+    lines.insert(0, "commands (keywords in any case):".to_string());
+    lines.push("  d3                                 a square alone plays it".to_string());
+    lines.push("  save FILE                          write the current game to FILE".to_string());
+    lines.push(
+        "  load FILE [as/vs/clock ...]        a new game from the moves saved in FILE".to_string(),
+    );
+    lines.push(format!(
+        "  variants: {}",
+        Variant::ALL.map(|v| v.name()).join(", ")
+    ));
+    lines
+}
+
+/// Whether a command is a move, which a script sends only on its turn.
+pub fn is_move(line: &str) -> bool {
+    let keyword = line
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_ascii_uppercase();
+    matches!(keyword.as_str(), "MOVE" | "PASS")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::untrusted::CHAT_MARKER;
+
+    #[test]
+    fn a_square_alone_is_a_move_and_help_is_local() {
+        assert!(matches!(translate("d3"), Input::Send(s) if s == "MOVE d3"));
+        assert!(matches!(translate(" D3 "), Input::Send(s) if s == "MOVE D3"));
+        assert!(matches!(translate("pass"), Input::Send(s) if s == "pass"));
+        assert!(matches!(translate("help"), Input::Show(_)));
+        assert!(matches!(translate("QUIT"), Input::Quit));
+        assert!(matches!(translate("   "), Input::Nothing));
+        assert!(is_move("move d3") && is_move("PASS") && !is_move("board"));
+        assert!(
+            matches!(translate("Save my game.txt"), Input::Save(p) if p == Path::new("my game.txt"))
+        );
+        assert!(matches!(translate("save"), Input::Show(_)));
+        // Only chat lines start with the chat marker.
+        assert!(help_lines().iter().all(|l| !l.starts_with(CHAT_MARKER)));
+    }
+
+    #[test]
+    fn load_turns_a_saved_line_into_new_from() {
+        let dir = std::env::temp_dir().join(format!("flip-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("game.txt");
+        std::fs::write(&file, "\n7 othello ann bot:3 - f5d6c3\n").unwrap();
+        let typed = format!("load {} vs bot:2 as X", file.display());
+        assert!(
+            matches!(translate(&typed), Input::Send(s) if s == "NEW othello vs bot:2 as X from f5d6c3")
+        );
+        std::fs::write(&file, "8 tictactoe ann ann - -\n").unwrap();
+        assert_eq!(load_command(&file, "").unwrap(), "NEW tictactoe");
+        std::fs::write(&file, "garbage\n").unwrap();
+        assert!(load_command(&file, "").unwrap_err().contains("1 fields"));
+        assert!(
+            load_command(&dir.join("none.txt"), "")
+                .unwrap_err()
+                .contains("cannot read")
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,125 @@
+//! What rustyline asks of flip while a line is edited: completion of
+//! commands, variants and the squares legal now, and hints from the history.
+
+use std::cell::Cell;
+use std::sync::Arc;
+
+use flipline::protocol::COMMAND_HELP;
+use flipline::{Square, Variant};
+use rustyline::completion::Completer;
+use rustyline::hint::{Hinter, HistoryHinter};
+use rustyline::{Completer, Helper, Highlighter, Validator};
+
+use crate::link::Link;
+
+/// Completion of commands, variants and the squares that are legal right now;
+/// hints from history.
+#[derive(Helper, Completer, Highlighter, Validator)]
+pub struct FlipHelper {
+    #[rustyline(Completer)]
+    completer: FlipCompleter,
+    hinter: HistoryHinter,
+    /// Whether the line was empty when last seen (Ctrl-C on an empty line
+    /// says how to leave).
+    empty: Cell<bool>,
+}
+
+impl FlipHelper {
+    /// A helper completing from what `link`'s view knows.
+    pub fn new(link: &Arc<Link>) -> FlipHelper {
+        FlipHelper {
+            completer: FlipCompleter {
+                link: Arc::clone(link),
+            },
+            hinter: HistoryHinter::new(),
+            empty: Cell::new(true),
+        }
+    }
+
+    /// Whether the line being edited was empty when last seen.
+    pub fn line_was_empty(&self) -> bool {
+        self.empty.get()
+    }
+
+    /// A new prompt starts with an empty line.
+    pub fn new_line(&self) {
+        self.empty.set(true);
+    }
+}
+
+impl Hinter for FlipHelper {
+    type Hint = String;
+
+    fn hint(&self, line: &str, pos: usize, ctx: &rustyline::Context<'_>) -> Option<String> {
+        self.empty.set(line.is_empty());
+        self.hinter.hint(line, pos, ctx)
+    }
+}
+
+pub struct FlipCompleter {
+    link: Arc<Link>,
+}
+
+impl Completer for FlipCompleter {
+    type Candidate = String;
+
+    fn complete(
+        &self,
+        line: &str,
+        pos: usize,
+        _: &rustyline::Context<'_>,
+    ) -> rustyline::Result<(usize, Vec<String>)> {
+        let head = line.get(..pos).unwrap_or(line);
+        let start = head.rfind(' ').map_or(0, |i| i + 1);
+        let word = head.get(start..).unwrap_or("").to_ascii_lowercase();
+        let first_word = !head
+            .get(..start)
+            .unwrap_or("")
+            .contains(|c: char| !c.is_whitespace());
+        let keyword = head
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let squares: Vec<String> = self
+            .link
+            .view()
+            .legal_now()
+            .iter()
+            .map(Square::to_string)
+            .collect();
+        let options: Vec<String> = if first_word {
+            let commands = COMMAND_HELP
+                .iter()
+                .filter_map(|(usage, _)| usage.split(' ').next());
+            commands
+                .map(str::to_ascii_lowercase)
+                .chain(["save", "load"].map(str::to_string))
+                .chain(squares)
+                .collect()
+        } else {
+            match keyword.as_str() {
+                "move" => squares,
+                "new" | "seek" => {
+                    let words = [
+                        "as", "vs", "bot", "hotseat", "clock", "from", "x", "o", "random",
+                    ];
+                    Variant::ALL
+                        .iter()
+                        .map(|v| v.name())
+                        .chain(words)
+                        .map(str::to_string)
+                        .collect()
+                }
+                _ => Vec::new(),
+            }
+        };
+        Ok((
+            start,
+            options
+                .into_iter()
+                .filter(|o| o.starts_with(&word))
+                .collect(),
+        ))
+    }
+}

@@ -1,0 +1,158 @@
+//! The interactive client: a rustyline prompt, with every line shown going
+//! through the screen (screen.rs) so that it appears whole above the prompt,
+//! and the terminal taken over and put back (terminal.rs).
+
+use std::io::BufReader;
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use rustyline::error::ReadlineError;
+use rustyline::history::DefaultHistory;
+use rustyline::{Config, Editor};
+
+use crate::commands::{Input, save_game, translate};
+use crate::helper::FlipHelper;
+use crate::link::Link;
+use crate::paths::data_file;
+use crate::play::{Failure, PlayOptions, spawn_reader};
+use crate::screen;
+use crate::secret::shows_credential;
+use crate::terminal;
+
+/// How long a command of the client's own (`help`, `save`) waits for the
+/// answers to the commands before it, so that what it shows comes after them.
+const ANSWERS_WAIT: Duration = Duration::from_secs(5);
+
+/// How long `quit` waits for the server's goodbye.
+const QUIT_WAIT: Duration = Duration::from_secs(2);
+
+/// The prompt.
+const PROMPT: &str = "flip> ";
+
+/// What to do after a line.
+enum Flow {
+    Go,
+    Quit,
+}
+
+/// Runs the prompt until `quit`, Ctrl-D or twice Ctrl-C; the terminal is
+/// put back however it ends (a lost connection ends the process from the
+/// reader thread, through [`terminal::leave`]).
+pub fn run(
+    link: &Arc<Link>,
+    reader: BufReader<TcpStream>,
+    options: &PlayOptions,
+    first: Vec<String>,
+) -> Result<(), Failure> {
+    let mut editor = editor(link)?;
+    terminal::take_over().map_err(Failure::failed)?;
+    let result = prompt_loop(&mut editor, link, reader, options, first);
+    screen::detach();
+    terminal::restore();
+    result
+}
+
+fn editor(link: &Arc<Link>) -> Result<Editor<FlipHelper, DefaultHistory>, Failure> {
+    let config = Config::builder()
+        .auto_add_history(false)
+        .history_ignore_space(true)
+        // A pasted block is typed lines: each runs as a command of its own.
+        .bracketed_paste(false)
+        .build();
+    let mut editor: Editor<FlipHelper, DefaultHistory> =
+        Editor::with_config(config).map_err(|e| Failure::failed(e.to_string()))?;
+    editor.set_helper(Some(FlipHelper::new(link)));
+    if let Some(path) = history_path() {
+        let _ = editor.load_history(&path);
+    }
+    Ok(editor)
+}
+
+fn history_path() -> Option<PathBuf> {
+    data_file("history.txt")
+}
+
+fn prompt_loop(
+    editor: &mut Editor<FlipHelper, DefaultHistory>,
+    link: &Arc<Link>,
+    reader: BufReader<TcpStream>,
+    options: &PlayOptions,
+    first: Vec<String>,
+) -> Result<(), Failure> {
+    screen::line(format!(
+        "connected to {}: {}; type help for the commands",
+        options.server, link.greeting
+    ));
+    let printer = editor
+        .create_external_printer()
+        .map_err(|e| Failure::failed(e.to_string()))?;
+    screen::attach(Box::new(printer));
+    spawn_reader(link, reader, options);
+    for line in first {
+        link.send(&line).map_err(Failure::connection)?;
+    }
+    let mut interrupted = false;
+    loop {
+        if let Some(helper) = editor.helper() {
+            helper.new_line();
+        }
+        match editor.readline(PROMPT) {
+            Ok(line) => {
+                interrupted = false;
+                keep_in_history(editor, &line);
+                if let Flow::Quit = run_line(link, &line)? {
+                    break;
+                }
+            }
+            // Ctrl-C clears the line; on an empty line it says how to
+            // leave, and a second one leaves.
+            Err(ReadlineError::Interrupted) => {
+                let empty = editor.helper().is_none_or(FlipHelper::line_was_empty);
+                if empty && interrupted {
+                    break;
+                }
+                if empty {
+                    screen::show_now(&["(to leave: quit, Ctrl-D, or Ctrl-C again)".to_string()]);
+                }
+                interrupted = empty;
+            }
+            Err(ReadlineError::Eof) => break,
+            Err(e) => return Err(Failure::failed(e.to_string())),
+        }
+    }
+    link.closing.store(true, Ordering::Release);
+    if link.send("QUIT").is_ok() {
+        link.wait_until(QUIT_WAIT, |v| v.idle());
+    }
+    Ok(())
+}
+
+/// A line typed goes into the history, unless it shows a password or a
+/// secret.
+fn keep_in_history(editor: &mut Editor<FlipHelper, DefaultHistory>, line: &str) {
+    if line.trim().is_empty() || shows_credential(line) {
+        return;
+    }
+    let _ = editor.add_history_entry(line);
+    if let Some(path) = history_path() {
+        let _ = editor.save_history(&path);
+    }
+}
+
+/// Runs one line typed.
+fn run_line(link: &Arc<Link>, line: &str) -> Result<Flow, Failure> {
+    match translate(line) {
+        Input::Send(command) => link.send(&command).map_err(Failure::connection)?,
+        Input::Show(lines) => {
+            link.wait_until(ANSWERS_WAIT, |v| v.idle());
+            screen::show_now(&lines);
+        }
+        Input::Save(path) => screen::show_now(&save_game(link, &path)),
+        Input::Quit => return Ok(Flow::Quit),
+        Input::Nothing => {}
+    }
+    Ok(Flow::Go)
+}

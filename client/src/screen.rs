@@ -1,0 +1,174 @@
+//! The one writer of the terminal. Every line flip shows, the server's and its
+//! own, goes out here whole and ended by a line feed, in the order given:
+//! while the interactive client has a prompt (rustyline's external printer is
+//! attached) through the printer, which draws it above the prompt and the
+//! prompt again below; otherwise straight to standard output.
+//!
+//! The printer hands each message to the editor through a channel of one
+//! place and blocks while it is full, which it stays until the editor reads a
+//! prompt again. So that no thread waits on that (the reader thread must keep
+//! taking server lines in whatever the person is doing), messages go into a
+//! queue here, and a thread of this module alone feeds them to the printer.
+
+use std::collections::VecDeque;
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use rustyline::ExternalPrinter;
+
+/// The external printer, boxed: rustyline names its type only through a
+/// private trait.
+pub type Printer = Box<dyn ExternalPrinter + Send>;
+
+/// A message that redraws the prompt and adds no line. The printer clears the
+/// prompt's rows and leaves the cursor where the prompt began; this goes up a
+/// row and comes down again (a line feed is a carriage return too, the
+/// terminal's output processing being on), and the prompt is drawn anew: its
+/// clocks with it. Outside a prompt it moves the cursor up and back.
+const REDRAW: &str = "\x1b[A\n";
+
+#[derive(Default)]
+struct Queue {
+    /// Messages not yet handed to the printer, oldest first.
+    waiting: VecDeque<String>,
+    /// Whether the printer thread is running (a printer is attached).
+    attached: bool,
+    /// Whether the printer thread holds a message it has not handed over.
+    printing: bool,
+}
+
+static QUEUE: Mutex<Queue> = Mutex::new(Queue {
+    waiting: VecDeque::new(),
+    attached: false,
+    printing: false,
+});
+
+/// Signalled when a message is queued and when the queue empties.
+static CHANGED: Condvar = Condvar::new();
+
+fn queue() -> MutexGuard<'static, Queue> {
+    QUEUE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Shows `lines`, each whole and on a line of its own.
+pub fn show(lines: &[String]) {
+    if lines.is_empty() {
+        return;
+    }
+    let mut text = lines.join("\n");
+    text.push('\n');
+    let mut queue = queue();
+    if queue.attached {
+        queue.waiting.push_back(text);
+        CHANGED.notify_all();
+    } else {
+        crate::out::write_text(&text);
+    }
+}
+
+/// Shows `lines` from the thread that runs the prompt, between two prompts:
+/// after what is queued (within [`DRAIN_WAIT`]), and straight to the
+/// terminal, since the editor would show a message only once it has read the
+/// lines typed ahead, after their prompts.
+pub fn show_now(lines: &[String]) {
+    if lines.is_empty() {
+        return;
+    }
+    let mut queue = wait_drained(queue(), Instant::now() + DRAIN_WAIT);
+    let mut text = lines.join("\n");
+    text.push('\n');
+    // Held while writing, so that the printer thread waits.
+    queue.printing = true;
+    crate::out::write_text(&text);
+    queue.printing = false;
+}
+
+/// `queue` once nothing is waiting or being printed, or `deadline` passed.
+fn wait_drained(
+    mut queue: MutexGuard<'static, Queue>,
+    deadline: Instant,
+) -> MutexGuard<'static, Queue> {
+    while !queue.waiting.is_empty() || queue.printing {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        queue = match CHANGED.wait_timeout(queue, left) {
+            Ok((guard, _)) => guard,
+            Err(e) => e.into_inner().0,
+        };
+    }
+    queue
+}
+
+/// Shows one line.
+pub fn line(text: impl Into<String>) {
+    show(&[text.into()]);
+}
+
+/// From now on, what is shown goes through `printer` (a prompt is up, or
+/// about to be, most of the time).
+pub fn attach(mut printer: Printer) {
+    queue().attached = true;
+    std::thread::spawn(move || {
+        while let Some(message) = next_message() {
+            // A printer that fails (the editor gone) leaves standard output.
+            if printer.print(message.clone()).is_err() {
+                crate::out::write_text(&message);
+            }
+            queue().printing = false;
+            CHANGED.notify_all();
+        }
+    });
+}
+
+/// The next message for the printer thread; `None` once detached.
+fn next_message() -> Option<String> {
+    let mut queue = queue();
+    loop {
+        if !queue.attached {
+            return None;
+        }
+        if let Some(message) = queue.waiting.pop_front() {
+            queue.printing = true;
+            return Some(message);
+        }
+        queue = CHANGED.wait(queue).unwrap_or_else(|e| e.into_inner());
+    }
+}
+
+/// How long [`detach`] waits for the editor to draw what it was given.
+const DRAIN_WAIT: Duration = Duration::from_secs(2);
+
+/// Waits until everything queued is drawn (within [`DRAIN_WAIT`]), then
+/// writes to standard output directly from now on. Two redraws go last: the
+/// printer hands the second over only once the editor has taken the first,
+/// and so everything before it.
+pub fn detach() {
+    let deadline = Instant::now() + DRAIN_WAIT;
+    let mut queue = queue();
+    if !queue.attached {
+        return;
+    }
+    queue.waiting.push_back(REDRAW.to_string());
+    queue.waiting.push_back(REDRAW.to_string());
+    CHANGED.notify_all();
+    let mut queue = wait_drained(queue, deadline);
+    queue.attached = false;
+    // What the editor did not take in time is written out here instead.
+    let left: Vec<String> = queue.waiting.drain(..).filter(|m| m != REDRAW).collect();
+    CHANGED.notify_all();
+    drop(queue);
+    for message in left {
+        crate::out::write_text(&message);
+    }
+}
+
+/// The sink the connection's reader writes to.
+pub struct ScreenSink;
+
+impl crate::link::Sink for ScreenSink {
+    fn show(&mut self, lines: Vec<String>) {
+        show(&lines);
+    }
+}

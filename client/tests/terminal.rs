@@ -1,0 +1,291 @@
+//! The interactive `flip` in a real pseudo-terminal, against a scripted
+//! server: what is typed goes in as keys, and what flip writes goes through a
+//! terminal emulator (vt100), so that the tests check the screen a person
+//! sees, and the terminal's mode after flip has gone. Every wait is bounded.
+
+mod support;
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::fd::OwnedFd;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use nix::pty::{Winsize, openpty};
+use nix::sys::signal::{Signal, kill};
+use nix::sys::termios::{LocalFlags, tcgetattr};
+use nix::unistd::Pid;
+
+use support::{Conn, FakeServer, STEP, TempDir};
+
+/// `flip` on the slave side of a pty of 24 rows and 80 columns; killed when
+/// dropped.
+struct Pty {
+    child: Child,
+    master: File,
+    /// Kept open, to read the terminal's mode after flip has exited.
+    slave: OwnedFd,
+    screen: Arc<Mutex<vt100::Parser>>,
+}
+
+impl Pty {
+    fn start(args: &[&str], data: &Path, env: &[(&str, &str)]) -> Pty {
+        let size = Winsize {
+            ws_row: 24,
+            ws_col: 80,
+            ws_xpixel: 0,
+            ws_ypixel: 0,
+        };
+        let pty = openpty(Some(&size), None).unwrap_or_else(|e| panic!("openpty: {e}"));
+        let stdio = || Stdio::from(pty.slave.try_clone().unwrap_or_else(|e| panic!("{e}")));
+        let mut command = Command::new(env!("CARGO_BIN_EXE_flip"));
+        command
+            .args(args)
+            .env("XDG_DATA_HOME", data)
+            .env("TERM", "xterm")
+            .env("NO_COLOR", "1")
+            .env_remove("FLIP_PASSWORD")
+            .stdin(stdio())
+            .stdout(stdio())
+            .stderr(stdio());
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let child = command
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start flip: {e}"));
+        let master = File::from(pty.master);
+        let screen = Arc::new(Mutex::new(vt100::Parser::new(24, 80, 0)));
+        let mut output = master.try_clone().unwrap_or_else(|e| panic!("{e}"));
+        let parser = Arc::clone(&screen);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            // Ends with EIO once flip and every copy of the slave are gone.
+            while let Ok(n) = output.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let mut parser = parser.lock().unwrap_or_else(|e| e.into_inner());
+                parser.process(buf.get(..n).unwrap_or_default());
+            }
+        });
+        Pty {
+            child,
+            master,
+            slave: pty.slave,
+            screen,
+        }
+    }
+
+    /// Types `keys` (`\r` is Enter) in one write, as a paste would come.
+    fn type_keys(&mut self, keys: &str) {
+        self.master
+            .write_all(keys.as_bytes())
+            .unwrap_or_else(|e| panic!("cannot type {keys:?}: {e}"));
+    }
+
+    /// The screen's rows, trailing blanks cut.
+    fn rows(&self) -> Vec<String> {
+        let parser = self.screen.lock().unwrap_or_else(|e| e.into_inner());
+        parser
+            .screen()
+            .rows(0, 80)
+            .map(|row| row.trim_end().to_string())
+            .collect()
+    }
+
+    /// The row the cursor is on, and its column.
+    fn cursor(&self) -> (u16, u16) {
+        let parser = self.screen.lock().unwrap_or_else(|e| e.into_inner());
+        parser.screen().cursor_position()
+    }
+
+    /// Waits until the screen satisfies `want`; its rows then.
+    fn until(&self, what: &str, want: impl Fn(&[String]) -> bool) -> Vec<String> {
+        let deadline = Instant::now() + STEP;
+        loop {
+            let rows = self.rows();
+            if want(&rows) {
+                return rows;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the screen never showed {what}; it shows:\n{}",
+                rows.join("\n")
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Waits until some row is `line`.
+    fn until_row(&self, line: &str) -> Vec<String> {
+        self.until(&format!("{line:?}"), |rows| rows.iter().any(|r| r == line))
+    }
+
+    /// Waits (bounded) for flip to exit; its status code.
+    fn exit_code(&mut self) -> Option<i32> {
+        let deadline = Instant::now() + STEP;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.code();
+            }
+            assert!(Instant::now() < deadline, "flip did not exit");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Whether the terminal echoes and edits lines, as a shell expects.
+    fn is_sane(&self) -> bool {
+        let mode = tcgetattr(&self.slave).unwrap_or_else(|e| panic!("tcgetattr: {e}"));
+        mode.local_flags
+            .contains(LocalFlags::ECHO | LocalFlags::ICANON | LocalFlags::ISIG)
+    }
+
+    fn signal(&self, signal: Signal) {
+        let pid = Pid::from_raw(i32::try_from(self.child.id()).unwrap_or(0));
+        kill(pid, signal).unwrap_or_else(|e| panic!("kill: {e}"));
+    }
+}
+
+impl Drop for Pty {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// flip started on a fresh server and data directory, logged in as `name`
+/// (a guest).
+fn logged_in(name: &str, tag: &str) -> (Pty, Conn, FakeServer, TempDir) {
+    let data = TempDir::new(tag);
+    let server = FakeServer::start();
+    let pty = Pty::start(&["--server", &server.addr(), "--name", name], &data.0, &[]);
+    let mut conn = server.accept();
+    conn.expect(&format!("LOGIN {name}"));
+    conn.send(&format!("OK {name}"));
+    pty.until_row(&format!("logged in as {name}"));
+    pty.until_row("flip>");
+    (pty, conn, server, data)
+}
+
+#[test]
+fn lines_from_the_server_stay_on_screen_above_what_is_being_typed() {
+    let (mut pty, mut conn, _server, _data) = logged_in("bob", "stay");
+    pty.type_keys("who");
+    pty.until_row("flip> who");
+    // Lines arriving while a line is typed, several at once.
+    conn.send("INFO bea disconnected: the seat is kept for 60s");
+    conn.send("CHAT 1 bea gg");
+    pty.until_row("[1] <bea> gg");
+    let rows = pty.until_row("flip> who");
+    let at = |text: &str| rows.iter().position(|r| r == text);
+    let info = at("* bea disconnected: the seat is kept for 60s");
+    let chat = at("[1] <bea> gg");
+    let prompt = at("flip> who");
+    assert!(info < chat && chat < prompt && info.is_some(), "{rows:?}");
+    pty.type_keys("\r");
+    conn.expect("who");
+    // A multi-line answer, line by line; nothing written is erased.
+    conn.send("PLAYER bob idle");
+    conn.send("PLAYER bea playing 1");
+    conn.send("OK 2");
+    let rows = pty.until_row("ok 2");
+    let shown: Vec<&String> = rows
+        .iter()
+        .filter(|r| !r.is_empty() && !r.starts_with("flip>"))
+        .collect();
+    let tail: Vec<&str> = shown
+        .iter()
+        .rev()
+        .take(3)
+        .rev()
+        .map(|s| s.as_str())
+        .collect();
+    assert_eq!(tail, ["bob: idle", "bea: playing 1", "ok 2"], "{rows:?}");
+    assert!(rows.iter().any(|r| r == "logged in as bob"), "{rows:?}");
+    assert!(rows.iter().any(|r| r == "flip> who"), "{rows:?}");
+}
+
+#[test]
+fn lines_typed_ahead_or_pasted_run_in_order_one_command_each() {
+    let (mut pty, mut conn, _server, _data) = logged_in("cy", "ahead");
+    pty.type_keys("ping\rwho\r");
+    conn.expect("ping");
+    conn.expect("who");
+    conn.send("OK pong");
+    conn.send("OK 0");
+    // A pasted block of three lines: three commands, no Enter needed.
+    pty.type_keys("list\nhelp\npING\n");
+    conn.expect("list");
+    conn.send("OK 0");
+    conn.expect("pING");
+    conn.send("OK pong");
+    let rows = pty.until_row("ok pong");
+    let at = |text: &str| rows.iter().position(|r| r.starts_with(text));
+    let help = at("  variants:");
+    assert!(help.is_some(), "{rows:?}");
+    assert!(
+        help < at("flip> pING") && at("flip> pING") < at("ok pong"),
+        "{rows:?}"
+    );
+}
+
+#[test]
+fn a_daemon_stopping_leaves_the_terminal_sane_and_says_why() {
+    let (mut pty, mut conn, server, _data) = logged_in("dee", "lost");
+    pty.type_keys("half typed");
+    pty.until_row("flip> half typed");
+    conn.send("INFO shutting down");
+    drop(conn);
+    let lost = format!("connection to {} lost", server.addr());
+    let rows = pty.until_row(&lost);
+    assert!(rows.iter().any(|r| r == "* shutting down"), "{rows:?}");
+    assert_eq!(pty.exit_code(), Some(2));
+    assert!(pty.is_sane(), "the terminal was left without echo");
+    // The cursor is at the start of a line of its own, for the shell.
+    assert_eq!(pty.cursor().1, 0, "{:?}", pty.rows());
+}
+
+#[test]
+fn a_signal_leaves_the_terminal_sane() {
+    for (signal, code) in [(Signal::SIGTERM, 143), (Signal::SIGHUP, 129)] {
+        let (pty, _conn, _server, _data) = logged_in("eve", "signal");
+        pty.signal(signal);
+        let mut pty = pty;
+        assert_eq!(pty.exit_code(), Some(code), "{signal}");
+        assert!(pty.is_sane(), "{signal} left the terminal without echo");
+    }
+}
+
+#[test]
+fn ctrl_c_clears_the_line_and_twice_on_an_empty_line_leaves() {
+    let (mut pty, mut conn, _server, _data) = logged_in("fay", "ctrlc");
+    pty.type_keys("somethin");
+    pty.until_row("flip> somethin");
+    pty.type_keys("\x03");
+    pty.until(
+        "a fresh prompt",
+        |rows| matches!(rows.iter().rfind(|r| !r.is_empty()), Some(r) if r == "flip>"),
+    );
+    pty.type_keys("\x03");
+    pty.until_row("(to leave: quit, Ctrl-D, or Ctrl-C again)");
+    pty.type_keys("\x03");
+    conn.expect("QUIT");
+    conn.send("OK bye");
+    assert_eq!(pty.exit_code(), Some(0));
+    assert!(pty.is_sane());
+}
+
+#[test]
+fn quit_says_goodbye_on_a_line_of_its_own() {
+    let (mut pty, mut conn, _server, _data) = logged_in("gus", "quit");
+    pty.type_keys("quit\r");
+    conn.expect("QUIT");
+    conn.send("OK bye");
+    pty.until_row("ok bye");
+    assert_eq!(pty.exit_code(), Some(0));
+    assert_eq!(pty.cursor().1, 0, "{:?}", pty.rows());
+    assert!(pty.is_sane());
+}
