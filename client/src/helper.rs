@@ -1,24 +1,30 @@
 //! What rustyline asks of flip while a line is edited: completion of
-//! commands, variants and the squares legal now, and hints from the history.
+//! commands, variants and the squares legal now, and hints from the history,
+//! drawn dimmed so that they cannot pass for what was typed (and not at all
+//! where colour is off: plain, a hint would look typed).
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::sync::Arc;
 
 use flipline::protocol::COMMAND_HELP;
 use flipline::{Square, Variant};
 use rustyline::completion::Completer;
+use rustyline::highlight::Highlighter;
 use rustyline::hint::{Hinter, HistoryHinter};
-use rustyline::{Completer, Helper, Highlighter, Validator};
+use rustyline::{Completer, Helper, Validator};
 
 use crate::link::Link;
 
 /// Completion of commands, variants and the squares that are legal right now;
 /// hints from history.
-#[derive(Helper, Completer, Highlighter, Validator)]
+#[derive(Helper, Completer, Validator)]
 pub struct FlipHelper {
     #[rustyline(Completer)]
     completer: FlipCompleter,
     hinter: HistoryHinter,
+    /// Whether hints are shown (dimmed): only where colour is on.
+    color: bool,
     /// Whether the line was empty when last seen (Ctrl-C on an empty line
     /// says how to leave).
     empty: Cell<bool>,
@@ -26,8 +32,9 @@ pub struct FlipHelper {
 
 impl FlipHelper {
     /// A helper completing from what `link`'s view knows.
-    pub fn new(link: &Arc<Link>) -> FlipHelper {
+    pub fn new(link: &Arc<Link>, color: bool) -> FlipHelper {
         FlipHelper {
+            color,
             completer: FlipCompleter {
                 link: Arc::clone(link),
             },
@@ -52,8 +59,26 @@ impl Hinter for FlipHelper {
 
     fn hint(&self, line: &str, pos: usize, ctx: &rustyline::Context<'_>) -> Option<String> {
         self.empty.set(line.is_empty());
+        if !self.color {
+            return None;
+        }
         self.hinter.hint(line, pos, ctx)
     }
+}
+
+/// Dim (faint) on, and every attribute off.
+const DIM: &str = "\x1b[2m";
+const RESET: &str = "\x1b[0m";
+
+impl Highlighter for FlipHelper {
+    fn highlight_hint<'h>(&self, hint: &'h str) -> Cow<'h, str> {
+        Cow::Owned(dimmed(hint))
+    }
+}
+
+/// A hint as drawn after the cursor.
+fn dimmed(hint: &str) -> String {
+    format!("{DIM}{hint}{RESET}")
 }
 
 pub struct FlipCompleter {
@@ -121,5 +146,15 @@ impl Completer for FlipCompleter {
                 .filter(|o| o.starts_with(&word))
                 .collect(),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hint_is_dimmed_and_ends_every_attribute() {
+        assert_eq!(dimmed("ng"), "\x1b[2mng\x1b[0m");
     }
 }

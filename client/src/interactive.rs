@@ -64,7 +64,7 @@ fn editor(link: &Arc<Link>) -> Result<Editor<FlipHelper, DefaultHistory>, Failur
         .build();
     let mut editor: Editor<FlipHelper, DefaultHistory> =
         Editor::with_config(config).map_err(|e| Failure::failed(e.to_string()))?;
-    editor.set_helper(Some(FlipHelper::new(link)));
+    editor.set_helper(Some(FlipHelper::new(link, link.view().style().color)));
     if let Some(path) = history_path() {
         let _ = editor.load_history(&path);
     }

@@ -110,6 +110,11 @@ impl View {
         }
     }
 
+    /// How this view draws.
+    pub fn style(&self) -> Style {
+        self.style
+    }
+
     /// Records a command sent as it is, so that its reply can be understood.
     pub fn sent(&mut self, line: &str) {
         let Some(keyword) = line.split_whitespace().next() else {

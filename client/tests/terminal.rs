@@ -28,6 +28,8 @@ struct Pty {
     /// Kept open, to read the terminal's mode after flip has exited.
     slave: OwnedFd,
     screen: Arc<Mutex<vt100::Parser>>,
+    /// Every byte flip wrote, for what the emulator does not keep (dimness).
+    written: Arc<Mutex<Vec<u8>>>,
 }
 
 impl Pty {
@@ -60,6 +62,8 @@ impl Pty {
         let screen = Arc::new(Mutex::new(vt100::Parser::new(24, 80, 0)));
         let mut output = master.try_clone().unwrap_or_else(|e| panic!("{e}"));
         let parser = Arc::clone(&screen);
+        let written = Arc::new(Mutex::new(Vec::new()));
+        let bytes = Arc::clone(&written);
         std::thread::spawn(move || {
             let mut buf = [0u8; 4096];
             // Ends with EIO once flip and every copy of the slave are gone.
@@ -67,8 +71,11 @@ impl Pty {
                 if n == 0 {
                     break;
                 }
+                let chunk = buf.get(..n).unwrap_or_default();
                 let mut parser = parser.lock().unwrap_or_else(|e| e.into_inner());
-                parser.process(buf.get(..n).unwrap_or_default());
+                parser.process(chunk);
+                let mut bytes = bytes.lock().unwrap_or_else(|e| e.into_inner());
+                bytes.extend_from_slice(chunk);
             }
         });
         Pty {
@@ -76,6 +83,7 @@ impl Pty {
             master,
             slave: pty.slave,
             screen,
+            written,
         }
     }
 
@@ -94,6 +102,12 @@ impl Pty {
             .rows(0, 80)
             .map(|row| row.trim_end().to_string())
             .collect()
+    }
+
+    /// What flip wrote, as text.
+    fn written(&self) -> String {
+        let bytes = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        String::from_utf8_lossy(&bytes).into_owned()
     }
 
     /// The row the cursor is on, and its column.
@@ -288,4 +302,40 @@ fn quit_says_goodbye_on_a_line_of_its_own() {
     assert_eq!(pty.exit_code(), Some(0));
     assert_eq!(pty.cursor().1, 0, "{:?}", pty.rows());
     assert!(pty.is_sane());
+}
+
+#[test]
+fn a_hint_from_the_history_is_dimmed_and_not_sent() {
+    let data = TempDir::new("hint");
+    let history = data.history_file();
+    std::fs::create_dir_all(history.parent().unwrap_or(&data.0)).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&history, "#V2\nping\n").unwrap_or_else(|e| panic!("{e}"));
+    let server = FakeServer::start();
+    // Colour on: hints are shown, dimmed.
+    let mut pty = Pty::start(&["--server", &server.addr()], &data.0, &[("NO_COLOR", "")]);
+    let mut conn = server.accept();
+    pty.until_row("flip>");
+    pty.type_keys("pi");
+    pty.until_row("flip> ping");
+    // `pi` typed, `ng` the hint, dimmed.
+    assert!(
+        pty.written().contains("pi\x1b[2mng\x1b[0m"),
+        "{:?}",
+        pty.written()
+    );
+    pty.type_keys("\r");
+    conn.expect("pi");
+    // Colour off: no hint at all.
+    drop((pty, conn));
+    let mut pty = Pty::start(&["--server", &server.addr()], &data.0, &[]);
+    let _conn = server.accept();
+    pty.until_row("flip>");
+    pty.type_keys("pi");
+    pty.until_row("flip> pi");
+    pty.type_keys("x");
+    let rows = pty.until_row("flip> pix");
+    assert!(
+        !rows.iter().any(|r| r.starts_with("flip> ping")),
+        "{rows:?}"
+    );
 }
