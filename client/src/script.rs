@@ -1,6 +1,16 @@
-//! The script mode (stdin or stdout not a terminal): one command at a time,
-//! each sent after the previous reply and, for moves, on the client's turn,
-//! so that `printf ... | flip` plays sensibly.
+//! The script mode (stdin or stdout not a terminal): every command runs in
+//! order, and its answer and the events it causes are shown before the next
+//! is sent, so that `printf ... | flip` plays sensibly:
+//!
+//! - a move waits for the client's turn while the other side of a game in
+//!   play is to move; otherwise it goes at once (the server says why not);
+//! - a move or `END` is done once the game has moved on (`TURN`) or ended
+//!   (`OVER`), so the game's end is shown;
+//! - a command the server refuses stops the script: its error is shown and
+//!   flip exits 1;
+//! - at the end of input flip waits for every answer; a game still in play
+//!   on the script's turn is reported and flip exits 1 (the server keeps the
+//!   seat for its grace period).
 
 use std::io::BufRead;
 use std::sync::Arc;
@@ -12,7 +22,7 @@ use crate::link::Link;
 use crate::play::Failure;
 use crate::screen;
 
-/// How long a script waits for its turn or for a reply before going on.
+/// How long a script waits for an answer, or for the other side to move.
 const SCRIPT_WAIT: Duration = Duration::from_secs(120);
 
 /// Runs `first`, then the lines of standard input.
@@ -24,26 +34,84 @@ pub fn run(link: &Arc<Link>, first: Vec<String>) -> Result<(), Failure> {
             Input::Nothing => {}
             Input::Show(lines) => screen::show(&lines),
             Input::Save(path) => screen::show(&save_game(link, &path)),
-            Input::Quit => break,
-            Input::Send(command) => {
-                let moving = is_move(&command);
-                if moving {
-                    link.wait_until(SCRIPT_WAIT, |v| v.my_turn());
-                }
-                let before = link.view().moves_seen();
-                link.send(&command).map_err(Failure::connection)?;
-                // A move counts as done once its MOVED line is in, which comes
-                // after the OK; then the next line sees the new position.
-                let done = link.wait_until(SCRIPT_WAIT, |v| {
-                    v.idle() && (!moving || !v.last_ok || v.moves_seen() > before)
-                });
-                if !done && link.lost.load(Ordering::Acquire) {
-                    return Err(Failure::connection("connection lost"));
-                }
+            Input::Quit => {
+                link.closing.store(true, Ordering::Release);
+                return Ok(());
             }
+            Input::Send(command) => run_command(link, &line, &command)?,
         }
     }
-    link.wait_until(SCRIPT_WAIT, |v| v.idle());
-    link.closing.store(true, Ordering::Release);
+    at_the_end(link)
+}
+
+/// Sends one command and waits for its answer and what it causes.
+fn run_command(link: &Link, line: &str, command: &str) -> Result<(), Failure> {
+    let moving = is_move(command);
+    let ending = command
+        .split_whitespace()
+        .next()
+        .is_some_and(|k| k.eq_ignore_ascii_case("END"));
+    if moving && link.view().their_turn() {
+        let turn = link.wait_until(SCRIPT_WAIT, |v| !v.their_turn());
+        check_connection(link)?;
+        if !turn {
+            return Err(Failure::failed(format!(
+                "no move from the other side in {} s: `{line}` not sent",
+                SCRIPT_WAIT.as_secs()
+            )));
+        }
+    }
+    let (settles, overs) = {
+        let view = link.view();
+        (view.settles, view.overs)
+    };
+    link.send(command).map_err(Failure::connection)?;
+    // A move is done at the TURN or OVER after it; END at the OVER, though
+    // the other side's TURN may come first.
+    let done = link.wait_until(SCRIPT_WAIT, |v| {
+        let settled = match (moving, ending) {
+            (true, _) => v.settles > settles,
+            (_, true) => v.overs > overs,
+            _ => true,
+        };
+        v.idle() && (!v.last_ok || settled)
+    });
+    check_connection(link)?;
+    if !done {
+        return Err(Failure::failed(format!(
+            "no answer to `{line}` in {} s",
+            SCRIPT_WAIT.as_secs()
+        )));
+    }
+    if !link.view().last_ok {
+        // The server's error is shown already.
+        return Err(Failure::failed(format!("stopped at `{line}`: refused")));
+    }
     Ok(())
+}
+
+fn check_connection(link: &Link) -> Result<(), Failure> {
+    if link.lost.load(Ordering::Acquire) {
+        return Err(Failure::connection("connection lost"));
+    }
+    Ok(())
+}
+
+/// The end of input: every answer in, and no game left on the script's turn.
+fn at_the_end(link: &Link) -> Result<(), Failure> {
+    link.wait_until(SCRIPT_WAIT, |v| v.idle());
+    link.wait_until(SCRIPT_WAIT, |v| !v.their_turn());
+    check_connection(link)?;
+    link.closing.store(true, Ordering::Release);
+    let view = link.view();
+    match (view.live_game(), view.current) {
+        (Some(_), Some(id)) if view.my_turn() => Err(Failure::failed(format!(
+            "the input ended with game {id} in play and your move; the server keeps \
+             the seat for its grace period"
+        ))),
+        (Some(_), Some(id)) => Err(Failure::failed(format!(
+            "the input ended with game {id} in play"
+        ))),
+        _ => Ok(()),
+    }
 }

@@ -60,6 +60,11 @@ pub struct View {
     pub pending: VecDeque<Option<CommandKind>>,
     /// Whether the last reply was `OK`.
     pub last_ok: bool,
+    /// `TURN` and `OVER` lines seen, of any game: a move's events are all in
+    /// once the next of them comes.
+    pub settles: u64,
+    /// `OVER` lines seen, of any game.
+    pub overs: u64,
     /// Games as `HISTORY` last described them, by id.
     pub records: HashMap<GameId, GameSummary>,
     /// The secret the server gave `name`, a guest's: what takes the name
@@ -209,17 +214,17 @@ impl View {
         (!game.over && !self.my_colors(game).is_empty()).then_some(game)
     }
 
+    /// Whether the current game is one this client plays, has started and
+    /// goes on, with the other side to move.
+    pub fn their_turn(&self) -> bool {
+        self.live_game()
+            .is_some_and(|g| !g.game.is_over() && !self.my_colors(g).contains(&g.game.to_move()))
+    }
+
     /// Whether the side to move in the current game is this client's.
     pub fn my_turn(&self) -> bool {
         self.live_game()
             .is_some_and(|g| self.my_colors(g).contains(&g.game.to_move()) && !g.game.is_over())
-    }
-
-    /// Moves seen in the current game.
-    pub fn moves_seen(&self) -> usize {
-        self.current
-            .and_then(|id| self.games.get(&id))
-            .map_or(0, |g| g.moves.len())
     }
 
     /// The squares this client may play now (for completion).
@@ -509,6 +514,7 @@ impl View {
     }
 
     fn on_turn(&mut self, id: GameId, side: Color) -> Vec<String> {
+        self.settles += 1;
         let Some(view) = self.games.get(&id) else {
             return Vec::new();
         };
@@ -563,6 +569,8 @@ impl View {
         white: u32,
         reason: EndReason,
     ) -> Vec<String> {
+        self.settles += 1;
+        self.overs += 1;
         let Some(view) = self.games.get_mut(&id) else {
             return Vec::new();
         };

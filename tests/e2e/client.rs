@@ -159,7 +159,8 @@ fn the_board_of_a_known_position_renders_line_by_line() {
         board.push(flip.until(|_| true));
     }
     assert_eq!(board, expect);
-    assert_eq!(flip.finish(), Some(0));
+    // The input ends with the game in play on its turn: status 1.
+    assert_eq!(flip.finish(), Some(1));
 }
 
 #[test]
@@ -306,4 +307,105 @@ fn every_subcommand_ends_quietly_on_a_closed_pipe() {
         assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
+}
+
+/// `flip` fed `input` whole, its stdin then closed: its output and status,
+/// within 30 s.
+fn piped(args: &[&str], input: &str) -> (Vec<String>, Option<i32>) {
+    let binary = workspace_binary("flip", "flip");
+    let data = temp_dir("piped");
+    let mut child = Command::new(&binary)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("XDG_DATA_HOME", &data)
+        .env_remove("FLIP_PASSWORD")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(input.as_bytes())
+            .unwrap_or_else(|e| panic!("cannot write: {e}"));
+    }
+    let output = wait_bounded(child, Duration::from_secs(30));
+    remove_temp_dir(&data);
+    let mut lines: Vec<String> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    lines.extend(
+        String::from_utf8_lossy(&output.stderr)
+            .lines()
+            .map(str::to_string),
+    );
+    (lines, output.status.code())
+}
+
+#[test]
+fn a_script_sees_its_game_end_after_end() {
+    let daemon = start(test_config());
+    let addr = daemon.addr.to_string();
+    let input = "login p\nnew othello as X vs bot:1\nd3\nend\nquit\n";
+    let (lines, code) = piped(&["--server", &addr], input);
+    let over = lines.iter().position(|l| l.starts_with("game 1 over:"));
+    assert!(over.is_some(), "{lines:?}");
+    assert!(lines.iter().any(|l| l == "p (X) played d3"), "{lines:?}");
+    assert_eq!(code, Some(0), "{lines:?}");
+}
+
+#[test]
+fn a_script_stops_at_once_at_a_command_that_cannot_succeed() {
+    let daemon = start(test_config());
+    let addr = daemon.addr.to_string();
+    let started = Instant::now();
+    // Nobody has joined: the move is refused at once.
+    let (lines, code) = piped(&["--server", &addr], "login q\nnew othello\nd3\nping\n");
+    assert_eq!(code, Some(1), "{lines:?}");
+    assert!(lines.iter().any(|l| l.starts_with("error 4")), "{lines:?}");
+    assert!(!lines.iter().any(|l| l == "ok pong"), "{lines:?}");
+    // After the game is over, likewise.
+    let input = "login r\nnew othello as X vs bot:1\nend\nd3\n";
+    let (lines, code) = piped(&["--server", &addr], input);
+    assert_eq!(code, Some(1), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("game 2 over:")),
+        "{lines:?}"
+    );
+    assert!(lines.iter().any(|l| l.starts_with("error 4")), "{lines:?}");
+    assert!(started.elapsed() < Duration::from_secs(20));
+}
+
+#[test]
+fn a_script_that_ends_with_its_move_to_make_says_so_and_exits_1() {
+    let daemon = start(test_config());
+    let addr = daemon.addr.to_string();
+    let (lines, code) = piped(&["--server", &addr], "login s\nnew othello as X vs bot:1\n");
+    assert_eq!(code, Some(1), "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("game 1 in play and your move")),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn quit_and_the_end_of_input_end_their_last_line() {
+    let daemon = start(test_config());
+    let addr = daemon.addr.to_string();
+    let binary = workspace_binary("flip", "flip");
+    let child = Command::new(&binary)
+        .args(["--server", &addr, "--name", "t"])
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start flip: {e}"));
+    let output = wait_bounded(child, Duration::from_secs(30));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.ends_with('\n'), "{text:?}");
+    assert_eq!(output.status.code(), Some(0), "{text}");
 }
