@@ -104,21 +104,62 @@ fn load_command(path: &Path, options: &str) -> Result<String, String> {
     Ok(command)
 }
 
+/// The widest a help line may be: an 80-column terminal, less one so that
+/// no line makes it wrap.
+const HELP_COLUMNS: usize = 79;
+
+/// Where a command's description starts.
+const HELP_INDENT: usize = 24;
+
 pub fn help_lines() -> Vec<String> {
-    let mut lines: Vec<String> = COMMAND_HELP
-        .iter()
-        .map(|(usage, what)| format!("  {usage:<34} {what}"))
-        .collect();
-    lines.insert(0, "commands (keywords in any case):".to_string());
-    lines.push("  d3                                 a square alone plays it".to_string());
-    lines.push("  save FILE                          write the current game to FILE".to_string());
-    lines.push(
-        "  load FILE [as/vs/clock ...]        a new game from the moves saved in FILE".to_string(),
-    );
-    lines.push(format!(
-        "  variants: {}",
-        Variant::ALL.map(|v| v.name()).join(", ")
-    ));
+    let own = [
+        ("d3", "a square alone plays it"),
+        ("save FILE", "write the current game to FILE"),
+        (
+            "load FILE [as/vs/clock ...]",
+            "a new game from the moves saved in FILE",
+        ),
+    ];
+    let mut lines = vec!["commands (keywords in any case):".to_string()];
+    for (usage, what) in COMMAND_HELP.iter().chain(&own) {
+        lines.extend(help_entry(usage, what));
+    }
+    let variants = Variant::ALL.map(|v| v.name()).join(", ");
+    lines.extend(wrapped("  variants: ", &variants, 4));
+    lines
+}
+
+/// One command's help: the usage, and its description from
+/// [`HELP_INDENT`] on (on the next line unless two spaces part them), every
+/// line within [`HELP_COLUMNS`].
+fn help_entry(usage: &str, what: &str) -> Vec<String> {
+    let head = format!("  {usage}");
+    if head.len() + 2 <= HELP_INDENT {
+        return wrapped(&format!("{head:<HELP_INDENT$}"), what, HELP_INDENT);
+    }
+    let mut lines = wrapped("  ", usage, 4);
+    lines.extend(wrapped(&" ".repeat(HELP_INDENT), what, HELP_INDENT));
+    lines
+}
+
+/// `first` then `text`'s words, cut into lines of at most [`HELP_COLUMNS`];
+/// the lines after the first indented by `indent`.
+fn wrapped(first: &str, text: &str, indent: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = first.to_string();
+    let mut empty = true;
+    for word in text.split_whitespace() {
+        if !empty && line.len() + 1 + word.len() > HELP_COLUMNS {
+            lines.push(std::mem::replace(&mut line, " ".repeat(indent)));
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    lines.push(line);
     lines
 }
 
@@ -150,8 +191,12 @@ mod tests {
             matches!(translate("Save my game.txt"), Input::Save(p) if p == Path::new("my game.txt"))
         );
         assert!(matches!(translate("save"), Input::Show(_)));
-        // Only chat lines start with the chat marker.
-        assert!(help_lines().iter().all(|l| !l.starts_with(CHAT_MARKER)));
+        // Only chat lines start with the chat marker; every line fits an
+        // 80-column terminal.
+        let help = help_lines();
+        assert!(help.iter().all(|l| !l.starts_with(CHAT_MARKER)));
+        assert!(help.iter().all(|l| l.len() <= HELP_COLUMNS), "{help:#?}");
+        assert!(help.contains(&"  d3                    a square alone plays it".to_string()));
     }
 
     #[test]
