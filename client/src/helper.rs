@@ -71,6 +71,13 @@ const DIM: &str = "\x1b[2m";
 const RESET: &str = "\x1b[0m";
 
 impl Highlighter for FlipHelper {
+    /// Drawn before anything else of a refresh is written: where a leave
+    /// asked by another thread happens (see `terminal::leave`).
+    fn highlight_prompt<'b, 's: 'b, 'p: 'b>(&'s self, prompt: &'p str, _: bool) -> Cow<'b, str> {
+        crate::terminal::leave_if_asked();
+        Cow::Borrowed(prompt)
+    }
+
     fn highlight_hint<'h>(&self, hint: &'h str) -> Cow<'h, str> {
         Cow::Owned(dimmed(hint))
     }

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use rustyline::error::ReadlineError;
 use rustyline::history::DefaultHistory;
-use rustyline::{Config, Editor};
+use rustyline::{ColorMode, Config, Editor};
 
 use crate::commands::{Input, save_game, translate};
 use crate::helper::FlipHelper;
@@ -61,6 +61,9 @@ fn editor(link: &Arc<Link>) -> Result<Editor<FlipHelper, DefaultHistory>, Failur
         .history_ignore_space(true)
         // A pasted block is typed lines: each runs as a command of its own.
         .bracketed_paste(false)
+        // The highlighter is asked even without colour (it adds colour only
+        // where colour is on): the prompt's drawing is where a leave ends.
+        .color_mode(ColorMode::Forced)
         .build();
     let mut editor: Editor<FlipHelper, DefaultHistory> =
         Editor::with_config(config).map_err(|e| Failure::failed(e.to_string()))?;

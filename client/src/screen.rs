@@ -27,6 +27,11 @@ pub type Printer = Box<dyn ExternalPrinter + Send>;
 /// clocks with it. Outside a prompt it moves the cursor up and back.
 const REDRAW: &str = "\x1b[A\n";
 
+/// Not a message: where the printer thread arms the leave asked of the
+/// prompt's thread (see [`leave_through_prompt`]). Empty, which no message
+/// shown is (each ends with a line feed).
+const ARM: &str = "";
+
 #[derive(Default)]
 struct Queue {
     /// Messages not yet handed to the printer, oldest first.
@@ -112,8 +117,10 @@ pub fn attach(mut printer: Printer) {
     queue().attached = true;
     std::thread::spawn(move || {
         while let Some(message) = next_message() {
+            if message == ARM {
+                crate::terminal::arm_leave();
             // A printer that fails (the editor gone) leaves standard output.
-            if printer.print(message.clone()).is_err() {
+            } else if printer.print(message.clone()).is_err() {
                 crate::out::write_text(&message);
             }
             queue().printing = false;
@@ -137,6 +144,24 @@ fn next_message() -> Option<String> {
     }
 }
 
+/// Asks the editor to end the process as it next draws the prompt, once
+/// everything queued is drawn: two redraws go first (the printer hands the
+/// second over only once the editor has taken the first, and so all before
+/// it), then the leave is armed, then a redraw that surely comes after.
+/// Ending there, with the prompt's rows cleared and nothing written yet,
+/// nothing is drawn after the reason. `false` when no printer is attached.
+pub fn leave_through_prompt() -> bool {
+    let mut queue = queue();
+    if !queue.attached {
+        return false;
+    }
+    for message in [REDRAW, REDRAW, ARM, REDRAW] {
+        queue.waiting.push_back(message.to_string());
+    }
+    CHANGED.notify_all();
+    true
+}
+
 /// How long [`detach`] waits for the editor to draw what it was given.
 const DRAIN_WAIT: Duration = Duration::from_secs(2);
 
@@ -156,7 +181,9 @@ pub fn detach() {
     let mut queue = wait_drained(queue, deadline);
     queue.attached = false;
     // What the editor did not take in time is written out here instead.
-    let left: Vec<String> = queue.waiting.drain(..).filter(|m| m != REDRAW).collect();
+    let left: Vec<String> = (queue.waiting.drain(..))
+        .filter(|m| m != REDRAW && m != ARM)
+        .collect();
     CHANGED.notify_all();
     drop(queue);
     for message in left {

@@ -9,6 +9,7 @@
 use std::io::Write;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use nix::sys::signal::{SigSet, Signal};
 use nix::sys::termios::{self, LocalFlags, SetArg, Termios};
@@ -91,20 +92,68 @@ pub fn restore() -> bool {
     true
 }
 
-/// Ends the process with `status`: the printer drained, the terminal put
+/// A leave asked of the prompt's thread: the status and the reason.
+static ASKED: Mutex<Option<(i32, String)>> = Mutex::new(None);
+
+/// Set once everything shown before the leave is drawn.
+static ARMED: AtomicBool = AtomicBool::new(false);
+
+/// How long a leave waits for the prompt's thread before leaving itself
+/// (that thread is busy, not at the prompt).
+const PROMPT_WAIT: Duration = Duration::from_secs(2);
+
+/// Ends the process with `status`: what was shown drawn, the terminal put
 /// back, and `reason` on a line of its own (where the prompt was, which is
-/// cleared). Only one thread leaves; another that calls this waits for it.
+/// cleared). While a prompt is up, the editor's thread does it as it next
+/// draws the prompt (see [`leave_if_asked`]), so that it draws nothing after
+/// the reason. Only one thread leaves; another that calls this waits.
 pub fn leave(status: i32, reason: &str) -> ! {
     if LEAVING.swap(true, Ordering::SeqCst) {
-        loop {
-            std::thread::park();
-        }
+        park_forever();
     }
+    *asked() = Some((status, reason.to_string()));
+    if crate::screen::leave_through_prompt() {
+        std::thread::sleep(PROMPT_WAIT);
+    }
+    let Some((status, reason)) = asked().take() else {
+        park_forever();
+    };
     crate::screen::detach();
+    finish(status, &reason)
+}
+
+/// Called as the prompt is drawn: ends the process there if another thread
+/// asked to and everything shown before is drawn.
+pub fn leave_if_asked() {
+    if !ARMED.load(Ordering::SeqCst) {
+        return;
+    }
+    if let Some((status, reason)) = asked().take() {
+        finish(status, &reason);
+    }
+}
+
+/// Everything shown before the leave is drawn (the printer thread says so).
+pub fn arm_leave() {
+    ARMED.store(true, Ordering::SeqCst);
+}
+
+fn asked() -> std::sync::MutexGuard<'static, Option<(i32, String)>> {
+    ASKED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The terminal put back, the reason on a line of its own, the exit.
+fn finish(status: i32, reason: &str) -> ! {
     let prompt_was_up = restore();
     let mut out = std::io::stdout().lock();
     let clear = if prompt_was_up { "\r\x1b[K" } else { "" };
     let _ = writeln!(out, "{clear}{reason}");
     let _ = out.flush();
     std::process::exit(status);
+}
+
+fn park_forever() -> ! {
+    loop {
+        std::thread::park();
+    }
 }
