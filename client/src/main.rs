@@ -2,6 +2,7 @@
 //! subcommand lives in a module of its own.
 
 mod analyze_cmd;
+mod backup_cmd;
 mod bot;
 mod commands;
 mod export;
@@ -32,7 +33,7 @@ use crate::play::Failure;
 /// flipline's client: play Othello and its cousins on a flipd server or offline,
 /// run the engine as a bot, measure the engine.
 #[derive(Parser, Debug)]
-#[command(name = "flip", version, about)]
+#[command(name = "flip", version)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -54,6 +55,15 @@ enum Command {
     Analyze(analyze_cmd::AnalyzeArgs),
     /// Write the finished games of a store file as GGF or transcript lines.
     Export(export::ExportArgs),
+    /// Copy a store while flipd runs on it (an online backup), checked.
+    Backup(backup_cmd::BackupArgs),
+    /// Print a completion script for SHELL.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff; dist/flip.1 is this output).
+    Manual,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -97,6 +107,20 @@ fn main() -> ExitCode {
         Some(Command::Analyze(args)) => analyze_cmd::run(&args).map_err(Failure::failed),
         Some(Command::Bot(args)) => bot::run(&args).map_err(Failure::failed),
         Some(Command::Export(args)) => export::run(&args).map_err(Failure::failed),
+        Some(Command::Backup(args)) => backup_cmd::run(&args).map_err(Failure::failed),
+        Some(Command::Completions { shell }) => {
+            print_made(|out| {
+                let mut command = <Cli as clap::CommandFactory>::command();
+                clap_complete::generate(shell, &mut command, "flip", out);
+                Ok(())
+            });
+            Ok(())
+        }
+        Some(Command::Manual) => {
+            let command = <Cli as clap::CommandFactory>::command();
+            print_made(|out| clap_mangen::Man::new(command).render(out));
+            Ok(())
+        }
         Some(Command::Play(args)) => run_play(&args),
         None => run_play(&cli.play),
     };
@@ -106,6 +130,16 @@ fn main() -> ExitCode {
             eprintln!("flip: {}", failure.message);
             ExitCode::from(u8::try_from(failure.status).unwrap_or(1))
         }
+    }
+}
+
+/// Writes what `make` writes, whole, to standard output (quietly if the
+/// reader has gone).
+fn print_made(make: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) {
+    let mut text = Vec::new();
+    match make(&mut text) {
+        Ok(()) => out::write_text(&String::from_utf8_lossy(&text)),
+        Err(e) => eprintln!("flip: {e}"),
     }
 }
 

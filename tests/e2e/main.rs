@@ -8,6 +8,7 @@ mod accounts;
 mod acks;
 mod admission;
 mod archive;
+mod backup;
 mod client;
 mod durability;
 mod engine;
