@@ -217,104 +217,99 @@ def flood_silent():
     return before, peak, after, outcome
 
 
-def flood_register():
+def log_in_once(port, source, line, timeout=5.0):
+    """A new connection from `source` that sends `line`; its reply."""
+    c = Lines(connect(port, source, timeout))
+    c.line()
+    reply = c.command(line)
+    c.sock.close()
+    return reply
+
+
+def owner_logins(port, source, line, stop, waits):
+    """The owner logging in from `source` every half second until `stop`,
+    each wait for the answer added to `waits`."""
+    while time.time() < stop:
+        began = time.time()
+        log_in_once(port, source, line, timeout=30)
+        waits.append(time.time() - began)
+        time.sleep(0.5)
+
+
+def run_together(targets):
+    threads = [threading.Thread(target=t) for t in targets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+def flood_with_owner(seconds, attackers, owner_line, owner_source):
+    """Runs `attackers` (functions of the port and the end time, returning
+    a count) beside the owner's logins; returns RSS figures, the summed
+    count and the owner's worst wait."""
     daemon = Daemon()
     port = daemon.port
-    probe = Lines(connect(port, "127.0.0.20"))
-    probe.line()
-    probe.command("LOGIN owner owner-password")
-    probe.sock.close()
+    log_in_once(port, owner_source, owner_line)
     before = daemon.rss_kib()
-    registered, owner_waits = [0], []
-    stop = time.time() + 12
+    stop = time.time() + seconds
+    counts, waits = [], []
+    targets = [lambda a=a: counts.append(a(port, stop)) for a in attackers]
+    targets.append(lambda: owner_logins(port, owner_source, owner_line, stop, waits))
+    peak, _ = peak_during(daemon, seconds, lambda: run_together(targets))
+    after = daemon.rss_kib()
+    daemon.stop()
+    worst = max(waits) if waits else float("nan")
+    return before, peak, after, sum(counts), worst
 
-    def one_attacker(n):
-        i = 0
+
+def registering(n):
+    def attack(port, stop):
+        registered, i = 0, 0
         while time.time() < stop:
             try:
-                c = Lines(connect(port, "127.0.0.21"))
-                c.line()
-                reply = c.command(f"LOGIN r{n}x{i} pw{i}")
-                if reply and reply.startswith("OK"):
-                    registered[0] += 1
-                c.sock.close()
+                reply = log_in_once(port, "127.0.0.21", f"LOGIN r{n}x{i} pw{i}")
+                registered += bool(reply and reply.startswith("OK"))
             except OSError:
                 pass
             i += 1
+        return registered
 
-    def owner():
+    return attack
+
+
+def guessing(port, stop):
+    wrong = 0
+    try:
+        c = Lines(connect(port, "127.0.0.31", timeout=30))
+        c.line()
         while time.time() < stop:
-            c = Lines(connect(port, "127.0.0.22"))
-            c.line()
-            began = time.time()
-            c.command("LOGIN owner owner-password")
-            owner_waits.append(time.time() - began)
-            c.sock.close()
-            time.sleep(0.5)
+            reply = c.command("LOGIN vic guess")
+            if reply is None:
+                break
+            wrong += reply.startswith("ERR 401 wrong password")
+    except OSError:
+        pass
+    return wrong
 
-    def attack():
-        threads = [threading.Thread(target=one_attacker, args=(n,)) for n in range(100)]
-        threads.append(threading.Thread(target=owner))
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
 
-    peak, _ = peak_during(daemon, 12, attack)
-    after = daemon.rss_kib()
-    daemon.stop()
-    worst = max(owner_waits) if owner_waits else float("nan")
-    outcome = f"{registered[0]} names registered in 12 s; the owner's LOGIN took at most {worst:.2f} s"
+def flood_register():
+    attackers = [registering(n) for n in range(100)]
+    before, peak, after, registered, worst = flood_with_owner(
+        12, attackers, "LOGIN owner owner-password", "127.0.0.22"
+    )
+    outcome = f"{registered} names registered in 12 s; the owner's LOGIN took at most {worst:.2f} s"
     return before, peak, after, outcome
 
 
 def flood_guess():
-    daemon = Daemon()
-    port = daemon.port
-    owner = Lines(connect(port, "127.0.0.30"))
-    owner.line()
-    owner.command("LOGIN vic right-password")
-    owner.sock.close()
-    before = daemon.rss_kib()
-    wrong, owner_waits = [0], []
-    stop = time.time() + 15
-
-    def guesser():
-        try:
-            c = Lines(connect(port, "127.0.0.31", timeout=30))
-            c.line()
-            while time.time() < stop:
-                reply = c.command("LOGIN vic guess")
-                if reply is None:
-                    return
-                if reply.startswith("ERR 401 wrong password"):
-                    wrong[0] += 1
-        except OSError:
-            pass
-
-    def owner_logins():
-        while time.time() < stop:
-            c = Lines(connect(port, "127.0.0.32", timeout=30))
-            c.line()
-            began = time.time()
-            c.command("LOGIN vic right-password")
-            owner_waits.append(time.time() - began)
-            c.sock.close()
-            time.sleep(0.5)
-
-    def attack():
-        threads = [threading.Thread(target=guesser) for _ in range(40)]
-        threads.append(threading.Thread(target=owner_logins))
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-
-    peak, _ = peak_during(daemon, 15, attack)
-    after = daemon.rss_kib()
-    daemon.stop()
-    worst = max(owner_waits) if owner_waits else float("nan")
-    outcome = f"{wrong[0]} wrong guesses answered in 15 s by 40 connections; the owner's LOGIN took at most {worst:.2f} s"
+    before, peak, after, wrong, worst = flood_with_owner(
+        15, [guessing] * 40, "LOGIN vic right-password", "127.0.0.32"
+    )
+    outcome = (
+        f"{wrong} wrong guesses answered in 15 s by 40 connections; "
+        f"the owner's LOGIN took at most {worst:.2f} s"
+    )
     return before, peak, after, outcome
 
 
