@@ -1,7 +1,8 @@
 //! Settings from the environment: every setting of config/default.ron can
 //! come from a variable `FLIPD_<NAME>`, the name in capitals (`FLIPD_LISTEN`,
-//! `FLIPD_GRACE_SECS`), a setting of the `store` or `passwords` group by its
-//! group and name (`FLIPD_STORE_PATH`, `FLIPD_PASSWORDS_HASH_THREADS`), a
+//! `FLIPD_GRACE_SECS`), a setting of the `store`, `passwords` or `metrics`
+//! group by its group and name (`FLIPD_STORE_PATH`,
+//! `FLIPD_PASSWORDS_HASH_THREADS`, `FLIPD_METRICS_LISTEN`), a
 //! group of the others whole (`FLIPD_RATE_LIMIT="(per_second: 50, burst:
 //! 100)"`). They go over the file and under the flags. A value is written as
 //! in the file, except that a text setting needs no quotes.
