@@ -23,6 +23,7 @@
 
 pub mod admission;
 pub mod bounded;
+pub mod glicko;
 pub mod guesses;
 pub mod lobby;
 pub mod registrations;
