@@ -26,6 +26,7 @@ mod flip;
 mod generic;
 mod last;
 mod order;
+pub mod random_start;
 pub mod search;
 mod stability;
 pub mod tt;
