@@ -23,6 +23,7 @@
 
 pub mod admission;
 pub mod bounded;
+pub mod challenges;
 pub mod glicko;
 pub mod guesses;
 pub mod lobby;
