@@ -29,6 +29,7 @@ pub mod guesses;
 pub mod lobby;
 pub mod registrations;
 pub mod table;
+pub mod tourney;
 
 #[cfg(test)]
 mod guesses_tests;
