@@ -208,7 +208,12 @@ impl Accounts {
             .run(Lane::Registration, move || hash_password(&secret))
             .await;
         let hash = match hashed {
-            Ok(hash) => hash.ok_or_else(unavailable)?,
+            Ok(Some(hash)) => hash,
+            Ok(None) => {
+                // Hashing failed: the registration was not made either.
+                self.give_back_registration(peer);
+                return Err(unavailable());
+            }
             Err(error) => {
                 // Nothing was hashed: the registration was not made.
                 self.give_back_registration(peer);

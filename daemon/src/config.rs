@@ -232,6 +232,21 @@ impl Config {
         source_name: &str,
         base: Option<Config>,
     ) -> Result<Config, ConfigError> {
+        let config = Config::lay_over(text, source_name, base)?;
+        config.validate().map_err(|message| ConfigError {
+            source_name: source_name.to_string(),
+            message,
+        })?;
+        Ok(config)
+    }
+
+    /// `text`'s settings over `base`, not checked together yet (the
+    /// environment's variables are laid one by one, then checked once).
+    fn lay_over(
+        text: &str,
+        source_name: &str,
+        base: Option<Config>,
+    ) -> Result<Config, ConfigError> {
         let error = |message: String| ConfigError {
             source_name: source_name.to_string(),
             message,
@@ -244,11 +259,9 @@ impl Config {
         } else {
             (options.from_str(text)).map_err(|e| error(crate::config_errors::explain(text, &e)))?
         };
-        let config = partial
+        partial
             .over(base)
-            .ok_or_else(|| error("the embedded default must name every setting".to_string()))?;
-        config.validate().map_err(error)?;
-        Ok(config)
+            .ok_or_else(|| error("the embedded default must name every setting".to_string()))
     }
 
     /// Every setting as a configuration file writes it (what `flipd
@@ -270,7 +283,7 @@ impl Config {
         })?;
         let mut config = self;
         for (variable, text) in given {
-            config = Config::parse_over(&text, &variable, config).map_err(|mut e| {
+            config = Config::lay_over(&text, &variable, Some(config)).map_err(|mut e| {
                 // A place in the one-line text made for the variable means
                 // nothing to the person who set it.
                 if let Some((_, message)) = e.message.split_once(": ") {
@@ -279,6 +292,12 @@ impl Config {
                 e
             })?;
         }
+        // Checked once all are laid: two variables may only agree together
+        // (a delay and its maximum, both raised).
+        config.validate().map_err(|message| ConfigError {
+            source_name: "the environment".to_string(),
+            message,
+        })?;
         Ok(config)
     }
 

@@ -178,6 +178,22 @@ mod tests {
     }
 
     #[test]
+    fn settings_that_agree_only_together_are_checked_together() {
+        let both = vars(&[
+            ("FLIPD_PASSWORDS_FAILURE_DELAY_MS", "10000"),
+            ("FLIPD_PASSWORDS_FAILURE_DELAY_MAX_MS", "20000"),
+        ]);
+        let config = Config::embedded().unwrap().with_environment(&both).unwrap();
+        assert_eq!(config.passwords.failure_delay_ms, 10_000);
+        let alone = vars(&[("FLIPD_PASSWORDS_FAILURE_DELAY_MS", "10000")]);
+        let refused = Config::embedded()
+            .unwrap()
+            .with_environment(&alone)
+            .unwrap_err();
+        assert_eq!(refused.source_name, "the environment");
+    }
+
+    #[test]
     fn a_variable_that_names_no_setting_is_refused() {
         let wrong = overrides(&vars(&[("FLIPD_GRACE", "5")])).unwrap_err();
         assert!(

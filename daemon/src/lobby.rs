@@ -362,7 +362,9 @@ impl Handler<Gone> for Lobby {
                 let effects = act.core.gone(msg.id, &name);
                 act.carry_out_all(effects);
             }
-            act.sessions.remove(&msg.id);
+            if msg.closed {
+                act.sessions.remove(&msg.id);
+            }
         });
     }
 }

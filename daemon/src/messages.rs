@@ -179,7 +179,8 @@ pub struct Connected<C: Send + 'static> {
     pub worker: ArbiterHandle,
 }
 
-/// A connection closed.
+/// A connection closed, or gave its name back and stays (a registration
+/// that could not be stored).
 #[derive(Message)]
 #[rtype(result = "()")]
 pub struct Gone {
@@ -187,6 +188,9 @@ pub struct Gone {
     pub id: ConnId,
     /// The name it was logged in with.
     pub name: Option<Name>,
+    /// Whether the connection itself is gone; `false`: only its name, and
+    /// the lobby keeps reaching it.
+    pub closed: bool,
 }
 
 /// `LOGIN`, once the password is checked.

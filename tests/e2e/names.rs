@@ -118,3 +118,30 @@ fn names_are_one_whatever_their_case_and_keep_their_first_spelling() {
     // Ann's own LOGIN in another case is no change.
     assert_eq!(ann.ok("LOGIN ANN").1, "OK Ann");
 }
+
+#[test]
+fn a_registration_refused_gives_the_name_back_and_the_connection_keeps_its_next() {
+    let mut config = test_config();
+    config.passwords.registrations_per_hour = 1;
+    let daemon = start(config);
+    let mut first = Client::connect(daemon.addr);
+    assert_eq!(first.ok("LOGIN reg1 pa55word").1, "OK reg1");
+    let mut again = Client::connect(daemon.addr);
+    let refused = again.err("LOGIN reg2 pa55word", 429);
+    assert!(refused.contains("registrations"), "{refused}");
+    // The name reg2 is free again, and this connection is still the
+    // lobby's: the guest name it takes next is held by it.
+    let secret = guest(&mut again, "ann2");
+    assert!(!secret.is_empty());
+    let mut other = Client::connect(daemon.addr);
+    assert_eq!(
+        other.err("LOGIN ann2", 409),
+        "ERR 409 name 'ann2' is in use"
+    );
+    assert!(
+        other.ok("LOGIN reg2").1.starts_with("OK reg2 secret "),
+        "reg2 was given back"
+    );
+    let g = again.ok_game("NEW othello as X vs bot:1");
+    again.lines_through(&format!("TURN {g} X"));
+}

@@ -132,7 +132,8 @@ pub struct SwissRound {
 }
 
 /// The next Swiss round among `players`, after `games` and `byes`: `None` if
-/// no pairing avoids a rematch (the field has played out).
+/// no pairing avoids a rematch (the field has played out), or none is found
+/// within a bounded search.
 pub fn swiss_round(players: &[Name], games: &[Played], byes: &[Name]) -> Option<SwissRound> {
     let ranked: Vec<Name> = (standings(players, games, byes).into_iter())
         .map(|s| s.name)
@@ -156,7 +157,8 @@ pub fn swiss_round(players: &[Name], games: &[Played], byes: &[Name]) -> Option<
     } else {
         None
     };
-    let pairs = pair_down(&field, &met)?;
+    let mut budget = PAIRING_BUDGET;
+    let pairs = pair_down(&field, &met, &mut budget)?;
     let games = pairs
         .into_iter()
         .map(|(a, b)| colours(a, b, games))
@@ -164,13 +166,23 @@ pub fn swiss_round(players: &[Name], games: &[Played], byes: &[Name]) -> Option<
     Some(SwissRound { games, bye })
 }
 
+/// Pairings tried before a round is given up as impossible: going back over
+/// every pairing of a field that has nearly played out would take
+/// factorial time, and the lobby would wait for it.
+const PAIRING_BUDGET: u32 = 100_000;
+
 /// Pairs `field` (ranked) top down, each with the best-ranked one it has not
-/// met, going back when the rest cannot be paired.
-fn pair_down(field: &[Name], met: &HashSet<(String, String)>) -> Option<Vec<(Name, Name)>> {
+/// met, going back when the rest cannot be paired, within `budget` tries.
+fn pair_down(
+    field: &[Name],
+    met: &HashSet<(String, String)>,
+    budget: &mut u32,
+) -> Option<Vec<(Name, Name)>> {
     let Some((first, rest)) = field.split_first() else {
         return Some(Vec::new());
     };
     for (i, other) in rest.iter().enumerate() {
+        *budget = budget.checked_sub(1)?;
         let key = (first.to_ascii_lowercase(), other.to_ascii_lowercase());
         if met.contains(&key) {
             continue;
@@ -179,7 +191,7 @@ fn pair_down(field: &[Name], met: &HashSet<(String, String)>) -> Option<Vec<(Nam
             .filter(|&(j, _)| j != i)
             .map(|(_, n)| Name::clone(n))
             .collect();
-        if let Some(mut pairs) = pair_down(&remaining, met) {
+        if let Some(mut pairs) = pair_down(&remaining, met, budget) {
             pairs.insert(0, (Name::clone(first), Name::clone(other)));
             return Some(pairs);
         }
@@ -305,6 +317,21 @@ mod tests {
         assert_eq!(table.iter().map(|s| s.games).sum::<u32>(), 18);
         let total: u32 = table.iter().map(|s| s.half_points).sum();
         assert_eq!(total, 18, "one point a game");
+    }
+
+    #[test]
+    fn a_field_that_has_played_out_is_told_so_quickly() {
+        // 40 players in two groups of 19 and 21 who have met everyone of the
+        // other group and nobody of their own: each group would have to pair
+        // among itself, and an odd group cannot. Going back over every way
+        // to try would take ages; the search gives up within its budget.
+        let players = names(40);
+        let across: Vec<(Name, Name)> = (0..19)
+            .flat_map(|a| (19..40).map(move |b| (a, b)))
+            .map(|(a, b)| (players[a].clone(), players[b].clone()))
+            .collect();
+        let games = results(&across, 2);
+        assert_eq!(swiss_round(&players, &games, &[]), None);
     }
 
     proptest! {

@@ -316,6 +316,7 @@ impl Actor for Session {
         self.shared.lobby.gone.do_send(Gone {
             id: self.id,
             name: self.login_name().cloned(),
+            closed: true,
         });
         // The last lines (a reply to QUIT, a notice) still go out, briefly.
         if let Some(socket) = self.socket.take() {

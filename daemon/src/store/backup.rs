@@ -27,7 +27,10 @@ pub struct BackupReport {
 
 impl Archive {
     /// Copies this store to `target`, a file that must not exist yet (a
-    /// backup never overwrites), and checks the copy.
+    /// backup never overwrites), and checks the copy. The copy is made under
+    /// a name of its own beside `target` and given `target`'s name only once
+    /// checked, so that a failed backup leaves nothing that could pass for
+    /// one.
     pub fn backup_to(&self, target: &Path) -> Result<BackupReport, StoreError> {
         if target.exists() {
             return Err(refuse(
@@ -35,9 +38,32 @@ impl Archive {
                 "already exists; a backup never overwrites a file",
             ));
         }
-        let mut copy = Connection::open(target).map_err(failed)?;
+        let mut partial = target.as_os_str().to_owned();
+        partial.push(".partial");
+        let partial = std::path::PathBuf::from(partial);
+        let made = self.copy_to(&partial);
+        if made.is_err() {
+            let _ = std::fs::remove_file(&partial);
+            return made;
+        }
+        std::fs::rename(&partial, target).map_err(|e| {
+            let _ = std::fs::remove_file(&partial);
+            refuse(
+                target,
+                format!("the checked copy could not take this name: {e}"),
+            )
+        })?;
+        made
+    }
+
+    fn copy_to(&self, path: &Path) -> Result<BackupReport, StoreError> {
+        let _ = std::fs::remove_file(path);
+        let mut copy = Connection::open(path).map_err(failed)?;
         copy_whole(self.connection(), &mut copy)?;
-        check(&copy, target)
+        let report = check(&copy, path)?;
+        // Closed before it is renamed: nothing of it stays in a journal.
+        copy.close().map_err(|(_, e)| failed(e))?;
+        Ok(report)
     }
 }
 
@@ -111,6 +137,12 @@ mod tests {
         })
         .unwrap();
         assert!(report.games >= 50, "{report:?}");
+        let mut partial = target.as_os_str().to_owned();
+        partial.push(".partial");
+        assert!(
+            !std::path::Path::new(&partial).exists(),
+            "only the checked copy stays"
+        );
         let copy = Archive::open(&target).unwrap();
         assert_eq!(copy.game(7).unwrap().map(|g| g.moves.len()), Some(2));
         let again = Archive::open(&path).unwrap().backup_to(&target);

@@ -242,8 +242,8 @@ impl Write {
             }
             Write::Cancel { game } => {
                 let sql = format!(
-                    "UPDATE games SET status = 'cancelled', ended_at = {NOW} \
-                     WHERE id = ?1 AND status = 'open'"
+                    "UPDATE games SET status = 'cancelled', ended_at = {NOW}, \
+                     black_secret = NULL, white_secret = NULL WHERE id = ?1 AND status = 'open'"
                 );
                 let changed = conn.prepare_cached(&sql)?.execute(params![game])?;
                 if changed > 0 {

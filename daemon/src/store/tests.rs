@@ -286,7 +286,7 @@ fn guests_secrets_are_kept_with_their_seats_while_in_play_only() {
     };
     block_on(store.commit(seats)).unwrap();
     let playing = block_on(store.history(1)).unwrap().unwrap();
-    assert_eq!(playing.secrets, [ann, bob]);
+    assert_eq!(playing.secrets, [ann.clone(), bob]);
     block_on(store.commit(the_end(1))).unwrap();
     let over = block_on(store.history(1)).unwrap().unwrap();
     assert_eq!(
@@ -294,6 +294,29 @@ fn guests_secrets_are_kept_with_their_seats_while_in_play_only() {
         [None, None],
         "forgotten once the game is over"
     );
+    let Write::NewGame {
+        variant,
+        clock,
+        start,
+        ..
+    } = new_game(2, None, "")
+    else {
+        unreachable!()
+    };
+    let open = Write::NewGame {
+        id: 2,
+        variant,
+        black: Some("ann".into()),
+        white: None,
+        secrets: [ann, None],
+        clock,
+        status: Status::Open,
+        start,
+    };
+    block_on(store.commit(open)).unwrap();
+    block_on(store.commit(Write::Cancel { game: 2 })).unwrap();
+    let cancelled = block_on(store.history(2)).unwrap().unwrap();
+    assert_eq!(cancelled.secrets, [None, None], "and once it is cancelled");
     opened.threads.close();
 }
 

@@ -102,9 +102,12 @@ impl Session {
                 .map(move |registered, act, ctx| match registered {
                     Ok(()) => act.reply(ctx, Ok(Answer::ok(Reply::Name(name.to_string())))),
                     Err(e) => {
+                        // The name goes back; the connection stays the
+                        // lobby's to reach.
                         let gone = Gone {
                             id: act.id,
                             name: act.name.take().map(|name| *name),
+                            closed: false,
                         };
                         act.shared.lobby.gone.do_send(gone);
                         act.shared.admission.logged_out(act.peer);
