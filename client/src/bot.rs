@@ -15,6 +15,7 @@ use flipline::protocol::{ClockSpec, Event, GameId, ServerLine};
 use flipline::{Color, Game, Move, Variant};
 
 use crate::link::open;
+use crate::password::{self, Password, login_line};
 use crate::secret::{GuestSecret, LoginReply, read_login_reply, resume_line};
 use crate::untrusted::escape;
 
@@ -26,6 +27,10 @@ pub struct BotArgs {
     /// Name to log in with (with -1, -2, ... added when playing several games).
     #[arg(long, default_value = "flipbot")]
     name: String,
+    /// The password of a registered name: the file's first line (a file
+    /// only its owner may read). Else FLIP_PASSWORD, if set; else a guest.
+    #[arg(long, value_name = "FILE")]
+    password_file: Option<std::path::PathBuf>,
     /// Engine level, 1 (random) to 10.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=10))]
     level: u8,
@@ -52,9 +57,10 @@ fn parse_clock(text: &str) -> Result<ClockSpec, String> {
 
 /// Runs the bots until every one has played its rounds.
 pub fn run(args: &BotArgs) -> Result<(), String> {
+    let password = password::given(args.password_file.as_deref())?;
     let handles: Vec<_> = (1..=args.games.max(1))
         .map(|i| {
-            let mut bot = Bot::new(args.clone(), i);
+            let mut bot = Bot::new(args.clone(), i, password.clone());
             std::thread::spawn(move || bot.run())
         })
         .collect();
@@ -82,6 +88,8 @@ struct Bot {
     seed: u64,
     /// The secret the daemon gave this bot's guest name, for its reconnects.
     secret: Option<GuestSecret>,
+    /// A registered name's password, for every login.
+    password: Option<Password>,
 }
 
 /// The game a bot is in.
@@ -101,7 +109,7 @@ enum Ended {
 }
 
 impl Bot {
-    fn new(args: BotArgs, index: usize) -> Bot {
+    fn new(args: BotArgs, index: usize, password: Option<Password>) -> Bot {
         let name = if args.games > 1 {
             format!("{}-{index}", args.name)
         } else {
@@ -114,6 +122,7 @@ impl Bot {
             game: None,
             seed: index as u64,
             secret: None,
+            password,
         }
     }
 
@@ -180,9 +189,10 @@ impl Bot {
         lines: &mut std::io::Lines<BufReader<TcpStream>>,
     ) -> Result<bool, String> {
         loop {
-            let line = match &self.secret {
-                Some(secret) => resume_line(&self.name, secret),
-                None => format!("LOGIN {}", self.name),
+            let line = match (&self.secret, &self.password) {
+                (Some(secret), _) => resume_line(&self.name, secret),
+                (None, Some(password)) => login_line(&self.name, password),
+                (None, None) => format!("LOGIN {}", self.name),
             };
             if send(stream, &line).is_err() {
                 return Ok(false);

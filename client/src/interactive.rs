@@ -16,10 +16,11 @@ use rustyline::{ColorMode, Config, Editor};
 use crate::commands::{Input, save_game, translate};
 use crate::helper::FlipHelper;
 use crate::link::Link;
+use crate::password::{self, login_line};
 use crate::paths::data_file;
 use crate::play::{Failure, PlayOptions, spawn_reader};
 use crate::screen;
-use crate::secret::shows_credential;
+use crate::secret::{plain_login_name, shows_credential};
 use crate::terminal;
 
 /// How long a command of the client's own (`help`, `save`) waits for the
@@ -95,7 +96,7 @@ fn prompt_loop(
     screen::attach(Box::new(printer));
     spawn_reader(link, reader, options);
     for line in first {
-        link.send(&line).map_err(Failure::connection)?;
+        send(link, &line)?;
     }
     let mut interrupted = false;
     loop {
@@ -148,7 +149,7 @@ fn keep_in_history(editor: &mut Editor<FlipHelper, DefaultHistory>, line: &str) 
 /// Runs one line typed.
 fn run_line(link: &Arc<Link>, line: &str) -> Result<Flow, Failure> {
     match translate(line) {
-        Input::Send(command) => link.send(&command).map_err(Failure::connection)?,
+        Input::Send(command) => send(link, &command)?,
         Input::Show(lines) => {
             link.wait_until(ANSWERS_WAIT, |v| v.idle());
             screen::show_now(&lines);
@@ -158,4 +159,42 @@ fn run_line(link: &Arc<Link>, line: &str) -> Result<Flow, Failure> {
         Input::Nothing => {}
     }
     Ok(Flow::Go)
+}
+
+/// Sends a command. A plain `LOGIN name` waits for its answer: refused as a
+/// registered name's, the password is asked for without echo and a `LOGIN`
+/// with it sent (which no history keeps: only the line typed is there).
+fn send(link: &Link, command: &str) -> Result<(), Failure> {
+    let Some(name) = plain_login_name(command) else {
+        return link.send(command).map_err(Failure::connection);
+    };
+    {
+        let mut view = link.view();
+        view.login_answer = None;
+        view.password_wanted = None;
+    }
+    link.send(command).map_err(Failure::connection)?;
+    link.wait_until(ANSWERS_WAIT, |v| v.login_answer.is_some());
+    let Some(name) = link
+        .view()
+        .password_wanted
+        .take()
+        .filter(|n| n.eq_ignore_ascii_case(&name))
+    else {
+        return Ok(());
+    };
+    let question = format!("password for {}: ", crate::untrusted::name(&name));
+    match screen::ask(&question, password::read_hidden) {
+        Ok(Some(password)) => link
+            .send(&login_line(&name, &password))
+            .map_err(Failure::connection),
+        Ok(None) => {
+            screen::show_now(&["no password given: not logged in".to_string()]);
+            Ok(())
+        }
+        Err(e) => {
+            screen::show_now(&[e]);
+            Ok(())
+        }
+    }
 }

@@ -35,6 +35,7 @@ pub fn run(name: String, raw: bool) -> Result<(), Failure> {
     let options = play::PlayOptions {
         server: daemon.addr.to_string(),
         name: Some(name),
+        password: None,
         raw,
         reconnect: false,
         // The store keeps a guest's seat for its secret across restarts.

@@ -11,6 +11,7 @@ mod interactive;
 mod link;
 mod local;
 mod out;
+mod password;
 mod paths;
 mod perft_cmd;
 mod play;
@@ -74,6 +75,10 @@ struct PlayArgs {
     /// Log in with this name at once.
     #[arg(long)]
     name: Option<String>,
+    /// The password for --name's login: the file's first line (a file only
+    /// its owner may read). Else FLIP_PASSWORD, if set.
+    #[arg(long, value_name = "FILE", requires = "name")]
+    password_file: Option<std::path::PathBuf>,
     /// Play offline against an embedded daemon (bot or hotseat games).
     #[arg(long, conflicts_with = "server")]
     local: bool,
@@ -150,10 +155,15 @@ fn run_play(args: &PlayArgs) -> Result<(), Failure> {
         return run_local(args);
     }
     let server = (args.server.clone()).unwrap_or_else(flipd::Config::default_server);
+    let password = match &args.name {
+        Some(_) => password::given(args.password_file.as_deref()).map_err(Failure::failed)?,
+        None => None,
+    };
     let options = play::PlayOptions {
         secrets_key: Some(server.clone()),
         server,
         name: args.name.clone(),
+        password,
         raw: args.raw,
         reconnect: args.reconnect,
         on_update: None,

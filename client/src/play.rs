@@ -20,6 +20,9 @@ pub struct PlayOptions {
     pub server: String,
     /// A name to log in with at once.
     pub name: Option<String>,
+    /// The password for that login (a registered name's); a reconnect logs
+    /// in with it again, as with any password logged in with.
+    pub password: Option<crate::password::Password>,
     /// Show server lines as they are.
     pub raw: bool,
     /// Reconnect (and take the seat back) when the connection drops.
@@ -78,7 +81,11 @@ pub fn run(options: &PlayOptions, first: Vec<String>) -> Result<(), Failure> {
     .map_err(Failure::connection)?;
     let mut commands = first;
     if let Some(name) = &options.name {
-        commands.insert(0, format!("LOGIN {name}"));
+        let login = match &options.password {
+            Some(password) => crate::password::login_line(name, password),
+            None => format!("LOGIN {name}"),
+        };
+        commands.insert(0, login);
     }
     if interactive {
         crate::interactive::run(&link, reader, options, commands)

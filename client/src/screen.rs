@@ -40,12 +40,16 @@ struct Queue {
     attached: bool,
     /// Whether the printer thread holds a message it has not handed over.
     printing: bool,
+    /// Whether the printer thread holds off (a question is being answered
+    /// below its prompt, see [`ask`]): what comes meanwhile waits.
+    paused: bool,
 }
 
 static QUEUE: Mutex<Queue> = Mutex::new(Queue {
     waiting: VecDeque::new(),
     attached: false,
     printing: false,
+    paused: false,
 });
 
 /// Signalled when a message is queued and when the queue empties.
@@ -93,7 +97,7 @@ fn wait_drained(
     mut queue: MutexGuard<'static, Queue>,
     deadline: Instant,
 ) -> MutexGuard<'static, Queue> {
-    while !queue.waiting.is_empty() || queue.printing {
+    while (!queue.waiting.is_empty() && !queue.paused) || queue.printing {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             break;
@@ -104,6 +108,24 @@ fn wait_drained(
         };
     }
     queue
+}
+
+/// Asks a question from the thread that runs the prompt, between two
+/// prompts: `question` is written after what is queued (within
+/// [`DRAIN_WAIT`]), with no line feed, and `answer` reads the answer; what
+/// comes to be shown meanwhile waits, so that nothing is drawn in the
+/// middle of it. The line is ended after.
+pub fn ask<T>(question: &str, answer: impl FnOnce() -> T) -> T {
+    {
+        let mut queue = wait_drained(queue(), Instant::now() + DRAIN_WAIT);
+        queue.paused = true;
+        crate::out::write_text(question);
+    }
+    let answered = answer();
+    crate::out::write_text("\n");
+    queue().paused = false;
+    CHANGED.notify_all();
+    answered
 }
 
 /// Shows one line.
@@ -136,7 +158,7 @@ fn next_message() -> Option<String> {
         if !queue.attached {
             return None;
         }
-        if let Some(message) = queue.waiting.pop_front() {
+        if let Some(message) = (!queue.paused).then(|| queue.waiting.pop_front()).flatten() {
             queue.printing = true;
             return Some(message);
         }
@@ -152,7 +174,7 @@ fn next_message() -> Option<String> {
 /// nothing is drawn after the reason. `false` when no printer is attached.
 pub fn leave_through_prompt() -> bool {
     let mut queue = queue();
-    if !queue.attached {
+    if !queue.attached || queue.paused {
         return false;
     }
     for message in [REDRAW, REDRAW, ARM, REDRAW] {

@@ -9,6 +9,7 @@ use flipline::protocol::{
 };
 use flipline::{Color, Game, Move, Square, Variant};
 
+use crate::password::{Password, asks_for_password, login_line, shown_password};
 use crate::render::{BoardView, board, clock};
 use crate::secret::{
     GuestSecret, LoginReply, plain_login_name, read_login_reply, resume_line, shown_secret,
@@ -70,6 +71,12 @@ pub struct View {
     /// The secret the server gave `name`, a guest's: what takes the name
     /// (and a seat kept through a disconnect) back. Never shown.
     pub secret: Option<GuestSecret>,
+    /// The password `name` logged in with, a registered name's: what a
+    /// reconnect logs in with again. Never shown.
+    pub password: Option<Password>,
+    /// The name a plain `LOGIN` was refused for as registered, whose
+    /// password the person may be asked for (interactive.rs takes it).
+    pub password_wanted: Option<String>,
     /// Lines the view asks to send as they are (a plain `LOGIN` after a kept
     /// secret was refused), oldest first; the link sends them.
     pub to_send: VecDeque<String>,
@@ -101,7 +108,9 @@ struct LoginSent {
     name: String,
     /// The secret it showed.
     secret: Option<GuestSecret>,
-    /// Whether the client added the secret to a plain `LOGIN name`, so that
+    /// The password it showed.
+    password: Option<Password>,
+    /// Whether the client added the secret (or the password) to a plain `LOGIN name`, so that
     /// a refusal is answered with that plain `LOGIN`.
     added: bool,
 }
@@ -127,31 +136,52 @@ impl View {
         };
         let kind = CommandKind::from_keyword(keyword);
         if kind == Some(CommandKind::Login) {
-            let (name, secret) = match shown_secret(line) {
-                Some((name, secret)) => (name, Some(secret)),
-                None => (
-                    line.split_whitespace().nth(1).unwrap_or("").to_string(),
-                    None,
-                ),
+            let sent = match (shown_secret(line), shown_password(line)) {
+                (Some((name, secret)), _) => LoginSent {
+                    name,
+                    secret: Some(secret),
+                    ..LoginSent::default()
+                },
+                (None, Some((name, password))) => LoginSent {
+                    name,
+                    password: Some(password),
+                    ..LoginSent::default()
+                },
+                (None, None) => LoginSent {
+                    name: line.split_whitespace().nth(1).unwrap_or("").to_string(),
+                    ..LoginSent::default()
+                },
             };
-            self.logins.push_back(LoginSent {
-                name,
-                secret,
-                added: false,
-            });
+            self.logins.push_back(sent);
         }
         self.pending.push_back(kind);
     }
 
     /// Records a command about to be sent and returns the line to send for
     /// it: a guest's plain `LOGIN name` shows the secret held for the name
-    /// (the one this client was given, else `kept(name)`, the secret file's);
+    /// (the one this client was given, else `kept(name)`, the secret file's),
+    /// a registered name's the password it logged in with;
     /// every other line is sent as it is.
     pub fn prepare_send(
         &mut self,
         line: &str,
         kept: impl FnOnce(&str) -> Option<GuestSecret>,
     ) -> String {
+        let again = plain_login_name(line).and_then(|name| {
+            let password = self.password.clone().filter(|_| self.is_my_name(&name))?;
+            Some((name, password))
+        });
+        if let Some((name, password)) = again {
+            let line = login_line(&name, &password);
+            self.pending.push_back(Some(CommandKind::Login));
+            self.logins.push_back(LoginSent {
+                name,
+                password: Some(password),
+                added: true,
+                ..LoginSent::default()
+            });
+            return line;
+        }
         let resume = plain_login_name(line).and_then(|name| {
             let secret = self.secret_of(&name).or_else(|| kept(&name))?;
             Some((name, secret))
@@ -166,6 +196,7 @@ impl View {
             name,
             secret: Some(secret),
             added: true,
+            ..LoginSent::default()
         });
         resumed
     }
@@ -247,11 +278,18 @@ impl View {
             .collect()
     }
 
-    /// The secrets a line may carry: the one held, and the one the next
-    /// `LOGIN` to be answered showed.
-    fn secrets_in_play(&self) -> Vec<GuestSecret> {
-        let in_flight = self.logins.front().and_then(|l| l.secret.clone());
-        self.secret.iter().cloned().chain(in_flight).collect()
+    /// The secrets and passwords a line may carry, with what shows in their
+    /// place: the ones held, and the ones the next `LOGIN` to be answered
+    /// showed.
+    fn secrets_in_play(&self) -> Vec<(String, &'static str)> {
+        let front = self.logins.front();
+        let secrets = (self.secret.iter())
+            .chain(front.and_then(|l| l.secret.as_ref()))
+            .map(|s| (s.token().to_string(), "<secret>"));
+        let passwords = (self.password.iter())
+            .chain(front.and_then(|l| l.password.as_ref()))
+            .map(|p| (p.word().to_string(), "<password>"));
+        secrets.chain(passwords).collect()
     }
 
     /// `text` with the secrets in play hidden.
@@ -328,6 +366,7 @@ impl View {
         self.login_answer = Some(matches!(answer, LoginReply::LoggedIn { .. }));
         match (answer, reply) {
             (LoginReply::LoggedIn { name, secret }, _) => {
+                self.password = sent.password.filter(|_| secret.is_none());
                 let guest = if secret.is_some() { " (guest)" } else { "" };
                 let shown = format!("logged in as {}{guest}", untrusted::name(&name));
                 self.secret_changes.push(match &secret {
@@ -357,7 +396,19 @@ impl View {
                 }
                 shown
             }
-            (_, Err(message)) => vec![message],
+            (_, Err(message)) => {
+                if sent.password.is_some() && sent.added && self.is_my_name(&sent.name) {
+                    // Refused: of no more use.
+                    self.password = None;
+                }
+                if sent.secret.is_none()
+                    && sent.password.is_none()
+                    && asks_for_password(line, &sent.name)
+                {
+                    self.password_wanted = Some(sent.name);
+                }
+                vec![message]
+            }
             // Not quoted: a reply of a shape unknown may still hold a secret.
             (_, Ok(_)) => vec!["the server's answer to LOGIN does not read".to_string()],
         }
@@ -596,11 +647,12 @@ fn ok_line(text: &str) -> Vec<String> {
     }
 }
 
-/// `text` with every secret in `hidden` replaced by `<secret>`.
-fn hide_secrets(text: String, hidden: &[GuestSecret]) -> String {
-    hidden.iter().fold(text, |text, secret| {
-        if text.contains(secret.token()) {
-            text.replace(secret.token(), "<secret>")
+/// `text` with every secret and password in `hidden` replaced by what
+/// shows in its place.
+fn hide_secrets(text: String, hidden: &[(String, &str)]) -> String {
+    hidden.iter().fold(text, |text, (word, shown)| {
+        if !word.is_empty() && text.contains(word.as_str()) {
+            text.replace(word.as_str(), shown)
         } else {
             text
         }
@@ -936,6 +988,58 @@ mod tests {
             view.secret_changes.last(),
             Some(&SecretChange::Forget("ann".into()))
         );
+    }
+
+    #[test]
+    fn a_password_logged_in_with_is_kept_for_the_next_login_and_never_shown() {
+        let mut view = View::new(Style {
+            color: false,
+            raw: true,
+        });
+        view.sent("LOGIN ann tiger7");
+        view.sent("SAY x");
+        let out = feed(&mut view, &["OK ann", "ERR 400 what is tiger7"]);
+        assert_eq!(out, ["OK ann", "ERR 400 what is <password>"]);
+        assert!(view.password.is_some());
+        assert!(!format!("{view:?}").contains("tiger7"));
+        // A reconnect's plain LOGIN of the name shows it again.
+        view.forget_pending();
+        assert_eq!(view.prepare_send("LOGIN ann", |_| None), "LOGIN ann tiger7");
+        assert_eq!(view.prepare_send("LOGIN bob", |_| None), "LOGIN bob");
+        // Refused (changed meanwhile), it is forgotten.
+        feed(&mut view, &["ERR 401 wrong password for 'ann'"]);
+        assert!(view.password.is_none());
+        assert_eq!(view.password_wanted, None);
+    }
+
+    #[test]
+    fn a_plain_login_of_a_registered_name_asks_for_its_password() {
+        let mut view = View::new(Style::default());
+        view.sent("LOGIN ann");
+        let out = feed(
+            &mut view,
+            &["ERR 401 'ann' is registered: LOGIN ann <password>"],
+        );
+        assert_eq!(
+            out,
+            ["error 401: 'ann' is registered: LOGIN ann <password>"]
+        );
+        assert_eq!(view.password_wanted.as_deref(), Some("ann"));
+        assert_eq!(view.login_answer, Some(false));
+        // Not for a wrong password, nor for a secret refused.
+        view.password_wanted = None;
+        view.sent("LOGIN ann tiger");
+        feed(
+            &mut view,
+            &["ERR 401 'ann' is registered: LOGIN ann <password>"],
+        );
+        assert_eq!(view.password_wanted, None);
+        view.sent("LOGIN ann secret 0f3a");
+        feed(
+            &mut view,
+            &["ERR 401 'ann' is registered: LOGIN ann <password>"],
+        );
+        assert_eq!(view.password_wanted, None);
     }
 
     proptest! {

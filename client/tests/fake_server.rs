@@ -25,10 +25,17 @@ struct Flip {
 
 impl Flip {
     fn start(args: &[&str], data: &Path) -> Flip {
+        Flip::start_with(args, data, &[])
+    }
+
+    /// [`Flip::start`] with these variables set too.
+    fn start_with(args: &[&str], data: &Path, env: &[(&str, &str)]) -> Flip {
         let mut child = Command::new(env!("CARGO_BIN_EXE_flip"))
             .args(args)
             .env("NO_COLOR", "1")
             .env("XDG_DATA_HOME", data)
+            .env_remove("FLIP_PASSWORD")
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -246,4 +253,120 @@ fn the_bot_logs_in_again_with_its_secret() {
 
     let mut third = server.accept();
     third.expect("LOGIN b1 secret n3xt");
+}
+
+/// A password file of mode `mode` in `dir`.
+#[cfg(unix)]
+fn password_file(dir: &Path, word: &str, mode: u32) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let file = dir.join("password");
+    std::fs::write(&file, format!("{word}\n")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode))
+        .unwrap_or_else(|e| panic!("{e}"));
+    file
+}
+
+#[cfg(unix)]
+#[test]
+fn a_password_file_logs_in_and_a_reconnect_logs_in_with_it_again_unprinted() {
+    let data = TempDir::new("password");
+    let server = FakeServer::start();
+    let addr = server.addr();
+    let file = password_file(&data.0, "tig3rPass", 0o600);
+    let file = file.to_string_lossy().into_owned();
+    let mut flip = Flip::start(
+        &[
+            "--server",
+            &addr,
+            "--name",
+            "ann",
+            "--password-file",
+            &file,
+            "--reconnect",
+        ],
+        &data.0,
+    );
+    let mut first = server.accept();
+    first.expect("LOGIN ann tig3rPass");
+    first.send("OK ann");
+    flip.until("logged in as ann");
+    // A server that quoted it back would not have it shown.
+    first.send("INFO you said tig3rPass");
+    flip.until("* you said <password>");
+    first.send("START 1 othello ann bob -");
+    first.send(&format!("BOARD 1 {START_BOARD}"));
+    first.send("TURN 1 X d3,c4,f5,e6");
+    flip.until("your move (X): d3 c4 f5 e6");
+    drop(first);
+
+    let mut second = server.accept();
+    second.expect("LOGIN ann tig3rPass");
+    second.send("OK ann");
+    second.expect("JOIN 1");
+    second.send("OK 1 X");
+    flip.until("reconnected");
+    flip.until("ok 1 X");
+    assert_eq!(flip.finish(), Some(1));
+    assert!(
+        flip.seen.iter().all(|l| !l.contains("tig3rPass")),
+        "{:?}",
+        flip.seen
+    );
+    // No guest secret is kept for a registered name, and no history is
+    // written without a terminal.
+    let kept = std::fs::read_to_string(data.secret_file()).unwrap_or_default();
+    assert!(!kept.contains("tig3rPass"), "{kept:?}");
+    let history = std::fs::read_to_string(data.history_file()).unwrap_or_default();
+    assert!(!history.contains("tig3rPass"), "{history:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_password_file_others_may_read_is_refused_before_connecting() {
+    let data = TempDir::new("password-mode");
+    let server = FakeServer::start();
+    let file = password_file(&data.0, "tig3rPass", 0o644);
+    let file = file.to_string_lossy().into_owned();
+    let mut flip = Flip::start(
+        &[
+            "--server",
+            &server.addr(),
+            "--name",
+            "ann",
+            "--password-file",
+            &file,
+        ],
+        &data.0,
+    );
+    assert_eq!(flip.finish(), Some(1));
+}
+
+#[test]
+fn flip_password_gives_the_password_to_flip_and_to_the_bot() {
+    let data = TempDir::new("password-env");
+    let server = FakeServer::start();
+    let addr = server.addr();
+    let env = [("FLIP_PASSWORD", "s3same")];
+    let mut flip = Flip::start_with(&["--server", &addr, "--name", "ann"], &data.0, &env);
+    let mut conn = server.accept();
+    conn.expect("LOGIN ann s3same");
+    conn.send("OK ann");
+    flip.until("logged in as ann");
+    assert_eq!(flip.finish(), Some(0));
+    assert!(
+        flip.seen.iter().all(|l| !l.contains("s3same")),
+        "{:?}",
+        flip.seen
+    );
+    drop((flip, conn));
+
+    let _bot = Flip::start_with(&["bot", "--server", &addr, "--name", "b1"], &data.0, &env);
+    let mut conn = server.accept();
+    conn.expect("LOGIN b1 s3same");
+    conn.send("OK b1");
+    conn.expect("SEEK othello");
+    drop(conn);
+    // Its reconnects too.
+    let mut again = server.accept();
+    again.expect("LOGIN b1 s3same");
 }

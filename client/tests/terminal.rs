@@ -339,3 +339,36 @@ fn a_hint_from_the_history_is_dimmed_and_not_sent() {
         "{rows:?}"
     );
 }
+
+#[test]
+fn a_registered_name_typed_at_the_prompt_asks_for_its_password_unechoed() {
+    let data = TempDir::new("password");
+    let server = FakeServer::start();
+    let mut pty = Pty::start(&["--server", &server.addr()], &data.0, &[]);
+    let mut conn = server.accept();
+    pty.until_row("flip>");
+    pty.type_keys("login ann\r");
+    conn.expect("login ann");
+    conn.send("ERR 401 'ann' is registered: LOGIN ann <password>");
+    pty.until_row("password for ann:");
+    pty.type_keys("hunter22\r");
+    conn.expect("LOGIN ann hunter22");
+    conn.send("OK ann");
+    let rows = pty.until_row("logged in as ann");
+    assert!(
+        rows.iter()
+            .any(|r| r == "error 401: 'ann' is registered: LOGIN ann <password>"),
+        "{rows:?}"
+    );
+    pty.until_row("flip>");
+    assert!(!pty.written().contains("hunter22"), "{:?}", pty.written());
+    // The line typed is in the history; the password is not.
+    let history = std::fs::read_to_string(data.history_file()).unwrap_or_default();
+    assert!(history.contains("login ann"), "{history:?}");
+    assert!(!history.contains("hunter22"), "{history:?}");
+    pty.type_keys("quit\r");
+    conn.expect("QUIT");
+    conn.send("OK bye");
+    assert_eq!(pty.exit_code(), Some(0));
+    assert!(pty.is_sane());
+}
