@@ -10,6 +10,7 @@ use flipline::{Square, Variant};
 
 use crate::export::GameLine;
 use crate::link::Link;
+use crate::render::move_list;
 use crate::untrusted::escape;
 
 /// What a line typed by the person becomes.
@@ -22,6 +23,8 @@ pub enum Input {
     Quit,
     /// Write the current game to this file.
     Save(PathBuf),
+    /// Show the current game's moves.
+    Moves,
     /// Nothing to do.
     Nothing,
 }
@@ -38,6 +41,7 @@ pub fn translate(line: &str) -> Input {
         "" => Input::Nothing,
         "help" | "?" => Input::Show(help_lines()),
         "quit" | "exit" => Input::Quit,
+        "moves" => Input::Moves,
         "save" | "load" => Input::Show(vec![format!("{lower} needs a file name")]),
         _ if keyword.eq_ignore_ascii_case("save") => Input::Save(PathBuf::from(rest)),
         _ if keyword.eq_ignore_ascii_case("load") => {
@@ -79,6 +83,37 @@ pub fn save_game(link: &Link, path: &Path) -> Vec<String> {
     }
 }
 
+/// `moves`: the current game's moves, numbered, the last marked (see
+/// [`move_list`]). From the server's record (`HISTORY`, taken in without
+/// being shown), so that moves made before this client came are in it too;
+/// from the moves this client saw where there is no record.
+pub fn game_moves(link: &Link) -> Vec<String> {
+    let Some(id) = link.view().current else {
+        return vec!["no game".to_string()];
+    };
+    link.view().quiet_records.insert(id);
+    if let Err(e) = link.send(&format!("HISTORY {id}")) {
+        return vec![e];
+    }
+    link.wait_until(SAVE_WAIT, |v| v.idle());
+    let mut view = link.view();
+    view.quiet_records.remove(&id);
+    let (variant, moves) = match (view.records.get(&id), view.games.get(&id)) {
+        (Some(record), _) => (record.variant, record.moves.clone()),
+        (None, Some(game)) => (game.variant, game.moves.clone()),
+        (None, None) => return vec![format!("no moves known of game {id}")],
+    };
+    // Every pass written out, should a record leave one implied.
+    let moves = flipline::notation::replay_with_passes(variant, &moves).map_or(moves, |(_, m)| m);
+    let count = moves.len();
+    let mut lines = vec![format!(
+        "game {id} ({variant}): {count} move{}",
+        if count == 1 { "" } else { "s" }
+    )];
+    lines.extend(move_list(&moves));
+    lines
+}
+
 /// `load FILE [options]`: `NEW <variant> <options> from <moves>` for the first
 /// game line of the file (written by `save` or `flip export --format
 /// transcript`).
@@ -114,6 +149,7 @@ const HELP_INDENT: usize = 24;
 pub fn help_lines() -> Vec<String> {
     let own = [
         ("d3", "a square alone plays it"),
+        ("moves", "the current game's moves, the last marked *"),
         ("save FILE", "write the current game to FILE"),
         (
             "load FILE [as/vs/clock ...]",

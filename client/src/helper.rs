@@ -126,7 +126,7 @@ impl Completer for FlipCompleter {
                 .filter_map(|(usage, _)| usage.split(' ').next());
             commands
                 .map(str::to_ascii_lowercase)
-                .chain(["save", "load"].map(str::to_string))
+                .chain(["save", "load", "moves"].map(str::to_string))
                 .chain(squares)
                 .collect()
         } else {

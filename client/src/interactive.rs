@@ -13,7 +13,7 @@ use rustyline::error::ReadlineError;
 use rustyline::history::DefaultHistory;
 use rustyline::{ColorMode, Config, Editor};
 
-use crate::commands::{Input, save_game, translate};
+use crate::commands::{Input, game_moves, save_game, translate};
 use crate::helper::FlipHelper;
 use crate::link::Link;
 use crate::password::{self, login_line};
@@ -155,6 +155,7 @@ fn run_line(link: &Arc<Link>, line: &str) -> Result<Flow, Failure> {
             screen::show_now(&lines);
         }
         Input::Save(path) => screen::show_now(&save_game(link, &path)),
+        Input::Moves => screen::show_now(&game_moves(link)),
         Input::Quit => return Ok(Flow::Quit),
         Input::Nothing => {}
     }

@@ -1,7 +1,7 @@
 //! ASCII boards and status lines for people: pure functions from a position to
 //! text, with ANSI colour only when asked for.
 
-use flipline::{Color, Game, Square};
+use flipline::{Color, Game, Move, Square};
 
 /// What to draw besides the discs.
 #[derive(Clone, Debug, Default)]
@@ -76,6 +76,39 @@ pub fn clock(ms: u64) -> String {
     } else {
         format!("{minutes}:{second:02}.{tenth}")
     }
+}
+
+/// The widest a line of text may be: an 80-column terminal, less one so
+/// that no line makes it wrap.
+pub const COLUMNS: usize = 79;
+
+/// A game's moves numbered by pairs, black's then white's, passes as
+/// `pass`, the last one marked `*` (`1. f5 d6  2. c3 d3*`), cut between
+/// pairs into lines of at most [`COLUMNS`].
+pub fn move_list(moves: &[Move]) -> Vec<String> {
+    let last = moves.len().saturating_sub(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for (number, pair) in moves.chunks(2).enumerate() {
+        let plies: Vec<String> = (pair.iter().enumerate())
+            .map(|(i, m)| {
+                let mark = if number * 2 + i == last { "*" } else { "" };
+                format!("{m}{mark}")
+            })
+            .collect();
+        let pair = format!("{}. {}", number + 1, plies.join(" "));
+        if !line.is_empty() && line.len() + 2 + pair.len() > COLUMNS {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push_str("  ");
+        }
+        line.push_str(&pair);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
 }
 
 #[cfg(test)]
@@ -156,5 +189,37 @@ mod tests {
         assert_eq!(clock(299_950), "4:59.9");
         assert_eq!(clock(5_000), "0:05.0");
         assert_eq!(clock(3_723_000), "1:02:03");
+    }
+
+    #[test]
+    fn a_move_list_is_numbered_by_pairs_and_marks_the_last() {
+        let moves = |text: &str| -> Vec<Move> {
+            text.split(' ')
+                .map(|m| m.parse().unwrap_or_else(|e| panic!("{m}: {e:?}")))
+                .collect()
+        };
+        assert_eq!(move_list(&[]), Vec::<String>::new());
+        assert_eq!(move_list(&moves("f5")), ["1. f5*"]);
+        assert_eq!(move_list(&moves("f5 d6 c3 d3")), ["1. f5 d6  2. c3 d3*"]);
+        assert_eq!(
+            move_list(&moves("f5 d6 c3 pass e6")),
+            ["1. f5 d6  2. c3 pass  3. e6*"]
+        );
+        // A whole game: every line within 79 columns, cut between pairs.
+        let long = moves(&["f5 d6 c3 d3"; 16].join(" "));
+        let lines = move_list(&long);
+        assert!(lines.len() > 1, "{lines:?}");
+        assert!(lines.iter().all(|l| l.len() <= COLUMNS), "{lines:#?}");
+        assert!(
+            lines
+                .iter()
+                .all(|l| !l.starts_with(' ') && !l.ends_with(' '))
+        );
+        assert!(
+            (lines.iter().flat_map(|l| l.split("  "))).all(|p| p.split(' ').count() == 3),
+            "{lines:#?}"
+        );
+        assert_eq!(lines.last().map(|l| l.ends_with("32. c3 d3*")), Some(true));
+        assert_eq!(lines.concat().matches('*').count(), 1);
     }
 }

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use crate::commands::{Input, is_move, save_game, translate};
+use crate::commands::{Input, game_moves, is_move, save_game, translate};
 use crate::link::Link;
 use crate::play::Failure;
 use crate::screen;
@@ -34,6 +34,7 @@ pub fn run(link: &Arc<Link>, first: Vec<String>) -> Result<(), Failure> {
             Input::Nothing => {}
             Input::Show(lines) => screen::show(&lines),
             Input::Save(path) => screen::show(&save_game(link, &path)),
+            Input::Moves => screen::show(&game_moves(link)),
             Input::Quit => {
                 link.closing.store(true, Ordering::Release);
                 return Ok(());

@@ -1,7 +1,7 @@
 //! What the client knows of its games, built from server lines, and the text a
 //! person sees for each line. Pure: lines in, text out, no I/O.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use flipline::notation::parse_board;
 use flipline::protocol::{
@@ -68,6 +68,9 @@ pub struct View {
     pub overs: u64,
     /// Games as `HISTORY` last described them, by id.
     pub records: HashMap<GameId, GameSummary>,
+    /// Games whose `HISTORY` line is taken in without being shown (asked
+    /// for by a command of the client's own, `moves`).
+    pub quiet_records: HashSet<GameId>,
     /// The secret the server gave `name`, a guest's: what takes the name
     /// (and a seat kept through a disconnect) back. Never shown.
     pub secret: Option<GuestSecret>,
@@ -467,8 +470,9 @@ impl View {
             Event::Info(text) => vec![format!("* {}", escape(&text))],
             Event::History(summary) => {
                 let line = describe_record(&summary);
+                let quiet = self.quiet_records.contains(&summary.game);
                 self.records.insert(summary.game, summary);
-                vec![line]
+                if quiet { Vec::new() } else { vec![line] }
             }
         }
     }

@@ -370,3 +370,30 @@ fn flip_password_gives_the_password_to_flip_and_to_the_bot() {
     let mut again = server.accept();
     again.expect("LOGIN b1 s3same");
 }
+
+#[test]
+fn moves_shows_the_servers_record_numbered_with_the_last_marked() {
+    use std::io::Write;
+    let data = TempDir::new("moves");
+    let server = FakeServer::start();
+    let mut flip = Flip::start(&["--server", &server.addr(), "--name", "ann"], &data.0);
+    let mut conn = server.accept();
+    conn.expect("LOGIN ann");
+    conn.send("OK ann");
+    flip.until("logged in as ann");
+    conn.send("START 3 othello bob ann -");
+    flip.until("game 3 (othello): bob (X) vs ann (O), no clock");
+    if let Some(stdin) = flip.stdin.as_mut() {
+        stdin
+            .write_all(b"moves\n")
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    conn.expect("HISTORY 3");
+    conn.send("HISTORY 3 othello bob ann - playing - f5d6c3d3c4");
+    conn.send("OK");
+    let before = flip.until("1. f5 d6  2. c3 d3  3. c4*");
+    assert_eq!(
+        before.last().map(String::as_str),
+        Some("game 3 (othello): 5 moves")
+    );
+}
