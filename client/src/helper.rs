@@ -15,6 +15,8 @@ use rustyline::hint::{Hinter, HistoryHinter};
 use rustyline::{Completer, Helper, Validator};
 
 use crate::link::Link;
+use crate::render::CLOCK_BAR_WIDTH;
+use std::time::Instant;
 
 /// Completion of commands, variants and the squares that are legal right now;
 /// hints from history.
@@ -73,14 +75,41 @@ const RESET: &str = "\x1b[0m";
 impl Highlighter for FlipHelper {
     /// Drawn before anything else of a refresh is written: where a leave
     /// asked by another thread happens (see `terminal::leave`).
+    /// A prompt that starts with the clocks shows them as they are now, in
+    /// the same columns (see `render::clock_bar`).
     fn highlight_prompt<'b, 's: 'b, 'p: 'b>(&'s self, prompt: &'p str, _: bool) -> Cow<'b, str> {
         crate::terminal::leave_if_asked();
-        Cow::Borrowed(prompt)
+        let Some(rest) = prompt
+            .get(CLOCK_BAR_WIDTH..)
+            .filter(|_| is_clock_prompt(prompt))
+        else {
+            return Cow::Borrowed(prompt);
+        };
+        let view = self.completer.link.view();
+        match view.clock_bar(Instant::now(), self.color) {
+            Some(bar) => Cow::Owned(format!("{bar}{rest}")),
+            None => Cow::Borrowed(prompt),
+        }
     }
 
     fn highlight_hint<'h>(&self, hint: &'h str) -> Cow<'h, str> {
         Cow::Owned(dimmed(hint))
     }
+}
+
+/// The prompt for `prompt`: the current game's clocks before it while that
+/// game is on (drawn anew, counting down, each time the prompt is drawn).
+pub fn prompt_for(link: &Link, prompt: &str) -> String {
+    let view = link.view();
+    match view.clock_bar(Instant::now(), false) {
+        Some(bar) if view.clocked_game_on() => format!("{bar}{prompt}"),
+        _ => prompt.to_string(),
+    }
+}
+
+/// Whether a prompt starts with the clocks.
+fn is_clock_prompt(prompt: &str) -> bool {
+    prompt.len() > CLOCK_BAR_WIDTH && prompt.get(..1).is_some_and(|c| c == "[" || c == " ")
 }
 
 /// A hint as drawn after the cursor.

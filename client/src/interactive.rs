@@ -6,7 +6,7 @@ use std::io::BufReader;
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rustyline::error::ReadlineError;
@@ -32,6 +32,39 @@ const QUIT_WAIT: Duration = Duration::from_secs(2);
 
 /// The prompt.
 const PROMPT: &str = "flip> ";
+
+/// Whether the prompt is up (the ticker redraws it only then).
+static PROMPT_UP: AtomicBool = AtomicBool::new(false);
+
+/// How often a running clock is drawn again.
+const TICK: Duration = Duration::from_millis(200);
+
+/// Starts the thread that, while a clock of the current game runs and the
+/// prompt is up, has the prompt drawn again every [`TICK`]: its clocks count
+/// down (through the one writer, see `screen::redraw`).
+fn spawn_ticker(link: &Arc<Link>) {
+    let link = Arc::clone(link);
+    std::thread::spawn(move || {
+        loop {
+            std::thread::sleep(TICK);
+            if PROMPT_UP.load(Ordering::Acquire) && link.view().clock_runs() {
+                screen::redraw();
+            }
+        }
+    });
+}
+
+/// How long the prompt after a command that starts a game waits for the
+/// game's `START`.
+const START_WAIT: Duration = Duration::from_millis(500);
+
+/// Whether a command starts a game (or a watch) at once when it is answered.
+fn starts_a_game(command: &str) -> bool {
+    let keyword = command.split_whitespace().next().unwrap_or("");
+    ["NEW", "JOIN", "WATCH"]
+        .iter()
+        .any(|k| keyword.eq_ignore_ascii_case(k))
+}
 
 /// What to do after a line.
 enum Flow {
@@ -95,6 +128,7 @@ fn prompt_loop(
         .map_err(|e| Failure::failed(e.to_string()))?;
     screen::attach(Box::new(printer));
     spawn_reader(link, reader, options);
+    spawn_ticker(link);
     for line in first {
         send(link, &line)?;
     }
@@ -103,7 +137,11 @@ fn prompt_loop(
         if let Some(helper) = editor.helper() {
             helper.new_line();
         }
-        match editor.readline(PROMPT) {
+        let prompt = crate::helper::prompt_for(link, PROMPT);
+        PROMPT_UP.store(true, Ordering::Release);
+        let read = editor.readline(&prompt);
+        PROMPT_UP.store(false, Ordering::Release);
+        match read {
             Ok(line) => {
                 interrupted = false;
                 keep_in_history(editor, &line);
@@ -149,7 +187,15 @@ fn keep_in_history(editor: &mut Editor<FlipHelper, DefaultHistory>, line: &str) 
 /// Runs one line typed.
 fn run_line(link: &Arc<Link>, line: &str) -> Result<Flow, Failure> {
     match translate(line) {
-        Input::Send(command) => send(link, &command)?,
+        Input::Send(command) => {
+            send(link, &command)?;
+            if starts_a_game(&command) {
+                // So that the next prompt has the new game's clocks.
+                link.wait_until(START_WAIT, |v| {
+                    v.idle() && v.current.is_some_and(|id| v.games.contains_key(&id))
+                });
+            }
+        }
         Input::Show(lines) => {
             link.wait_until(ANSWERS_WAIT, |v| v.idle());
             screen::show_now(&lines);

@@ -1,6 +1,8 @@
 //! ASCII boards and status lines for people: pure functions from a position to
 //! text, with ANSI colour only when asked for.
 
+use std::time::Duration;
+
 use flipline::{Color, Game, Move, Square};
 
 /// What to draw besides the discs.
@@ -18,6 +20,7 @@ const RESET: &str = "\x1b[0m";
 const BLACK_STYLE: &str = "\x1b[1m";
 const WHITE_STYLE: &str = "\x1b[1;33m";
 const LEGAL_STYLE: &str = "\x1b[2;32m";
+const LOW_STYLE: &str = "\x1b[1;31m";
 
 /// The board of `game`: column letters above and below, row numbers on both
 /// sides, `X`/`O` discs, `.` empty squares, `*` legal squares, and the last move
@@ -77,6 +80,53 @@ pub fn clock(ms: u64) -> String {
         format!("{minutes}:{second:02}.{tenth}")
     }
 }
+
+/// Below this much time left a clock is shown with a warning.
+pub const LOW_TIME_MS: u64 = 10_000;
+
+/// The clocks (black's, white's milliseconds) `elapsed` after they were
+/// `last` (a `MOVED`'s times, or the base times at the start), with the
+/// clock of `running` (the side to move; `None` once nothing runs)
+/// counting down to 0.
+pub fn running_clocks(last: (u64, u64), running: Option<Color>, elapsed: Duration) -> (u64, u64) {
+    let spent = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
+    let (black, white) = last;
+    match running {
+        Some(Color::Black) => (black.saturating_sub(spent), white),
+        Some(Color::White) => (black, white.saturating_sub(spent)),
+        None => (black, white),
+    }
+}
+
+/// Both clocks in a template of fixed width (so that a prompt drawn again
+/// with other times takes the same columns): `X 4:59.9  O 5:00.0 `, a `!`
+/// after a clock under [`LOW_TIME_MS`] (in red too where colour is on),
+/// the running clock's side letter bracketed: `[X] 0:09.3! O 5:00.0 `.
+pub fn clock_bar(clocks: (u64, u64), running: Option<Color>, color: bool) -> String {
+    let one = |side: Color, ms: u64| {
+        let letter = if running == Some(side) {
+            format!("[{}]", side.letter())
+        } else {
+            format!(" {} ", side.letter())
+        };
+        let low = ms < LOW_TIME_MS;
+        let time = format!("{:>7}", clock(ms));
+        let time = if low && color {
+            format!("{LOW_STYLE}{time}{RESET}")
+        } else {
+            time
+        };
+        format!("{letter}{time}{}", if low { "!" } else { " " })
+    };
+    format!(
+        "{}{} ",
+        one(Color::Black, clocks.0),
+        one(Color::White, clocks.1)
+    )
+}
+
+/// The columns [`clock_bar`] takes, whatever the times.
+pub const CLOCK_BAR_WIDTH: usize = 2 * (3 + 7 + 1) + 1;
 
 /// The widest a line of text may be: an 80-column terminal, less one so
 /// that no line makes it wrap.
@@ -221,5 +271,32 @@ mod tests {
         );
         assert_eq!(lines.last().map(|l| l.ends_with("32. c3 d3*")), Some(true));
         assert_eq!(lines.concat().matches('*').count(), 1);
+    }
+
+    #[test]
+    fn the_running_clock_counts_down_from_the_last_times_and_stops_at_zero() {
+        let last = (60_000, 30_000);
+        let after = |side, ms| running_clocks(last, side, Duration::from_millis(ms));
+        assert_eq!(after(Some(Color::Black), 1_500), (58_500, 30_000));
+        assert_eq!(after(Some(Color::White), 1_500), (60_000, 28_500));
+        assert_eq!(after(Some(Color::White), 90_000), (60_000, 0));
+        assert_eq!(after(None, 90_000), last);
+    }
+
+    #[test]
+    fn the_clock_bar_keeps_its_width_and_warns_at_low_time() {
+        let bar = clock_bar((299_950, 300_000), Some(Color::Black), false);
+        assert_eq!(bar, "[X] 4:59.9  O  5:00.0  ");
+        assert_eq!(bar.len(), CLOCK_BAR_WIDTH);
+        let low = clock_bar((9_300, 3_723_000), Some(Color::White), false);
+        assert_eq!(low, " X  0:09.3![O]1:02:03  ");
+        assert_eq!(low.len(), CLOCK_BAR_WIDTH);
+        assert_eq!(
+            clock_bar((0, 600_000), None, false),
+            " X  0:00.0! O 10:00.0  "
+        );
+        let red = clock_bar((9_300, 5_000), None, true);
+        assert!(red.contains("\x1b[1;31m 0:09.3\x1b[0m!"), "{red:?}");
+        assert!(!clock_bar((60_000, 60_000), None, true).contains('\x1b'));
     }
 }

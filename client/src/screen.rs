@@ -128,6 +128,16 @@ pub fn ask<T>(question: &str, answer: impl FnOnce() -> T) -> T {
     answered
 }
 
+/// Has the prompt drawn again (its clocks with it) if a printer is attached
+/// and nothing else waits to be drawn, which would draw it anyway.
+pub fn redraw() {
+    let mut queue = queue();
+    if queue.attached && !queue.paused && !queue.printing && queue.waiting.is_empty() {
+        queue.waiting.push_back(REDRAW.to_string());
+        CHANGED.notify_all();
+    }
+}
+
 /// Shows one line.
 pub fn line(text: impl Into<String>) {
     show(&[text.into()]);

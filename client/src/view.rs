@@ -2,6 +2,7 @@
 //! person sees for each line. Pure: lines in, text out, no I/O.
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::time::Instant;
 
 use flipline::notation::parse_board;
 use flipline::protocol::{
@@ -10,7 +11,7 @@ use flipline::protocol::{
 use flipline::{Color, Game, Move, Square, Variant};
 
 use crate::password::{Password, asks_for_password, login_line, shown_password};
-use crate::render::{BoardView, board, clock};
+use crate::render::{BoardView, board, clock, clock_bar, running_clocks};
 use crate::secret::{
     GuestSecret, LoginReply, plain_login_name, read_login_reply, resume_line, shown_secret,
 };
@@ -31,8 +32,11 @@ pub struct GameView {
     pub over: bool,
     /// The last move played.
     pub last: Option<Move>,
-    /// Milliseconds left (black, white) as of the last MOVED.
+    /// Milliseconds left (black, white) as of the last MOVED (the base
+    /// times before), or the final times once the game is over.
     pub clocks: Option<(u64, u64)>,
+    /// When `clocks` were given, while the side to move's clock runs.
+    pub clocks_at: Option<Instant>,
     /// Every move seen since START, for saving and resuming.
     pub moves: Vec<Move>,
 }
@@ -93,6 +97,34 @@ pub struct View {
     /// What each `LOGIN` among `pending` showed, oldest first.
     logins: VecDeque<LoginSent>,
     style: Style,
+    /// When the line being taken in arrived.
+    now: Option<Instant>,
+}
+
+impl GameView {
+    /// The side whose clock runs: the side to move of a clocked game in
+    /// play with both seats filled.
+    pub fn running(&self) -> Option<Color> {
+        let seated = self.black != "-" && self.white != "-";
+        (self.clocks_at.is_some() && seated && !self.over).then(|| self.game.to_move())
+    }
+
+    /// The time left on both clocks at `now`.
+    pub fn clocks_now(&self, now: Instant) -> Option<(u64, u64)> {
+        let last = self.clocks?;
+        let since = self.clocks_at.map(|at| now.saturating_duration_since(at));
+        Some(running_clocks(
+            last,
+            self.running(),
+            since.unwrap_or_default(),
+        ))
+    }
+
+    /// Stops the clocks at `now`, where they stand.
+    fn stop_clocks(&mut self, now: Instant) {
+        self.clocks = self.clocks_now(now);
+        self.clocks_at = None;
+    }
 }
 
 /// A change to the secrets kept for a server.
@@ -130,6 +162,33 @@ impl View {
     /// How this view draws.
     pub fn style(&self) -> Style {
         self.style
+    }
+
+    /// When the line being taken in arrived (now, outside one).
+    fn now(&self) -> Instant {
+        self.now.unwrap_or_else(Instant::now)
+    }
+
+    /// The clocks of the current game as the prompt shows them at `now`
+    /// (see [`clock_bar`]), in colour if asked for: the time left now
+    /// while a clock runs, the final times once the game is over.
+    pub fn clock_bar(&self, now: Instant, color: bool) -> Option<String> {
+        let game = self.games.get(&self.current?)?;
+        let clocks = game.clocks_now(now)?;
+        Some(clock_bar(clocks, game.running(), color))
+    }
+
+    /// Whether the current game has a clock and is not over: the prompt
+    /// then shows its clocks.
+    pub fn clocked_game_on(&self) -> bool {
+        let current = self.current.and_then(|id| self.games.get(&id));
+        current.is_some_and(|g| g.clocks.is_some() && !g.over)
+    }
+
+    /// Whether a clock of the current game runs.
+    pub fn clock_runs(&self) -> bool {
+        let current = self.current.and_then(|id| self.games.get(&id));
+        current.is_some_and(|g| g.running().is_some())
     }
 
     /// Records a command sent as it is, so that its reply can be understood.
@@ -272,6 +331,13 @@ impl View {
     /// Takes one server line; returns what to show for it (possibly nothing).
     /// No secret is ever shown, not even in `--raw`.
     pub fn on_line(&mut self, line: &str) -> Vec<String> {
+        self.on_line_at(line, Instant::now())
+    }
+
+    /// [`View::on_line`] for a line that arrived at `now`: the moment the
+    /// clocks it gives were read.
+    pub fn on_line_at(&mut self, line: &str, now: Instant) -> Vec<String> {
+        self.now = Some(now);
         let mut hidden = self.secrets_in_play();
         let shown = self.show_line(line);
         hidden.extend(self.secrets_in_play());
@@ -499,6 +565,7 @@ impl View {
             over: false,
             last: None,
             clocks: clock.map(|c| (c.base_ms, c.base_ms)),
+            clocks_at: clock.map(|_| self.now()),
             moves: Vec::new(),
         };
         let mine = !self.my_colors(&game).is_empty();
@@ -519,6 +586,7 @@ impl View {
             Err(e) => return vec![format!("unreadable board: {}", escape(&e.to_string()))],
         }
         if to_move.is_none() {
+            view.stop_clocks(self.now.unwrap_or_else(Instant::now));
             view.over = true;
         }
         self.render(id)
@@ -552,7 +620,7 @@ impl View {
             untrusted::name(&view.white),
             counts.white
         );
-        if let Some((black, white)) = view.clocks {
+        if let Some((black, white)) = view.clocks_now(self.now()) {
             line.push_str(&format!("  clocks X {} O {}", clock(black), clock(white)));
         }
         if view.over {
@@ -605,6 +673,7 @@ impl View {
         view.moves.push(played);
         if clocks.is_some() {
             view.clocks = clocks;
+            view.clocks_at = Some(self.now.unwrap_or_else(Instant::now));
         }
         let who = untrusted::name(match side {
             Color::Black => &view.black,
@@ -626,9 +695,19 @@ impl View {
     ) -> Vec<String> {
         self.settles += 1;
         self.overs += 1;
+        let now = self.now();
         let Some(view) = self.games.get_mut(&id) else {
             return Vec::new();
         };
+        view.stop_clocks(now);
+        // A flag fall: the loser's time is gone, whatever the last tick said.
+        if let (EndReason::Time, Some((black, white))) = (reason, view.clocks) {
+            view.clocks = Some(match winner {
+                Some(Color::Black) => (black, 0),
+                Some(Color::White) => (0, white),
+                None => (black, white),
+            });
+        }
         view.over = true;
         let result = match winner {
             Some(Color::Black) => format!("{} (X) wins", untrusted::name(&view.black)),
@@ -993,6 +1072,49 @@ mod tests {
             Some(&SecretChange::Forget("ann".into()))
         );
     }
+
+    #[test]
+    fn the_clocks_run_from_the_last_moved_and_stop_at_the_end() {
+        use std::time::Duration;
+        let t0 = Instant::now();
+        let at = |ms| t0 + Duration::from_millis(ms);
+        let mut view = View::new(Style::default());
+        view.on_line_at("START 2 othello ann bob 1+0", at(0));
+        view.on_line_at(&format!("BOARD 2 {START} X"), at(0));
+        let game = |v: &View| {
+            v.games
+                .get(&2)
+                .cloned()
+                .unwrap_or_else(|| panic!("no game"))
+        };
+        assert_eq!(game(&view).clocks_now(at(1_500)), Some((58_500, 60_000)));
+        assert!(view.clock_runs() && view.clocked_game_on());
+        assert_eq!(
+            view.clock_bar(at(1_500), false).as_deref(),
+            Some("[X] 0:58.5  O  1:00.0  ")
+        );
+        view.on_line_at("MOVED 2 X d3 4 1 57000 60000", at(3_000));
+        let shown = view.on_line_at(&format!("BOARD 2 {AFTER_D3} O"), at(3_000));
+        assert!(
+            shown.iter().any(|l| l.contains("clocks X 0:57.0 O 1:00.0")),
+            "{shown:?}"
+        );
+        assert_eq!(game(&view).clocks_now(at(13_000)), Some((57_000, 50_000)));
+        // O's flag falls: no MOVED, its time is 0 whatever the last tick said.
+        view.on_line_at(&format!("BOARD 2 {AFTER_D3} -"), at(62_900));
+        view.on_line_at("OVER 2 X 61 3 time", at(63_000));
+        assert_eq!(game(&view).clocks_now(at(99_000)), Some((57_000, 0)));
+        assert!(!view.clock_runs() && !view.clocked_game_on());
+        // A resignation keeps the times as they stood.
+        view.on_line_at("START 3 othello ann bob 1+0", at(0));
+        view.on_line_at(&format!("BOARD 3 {START} X"), at(0));
+        view.on_line_at(&format!("BOARD 3 {START} -"), at(4_000));
+        view.on_line_at("OVER 3 O 2 62 resign", at(4_000));
+        let third = view.games.get(&3).and_then(|g| g.clocks_now(at(9_000)));
+        assert_eq!(third, Some((56_000, 60_000)));
+    }
+
+    const START: &str = "---------------------------OX------XO---------------------------";
 
     #[test]
     fn a_password_logged_in_with_is_kept_for_the_next_login_and_never_shown() {

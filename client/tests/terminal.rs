@@ -372,3 +372,54 @@ fn a_registered_name_typed_at_the_prompt_asks_for_its_password_unechoed() {
     assert_eq!(pty.exit_code(), Some(0));
     assert!(pty.is_sane());
 }
+
+/// The time the prompt shows for X (`[X] 4:59.9  O  5:00.0  flip>`), in
+/// tenths of a second.
+fn x_clock(rows: &[String]) -> Option<u64> {
+    let row = rows
+        .iter()
+        .rfind(|r| r.starts_with("[X]") && r.contains("flip>"))?;
+    let time = row.get(3..10)?.trim();
+    let (minutes, rest) = time.split_once(':')?;
+    let (seconds, tenths) = rest.split_once('.')?;
+    Some(
+        (minutes.parse::<u64>().ok()? * 60 + seconds.parse::<u64>().ok()?) * 10
+            + tenths.parse::<u64>().ok()?,
+    )
+}
+
+#[test]
+fn the_running_clock_counts_down_at_the_prompt() {
+    let (mut pty, mut conn, _server, _data) = logged_in("hal", "clock");
+    conn.send("START 1 othello hal bob 5+0");
+    conn.send(&format!("BOARD 1 {}", support::START_BOARD));
+    conn.send("TURN 1 X d3,c4,f5,e6");
+    pty.until_row("your move (X): d3 c4 f5 e6");
+    pty.type_keys("\r");
+    let first = pty.until("the clocks in the prompt", |rows| x_clock(rows).is_some());
+    let start = x_clock(&first).unwrap_or(0);
+    assert!(start <= 3000, "{first:?}");
+    // Counted down on screen, nothing typed.
+    let later = pty.until("X's clock counted down by a second", |rows| {
+        x_clock(rows).is_some_and(|t| t + 10 <= start)
+    });
+    assert!(
+        later.iter().any(|r| r.ends_with(" O  5:00.0  flip>")),
+        "O's clock stands: {later:?}"
+    );
+    // After the move, O's runs; after OVER nothing does and the prompt
+    // goes back to plain once the game is over.
+    conn.send("MOVED 1 X d3 4 1 290000 300000");
+    conn.send("BOARD 1 -------------------X-------XX------XO--------------------------- O");
+    conn.send("OVER 1 O 3 61 time");
+    pty.until_row("game 1 over: bob (O) wins 3-61 (time)");
+    pty.until("X's flag fallen", |rows| {
+        rows.iter()
+            .any(|r| r.starts_with(" X  0:00.0!") && r.contains("flip>"))
+    });
+    pty.type_keys("\r");
+    pty.until(
+        "a plain prompt",
+        |rows| matches!(rows.iter().rfind(|r| !r.is_empty()), Some(r) if r == "flip>"),
+    );
+}
