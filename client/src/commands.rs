@@ -199,6 +199,15 @@ fn wrapped(first: &str, text: &str, indent: usize) -> Vec<String> {
     lines
 }
 
+/// Whether a command makes, joins or watches a game, whose `START` follows
+/// its answer (at once, but for a game with an open seat).
+pub fn starts_a_game(command: &str) -> bool {
+    let keyword = command.split_whitespace().next().unwrap_or("");
+    ["NEW", "JOIN", "WATCH"]
+        .iter()
+        .any(|k| keyword.eq_ignore_ascii_case(k))
+}
+
 /// Whether a command is a move, which a script sends only on its turn.
 pub fn is_move(line: &str) -> bool {
     let keyword = line

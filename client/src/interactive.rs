@@ -13,7 +13,7 @@ use rustyline::error::ReadlineError;
 use rustyline::history::DefaultHistory;
 use rustyline::{ColorMode, Config, Editor};
 
-use crate::commands::{Input, game_moves, save_game, translate};
+use crate::commands::{Input, game_moves, save_game, starts_a_game, translate};
 use crate::helper::FlipHelper;
 use crate::link::Link;
 use crate::password::{self, login_line};
@@ -57,14 +57,6 @@ fn spawn_ticker(link: &Arc<Link>) {
 /// How long the prompt after a command that starts a game waits for the
 /// game's `START`.
 const START_WAIT: Duration = Duration::from_millis(500);
-
-/// Whether a command starts a game (or a watch) at once when it is answered.
-fn starts_a_game(command: &str) -> bool {
-    let keyword = command.split_whitespace().next().unwrap_or("");
-    ["NEW", "JOIN", "WATCH"]
-        .iter()
-        .any(|k| keyword.eq_ignore_ascii_case(k))
-}
 
 /// What to do after a line.
 enum Flow {

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use crate::commands::{Input, game_moves, is_move, save_game, translate};
+use crate::commands::{Input, game_moves, is_move, save_game, starts_a_game, translate};
 use crate::link::Link;
 use crate::play::Failure;
 use crate::screen;
@@ -88,8 +88,19 @@ fn run_command(link: &Link, line: &str, command: &str) -> Result<(), Failure> {
         // The server's error is shown already.
         return Err(Failure::failed(format!("stopped at `{line}`: refused")));
     }
+    if starts_a_game(command) {
+        // A bot or hotseat game's START follows its OK at once: the next
+        // command (or the end of input) knows the game then. An open seat's
+        // comes only when someone joins.
+        link.wait_until(START_WAIT, |v| {
+            v.current.is_some_and(|id| v.games.contains_key(&id))
+        });
+    }
     Ok(())
 }
+
+/// How long a script waits for the `START` after a game is made or joined.
+const START_WAIT: Duration = Duration::from_millis(500);
 
 fn check_connection(link: &Link) -> Result<(), Failure> {
     if link.lost.load(Ordering::Acquire) {
