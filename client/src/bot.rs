@@ -235,11 +235,16 @@ impl Bot {
                 white,
                 ..
             }) => {
-                let colors = [(Color::Black, black), (Color::White, white)]
-                    .into_iter()
+                let seats = [(Color::Black, black), (Color::White, white)];
+                let colors: Vec<Color> = (seats.iter())
                     .filter(|(_, n)| *n == self.name)
-                    .map(|(c, _)| c)
+                    .map(|(c, _)| *c)
                     .collect();
+                let others: Vec<&String> = (seats.iter())
+                    .filter(|(_, n)| *n != self.name)
+                    .map(|(_, n)| n)
+                    .collect();
+                crate::say!("{}", plays_line(&self.name, game, &colors, &others));
                 self.game = Some(BotGame {
                     id: game,
                     variant,
@@ -309,6 +314,22 @@ impl Bot {
     }
 }
 
+/// What a bot says as a game starts: which side it plays, and against whom
+/// (`flipbot: bot plays X in game 5 vs ann`).
+fn plays_line(name: &str, game: GameId, colors: &[Color], others: &[&String]) -> String {
+    let sides: Vec<String> = colors.iter().map(|c| c.to_string()).collect();
+    let sides = if sides.is_empty() {
+        "no side".to_string()
+    } else {
+        sides.join(" and ")
+    };
+    let against = match others.first() {
+        Some(other) => format!(" vs {}", crate::untrusted::name(other)),
+        None => String::new(),
+    };
+    format!("{name}: bot plays {sides} in game {game}{against}")
+}
+
 /// How long a bot waits for the answer to its `LOGIN` before it tries a new
 /// connection.
 const LOGIN_WAIT: Duration = Duration::from_secs(30);
@@ -329,4 +350,26 @@ fn send(stream: &mut TcpStream, line: &str) -> Result<(), String> {
     stream
         .write_all(format!("{line}\n").as_bytes())
         .map_err(|e| format!("cannot send: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bot_says_which_side_it_plays_in_each_game() {
+        let bob = "bob".to_string();
+        assert_eq!(
+            plays_line("flipbot", 5, &[Color::Black], &[&bob]),
+            "flipbot: bot plays X in game 5 vs bob"
+        );
+        assert_eq!(
+            plays_line("b-2", 7, &[Color::White], &[&"e\u{1b}ve".to_string()]),
+            "b-2: bot plays O in game 7 vs e\\u{1b}ve"
+        );
+        assert_eq!(
+            plays_line("b", 1, &[Color::Black, Color::White], &[]),
+            "b: bot plays X and O in game 1"
+        );
+    }
 }

@@ -4,14 +4,18 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Instant;
 
+use flipline::engine::WIN_FACTOR;
 use flipline::notation::parse_board;
 use flipline::protocol::{
-    ClockSpec, CommandKind, EndReason, Event, GameId, GameSummary, Reply, ServerLine,
+    ClockSpec, Command, CommandKind, EndReason, Event, GameId, GameSummary, NewGame, Opponent,
+    Reply, ServerLine,
 };
+
+use crate::analyze_cmd::{in_hundredths, score_text};
 use flipline::{Color, Game, Move, Square, Variant};
 
 use crate::password::{Password, asks_for_password, login_line, shown_password};
-use crate::render::{BoardView, board, clock, clock_bar, running_clocks};
+use crate::render::{BoardView, COLUMNS, board, clock, clock_bar, running_clocks};
 use crate::secret::{
     GuestSecret, LoginReply, plain_login_name, read_login_reply, resume_line, shown_secret,
 };
@@ -96,6 +100,9 @@ pub struct View {
     pub login_answer: Option<bool>,
     /// What each `LOGIN` among `pending` showed, oldest first.
     logins: VecDeque<LoginSent>,
+    /// For each `NEW` among `pending`, oldest first: whether it leaves a
+    /// seat open (no bot, not hotseat).
+    news: VecDeque<bool>,
     style: Style,
     /// When the line being taken in arrived.
     now: Option<Instant>,
@@ -197,6 +204,16 @@ impl View {
             return;
         };
         let kind = CommandKind::from_keyword(keyword);
+        if kind == Some(CommandKind::New) {
+            let open = matches!(
+                Command::parse(line),
+                Ok(Command::New(NewGame {
+                    opponent: Opponent::Open,
+                    ..
+                }))
+            );
+            self.news.push_back(open);
+        }
         if kind == Some(CommandKind::Login) {
             let sent = match (shown_secret(line), shown_password(line)) {
                 (Some((name, secret)), _) => LoginSent {
@@ -280,6 +297,7 @@ impl View {
     pub fn forget_pending(&mut self) {
         self.pending.clear();
         self.logins.clear();
+        self.news.clear();
         self.to_send.clear();
     }
 
@@ -394,12 +412,26 @@ impl View {
             let sent = self.logins.pop_front().unwrap_or_default();
             return self.on_login_reply(line, reply, sent);
         }
+        let open_seat = command == Some(CommandKind::New) && self.news.pop_front().unwrap_or(false);
         let text = match reply {
             Ok(text) => text,
             Err(message) => return vec![message],
         };
         let typed = command.and_then(|kind| Reply::parse(kind, line).ok());
         match (command, typed) {
+            (Some(CommandKind::New), Some(Reply::Game(id))) if open_seat => {
+                self.current = Some(id);
+                vec![format!(
+                    "game {id} made: the opponent types join {id} (spectators watch {id})"
+                )]
+            }
+            (Some(CommandKind::Hint), Some(Reply::Hint(mv, score))) => {
+                let variant = self
+                    .current
+                    .and_then(|id| self.games.get(&id))
+                    .map(|g| g.variant);
+                vec![hint_line(mv, score, variant)]
+            }
             (
                 Some(
                     CommandKind::Move
@@ -607,33 +639,46 @@ impl View {
             color: self.style.color,
         };
         let mut lines = board(&view.game, &board_view);
-        lines.push(self.status_line(id, view));
+        lines.extend(self.status_lines(id, view));
         lines
     }
 
-    fn status_line(&self, id: GameId, view: &GameView) -> String {
+    /// The line under a board: the players and their discs, the clocks,
+    /// who is to move; cut (between those parts) into lines that fit an
+    /// 80-column terminal, names of 20 characters and all.
+    fn status_lines(&self, id: GameId, view: &GameView) -> Vec<String> {
         let counts = view.game.counts();
-        let mut line = format!(
+        let mut parts = vec![format!(
             "game {id}  X {} {}  O {} {}",
             untrusted::name(&view.black),
             counts.black,
             untrusted::name(&view.white),
             counts.white
-        );
+        )];
         if let Some((black, white)) = view.clocks_now(self.now()) {
-            line.push_str(&format!("  clocks X {} O {}", clock(black), clock(white)));
+            parts.push(format!("clocks X {} O {}", clock(black), clock(white)));
         }
         if view.over {
-            line.push_str("  game over");
+            parts.push("game over".to_string());
         } else {
             let side = view.game.to_move();
             let yours = self.my_colors(view).contains(&side);
-            line.push_str(&format!(
-                "  {side} to move{}",
+            parts.push(format!(
+                "{side} to move{}",
                 if yours { " (you)" } else { "" }
             ));
         }
-        line
+        let mut lines: Vec<String> = Vec::new();
+        for part in parts {
+            match lines.last_mut() {
+                Some(line) if line.len() + 2 + part.len() <= COLUMNS => {
+                    line.push_str("  ");
+                    line.push_str(&part);
+                }
+                _ => lines.push(part),
+            }
+        }
+        lines
     }
 
     fn on_turn(&mut self, id: GameId, side: Color) -> Vec<String> {
@@ -715,10 +760,37 @@ impl View {
             None => "draw".to_string(),
         };
         vec![format!(
-            "game {id} over: {result} {black}-{white} ({})",
+            "game {id} over: {result}{} ({})",
+            score_words(view.variant, black, white),
             reason.word()
         )]
     }
+}
+
+/// The scores of a result as shown after the winner (` 40-24`); none in
+/// tic-tac-toe, where they only count the squares (the empty ones going
+/// to the winner) and say nothing a person wants.
+fn score_words(variant: Variant, black: u32, white: u32) -> String {
+    if variant == Variant::TicTacToe {
+        String::new()
+    } else {
+        format!(" {black}-{white}")
+    }
+}
+
+/// The answer to `HINT`: the move and its score in the units of `flip
+/// analyze` (discs; an exact score, as large as a proven result's, as the
+/// final margin).
+fn hint_line(mv: Move, score: i32, variant: Option<Variant>) -> String {
+    let exact = score.abs() >= WIN_FACTOR;
+    let hundredths = variant.is_none_or(in_hundredths);
+    let text = score_text(score, exact, hundredths);
+    let unit = match (exact, hundredths) {
+        (true, _) => " discs, exact",
+        (false, true) => " discs",
+        (false, false) => "",
+    };
+    format!("hint: {mv} ({text}{unit})")
 }
 
 /// What an `OK` the client has no better words for shows.
@@ -754,9 +826,8 @@ fn describe_record(record: &GameSummary) -> String {
                 None => "a draw".to_string(),
             };
             format!(
-                "{winner} {}-{} ({})",
-                result.black,
-                result.white,
+                "{winner}{} ({})",
+                score_words(record.variant, result.black, result.white),
                 result.reason.word()
             )
         }
@@ -1115,6 +1186,76 @@ mod tests {
     }
 
     const START: &str = "---------------------------OX------XO---------------------------";
+
+    #[test]
+    fn the_status_line_fits_80_columns_with_the_longest_names() {
+        let (black, white) = ("a".repeat(20), "b".repeat(20));
+        let mut view = View::new(Style::default());
+        view.sent(&format!("LOGIN {black}"));
+        view.on_line(&format!("OK {black}"));
+        view.on_line(&format!("START 12345 othello {black} {white} 60+30"));
+        let shown = view.on_line(&format!("BOARD 12345 {START} X"));
+        let status: Vec<&String> = shown.iter().skip(10).collect();
+        assert_eq!(status.len(), 2, "{shown:#?}");
+        assert!(shown.iter().all(|l| l.len() <= COLUMNS), "{shown:#?}");
+        assert_eq!(
+            status.get(1).map(|l| l.as_str()),
+            Some("clocks X 1:00:00 O 1:00:00  X to move (you)")
+        );
+        // Short names keep one line.
+        let mut view = View::new(Style::default());
+        view.on_line("START 1 othello ann bob -");
+        let shown = view.on_line(&format!("BOARD 1 {START} X"));
+        assert_eq!(
+            shown.last().map(String::as_str),
+            Some("game 1  X ann 2  O bob 2  X to move")
+        );
+    }
+
+    #[test]
+    fn replies_and_results_read_as_words() {
+        let mut view = View::new(Style::default());
+        view.sent("NEW othello");
+        view.sent("NEW othello vs bot:3");
+        view.sent("HINT");
+        view.sent("HINT");
+        view.sent("HINT");
+        let out = feed(
+            &mut view,
+            &[
+                "OK 5",
+                "OK 6",
+                "START 6 othello ann bot:3 -",
+                "OK d3 -125",
+                "OK c4 120000",
+                "OK pass 0",
+            ],
+        );
+        assert_eq!(
+            out,
+            [
+                "game 5 made: the opponent types join 5 (spectators watch 5)",
+                "ok 6",
+                "game 6 (othello): ann (X) vs bot:3 (O), no clock",
+                "hint: d3 (-1.25 discs)",
+                "hint: c4 (+12 discs, exact)",
+                "hint: pass (+0.00 discs)",
+            ]
+        );
+        // Tic-tac-toe's scores only count squares: a draw is a draw.
+        view.on_line("START 7 tictactoe ann bob -");
+        view.current = Some(7);
+        view.sent("HINT");
+        assert_eq!(feed(&mut view, &["OK b2 3"]), ["hint: b2 (+3)"]);
+        assert_eq!(
+            feed(&mut view, &["OVER 7 draw 5 4 normal"]),
+            ["game 7 over: draw (normal)"]
+        );
+        assert_eq!(
+            feed(&mut view, &["OVER 6 O 20 44 resign"]),
+            ["game 6 over: bot:3 (O) wins 20-44 (resign)"]
+        );
+    }
 
     #[test]
     fn a_password_logged_in_with_is_kept_for_the_next_login_and_never_shown() {
