@@ -589,7 +589,7 @@ impl View {
             untrusted::name(&black),
             untrusted::name(&white)
         );
-        let game = GameView {
+        let mut game = GameView {
             variant,
             black,
             white,
@@ -600,6 +600,16 @@ impl View {
             clocks_at: clock.map(|_| self.now()),
             moves: Vec::new(),
         };
+        // The snapshot of a game followed before (a reconnect's JOIN) gives
+        // no clock times: those of its last MOVED still hold, and its moves.
+        if let Some(known) = self.games.get(&id).filter(|g| {
+            g.variant == game.variant && !g.over && g.black == game.black && g.white == game.white
+        }) {
+            if clock.is_some() && known.clocks.is_some() {
+                (game.clocks, game.clocks_at) = (known.clocks, known.clocks_at);
+            }
+            (game.moves, game.last) = (known.moves.clone(), known.last);
+        }
         let mine = !self.my_colors(&game).is_empty();
         self.games.insert(id, game);
         if mine || self.current.is_none() {
@@ -1183,6 +1193,28 @@ mod tests {
         view.on_line_at("OVER 3 O 2 62 resign", at(4_000));
         let third = view.games.get(&3).and_then(|g| g.clocks_now(at(9_000)));
         assert_eq!(third, Some((56_000, 60_000)));
+    }
+
+    #[test]
+    fn a_reconnects_snapshot_keeps_the_clocks_and_moves_known() {
+        use std::time::Duration;
+        let t0 = Instant::now();
+        let at = |ms| t0 + Duration::from_millis(ms);
+        let mut view = View::new(Style::default());
+        view.on_line_at("START 2 othello ann bob 1+0", at(0));
+        view.on_line_at(&format!("BOARD 2 {START} X"), at(0));
+        view.on_line_at("MOVED 2 X d3 4 1 57000 60000", at(3_000));
+        view.on_line_at(&format!("BOARD 2 {AFTER_D3} O"), at(3_000));
+        // The connection drops; JOIN's snapshot comes 5 s after the move.
+        view.on_line_at("START 2 othello ann bob 1+0", at(8_000));
+        view.on_line_at(&format!("BOARD 2 {AFTER_D3} O"), at(8_000));
+        let game = view
+            .games
+            .get(&2)
+            .cloned()
+            .unwrap_or_else(|| panic!("no game"));
+        assert_eq!(game.clocks_now(at(8_000)), Some((57_000, 55_000)));
+        assert_eq!(game.moves.len(), 1);
     }
 
     const START: &str = "---------------------------OX------XO---------------------------";
