@@ -407,6 +407,19 @@ fn the_running_clock_counts_down_at_the_prompt() {
         later.iter().any(|r| r.ends_with(" O  5:00.0  flip>")),
         "O's clock stands: {later:?}"
     );
+    // What is being typed stays as the prompt is drawn again.
+    pty.type_keys("c4");
+    let typed = pty.until("the clock counting down past a typed c4", |rows| {
+        let row = rows.iter().rfind(|r| r.contains("flip>"));
+        row.is_some_and(|r| r.ends_with("flip> c4"))
+            && x_clock(rows).is_some_and(|t| t + 20 <= start)
+    });
+    assert_eq!(
+        typed.iter().filter(|r| r.contains("  flip>")).count(),
+        1,
+        "the prompt drawn again in its place, not below: {typed:?}"
+    );
+    pty.type_keys("\x15");
     // After the move, O's runs; after OVER nothing does and the prompt
     // goes back to plain once the game is over.
     conn.send("MOVED 1 X d3 4 1 290000 300000");
