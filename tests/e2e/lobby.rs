@@ -255,6 +255,8 @@ fn rematch_starts_a_new_game_with_colours_swapped() {
     let daemon = start(test_config());
     let (mut a, mut b, start) = new_and_join(daemon.addr, "othello6 clock 5+2", ["ra", "rb"]);
     let g = start.game;
+    let mut spectator = Client::connect(daemon.addr);
+    spectator.ok(&format!("WATCH {g}"));
     a.ok("END");
     let over = a.expect_event(&format!("OVER {g} "));
     assert_eq!(b.expect_event(&format!("OVER {g} ")), over);
@@ -270,6 +272,12 @@ fn rematch_starts_a_new_game_with_colours_swapped() {
     let start2 = format!("START {g2} othello6 rb ra 5+2");
     assert_eq!(a.line(), start2);
     assert_eq!(b.line(), start2);
+    // The spectator, whom no START reaches, is told where the players went.
+    let told = spectator.expect_event(&format!("INFO game {g} is rematched"));
+    assert_eq!(
+        told,
+        format!("INFO game {g} is rematched as game {g2}: WATCH {g2} follows it")
+    );
     // rb is black now and moves first; ra is refused.
     b.lines_through(&format!("TURN {g2} X"));
     a.lines_through(&format!("TURN {g2} X"));

@@ -101,6 +101,7 @@ impl GameActor {
             Order::Disconnected { name } => self.table.disconnected(&name, self.grace(), now),
             Order::Cancel => self.table.cancel(),
             Order::OfferRematch { name } => self.table.offer_rematch(&name),
+            Order::Rematched { game } => self.table.rematched(game),
         };
         self.carry_out(ctx, effects);
     }

@@ -92,6 +92,12 @@ pub enum Order<C = ConnId> {
         /// Who.
         name: Name,
     },
+    /// The rematch began as `game`: those still at this table (spectators
+    /// above all, whom nothing else tells) hear its number.
+    Rematched {
+        /// The new game.
+        game: GameId,
+    },
 }
 
 impl Order {
@@ -111,6 +117,7 @@ impl Order {
             Order::Disconnected { name } => Order::Disconnected { name },
             Order::Cancel => Order::Cancel,
             Order::OfferRematch { name } => Order::OfferRematch { name },
+            Order::Rematched { game } => Order::Rematched { game },
         }
     }
 }
@@ -775,6 +782,8 @@ impl<R: Clone> LobbyCore<R> {
             None => Sitter::Open,
         };
         let seats = [sitter(white), sitter(black)];
+        // Before the players leave: a table they all left may stop.
+        self.tell(game, Order::Rematched { game: next }, &mut effects);
         for person in dedup(persons) {
             let order = Order::Detach {
                 name: Name::clone(&person),

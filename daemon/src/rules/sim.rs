@@ -454,6 +454,7 @@ impl World {
                     Order::Disconnected { name } => table.disconnected(&name, self.grace, now),
                     Order::Cancel => table.cancel(),
                     Order::OfferRematch { name } => table.offer_rematch(&name),
+                    Order::Rematched { game } => table.rematched(game),
                 };
                 (None, effects)
             }

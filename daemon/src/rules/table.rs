@@ -854,6 +854,19 @@ impl<C: Clone> Table<C> {
         vec![Effect::Broadcast(vec![Event::Info(text)])]
     }
 
+    /// The rematch of this game began as `next`: its spectators hear the
+    /// number (its players get the new game's `START`, which says it).
+    pub fn rematched(&self, next: GameId) -> Effects<C> {
+        let text = format!(
+            "game {} is rematched as game {next}: WATCH {next} follows it",
+            self.id
+        );
+        let spectators = self.extras.iter().flat_map(|e| e.spectators.iter());
+        spectators
+            .map(|(_, conn)| Effect::Tell(conn.clone(), vec![Event::Info(text.clone())]))
+            .collect()
+    }
+
     /// `WATCH` from connection `id`, reached by `conn`: it follows the game
     /// from now, starting with the whole state.
     pub fn watch(&mut self, id: ConnId, conn: C) -> Effects<C> {
