@@ -21,8 +21,8 @@ const JUDGE_LEVEL: u8 = 4;
 const TRIES: u64 = 200;
 
 /// A start of `plies` random legal moves for `variant`, from `seed`: the
-/// first walk the engine judges balanced, else the most balanced of
-/// [`TRIES`]. `None` if no walk of that length exists (the game ends first).
+/// first walk the engine judges balanced, else the most balanced of the
+/// walks tried. `None` if no walk of that length exists (the game ends first).
 pub fn random_start(variant: Variant, plies: usize, seed: u64) -> Option<Vec<Move>> {
     let mut best: Option<(i32, Vec<Move>)> = None;
     for attempt in 0..TRIES {
