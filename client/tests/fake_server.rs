@@ -102,6 +102,26 @@ impl Drop for Flip {
     }
 }
 
+/// Seats flip's `ann` as X in game 1 against bob, on its move.
+fn seat_on_its_move(conn: &mut support::Conn, flip: &mut Flip) {
+    conn.send("START 1 othello ann bob -");
+    conn.send(&format!("BOARD 1 {START_BOARD}"));
+    conn.send("TURN 1 X d3,c4,f5,e6");
+    flip.until("your move (X): d3 c4 f5 e6");
+}
+
+/// The connection flip makes again after a lost one: it must log in with
+/// `login`, then take back its seat in game 1.
+fn rejoin(server: &FakeServer, flip: &mut Flip, login: &str) {
+    let mut second = server.accept();
+    second.expect(login);
+    second.send("OK ann");
+    second.expect("JOIN 1");
+    second.send("OK 1 X");
+    flip.until("reconnected");
+    flip.until("ok 1 X");
+}
+
 #[test]
 fn a_guest_takes_its_seat_back_with_its_secret_after_a_lost_connection() {
     let data = TempDir::new("reconnect");
@@ -115,19 +135,10 @@ fn a_guest_takes_its_seat_back_with_its_secret_after_a_lost_connection() {
     first.expect("LOGIN ann");
     first.send("OK ann secret s3cr3tT0ken");
     flip.until("logged in as ann (guest)");
-    first.send("START 1 othello ann bob -");
-    first.send(&format!("BOARD 1 {START_BOARD}"));
-    first.send("TURN 1 X d3,c4,f5,e6");
-    flip.until("your move (X): d3 c4 f5 e6");
+    seat_on_its_move(&mut first, &mut flip);
     drop(first);
 
-    let mut second = server.accept();
-    second.expect("LOGIN ann secret s3cr3tT0ken");
-    second.send("OK ann");
-    second.expect("JOIN 1");
-    second.send("OK 1 X");
-    flip.until("reconnected");
-    flip.until("ok 1 X");
+    rejoin(&server, &mut flip, "LOGIN ann secret s3cr3tT0ken");
     // The input ends with the game in play on flip's turn.
     assert_eq!(flip.finish(), Some(1));
     assert!(
@@ -293,19 +304,10 @@ fn a_password_file_logs_in_and_a_reconnect_logs_in_with_it_again_unprinted() {
     // A server that quoted it back would not have it shown.
     first.send("INFO you said tig3rPass");
     flip.until("* you said <password>");
-    first.send("START 1 othello ann bob -");
-    first.send(&format!("BOARD 1 {START_BOARD}"));
-    first.send("TURN 1 X d3,c4,f5,e6");
-    flip.until("your move (X): d3 c4 f5 e6");
+    seat_on_its_move(&mut first, &mut flip);
     drop(first);
 
-    let mut second = server.accept();
-    second.expect("LOGIN ann tig3rPass");
-    second.send("OK ann");
-    second.expect("JOIN 1");
-    second.send("OK 1 X");
-    flip.until("reconnected");
-    flip.until("ok 1 X");
+    rejoin(&server, &mut flip, "LOGIN ann tig3rPass");
     assert_eq!(flip.finish(), Some(1));
     assert!(
         flip.seen.iter().all(|l| !l.contains("tig3rPass")),
