@@ -425,6 +425,9 @@ impl View {
                     "game {id} made: the opponent types join {id} (spectators watch {id})"
                 )]
             }
+            (Some(CommandKind::Undo), Some(Reply::Asked)) => {
+                vec!["asked the other player to agree to take back your move".to_string()]
+            }
             (Some(CommandKind::Hint), Some(Reply::Hint(mv, score))) => {
                 let variant = self
                     .current
@@ -438,6 +441,7 @@ impl View {
                     | CommandKind::Pass
                     | CommandKind::Say
                     | CommandKind::End
+                    | CommandKind::Undo
                     | CommandKind::Board
                     | CommandKind::History,
                 ),
@@ -566,6 +570,17 @@ impl View {
                 vec![format!("{}: {status}", untrusted::name(&name))]
             }
             Event::Info(text) => vec![format!("* {}", escape(&text))],
+            Event::UndoAsked { game, name } => self.on_undo_asked(game, &name),
+            Event::Undone { game, taken, .. } => self.on_undone(game, taken),
+            Event::Clock {
+                game,
+                black_ms,
+                white_ms,
+                running,
+            } => {
+                self.on_clock(game, (black_ms, white_ms), running);
+                Vec::new()
+            }
             Event::History(summary) => {
                 let line = describe_record(&summary);
                 let quiet = self.quiet_records.contains(&summary.game);
@@ -600,8 +615,9 @@ impl View {
             clocks_at: clock.map(|_| self.now()),
             moves: Vec::new(),
         };
-        // The snapshot of a game followed before (a reconnect's JOIN) gives
-        // no clock times: those of its last MOVED still hold, and its moves.
+        // A game followed before (a reconnect's JOIN) keeps its moves, and
+        // the clock times of its last MOVED until the snapshot's CLOCK line
+        // (which a server before CLOCK does not send).
         if let Some(known) = self.games.get(&id).filter(|g| {
             g.variant == game.variant && !g.over && g.black == game.black && g.white == game.white
         }) {
@@ -737,6 +753,42 @@ impl View {
         match played {
             Move::Pass => vec![format!("{who} ({side}) passes")],
             Move::Place(square) => vec![format!("{who} ({side}) played {square}")],
+        }
+    }
+
+    fn on_undo_asked(&self, id: GameId, name: &str) -> Vec<String> {
+        if self.is_my_name(name) {
+            return Vec::new();
+        }
+        vec![format!(
+            "{} asks to take back their last move in game {id}: type undo to agree, \
+             or play on to refuse",
+            untrusted::name(name)
+        )]
+    }
+
+    /// Moves were taken back: the `BOARD` that follows shows the position.
+    fn on_undone(&mut self, id: GameId, taken: u32) -> Vec<String> {
+        let Some(view) = self.games.get_mut(&id) else {
+            return Vec::new();
+        };
+        let kept = view
+            .moves
+            .len()
+            .saturating_sub(usize::try_from(taken).unwrap_or(usize::MAX));
+        view.moves.truncate(kept);
+        view.last = view.moves.last().copied();
+        let plural = if taken == 1 { "" } else { "s" };
+        vec![format!("{taken} move{plural} taken back in game {id}")]
+    }
+
+    /// The clocks as the server tells them: the running one counts down
+    /// from now.
+    fn on_clock(&mut self, id: GameId, left: (u64, u64), running: Option<Color>) {
+        let now = self.now();
+        if let Some(view) = self.games.get_mut(&id) {
+            view.clocks = Some(left);
+            view.clocks_at = running.map(|_| now);
         }
     }
 

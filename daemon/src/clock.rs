@@ -36,6 +36,11 @@ impl Clocks {
         }
     }
 
+    /// The side whose clock runs.
+    pub fn running(&self) -> Option<Color> {
+        self.running.map(|(side, _)| side)
+    }
+
     /// The specification the clocks were made from.
     pub fn spec(&self) -> ClockSpec {
         self.spec

@@ -111,6 +111,8 @@ pub enum Action {
     Pass,
     /// `END`.
     Resign,
+    /// `UNDO`.
+    Undo,
     /// `BOARD`.
     Board,
     /// `SAY`.

@@ -155,6 +155,33 @@ impl Store {
         async move { commit.await.map(|_| ()) }
     }
 
+    /// The moves of a game in play, from the writer's memory once everything
+    /// queued before is committed; `None` for a game with none.
+    pub fn held_moves(
+        &self,
+        game: GameId,
+    ) -> impl Future<Output = Result<Option<Vec<StoredMove>>, StoreError>> + use<> {
+        let (tx, rx) = oneshot::channel();
+        let asked = self.writes.send(ToWriter::Held(game, tx));
+        async move {
+            asked.map_err(|_| StoreError::Closed)?;
+            let held = rx.await.map_err(|_| StoreError::Closed)?;
+            held.map_err(StoreError::Failed)
+        }
+    }
+
+    /// Takes back the moves of `game` after its first `keep` (it holds
+    /// `plies`); resolves once that is committed.
+    pub fn take_back(
+        &self,
+        game: GameId,
+        keep: u32,
+        plies: u32,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send + 'static + use<> {
+        let commit = self.commit(Write::TakeBack { game, keep, plies });
+        async move { commit.await.map(|_| ()) }
+    }
+
     /// Runs `query` on the reader thread.
     pub fn read<T, F>(&self, query: F) -> impl Future<Output = Result<T, StoreError>> + use<T, F>
     where
@@ -179,13 +206,10 @@ impl Store {
         &self,
         game: GameId,
     ) -> impl Future<Output = Result<Option<GameRecord>, StoreError>> + use<> {
-        let (tx, rx) = oneshot::channel();
-        let asked = self.writes.send(ToWriter::Held(game, tx));
+        let held = self.held_moves(game);
         let store = self.clone();
         async move {
-            asked.map_err(|_| StoreError::Closed)?;
-            let held = rx.await.map_err(|_| StoreError::Closed)?;
-            let held = held.map_err(StoreError::Failed)?;
+            let held = held.await?;
             let in_play = move |_: &Connection| Ok(held.unwrap_or_default());
             let read = store.read(move |conn| records::game_with(conn, game, in_play));
             read.await

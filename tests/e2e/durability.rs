@@ -431,7 +431,11 @@ fn a_restart_brings_back_games_with_their_clocks_bots_and_numbers() {
 /// Plays ann's first legal move from the last TURN line; returns the square.
 fn ann_move(ann: &mut Client, g: u64) -> String {
     let (board, _) = ann.ok("BOARD");
-    let Some(Event::Turn { moves, .. }) = board.last().map(|l| event(l)) else {
+    let turn = board.iter().map(|l| event(l)).find_map(|e| match e {
+        Event::Turn { moves, .. } => Some(moves),
+        _ => None,
+    });
+    let Some(moves) = turn else {
         panic!("no TURN in {board:?}");
     };
     let square = moves

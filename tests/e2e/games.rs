@@ -163,8 +163,11 @@ fn a_flag_falls_when_the_side_to_move_runs_out_of_time() {
     // 0.02 minutes: 1.2 s each, no increment.
     let (mut a, mut b, start) = new_and_join(daemon.addr, "othello clock 0.02+0", ["fa", "fb"]);
     let g = start.game;
-    a.lines_through(&format!("TURN {g} X"));
-    b.lines_through(&format!("TURN {g} X"));
+    // The snapshot ends with the clocks, black's running.
+    for client in [&mut a, &mut b] {
+        let clock = client.lines_through(&format!("CLOCK {g} "));
+        assert!(clock.last().is_some_and(|l| l.ends_with(" X")), "{clock:?}");
+    }
     let sent = Instant::now();
     a.ok("MOVE d3");
     let moved = a.line();

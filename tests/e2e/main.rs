@@ -29,3 +29,4 @@ mod settings;
 mod shutdown;
 mod sighup;
 mod store_faults;
+mod undo;

@@ -73,9 +73,10 @@ impl GameActor {
             Action::Move(square) => return self.human_move(ctx, name, Move::Place(square)),
             Action::Pass => return self.human_move(ctx, name, Move::Pass),
             Action::Resign => return self.resign(ctx, name),
+            Action::Undo => return self.undo(name),
             Action::Say(text) => self.table.say(name, text),
             Action::Board => {
-                let data = lines(&self.table.board()).to_string();
+                let data = lines(&self.table.board(service_time::now())).to_string();
                 return GameResponse::Now(Ok(Answer::data(data)));
             }
         };
@@ -94,7 +95,7 @@ impl GameActor {
                 return self.log_begun();
             }
             Order::Attach { name, conn } => match conn {
-                Some(conn) => self.table.attach(&name, conn),
+                Some(conn) => self.table.attach(&name, conn, now),
                 None => Vec::new(),
             },
             Order::Detach { name, quiet } => self.table.detach(&name, quiet),

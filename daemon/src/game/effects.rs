@@ -47,7 +47,7 @@ impl GameActor {
                 Effect::Tell(session, events) => session.tell(ToSession::Deliver(lines(&events))),
                 Effect::Schedule(timer, after) => self.schedule(ctx, timer, after),
                 Effect::Unschedule(timer) => self.unschedule(ctx, timer),
-                Effect::Think { level, ply } => self.think(ctx, level, ply),
+                Effect::Think { level, turn } => self.think(ctx, level, turn),
                 Effect::CommitEnd {
                     result,
                     then,

@@ -11,14 +11,14 @@ use super::{GameActor, HINT_LEVEL};
 use crate::engine_pool::Think;
 use crate::messages::*;
 use crate::random::random_u64;
-use crate::rules::table::Played;
+use crate::rules::table::{Played, Turn};
 use crate::service_time;
 use flipline::protocol::Reply;
 
 impl GameActor {
     /// Asks the engine pool for a bot move; the table drops an answer for a
-    /// ply that has gone by.
-    pub(super) fn think(&mut self, ctx: &mut Context<Self>, level: u8, ply: u32) {
+    /// turn that has gone by.
+    pub(super) fn think(&mut self, ctx: &mut Context<Self>, level: u8, turn: Turn) {
         // The budget is a share of the clock, in service time; the engine's
         // deadline is on the real clock, which its threads read.
         let budget = self
@@ -44,7 +44,7 @@ impl GameActor {
                     // The pool gone (shutting down) or without an answer: the
                     // table plays the first legal move rather than stall the game.
                     let mv = answer.ok().flatten().map(|choice| choice.mv);
-                    match act.table.bot_answer(ply, mv, service_time::now()) {
+                    match act.table.bot_answer(turn, mv, service_time::now()) {
                         Some(Played::Commit(commit)) => {
                             let stored = act.store_move(commit);
                             ctx.wait(stored.map(|_, _, _| ()));

@@ -8,7 +8,8 @@
 //! `ending.rs` stores the end before it is announced (a resignation the
 //! store refuses is taken back, another ending is committed again until it
 //! is stored); `commands.rs` turns messages into table calls and stores
-//! moves; `engine.rs` asks the engine pool for bot moves and hints.
+//! moves; `engine.rs` asks the engine pool for bot moves and hints;
+//! `undo.rs` takes moves back once the store has.
 //!
 //! Durability: a move is applied, handed to the store, and announced only once
 //! it is committed (`OK` to the mover, `MOVED` to everyone). While the commit is
@@ -85,6 +86,7 @@ mod commands;
 mod effects;
 mod ending;
 mod engine;
+mod undo;
 
 use effects::Timers;
 
@@ -242,7 +244,7 @@ impl Handler<GameRequest> for GameActor {
             GameRequest::Play { name, action } => self.act(ctx, &name, action),
             GameRequest::Hint { name } => GameResponse::Later(self.hint(&name)),
             GameRequest::Watch { id, session } => {
-                let effects = self.table.watch(id, session);
+                let effects = self.table.watch(id, session, service_time::now());
                 self.carry_out(ctx, effects);
                 GameResponse::Now(Ok(Answer::ok(Reply::Game(self.id()))))
             }

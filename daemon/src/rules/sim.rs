@@ -15,7 +15,7 @@ use flipline::{Move, Variant};
 use proptest::prelude::*;
 
 use super::lobby::{Held, LobbyCore, LobbyEffect, Order, Rematched, Sought, Waiting};
-use super::table::{Effect, Played, Table, Timer};
+use super::table::{Effect, Played, Table, Timer, Turn};
 use super::{ConnId, Name, Phase};
 use crate::clock::Stamp;
 
@@ -61,7 +61,7 @@ enum ToTable {
     Ask(ConnId, Cmd),
     Seating(Order),
     Timer(Timer),
-    Bot(u32),
+    Bot(Turn),
 }
 
 /// A message on its way to a session's mailbox.
@@ -449,7 +449,7 @@ impl World {
             ToTable::Seating(order) => {
                 let effects = match order {
                     Order::Fill { color, name, conn } => table.fill(color, name, Some(conn), now),
-                    Order::Attach { name, conn } => table.attach(&name, conn),
+                    Order::Attach { name, conn } => table.attach(&name, conn, now),
                     Order::Detach { name, quiet } => table.detach(&name, quiet),
                     Order::Disconnected { name } => table.disconnected(&name, self.grace, now),
                     Order::Cancel => table.cancel(),
@@ -459,7 +459,7 @@ impl World {
                 (None, effects)
             }
             ToTable::Timer(timer) => (None, table.timer_fired(timer, now)),
-            ToTable::Bot(ply) => match table.bot_answer(ply, None, now) {
+            ToTable::Bot(turn) => match table.bot_answer(turn, None, now) {
                 Some(Played::Commit(commit)) => (None, table.committed(&commit, now)),
                 Some(Played::Refused(_, effects)) => (None, effects),
                 None => (None, Vec::new()),
@@ -498,7 +498,7 @@ impl World {
                 Effect::Unschedule(timer) => {
                     self.timers.remove(&(id, timer));
                 }
-                Effect::Think { ply, .. } => self.send_to_game(id, ToTable::Bot(ply)),
+                Effect::Think { turn, .. } => self.send_to_game(id, ToTable::Bot(turn)),
                 // The store always takes it here; the actor waits, so `then`
                 // follows at once.
                 Effect::CommitEnd { then, .. } => self.table_effects(id, then),

@@ -32,6 +32,9 @@ use super::{COLORS, ConnId, Name, Phase, Sitter, bot_name, slot};
 use crate::clock::{Clocks, Stamp, millis};
 use crate::config::Hints;
 
+mod take_back;
+pub use take_back::{TakeBack, UndoStep};
+
 /// How long a bot waits before trying again when its move could not be stored.
 pub const BOT_RETRY: Duration = Duration::from_secs(1);
 
@@ -86,13 +89,13 @@ pub enum Effect<C> {
     Schedule(Timer, Duration),
     /// Forget the timer of this kind, if one is set.
     Unschedule(Timer),
-    /// Ask the engine for a move of the bot at `level`, for ply `ply`; the
+    /// Ask the engine for a move of the bot at `level`, for turn `turn`; the
     /// answer goes to [`Table::bot_answer`].
     Think {
         /// The bot's level.
         level: u8,
-        /// The ply the move is for: an answer for another is dropped.
-        ply: u32,
+        /// The turn the move is for: an answer for another is dropped.
+        turn: Turn,
     },
     /// Store the end of the game, wait for it, then carry out `then` (given
     /// to [`Table::end_stored`] first).
@@ -114,6 +117,17 @@ pub enum Effect<C> {
 }
 
 type Effects<C> = Vec<Effect<C>>;
+
+/// A turn of the game, as a bot's move is asked for it: the ply, and how
+/// many times moves were taken back before it, since after `UNDO` a ply
+/// comes round again with another position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Turn {
+    /// Plies played before it.
+    pub ply: u32,
+    /// Take-backs before it.
+    pub takebacks: u16,
+}
 
 /// Whether a person at the table is connected.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -225,6 +239,11 @@ pub struct Table<C> {
     ply: u32,
     /// When the side to move began its turn (what a move's stored time counts).
     turn_started: Stamp,
+    /// Times moves were taken back (see [`Turn`]).
+    takebacks: u16,
+    /// The player who asked to take moves back, until the other agrees or
+    /// a move is played (between two people only).
+    undo_asked: Option<Color>,
 }
 
 fn forbidden(message: impl Into<String>) -> ProtocolError {
@@ -248,19 +267,7 @@ impl<C: Clone> Table<C> {
         start: &[(Move, Option<u64>)],
         now: Instant,
     ) -> Table<C> {
-        let mut game = Game::new(variant);
-        let mut clocks = clock.map(Clocks::new);
-        let mut ply = 0u32;
-        for &(mv, ms) in start {
-            let side = game.to_move();
-            if game.apply(mv).is_err() {
-                continue;
-            }
-            ply = ply.saturating_add(1);
-            if let (Some(clocks), Some(ms)) = (&mut clocks, ms) {
-                let _ = clocks.charge(side, ms);
-            }
-        }
+        let (game, clocks, ply) = replay(variant, clock, start);
         let [black, white] = seats.map(|s| match s {
             Sitter::Open => Seat::Open,
             Sitter::Bot(level) => Seat::Bot(level),
@@ -283,6 +290,16 @@ impl<C: Clone> Table<C> {
             phase: Phase::Open,
             ply,
             turn_started: Stamp::of(now),
+            takebacks: 0,
+            undo_asked: None,
+        }
+    }
+
+    /// The turn now (what a bot's move is asked for).
+    fn turn(&self) -> Turn {
+        Turn {
+            ply: self.ply,
+            takebacks: self.takebacks,
         }
     }
 
@@ -358,10 +375,14 @@ impl<C: Clone> Table<C> {
         effects
     }
 
+    /// The game begins: the first turn starts, then everyone hears the whole
+    /// state (its `CLOCK` with the first clock running).
     fn begin(&mut self, now: Instant, effects: &mut Effects<C>) {
         self.phase = Phase::Playing;
-        effects.push(Effect::Broadcast(self.snapshot()));
-        self.next_turn(now, effects);
+        let mut turn = Vec::new();
+        self.next_turn(now, &mut turn);
+        effects.push(Effect::Broadcast(self.snapshot(now)));
+        effects.extend(turn);
     }
 
     /// Starts the clock of the side to move and lets a bot think.
@@ -375,7 +396,7 @@ impl<C: Clone> Table<C> {
         if let Seat::Bot(level) = self.seat(side) {
             effects.push(Effect::Think {
                 level: *level,
-                ply: self.ply,
+                turn: self.turn(),
             });
         }
     }
@@ -432,13 +453,13 @@ impl<C: Clone> Table<C> {
         }
     }
 
-    /// The engine's answer for the bot to move at `ply` (`None`: the engine
+    /// The engine's answer for the bot to move at `turn` (`None`: the engine
     /// had none; the first legal move is played rather than stall the game).
     /// `None` when the game has moved on meanwhile.
-    pub fn bot_answer(&mut self, ply: u32, mv: Option<Move>, now: Instant) -> Option<Played<C>> {
+    pub fn bot_answer(&mut self, turn: Turn, mv: Option<Move>, now: Instant) -> Option<Played<C>> {
         let side = self.game.to_move();
         if self.phase != Phase::Playing
-            || self.ply != ply
+            || self.turn() != turn
             || !matches!(self.seat(side), Seat::Bot(_))
         {
             return None;
@@ -486,6 +507,8 @@ impl<C: Clone> Table<C> {
     /// The move is stored: everyone hears of it, then the game ends or the
     /// next turn begins.
     pub fn committed(&mut self, commit: &MoveCommit, now: Instant) -> Effects<C> {
+        // A move answers an offer to take moves back: it is not taken up.
+        self.undo_asked = None;
         let counts = self.game.counts();
         let moved = Event::Moved {
             game: self.id,
@@ -564,7 +587,7 @@ impl<C: Clone> Table<C> {
             Timer::Bot => match self.seat(self.game.to_move()) {
                 Seat::Bot(level) => vec![Effect::Think {
                     level: *level,
-                    ply: self.ply,
+                    turn: self.turn(),
                 }],
                 _ => Vec::new(),
             },
@@ -758,16 +781,32 @@ impl<C: Clone> Table<C> {
         }
     }
 
-    /// `BOARD`: the position and, while the game goes on, the legal moves.
-    pub fn board(&self) -> Vec<Event> {
+    /// `BOARD`: the position, while the game goes on the legal moves, and
+    /// the clocks at `now`.
+    pub fn board(&self, now: Instant) -> Vec<Event> {
         let mut events = vec![self.board_event()];
         events.extend(self.turn_event());
+        events.extend(self.clock_event(now));
         events
     }
 
+    /// `CLOCK`: the time left at `now` and whose clock runs, in a game with
+    /// clocks.
+    fn clock_event(&self, now: Instant) -> Option<Event> {
+        self.clocks().map(|clocks| {
+            let (black_ms, white_ms) = clocks.both(now);
+            Event::Clock {
+                game: self.id,
+                black_ms,
+                white_ms,
+                running: clocks.running(),
+            }
+        })
+    }
+
     /// `name` (seated here, the lobby has checked) is back, or again, on
-    /// `conn`: their grace period ends and they get the whole state.
-    pub fn attach(&mut self, name: &str, conn: C) -> Effects<C> {
+    /// `conn` at `now`: their grace period ends and they get the whole state.
+    pub fn attach(&mut self, name: &str, conn: C, now: Instant) -> Effects<C> {
         let mut effects = Vec::new();
         for color in COLORS {
             if let Seat::Person(p) = &mut self.seats[slot(color)]
@@ -780,7 +819,7 @@ impl<C: Clone> Table<C> {
             }
         }
         if !self.colors_of(name).is_empty() {
-            effects.push(Effect::Tell(conn, self.snapshot()));
+            effects.push(Effect::Tell(conn, self.snapshot(now)));
         }
         effects
     }
@@ -868,8 +907,8 @@ impl<C: Clone> Table<C> {
     }
 
     /// `WATCH` from connection `id`, reached by `conn`: it follows the game
-    /// from now, starting with the whole state.
-    pub fn watch(&mut self, id: ConnId, conn: C) -> Effects<C> {
+    /// from `now`, starting with the whole state.
+    pub fn watch(&mut self, id: ConnId, conn: C, now: Instant) -> Effects<C> {
         let extras = self.extras.get_or_insert_with(|| {
             Box::new(Extras {
                 clocks: None,
@@ -879,7 +918,7 @@ impl<C: Clone> Table<C> {
         if !extras.spectators.iter().any(|(s, _)| *s == id) {
             extras.spectators.push((id, conn.clone()));
         }
-        vec![Effect::Tell(conn, self.snapshot())]
+        vec![Effect::Tell(conn, self.snapshot(now))]
     }
 
     /// Connection `id` stops watching.
@@ -909,8 +948,9 @@ impl<C: Clone> Table<C> {
             .chain(spectators.map(|(_, c)| c))
     }
 
-    /// START, BOARD and TURN: the whole state, for a newcomer.
-    pub fn snapshot(&self) -> Vec<Event> {
+    /// START, BOARD, TURN and CLOCK: the whole state at `now`, for a
+    /// newcomer.
+    pub fn snapshot(&self, now: Instant) -> Vec<Event> {
         let name = |c: Color| {
             self.seat(c)
                 .name()
@@ -923,7 +963,7 @@ impl<C: Clone> Table<C> {
             white: name(Color::White),
             clock: self.clocks().map(|c| c.spec()),
         }];
-        events.extend(self.board());
+        events.extend(self.board(now));
         events
     }
 
@@ -959,6 +999,30 @@ impl<C: Clone> Table<C> {
         }
         Duration::from_millis(ms)
     }
+}
+
+/// The position, clocks and plies after `moves` from the start of `variant`
+/// (each with the time it took, charged to its side's clock; moves that are
+/// not legal are left out).
+fn replay(
+    variant: flipline::Variant,
+    clock: Option<ClockSpec>,
+    moves: &[(Move, Option<u64>)],
+) -> (Game, Option<Clocks>, u32) {
+    let mut game = Game::new(variant);
+    let mut clocks = clock.map(Clocks::new);
+    let mut ply = 0u32;
+    for &(mv, ms) in moves {
+        let side = game.to_move();
+        if game.apply(mv).is_err() {
+            continue;
+        }
+        ply = ply.saturating_add(1);
+        if let (Some(clocks), Some(ms)) = (&mut clocks, ms) {
+            let _ = clocks.charge(side, ms);
+        }
+    }
+    (game, clocks, ply)
 }
 
 /// The score of a game that ended early: discs as they stand, the empties to the

@@ -9,7 +9,7 @@ use flipline::protocol::{ClockSpec, EndReason, Event, GameResult};
 use flipline::{Color, Game, Move, Variant};
 use proptest::prelude::*;
 
-use super::table::{Effect, IfRefused, Played, Table, Timer, end_retry_delay};
+use super::table::{Effect, IfRefused, Played, Table, Timer, Turn, UndoStep, end_retry_delay};
 use super::{Name, Phase, Sitter};
 use crate::clock::Stamp;
 use crate::config::Hints;
@@ -62,11 +62,13 @@ struct Driver {
     overs: usize,
     ended: usize,
     stopped: bool,
-    thinks: Vec<u32>,
+    thinks: Vec<Turn>,
     /// Moves announced (`MOVED` broadcast).
     announced: usize,
     /// Engine questions and timers asked for after the game was over.
     late_asks: usize,
+    /// The moves stored, with their times, as the store holds them.
+    stored: Vec<(Move, Option<u64>)>,
 }
 
 impl Driver {
@@ -88,6 +90,7 @@ impl Driver {
             thinks: Vec::new(),
             announced: 0,
             late_asks: 0,
+            stored: Vec::new(),
         };
         let effects = driver.table.open(recovered, grace(), now);
         driver.run(effects);
@@ -120,7 +123,7 @@ impl Driver {
                 Effect::Unschedule(timer) => {
                     self.timers.remove(&timer);
                 }
-                Effect::Think { ply, .. } => self.thinks.push(ply),
+                Effect::Think { turn, .. } => self.thinks.push(turn),
                 Effect::CommitEnd {
                     result,
                     then,
@@ -165,6 +168,7 @@ impl Driver {
         match self.table.play(name, mv, self.now) {
             Played::Commit(commit) => {
                 let effects = if stored {
+                    self.stored.push((commit.mv, Some(commit.ms)));
                     self.table.committed(&commit, self.now)
                 } else {
                     self.table.rolled_back(commit, self.now)
@@ -184,8 +188,9 @@ impl Driver {
         if self.thinks.is_empty() {
             return;
         }
-        let ply = self.thinks.remove(0);
-        if let Some(Played::Commit(commit)) = self.table.bot_answer(ply, None, self.now) {
+        let turn = self.thinks.remove(0);
+        if let Some(Played::Commit(commit)) = self.table.bot_answer(turn, None, self.now) {
+            self.stored.push((commit.mv, Some(commit.ms)));
             let effects = self.table.committed(&commit, self.now);
             self.run(effects);
         }
@@ -208,6 +213,27 @@ impl Driver {
             self.run(effects);
         }
         self.now = until;
+    }
+
+    /// `UNDO` from `name`, carried out as the actor does: the stored moves
+    /// say how many stay, the store keeps those, then the table hears it.
+    /// `Ok(true)` when moves were taken back, `Ok(false)` when the other
+    /// player was asked.
+    fn undo(&mut self, name: &str) -> Result<bool, String> {
+        let take_back = self.table.undo(name).map_err(|e| e.to_string())?;
+        let keep = take_back.keep(&self.stored).map_err(|e| e.to_string())?;
+        match self.table.undo_allowed(name, &take_back) {
+            UndoStep::Asked(effects) => {
+                self.run(effects);
+                Ok(false)
+            }
+            UndoStep::Store => {
+                self.stored.truncate(keep as usize);
+                let effects = self.table.taken_back(&self.stored, self.now);
+                self.run(effects);
+                Ok(true)
+            }
+        }
     }
 
     fn heard(&self, conn: Conn) -> &[Event] {
@@ -294,12 +320,20 @@ fn a_move_is_announced_only_once_stored_and_undone_if_not() {
 #[test]
 fn a_bot_to_move_is_asked_and_its_answer_for_a_past_ply_is_dropped() {
     let mut d = Driver::new([Sitter::Bot(1), person("ann", Some(1))], None, false);
-    assert_eq!(d.thinks, [0]);
-    assert!(d.table.bot_answer(5, None, d.now).is_none(), "another ply");
+    let first = Turn {
+        ply: 0,
+        takebacks: 0,
+    };
+    assert_eq!(d.thinks, [first]);
+    let later = Turn { ply: 5, ..first };
+    assert!(
+        d.table.bot_answer(later, None, d.now).is_none(),
+        "another ply"
+    );
     d.answer_bot();
     assert_eq!(d.table.plies(), 1);
     assert!(
-        d.table.bot_answer(0, None, d.now).is_none(),
+        d.table.bot_answer(first, None, d.now).is_none(),
         "ann's turn now"
     );
 }
@@ -347,7 +381,7 @@ fn a_seat_is_kept_for_the_grace_period_and_the_opponent_is_told() {
         matches!(d.heard(1).last(), Some(Event::Info(text)) if text.starts_with("bob disconnected"))
     );
     d.advance(grace() / 2);
-    let effects = d.table.attach("bob", 3);
+    let effects = d.table.attach("bob", 3, d.now);
     d.run(effects);
     assert!(
         matches!(d.heard(3).first(), Some(Event::Start { .. })),
@@ -540,7 +574,7 @@ proptest! {
                     }
                 }
                 Step::Attach { who } if !here[who] && (who == 0 || !bot) => {
-                    let effects = d.table.attach(NAMES[who], who as Conn + 1);
+                    let effects = d.table.attach(NAMES[who], who as Conn + 1, d.now);
                     d.run(effects);
                     here[who] = true;
                 }
@@ -691,7 +725,7 @@ fn a_table_stops_once_its_end_is_stored_unless_someone_came_back_meanwhile() {
     back.ends_stored = false;
     back.advance(grace() + Duration::from_millis(1));
     assert_eq!(back.pending.len(), 1);
-    let effects = back.table.attach("ann", 1);
+    let effects = back.table.attach("ann", 1, back.now);
     back.run(effects);
     back.heal();
     assert!(!back.stopped, "ann is at the table");
@@ -719,4 +753,230 @@ fn an_ending_is_committed_again_ever_later_up_to_a_second_apart() {
     assert_eq!(ms, [100, 200, 400, 800, 1000, 1000]);
     assert_eq!(end_retry_delay(0).as_millis(), 100);
     assert_eq!(end_retry_delay(u32::MAX), Duration::from_secs(1));
+}
+
+/// The position the stored moves lead to, from the start.
+fn replayed(moves: &[(Move, Option<u64>)]) -> Game {
+    let mut game = Game::new(Variant::Othello);
+    for &(mv, _) in moves {
+        game.apply(mv).unwrap();
+    }
+    game
+}
+
+#[test]
+fn against_a_bot_undo_takes_back_the_persons_move_and_the_bots_reply() {
+    let mut d = Driver::new([person("ann", Some(1)), Sitter::Bot(1)], None, false);
+    assert!(
+        d.undo("ann").is_err_and(|e| e.contains("no move")),
+        "nothing to take back yet"
+    );
+    for _ in 0..2 {
+        d.play("ann", first_move(&d.table), true).unwrap();
+        d.answer_bot();
+    }
+    assert_eq!(d.table.plies(), 4);
+    assert_eq!(d.undo("ann"), Ok(true));
+    assert_eq!(d.table.plies(), 2);
+    assert_eq!(d.table.position(), replayed(&d.stored));
+    assert_eq!(d.table.position().to_move(), Color::Black);
+    let heard = d.heard(1);
+    let undone = heard.iter().position(|e| {
+        *e == Event::Undone {
+            game: 7,
+            plies: 2,
+            taken: 2,
+        }
+    });
+    let undone = undone.expect("UNDONE heard");
+    assert!(matches!(heard.get(undone + 1), Some(Event::Board { .. })));
+    assert!(matches!(
+        heard.get(undone + 2),
+        Some(Event::Turn {
+            side: Color::Black,
+            ..
+        })
+    ));
+    assert!(d.undo("eve").is_err_and(|e| e.contains("no seat")));
+}
+
+#[test]
+fn a_bots_answer_thought_before_a_take_back_is_dropped() {
+    let mut d = Driver::new([person("ann", Some(1)), Sitter::Bot(1)], None, false);
+    d.play("ann", first_move(&d.table), true).unwrap();
+    d.answer_bot();
+    d.play("ann", first_move(&d.table), true).unwrap();
+    // The bot thinks about ply 3; ann takes her move back, then plays
+    // another: ply 3 again, with another position.
+    let stale = *d.thinks.last().unwrap();
+    assert_eq!(d.undo("ann"), Ok(true));
+    assert_eq!(d.table.plies(), 2);
+    let moves = d.table.position().legal_moves();
+    let other = moves.iter().last().map(Move::Place).unwrap();
+    d.play("ann", other, true).unwrap();
+    assert!(
+        d.table.bot_answer(stale, None, d.now).is_none(),
+        "the answer from before the take-back"
+    );
+    let fresh = *d.thinks.last().unwrap();
+    assert_eq!(fresh.ply, stale.ply);
+    assert!(d.table.bot_answer(fresh, None, d.now).is_some());
+}
+
+#[test]
+fn between_two_people_undo_waits_for_the_other_and_a_move_declines_it() {
+    let mut d = two_people();
+    assert!(
+        d.undo("ann").is_err_and(|e| e.contains("no move")),
+        "nobody is asked to take back nothing"
+    );
+    assert_eq!(d.table.undo_asked_by(), None);
+    d.play("ann", first_move(&d.table), true).unwrap();
+    assert_eq!(d.undo("ann"), Ok(false), "bob is asked");
+    assert!(d.heard(2).contains(&Event::UndoAsked {
+        game: 7,
+        name: "ann".into()
+    }));
+    assert!(d.undo("ann").is_err_and(|e| e.contains("asked already")));
+    assert_eq!(d.table.plies(), 1, "nothing taken back before bob agrees");
+    // Bob plays instead: the offer lapses.
+    d.play("bob", first_move(&d.table), true).unwrap();
+    assert_eq!(d.table.undo_asked_by(), None);
+    assert_eq!(d.undo("ann"), Ok(false));
+    // Bob agrees: ann's move and bob's reply are taken back.
+    assert_eq!(d.undo("bob"), Ok(true));
+    assert_eq!(d.table.plies(), 0);
+    assert_eq!(d.table.position(), Game::new(Variant::Othello));
+    assert_eq!(d.table.undo_asked_by(), None);
+}
+
+#[test]
+fn moves_the_game_started_from_are_never_taken_back() {
+    let start: Vec<(Move, Option<u64>)> = ["f5", "d6"]
+        .iter()
+        .map(|m| (m.parse().unwrap(), None))
+        .collect();
+    let seats = [person("ann", Some(1)), Sitter::Bot(1)];
+    let mut table = Table::new(7, Variant::Othello, None, seats, &start, t0());
+    let _ = table.open(false, grace(), t0());
+    let take_back = table.undo("ann").expect("ann may take back in a bot game");
+    assert!(
+        take_back
+            .keep(&start)
+            .is_err_and(|e| e.message.contains("no move"))
+    );
+    let mut moved = start.clone();
+    moved.push(("c3".parse().unwrap(), Some(10)));
+    assert!(
+        take_back
+            .keep(&moved)
+            .is_err_and(|e| e.message.contains("moved on")),
+        "the stored moves are not what the table counted"
+    );
+}
+
+#[test]
+fn in_hotseat_undo_takes_back_the_last_placement_and_the_passes_after_it() {
+    let solo = || person("solo", Some(1));
+    let mut d = Driver::new([solo(), solo()], None, false);
+    d.play("solo", first_move(&d.table), true).unwrap();
+    d.play("solo", first_move(&d.table), true).unwrap();
+    assert_eq!(d.undo("solo"), Ok(true));
+    assert_eq!(d.table.plies(), 1, "one ply: solo plays both sides");
+    // Play on, always the first legal move, to the first forced pass.
+    while !d.table.position().must_pass() {
+        d.play("solo", first_move(&d.table), true).unwrap();
+        assert_eq!(d.table.phase(), Phase::Playing, "this line has a pass");
+    }
+    let before_placement = d.table.plies() - 1;
+    d.play("solo", Move::Pass, true).unwrap();
+    assert_eq!(d.undo("solo"), Ok(true));
+    assert_eq!(d.table.plies(), before_placement);
+    assert_eq!(d.table.position(), replayed(&d.stored));
+}
+
+#[test]
+fn a_take_back_puts_the_clocks_back_and_tells_them() {
+    let mut d = Driver::new(
+        [person("ann", Some(1)), Sitter::Bot(1)],
+        Some(ClockSpec {
+            base_ms: 60_000,
+            increment_ms: 1_000,
+        }),
+        false,
+    );
+    d.advance(Duration::from_secs(5));
+    d.play("ann", first_move(&d.table), true).unwrap();
+    d.answer_bot();
+    d.advance(Duration::from_secs(7));
+    d.play("ann", first_move(&d.table), true).unwrap();
+    d.answer_bot();
+    assert_eq!(d.undo("ann"), Ok(true));
+    let clock = d.heard(1).iter().rev().find_map(|e| match e {
+        Event::Clock {
+            black_ms,
+            white_ms,
+            running,
+            ..
+        } => Some((*black_ms, *white_ms, *running)),
+        _ => None,
+    });
+    // Ann's first move took 5 s (plus the 1 s increment); her second is gone.
+    assert_eq!(clock, Some((56_000, 61_000, Some(Color::Black))));
+}
+
+#[test]
+fn a_snapshot_tells_the_clocks_and_a_game_without_them_does_not() {
+    let mut d = ann_and_bob_with_clock(60_000);
+    d.advance(Duration::from_secs(2));
+    let effects = d.table.watch(9, 9, d.now);
+    d.run(effects);
+    assert_eq!(
+        d.heard(9).last(),
+        Some(&Event::Clock {
+            game: 7,
+            black_ms: 58_000,
+            white_ms: 60_000,
+            running: Some(Color::Black)
+        })
+    );
+    let mut plain = two_people();
+    let effects = plain.table.watch(9, 9, plain.now);
+    plain.run(effects);
+    assert!(
+        !plain
+            .heard(9)
+            .iter()
+            .any(|e| matches!(e, Event::Clock { .. }))
+    );
+}
+
+proptest! {
+    /// Moves and take-backs in any order against a bot: the position is
+    /// always what the stored moves lead to, and a take-back never leaves
+    /// the bot to move.
+    #[test]
+    fn take_backs_keep_the_table_and_the_store_in_step(
+        steps in proptest::collection::vec(0u8..4, 1..60),
+    ) {
+        let mut d = Driver::new([person("ann", Some(1)), Sitter::Bot(1)], None, false);
+        for step in steps {
+            if d.table.phase() != Phase::Playing {
+                break;
+            }
+            match step {
+                0 => {
+                    if d.undo("ann") == Ok(true) {
+                        prop_assert_eq!(d.table.position().to_move(), Color::Black);
+                    }
+                }
+                _ if d.table.position().to_move() == Color::Black => {
+                    let _ = d.play("ann", first_move(&d.table), true);
+                }
+                _ => d.answer_bot(),
+            }
+            prop_assert_eq!(d.table.plies() as usize, d.stored.len());
+            prop_assert_eq!(d.table.position(), replayed(&d.stored));
+        }
+    }
 }

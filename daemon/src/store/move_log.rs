@@ -13,6 +13,12 @@
 //! falls too far behind the head is logged again at the head (from memory);
 //! readers take the last row of each ply.
 //!
+//! Moves taken back (`UNDO`) are not deleted, which would need an index on
+//! the log: each taken-back ply is logged again as [`TAKEN_BACK`], a row
+//! that ends the game's moves until a later row for that ply replaces it.
+//! Such a row always comes after the rows it cancels, and the trim deletes a
+//! prefix of the log, so no trim keeps a cancelled move without its marker.
+//!
 //! The writer's [`MoveLog`] changes with its transaction: whatever a batch did
 //! to it is undone when the batch rolls back.
 //!
@@ -39,6 +45,10 @@ const TRIM_STEP: i64 = 4_096;
 /// passes in a row end a game: a 10x10 game has at most 200). A logged ply
 /// beyond it is from a damaged file and ignored, rather than sizing a vector.
 const MOST_PLIES: usize = 1024;
+
+/// The `move` of a row that takes its ply back: the game's moves stop before
+/// it, unless a later row plays that ply again.
+const TAKEN_BACK: &str = "undone";
 
 /// A move as the writer holds it: 12 bytes. Milliseconds beyond `u32` (49
 /// days) are kept as `u32::MAX` in memory and in `moves`.
@@ -73,6 +83,8 @@ enum Undo {
     Finished { game: GameId, logged: LoggedGame },
     /// The game was logged again from `first_seq` on.
     Relogged { game: GameId, first_seq: i64 },
+    /// Its last moves were taken back.
+    TakenBack { game: GameId, moves: Vec<Held> },
 }
 
 /// The writer's view of the log, in step with its committed rows.
@@ -171,6 +183,11 @@ impl MoveLog {
                         logged.first_seq = first_seq;
                     }
                 }
+                Undo::TakenBack { game, moves } => {
+                    if let Some(logged) = self.games.get_mut(&game) {
+                        logged.moves.extend(moves);
+                    }
+                }
             }
         }
         (self.next_seq, self.trimmed_below) = self.saved;
@@ -207,6 +224,38 @@ impl MoveLog {
         logged.moves.push(Held { mv, ms });
         self.undo.push(Undo::Appended { game, created });
         Ok(1)
+    }
+
+    /// Takes back the moves of `game` after its first `keep`, which must hold
+    /// `plies` moves now (a game that moved on meanwhile is refused). Logs a
+    /// [`TAKEN_BACK`] row for each; returns how many.
+    pub fn take_back(
+        &mut self,
+        conn: &Connection,
+        game: GameId,
+        keep: u32,
+        plies: u32,
+    ) -> rusqlite::Result<usize> {
+        let held = self.games.get(&game).map_or(0, |g| g.moves.len());
+        let (Ok(keep_len), Ok(plies_len)) = (usize::try_from(keep), usize::try_from(plies)) else {
+            return Err(refused(format!("game {game}: ply out of range")));
+        };
+        if held != plies_len || keep_len >= plies_len {
+            return Err(refused(format!(
+                "cannot take game {game} back to {keep} moves from {plies}: {held} are stored"
+            )));
+        }
+        for ply in keep.saturating_add(1)..=plies {
+            insert_text_row(conn, self.next_seq, game, ply, TAKEN_BACK, None)?;
+            self.next_seq = self.next_seq.saturating_add(1);
+        }
+        let Some(logged) = self.games.get_mut(&game) else {
+            return Err(refused(format!("game {game} has no moves")));
+        };
+        let moves = logged.moves.split_off(keep_len);
+        let count = moves.len();
+        self.undo.push(Undo::TakenBack { game, moves });
+        Ok(count)
     }
 
     /// The game is over (or cancelled): its moves go into `moves` and leave the
@@ -321,6 +370,9 @@ struct Read {
     damaged: Vec<(GameId, i64, rusqlite::Error)>,
 }
 
+/// The last row read for a ply: its `seq`, and its move (`None`: taken back).
+type LoggedPly = (i64, Option<Held>);
+
 /// The logged moves of the games open or in play (or of `game` alone), in ply
 /// order: the last row of each ply wins, and a game's moves stop at the first
 /// missing ply. A game with a row that does not read back (a move that does
@@ -333,7 +385,7 @@ fn read(conn: &Connection, game: Option<GameId>) -> rusqlite::Result<Read> {
          ORDER BY seq",
     )?;
     let mut rows = statement.query(params![game])?;
-    let mut plies: HashMap<GameId, Vec<Option<(i64, Held)>>> = HashMap::new();
+    let mut plies: HashMap<GameId, Vec<Option<LoggedPly>>> = HashMap::new();
     let mut damaged: Vec<(GameId, i64, rusqlite::Error)> = Vec::new();
     while let Some(row) = rows.next()? {
         let seq: i64 = row.get(0)?;
@@ -363,7 +415,9 @@ fn read(conn: &Connection, game: Option<GameId>) -> rusqlite::Result<Read> {
     }
     let mut games: Vec<(GameId, LoggedGame)> = (plies.into_iter())
         .map(|(game, slots)| {
-            let kept: Vec<(i64, Held)> = slots.into_iter().map_while(|slot| slot).collect();
+            let kept: Vec<(i64, Held)> = (slots.into_iter())
+                .map_while(|slot| slot.and_then(|(seq, held)| Some((seq, held?))))
+                .collect();
             let first_seq = kept.iter().map(|(seq, _)| *seq).min().unwrap_or(i64::MAX);
             let moves = kept.into_iter().map(|(_, held)| held).collect();
             (game, LoggedGame { first_seq, moves })
@@ -373,13 +427,16 @@ fn read(conn: &Connection, game: Option<GameId>) -> rusqlite::Result<Read> {
     Ok(Read { games, damaged })
 }
 
-/// The ply and move of a `move_log` row.
-fn logged_move(row: &rusqlite::Row<'_>) -> rusqlite::Result<(u32, Held)> {
+/// The ply and move of a `move_log` row; no move for a ply taken back.
+fn logged_move(row: &rusqlite::Row<'_>) -> rusqlite::Result<(u32, Option<Held>)> {
     let ply: u32 = row.get(2)?;
-    let mv = super::row::parsed(row, 3, |text| text.parse().ok())?;
+    let mv = super::row::parsed(row, 3, |text| match text {
+        TAKEN_BACK => Some(None),
+        text => text.parse().ok().map(Some),
+    })?;
     let ms: Option<u64> = row.get(4)?;
     let ms = ms.map(|ms| u32::try_from(ms).unwrap_or(u32::MAX));
-    Ok((ply, Held { mv, ms }))
+    Ok((ply, mv.map(|mv| Held { mv, ms })))
 }
 
 fn damage(game: GameId, seq: i64, error: &rusqlite::Error) -> Damaged {
@@ -444,10 +501,21 @@ fn insert_row(
     mv: Move,
     ms: Option<u64>,
 ) -> rusqlite::Result<()> {
+    insert_text_row(conn, seq, game, ply, MoveText::of(mv).as_str(), ms)
+}
+
+fn insert_text_row(
+    conn: &Connection,
+    seq: i64,
+    game: GameId,
+    ply: u32,
+    text: &str,
+    ms: Option<u64>,
+) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "INSERT INTO move_log (seq, game, ply, move, ms) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?
-    .execute(params![seq, game, ply, MoveText::of(mv).as_str(), ms])
+    .execute(params![seq, game, ply, text, ms])
     .map(|_| ())
 }
 
@@ -584,6 +652,113 @@ mod tests {
         let reloaded = MoveLog::load(&conn).unwrap();
         assert_eq!(reloaded.damaged(), log.damaged());
         assert_eq!(reloaded.held_moves(1), log.held_moves(1));
+    }
+
+    fn log_with_game_one() -> (Connection, MoveLog) {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE games (id INTEGER PRIMARY KEY, status TEXT);
+             CREATE TABLE move_log (seq INTEGER PRIMARY KEY, game, ply, move, ms);
+             CREATE TABLE moves (game, ply, move, ms);
+             INSERT INTO games VALUES (1, 'playing');",
+        )
+        .unwrap();
+        let log = MoveLog::load(&conn).unwrap();
+        (conn, log)
+    }
+
+    fn play(conn: &Connection, log: &mut MoveLog, ply: u32, mv: &str) {
+        log.begin();
+        log.append(conn, 1, ply, mv.parse().unwrap(), Some(u64::from(ply)))
+            .unwrap();
+        log.maintain(conn).unwrap();
+        log.commit();
+    }
+
+    fn texts(moves: Option<Vec<StoredMove>>) -> Vec<String> {
+        moves
+            .unwrap_or_default()
+            .iter()
+            .map(|m| m.mv.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn taken_back_moves_stay_taken_back_and_moves_played_again_replace_them() {
+        let (conn, mut log) = log_with_game_one();
+        for (ply, mv) in (1..).zip(["f5", "d6", "c3", "d3"]) {
+            play(&conn, &mut log, ply, mv);
+        }
+        log.begin();
+        assert_eq!(log.take_back(&conn, 1, 1, 4).unwrap(), 3);
+        log.commit();
+        assert_eq!(texts(log.held_moves(1)), ["f5"]);
+        let reloaded = MoveLog::load(&conn).unwrap();
+        assert_eq!(texts(reloaded.held_moves(1)), ["f5"]);
+        // One ply played again: the old third and fourth stay taken back.
+        play(&conn, &mut log, 2, "f6");
+        assert_eq!(texts(log.held_moves(1)), ["f5", "f6"]);
+        let reloaded = MoveLog::load(&conn).unwrap();
+        assert_eq!(reloaded.held_moves(1), log.held_moves(1));
+        assert_eq!(
+            logged_moves_of(&conn, 1).unwrap(),
+            log.held_moves(1).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_take_back_that_does_not_fit_is_refused_and_a_rolled_back_one_is_undone() {
+        let (conn, mut log) = log_with_game_one();
+        for (ply, mv) in (1..).zip(["f5", "d6"]) {
+            play(&conn, &mut log, ply, mv);
+        }
+        log.begin();
+        assert!(log.take_back(&conn, 1, 1, 3).is_err(), "the game moved on");
+        assert!(
+            log.take_back(&conn, 1, 2, 2).is_err(),
+            "nothing to take back"
+        );
+        assert!(log.take_back(&conn, 2, 0, 1).is_err(), "no such game");
+        assert_eq!(log.take_back(&conn, 1, 0, 2).unwrap(), 2);
+        log.rollback();
+        assert_eq!(texts(log.held_moves(1)), ["f5", "d6"]);
+    }
+
+    #[test]
+    fn a_game_taken_back_and_logged_again_reads_back_after_trims() {
+        let (conn, mut log) = log_with_game_one();
+        log.set_bounds(16, 4);
+        for (ply, mv) in (1..).zip(["f5", "d6", "c3", "d3"]) {
+            play(&conn, &mut log, ply, mv);
+        }
+        log.begin();
+        log.take_back(&conn, 1, 2, 4).unwrap();
+        log.commit();
+        // Other games played and ended push game 1 behind the head: it is
+        // logged again, and the rows before it are trimmed.
+        let f5: Move = "f5".parse().unwrap();
+        for game in 2..=6 {
+            conn.execute("INSERT INTO games VALUES (?1, 'playing')", [game])
+                .unwrap();
+            for ply in 1..=30 {
+                log.begin();
+                log.append(&conn, game, ply, f5, Some(1)).unwrap();
+                log.maintain(&conn).unwrap();
+                log.commit();
+            }
+            log.begin();
+            log.finish(&conn, game).unwrap();
+            log.commit();
+        }
+        let first: i64 = conn
+            .query_row("SELECT min(seq) FROM move_log", [], |r| r.get(0))
+            .unwrap();
+        assert!(first > 6, "game 1's first rows and markers were trimmed");
+        let reloaded = MoveLog::load(&conn).unwrap();
+        assert_eq!(texts(reloaded.held_moves(1)), ["f5", "d6"]);
+        play(&conn, &mut log, 3, "e6");
+        let reloaded = MoveLog::load(&conn).unwrap();
+        assert_eq!(texts(reloaded.held_moves(1)), ["f5", "d6", "e6"]);
     }
 
     #[test]

@@ -153,6 +153,16 @@ pub enum Write {
         /// Milliseconds the mover took.
         ms: u64,
     },
+    /// The moves of a game in play after its first `keep` are taken back
+    /// (`UNDO`); refused unless it holds `plies` moves.
+    TakeBack {
+        /// The game.
+        game: GameId,
+        /// Moves kept.
+        keep: u32,
+        /// Moves it holds now.
+        plies: u32,
+    },
     /// The game ended.
     End {
         /// The game.
@@ -182,6 +192,9 @@ impl Write {
             Write::NewGame { id, .. } => format!("creation of game {id}"),
             Write::Seats { game, .. } => format!("seats of game {game}"),
             Write::Move { game, ply, .. } => format!("move {ply} of game {game}"),
+            Write::TakeBack { game, keep, .. } => {
+                format!("taking game {game} back to move {keep}")
+            }
             Write::End { game, .. } => format!("end of game {game}"),
             Write::Cancel { game } => format!("cancellation of game {game}"),
             Write::Register { name, .. } => format!("registration of {name}"),
@@ -235,6 +248,7 @@ impl Write {
                 )?
                 .execute(params![game, black, white, black_secret, white_secret]),
             Write::Move { game, ply, mv, ms } => log.append(conn, *game, *ply, *mv, Some(*ms)),
+            Write::TakeBack { game, keep, plies } => log.take_back(conn, *game, *keep, *plies),
             Write::End { game, result } => {
                 let changed = end_game(conn, *game, result)?;
                 log.finish(conn, *game)?;

@@ -88,6 +88,8 @@ pub enum Command {
     Pass,
     /// `END`: resign.
     End,
+    /// `UNDO`: take back your last move, or agree to the other player's.
+    Undo,
     /// `BOARD`.
     Board,
     /// `HINT`.
@@ -146,6 +148,7 @@ impl Command {
                 "WHO" => Command::Who(WhoQuery::parse(&mut args)?),
                 "PASS" => Command::Pass,
                 "END" => Command::End,
+                "UNDO" => Command::Undo,
                 "BOARD" => Command::Board,
                 "HINT" => Command::Hint,
                 "REMATCH" => Command::Rematch,
@@ -206,6 +209,7 @@ impl Command {
             Command::Hint => CommandKind::Hint,
             Command::Say(_) => CommandKind::Say,
             Command::Rematch => CommandKind::Rematch,
+            Command::Undo => CommandKind::Undo,
             Command::Ping => CommandKind::Ping,
             Command::Help => CommandKind::Help,
             Command::Quit => CommandKind::Quit,

@@ -32,6 +32,8 @@ pub enum CommandKind {
     Pass,
     /// `END`.
     End,
+    /// `UNDO`.
+    Undo,
     /// `BOARD`.
     Board,
     /// `HINT`.
@@ -50,7 +52,7 @@ pub enum CommandKind {
 
 impl CommandKind {
     /// Every command, in the order of [`COMMAND_HELP`](super::COMMAND_HELP).
-    pub const ALL: [CommandKind; 19] = [
+    pub const ALL: [CommandKind; 20] = [
         CommandKind::Login,
         CommandKind::Seek,
         CommandKind::New,
@@ -63,6 +65,7 @@ impl CommandKind {
         CommandKind::Move,
         CommandKind::Pass,
         CommandKind::End,
+        CommandKind::Undo,
         CommandKind::Board,
         CommandKind::Hint,
         CommandKind::Say,
@@ -87,6 +90,7 @@ impl CommandKind {
             CommandKind::Move => "MOVE",
             CommandKind::Pass => "PASS",
             CommandKind::End => "END",
+            CommandKind::Undo => "UNDO",
             CommandKind::Board => "BOARD",
             CommandKind::Hint => "HINT",
             CommandKind::Say => "SAY",

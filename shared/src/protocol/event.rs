@@ -109,6 +109,37 @@ pub enum Event {
         /// `idle`, `seeking` or `playing <game>`.
         status: PlayerStatus,
     },
+    /// `UNDO <game> <name>`: `name` asks to take back their last move; the
+    /// other player's `UNDO` agrees, a move declines.
+    UndoAsked {
+        /// The game.
+        game: GameId,
+        /// Who asks.
+        name: String,
+    },
+    /// `UNDONE <game> <plies> <taken>`: `taken` plies were taken back; the
+    /// game goes on after its first `plies` (`BOARD` and `TURN` follow).
+    Undone {
+        /// The game.
+        game: GameId,
+        /// Plies kept.
+        plies: u32,
+        /// Plies taken back.
+        taken: u32,
+    },
+    /// `CLOCK <game> <black-ms> <white-ms> <X|O|->`: the time left on each
+    /// clock and whose runs (in every snapshot, after `BOARD`, and when the
+    /// clocks start).
+    Clock {
+        /// The game.
+        game: GameId,
+        /// Black's milliseconds left.
+        black_ms: u64,
+        /// White's milliseconds left.
+        white_ms: u64,
+        /// The side whose clock runs, `None` when both stand.
+        running: Option<Color>,
+    },
     /// `INFO <text>`.
     Info(String),
     /// `HISTORY <game> <variant> <black|-> <white|-> <clock|-> <status> <result|-> <moves|->`
@@ -118,8 +149,9 @@ pub enum Event {
 
 impl Event {
     /// The keywords event and data lines start with, one per kind of event.
-    pub const KEYWORDS: [&'static str; 10] = [
+    pub const KEYWORDS: [&'static str; 13] = [
         "START", "BOARD", "TURN", "MOVED", "OVER", "CHAT", "GAME", "PLAYER", "INFO", "HISTORY",
+        "UNDO", "UNDONE", "CLOCK",
     ];
 
     /// The keyword this event's line starts with: one of [`Event::KEYWORDS`],
@@ -138,6 +170,9 @@ impl Event {
             player,
             info,
             history,
+            undo,
+            undone,
+            clock,
         ] = Event::KEYWORDS;
         match self {
             Event::Start { .. } => start,
@@ -150,6 +185,9 @@ impl Event {
             Event::Player { .. } => player,
             Event::Info(_) => info,
             Event::History(_) => history,
+            Event::UndoAsked { .. } => undo,
+            Event::Undone { .. } => undone,
+            Event::Clock { .. } => clock,
         }
     }
 }
@@ -236,6 +274,17 @@ impl fmt::Display for Event {
             }
             Event::Player { name, status } => write!(f, "{name} {status}"),
             Event::Info(text) => f.write_str(text),
+            Event::UndoAsked { game, name } => write!(f, "{game} {name}"),
+            Event::Undone { game, plies, taken } => write!(f, "{game} {plies} {taken}"),
+            Event::Clock {
+                game,
+                black_ms,
+                white_ms,
+                running,
+            } => {
+                let running = running.map_or('-', Color::letter);
+                write!(f, "{game} {black_ms} {white_ms} {running}")
+            }
             Event::History(GameSummary {
                 game,
                 variant,

@@ -61,7 +61,7 @@ pub const GREETING: &str = "HELLO flipline 1";
 pub type GameId = u64;
 
 /// One line of help per command, for `HELP` and the client.
-pub const COMMAND_HELP: [(&str, &str); 19] = [
+pub const COMMAND_HELP: [(&str, &str); 20] = [
     (
         "LOGIN name [password | secret TOKEN]",
         "take a name; a password registers it, a guest's secret resumes it",
@@ -86,6 +86,10 @@ pub const COMMAND_HELP: [(&str, &str); 19] = [
     ("MOVE square", "play a move (d3)"),
     ("PASS", "pass, when you have no move"),
     ("END", "resign the current game"),
+    (
+        "UNDO",
+        "take back your last move; between two people, ask or agree",
+    ),
     ("BOARD", "show the board"),
     ("HINT", "ask the engine for a move"),
     ("SAY text", "chat to everyone in the game"),

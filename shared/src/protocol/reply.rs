@@ -42,6 +42,9 @@ pub enum Reply {
     /// `OK waiting`: the rematch is offered and waits for the others
     /// (`REMATCH`).
     Waiting,
+    /// `OK asked`: the other player is asked to agree to take back a move;
+    /// `UNDONE` comes if they do (`UNDO`).
+    Asked,
     /// `OK seek withdrawn`: the seek is withdrawn (`LEAVE`).
     SeekWithdrawn,
     /// `OK <count>`: the number of data lines sent before the reply (`LIST`,
@@ -89,6 +92,10 @@ impl Reply {
                 tokens.word("waiting")?;
                 Reply::Waiting
             }
+            CommandKind::Undo if tokens.peek() == Some("asked") => {
+                tokens.word("asked")?;
+                Reply::Asked
+            }
             CommandKind::Seek | CommandKind::New | CommandKind::Watch | CommandKind::Rematch => {
                 Reply::Game(tokens.value()?)
             }
@@ -118,6 +125,7 @@ impl Reply {
             | CommandKind::Move
             | CommandKind::Pass
             | CommandKind::End
+            | CommandKind::Undo
             | CommandKind::Say
             | CommandKind::Board
             | CommandKind::Help
@@ -141,6 +149,7 @@ impl fmt::Display for Reply {
             Reply::Joined(game, color) => write!(f, " {game} {color}"),
             Reply::Seeking => f.write_str(" seeking"),
             Reply::Waiting => f.write_str(" waiting"),
+            Reply::Asked => f.write_str(" asked"),
             Reply::SeekWithdrawn => f.write_str(" seek withdrawn"),
             Reply::Count(count) => write!(f, " {count}"),
             Reply::Hint(mv, score) => write!(f, " {mv} {score}"),
@@ -203,6 +212,7 @@ fn expected(answering: CommandKind) -> &'static str {
         CommandKind::List | CommandKind::Who => "OK <count>",
         CommandKind::Hint => "OK <square|pass> <score>",
         CommandKind::Rematch => "OK waiting or OK <game>",
+        CommandKind::Undo => "OK or OK asked",
         CommandKind::Ping => "OK pong",
         CommandKind::Quit => "OK bye",
         CommandKind::Move
@@ -337,6 +347,8 @@ mod tests {
             (CommandKind::Hint, Reply::Hint(d3(), -120), "OK d3 -120"),
             (CommandKind::Hint, Reply::Hint(Move::Pass, 0), "OK pass 0"),
             (CommandKind::Rematch, Reply::Waiting, "OK waiting"),
+            (CommandKind::Undo, Reply::Asked, "OK asked"),
+            (CommandKind::Undo, Reply::Done, "OK"),
             (CommandKind::Rematch, Reply::Game(13), "OK 13"),
             (CommandKind::Ping, Reply::Pong, "OK pong"),
             (CommandKind::Quit, Reply::Bye, "OK bye"),

@@ -93,6 +93,21 @@ fn parse_server_line(line: &str) -> Option<ServerLine> {
             status: GameStatus::parse(f.get(4)?)?,
             ply: f.get(5)?.parse().ok()?,
         }),
+        "UNDO" if f.len() == 2 => ServerLine::Event(Event::UndoAsked {
+            game: game()?,
+            name: f.get(1)?.to_string(),
+        }),
+        "UNDONE" if f.len() == 3 => ServerLine::Event(Event::Undone {
+            game: game()?,
+            plies: f.get(1)?.parse().ok()?,
+            taken: f.get(2)?.parse().ok()?,
+        }),
+        "CLOCK" if f.len() == 4 => ServerLine::Event(Event::Clock {
+            game: game()?,
+            black_ms: f.get(1)?.parse().ok()?,
+            white_ms: f.get(2)?.parse().ok()?,
+            running: optional(f.get(3)?, Color::from_letter)?,
+        }),
         "PLAYER" => {
             let (name, status) = rest.split_once(' ')?;
             ServerLine::Event(Event::Player {
@@ -215,6 +230,27 @@ mod tests {
                 status: PlayerStatus::Idle,
             },
             Event::Info("shutting down".into()),
+            Event::UndoAsked {
+                game: 7,
+                name: "ann".into(),
+            },
+            Event::Undone {
+                game: 7,
+                plies: 12,
+                taken: 2,
+            },
+            Event::Clock {
+                game: 7,
+                black_ms: 59_000,
+                white_ms: 0,
+                running: Some(Color::White),
+            },
+            Event::Clock {
+                game: 7,
+                black_ms: 1,
+                white_ms: 2,
+                running: None,
+            },
             Event::History(GameSummary {
                 game: 7,
                 variant: Variant::Othello,

@@ -64,6 +64,7 @@ impl Session {
             Command::Move(square) => self.play(ctx, Action::Move(square)),
             Command::Pass => self.play(ctx, Action::Pass),
             Command::End => self.play(ctx, Action::Resign),
+            Command::Undo => self.play(ctx, Action::Undo),
             Command::Board => self.board(ctx),
             Command::Say(text) => self.play(ctx, Action::Say(text)),
             Command::Rematch => self.rematch(ctx),
