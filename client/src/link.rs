@@ -39,6 +39,15 @@ pub struct Link {
     /// Where the guests' secrets for this server are kept across restarts;
     /// `None` keeps them in memory only.
     secret_file: Option<SecretFile>,
+    /// The server's address, to connect again.
+    server: String,
+    /// Set while there is no connection because the server closed one that
+    /// had not logged in: the next line sent connects again.
+    dormant: AtomicBool,
+    /// The reader of a connection made again, for the reader thread.
+    fresh: Mutex<Option<BufReader<TcpStream>>>,
+    /// Signalled when `fresh` is filled, or on a deliberate close.
+    woken: Condvar,
 }
 
 /// How long a reconnect waits for the answer to its `LOGIN`.
@@ -68,6 +77,10 @@ impl Link {
             on_update,
             greeting,
             secret_file,
+            server: server.to_string(),
+            dormant: AtomicBool::new(false),
+            fresh: Mutex::new(None),
+            woken: Condvar::new(),
         });
         Ok((link, reader))
     }
@@ -82,11 +95,57 @@ impl Link {
     /// secret held for the name, if any (see [`View::prepare_send`]).
     pub fn send(&self, line: &str) -> Result<(), String> {
         let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        if writer.is_none() && self.dormant.load(Ordering::Acquire) {
+            *writer = Some(self.wake(line)?);
+        }
         let stream = writer.as_mut().ok_or("not connected")?;
         let line = self
             .view()
             .prepare_send(line, |name| self.kept_secret(name));
         write_line(stream, &line)
+    }
+
+    /// Connects again for `line` while dormant (not for a `QUIT`, which has
+    /// nothing to say to a server it is not connected to), handing the new
+    /// connection's reader to the reader thread.
+    fn wake(&self, line: &str) -> Result<TcpStream, String> {
+        if line.trim().eq_ignore_ascii_case("quit") {
+            return Err("not connected".to_string());
+        }
+        let (stream, reader, _) = open_with_greeting(&self.server)?;
+        self.view().forget_pending();
+        self.dormant.store(false, Ordering::Release);
+        *self.fresh.lock().unwrap_or_else(|e| e.into_inner()) = Some(reader);
+        self.woken.notify_all();
+        Ok(stream)
+    }
+
+    /// After the server closed a connection that had not logged in: drops
+    /// the connection and waits until a line sent connects again; that
+    /// connection's reader, or `None` on a deliberate close.
+    pub fn sleep_until_used(&self) -> Option<BufReader<TcpStream>> {
+        {
+            let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+            *writer = None;
+            self.dormant.store(true, Ordering::Release);
+        }
+        let mut fresh = self.fresh.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(reader) = fresh.take() {
+                return Some(reader);
+            }
+            if self.closing.load(Ordering::Acquire) {
+                return None;
+            }
+            fresh = self.woken.wait(fresh).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Whether the server closed the connection for want of a `LOGIN`, and
+    /// nobody is logged in (the flag is taken: it is about this connection).
+    pub fn closed_before_login(&self) -> bool {
+        let mut view = self.view();
+        std::mem::take(&mut view.closed_for_login) && view.name.is_none()
     }
 
     /// Sends the lines the view queued, as they are.

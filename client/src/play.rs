@@ -112,6 +112,20 @@ pub fn spawn_reader(link: &Arc<Link>, reader: BufReader<TcpStream>, options: &Pl
             if link.closing.load(Ordering::Acquire) {
                 return;
             }
+            if link.closed_before_login() {
+                sink.show(vec![
+                    "the server closes connections that do not log in in time; \
+                     the next command connects again (login NAME to play)"
+                        .to_string(),
+                ]);
+                match link.sleep_until_used() {
+                    Some(again) => {
+                        reader = again;
+                        continue;
+                    }
+                    None => return,
+                }
+            }
             if options.reconnect {
                 match reconnect(&link, &options, &mut sink) {
                     Some(again) => {

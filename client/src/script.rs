@@ -5,7 +5,8 @@
 //! - a move waits for the client's turn while the other side of a game in
 //!   play is to move; otherwise it goes at once (the server says why not);
 //! - a move or `END` is done once the game has moved on (`TURN`) or ended
-//!   (`OVER`), so the game's end is shown;
+//!   (`OVER`), so the game's end is shown; `UNDO` once the position taken
+//!   back is shown (its `TURN`), or at once when it only asks;
 //! - a command the server refuses stops the script: its error is shown and
 //!   flip exits 1;
 //! - at the end of input flip waits for every answer; a game still in play
@@ -48,10 +49,10 @@ pub fn run(link: &Arc<Link>, first: Vec<String>) -> Result<(), Failure> {
 /// Sends one command and waits for its answer and what it causes.
 fn run_command(link: &Link, line: &str, command: &str) -> Result<(), Failure> {
     let moving = is_move(command);
-    let ending = command
-        .split_whitespace()
-        .next()
-        .is_some_and(|k| k.eq_ignore_ascii_case("END"));
+    let keyword = |word: &str| {
+        (command.split_whitespace().next()).is_some_and(|k| k.eq_ignore_ascii_case(word))
+    };
+    let (ending, undoing) = (keyword("END"), keyword("UNDO"));
     if moving && link.view().their_turn() {
         let turn = link.wait_until(SCRIPT_WAIT, |v| !v.their_turn());
         check_connection(link)?;
@@ -68,11 +69,13 @@ fn run_command(link: &Link, line: &str, command: &str) -> Result<(), Failure> {
     };
     link.send(command).map_err(Failure::connection)?;
     // A move is done at the TURN or OVER after it; END at the OVER, though
-    // the other side's TURN may come first.
+    // the other side's TURN may come first; UNDO at the TURN after the
+    // position taken back, unless the other player is only asked.
     let done = link.wait_until(SCRIPT_WAIT, |v| {
-        let settled = match (moving, ending) {
-            (true, _) => v.settles > settles,
-            (_, true) => v.overs > overs,
+        let settled = match (moving, ending, undoing) {
+            (true, _, _) => v.settles > settles,
+            (_, true, _) => v.overs > overs,
+            (_, _, true) => v.last_asked || v.settles > settles,
             _ => true,
         };
         v.idle() && (!v.last_ok || settled)

@@ -54,6 +54,10 @@ pub struct Style {
     pub raw: bool,
 }
 
+/// How the server's `INFO` line starts when it closes a connection that has
+/// not logged in in time.
+const LOGIN_DEADLINE_INFO: &str = "closing: no LOGIN within";
+
 /// The client's view of the server: its name, its games, its unanswered commands.
 #[derive(Debug, Default)]
 pub struct View {
@@ -69,6 +73,9 @@ pub struct View {
     pub pending: VecDeque<Option<CommandKind>>,
     /// Whether the last reply was `OK`.
     pub last_ok: bool,
+    /// Whether the last reply was `OK asked` (an `UNDO` waiting for the
+    /// other player: nothing follows it).
+    pub last_asked: bool,
     /// `TURN` and `OVER` lines seen, of any game: a move's events are all in
     /// once the next of them comes.
     pub settles: u64,
@@ -98,6 +105,10 @@ pub struct View {
     /// refused; `None` while it is unanswered or a retry is queued. Whoever
     /// waits for a login sets it to `None` first.
     pub login_answer: Option<bool>,
+    /// The server said it closes the connection for want of a `LOGIN`
+    /// (its login deadline): the link waits for the next command to
+    /// connect again rather than report the connection lost.
+    pub closed_for_login: bool,
     /// What each `LOGIN` among `pending` showed, oldest first.
     logins: VecDeque<LoginSent>,
     /// For each `NEW` among `pending`, oldest first: whether it leaves a
@@ -408,6 +419,7 @@ impl View {
     fn on_reply(&mut self, line: &str, reply: Result<String, String>) -> Vec<String> {
         let command = self.pending.pop_front().flatten();
         self.last_ok = reply.is_ok();
+        self.last_asked = false;
         if command == Some(CommandKind::Login) {
             let sent = self.logins.pop_front().unwrap_or_default();
             return self.on_login_reply(line, reply, sent);
@@ -426,6 +438,7 @@ impl View {
                 )]
             }
             (Some(CommandKind::Undo), Some(Reply::Asked)) => {
+                self.last_asked = true;
                 vec!["asked the other player to agree to take back your move".to_string()]
             }
             (Some(CommandKind::Hint), Some(Reply::Hint(mv, score))) => {
@@ -569,7 +582,10 @@ impl View {
             Event::Player { name, status } => {
                 vec![format!("{}: {status}", untrusted::name(&name))]
             }
-            Event::Info(text) => vec![format!("* {}", escape(&text))],
+            Event::Info(text) => {
+                self.closed_for_login |= text.starts_with(LOGIN_DEADLINE_INFO);
+                vec![format!("* {}", escape(&text))]
+            }
             Event::UndoAsked { game, name } => self.on_undo_asked(game, &name),
             Event::Undone { game, taken, .. } => self.on_undone(game, taken),
             Event::Clock {

@@ -6,7 +6,7 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
@@ -78,6 +78,15 @@ impl Flip {
                     self.seen.join("\n")
                 ),
             }
+        }
+    }
+
+    /// Writes `line` to flip's input.
+    fn type_line(&mut self, line: &str) {
+        if let Some(stdin) = self.stdin.as_mut() {
+            stdin
+                .write_all(format!("{line}\n").as_bytes())
+                .unwrap_or_else(|e| panic!("cannot type {line:?}: {e}"));
         }
     }
 
@@ -375,7 +384,6 @@ fn flip_password_gives_the_password_to_flip_and_to_the_bot() {
 
 #[test]
 fn moves_shows_the_servers_record_numbered_with_the_last_marked() {
-    use std::io::Write;
     let data = TempDir::new("moves");
     let server = FakeServer::start();
     let mut flip = Flip::start(&["--server", &server.addr(), "--name", "ann"], &data.0);
@@ -385,11 +393,7 @@ fn moves_shows_the_servers_record_numbered_with_the_last_marked() {
     flip.until("logged in as ann");
     conn.send("START 3 othello bob ann -");
     flip.until("game 3 (othello): bob (X) vs ann (O), no clock");
-    if let Some(stdin) = flip.stdin.as_mut() {
-        stdin
-            .write_all(b"moves\n")
-            .unwrap_or_else(|e| panic!("{e}"));
-    }
+    flip.type_line("moves");
     conn.expect("HISTORY 3");
     conn.send("HISTORY 3 othello bob ann - playing - f5d6c3d3c4");
     conn.send("OK");
@@ -397,5 +401,34 @@ fn moves_shows_the_servers_record_numbered_with_the_last_marked() {
     assert_eq!(
         before.last().map(String::as_str),
         Some("game 3 (othello): 5 moves")
+    );
+}
+
+#[test]
+fn a_connection_closed_for_want_of_a_login_is_made_again_by_the_next_command() {
+    let data = TempDir::new("login-deadline");
+    let server = FakeServer::start();
+    let addr = server.addr();
+    let mut flip = Flip::start(&["--server", &addr], &data.0);
+    let mut first = server.accept();
+    flip.until(&format!("connected to {addr}: HELLO flipline 1"));
+    first.send("INFO closing: no LOGIN within 30 s");
+    drop(first);
+    flip.until("* closing: no LOGIN within 30 s");
+    flip.until(
+        "the server closes connections that do not log in in time; \
+         the next command connects again (login NAME to play)",
+    );
+    flip.type_line("who");
+    let mut second = server.accept();
+    second.expect("who");
+    second.send("PLAYER bob idle");
+    second.send("OK 1");
+    flip.until("bob: idle");
+    assert_eq!(flip.finish(), Some(0), "{:?}", flip.seen);
+    assert!(
+        !flip.seen.iter().any(|l| l.contains("lost")),
+        "not a lost connection: {:?}",
+        flip.seen
     );
 }

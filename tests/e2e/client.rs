@@ -409,3 +409,29 @@ fn quit_and_the_end_of_input_end_their_last_line() {
     assert!(text.ends_with('\n'), "{text:?}");
     assert_eq!(output.status.code(), Some(0), "{text}");
 }
+
+#[test]
+fn a_script_takes_back_its_move_with_undo_and_sees_the_position_before_going_on() {
+    let daemon = start(test_config());
+    let addr = daemon.addr.to_string();
+    let input = "login u\nnew othello as X vs bot:1\nd3\nundo\nmoves\nf5\nend\n";
+    let (lines, code) = piped(&["--server", &addr], input);
+    assert_eq!(code, Some(0), "{lines:?}");
+    let undone = lines
+        .iter()
+        .position(|l| l == "2 moves taken back in game 1");
+    let undone = undone.unwrap_or_else(|| panic!("{lines:?}"));
+    // The position taken back is shown before `moves` runs: the board, and
+    // the move to make again.
+    let after: Vec<&String> = lines.iter().skip(undone).collect();
+    let turn = after.iter().position(|l| l.starts_with("your move (X): "));
+    let record = after
+        .iter()
+        .position(|l| l.starts_with("game 1 (othello): "));
+    assert!(turn < record && turn.is_some(), "{after:?}");
+    assert!(lines.iter().any(|l| l == "u (X) played f5"), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("game 1 over:")),
+        "{lines:?}"
+    );
+}
