@@ -9,6 +9,7 @@ mod acks;
 mod admission;
 mod archive;
 mod backup;
+mod bench_tourney;
 mod client;
 mod durability;
 mod engine;
