@@ -331,6 +331,7 @@ mod tests {
             started_at: "2024-05-01T12:34:56Z".into(),
             ended_at: Some("2024-05-01T12:40:00Z".into()),
             secrets: [None, None],
+            rated: false,
             moves,
         }
     }

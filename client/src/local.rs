@@ -110,6 +110,7 @@ mod tests {
             started_at: String::new(),
             ended_at: None,
             secrets: [None, None],
+            rated: false,
             moves: Vec::new(),
         }
     }

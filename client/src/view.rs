@@ -579,9 +579,38 @@ impl View {
                     seat(white)
                 )]
             }
-            Event::Player { name, status } => {
-                vec![format!("{}: {status}", untrusted::name(&name))]
+            Event::Player {
+                name,
+                status,
+                rating,
+                bot,
+            } => {
+                let rating = rating.map_or_else(String::new, |r| format!(", rated {r}"));
+                let bot = if bot { " (bot)" } else { "" };
+                vec![format!("{}{bot}: {status}{rating}", untrusted::name(&name))]
             }
+            Event::Challenged {
+                id,
+                from,
+                variant,
+                side,
+                clock,
+                rated,
+            } => vec![challenge_line(id, &from, variant, side, clock, rated)],
+            Event::Declined { id, name, reason } => vec![declined_line(id, &name, reason)],
+            Event::Rated {
+                game,
+                name,
+                before,
+                after,
+            } => {
+                let change = after - before;
+                vec![format!(
+                    "game {game}: {} is rated {after} ({change:+}, from {before})",
+                    untrusted::name(&name)
+                )]
+            }
+            Event::Rating(line) => vec![rating_line(&line)],
             Event::Info(text) => {
                 self.closed_for_login |= text.starts_with(LOGIN_DEADLINE_INFO);
                 vec![format!("* {}", escape(&text))]
@@ -890,6 +919,61 @@ fn hide_secrets(text: String, hidden: &[(String, &str)]) -> String {
             text
         }
     })
+}
+
+/// A challenge to the person, and how to answer it.
+fn challenge_line(
+    id: u64,
+    from: &str,
+    variant: Variant,
+    side: flipline::protocol::SeatChoice,
+    clock: Option<ClockSpec>,
+    rated: bool,
+) -> String {
+    use flipline::protocol::SeatChoice;
+    let side = match side {
+        SeatChoice::Black => "as X",
+        SeatChoice::White => "as O",
+        SeatChoice::Random => "colours at random",
+    };
+    let clock = clock.map_or("no clock".to_string(), |c| format!("clock {c}"));
+    let rated = if rated { "rated" } else { "casual" };
+    format!(
+        "{} challenges you to {variant} ({side}, {clock}, {rated}): type accept {id} or decline {id}",
+        untrusted::name(from)
+    )
+}
+
+/// What became of a challenge, from the other party's side.
+fn declined_line(id: u64, name: &str, reason: flipline::protocol::DeclineReason) -> String {
+    use flipline::protocol::DeclineReason;
+    let who = untrusted::name(name);
+    match reason {
+        DeclineReason::Timeout => format!("challenge {id} with {who} was not answered in time"),
+        DeclineReason::Cancelled => format!("challenge {id}: {who} withdrew it"),
+        DeclineReason::Offline => format!("challenge {id}: {who} went offline"),
+        DeclineReason::Generic => format!("challenge {id}: {who} declined"),
+        other => format!("challenge {id}: {who} declined ({other})"),
+    }
+}
+
+/// A `RATING` line, for people.
+fn rating_line(line: &flipline::protocol::RatingLine) -> String {
+    let standing = if line.provisional {
+        "provisional"
+    } else {
+        "established"
+    };
+    let games = if line.games == 1 { "game" } else { "games" };
+    let bot = if line.bot { " (bot)" } else { "" };
+    format!(
+        "{}{bot} {}: {} (deviation {}, {} {games}, {standing})",
+        untrusted::name(&line.name),
+        line.variant,
+        line.rating,
+        line.rd,
+        line.games
+    )
 }
 
 /// One line about a stored game: players, status or result, and its moves.

@@ -62,8 +62,9 @@ fn password_matches(password: &str, hash: &str) -> bool {
 pub enum Checked {
     /// A guest, on a name nobody registered in any case.
     Guest(String),
-    /// A registered name whose password was right, spelled as registered.
-    Member(String),
+    /// A registered name whose password was right, spelled as registered,
+    /// with what `WHO` shows of it.
+    Member(String, crate::rules::lobby::Marks),
     /// A free name with a password: registered ([`Accounts::register`])
     /// once the lobby has given the name to the connection.
     Unregistered {
@@ -182,8 +183,19 @@ impl Accounts {
             ))),
             (Some(known), Some(password)) => {
                 let name = known.name.clone();
+                let marks = crate::rules::lobby::Marks {
+                    rating: known.othello_rating.map(|r| {
+                        let rounded = crate::store::rounded(r);
+                        i16::try_from(rounded).unwrap_or(if rounded < 0 {
+                            i16::MIN
+                        } else {
+                            i16::MAX
+                        })
+                    }),
+                    bot: known.bot,
+                };
                 self.verify(known.name, password, known.hash, peer).await?;
-                Ok(Checked::Member(name))
+                Ok(Checked::Member(name, marks))
             }
             (None, Some(password)) => Ok(Checked::Unregistered { name, password }),
         }

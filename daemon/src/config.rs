@@ -49,6 +49,8 @@ pub struct Config {
     pub idle_timeout_secs: u64,
     /// Seconds a disconnected player's seat is kept.
     pub grace_secs: u64,
+    /// Seconds a challenge waits for its answer.
+    pub challenge_timeout_secs: u64,
     /// Where `HINT` is allowed.
     pub hints: Hints,
     /// Milliseconds allowed for shutting down.
@@ -87,6 +89,9 @@ pub struct StoreConfig {
     pub batch_max: usize,
     /// The writer's page cache, in MiB (filled only as pages are used).
     pub cache_mb: u32,
+    /// Days in a rating period: a player's rating deviation grows by one
+    /// period's worth for each such span without a rated game.
+    pub rating_period_days: u32,
     /// Faults switched on by failure tests; never read from a file.
     #[serde(skip)]
     pub faults: Option<crate::store::faults::Faults>,
@@ -456,6 +461,7 @@ struct PartialConfig {
     rate_limit: Option<RateLimit>,
     idle_timeout_secs: Option<u64>,
     grace_secs: Option<u64>,
+    challenge_timeout_secs: Option<u64>,
     hints: Option<Hints>,
     shutdown_drain_ms: Option<u64>,
     store: Option<PartialStore>,
@@ -475,6 +481,7 @@ struct PartialStore {
     synchronous: Option<Synchronous>,
     batch_max: Option<usize>,
     cache_mb: Option<u32>,
+    rating_period_days: Option<u32>,
 }
 
 /// [`Passwords`] with every field optional.
@@ -497,6 +504,9 @@ impl PartialStore {
             synchronous: self.synchronous.or(base.map(|b| b.synchronous))?,
             batch_max: self.batch_max.or(base.map(|b| b.batch_max))?,
             cache_mb: self.cache_mb.or(base.map(|b| b.cache_mb))?,
+            rating_period_days: self
+                .rating_period_days
+                .or(base.map(|b| b.rating_period_days))?,
             faults: base.and_then(|b| b.faults.clone()),
         })
     }
@@ -552,6 +562,7 @@ impl PartialConfig {
             rate_limit: pick!(rate_limit),
             idle_timeout_secs: pick!(idle_timeout_secs),
             grace_secs: pick!(grace_secs),
+            challenge_timeout_secs: pick!(challenge_timeout_secs),
             hints: pick!(hints),
             shutdown_drain_ms: pick!(shutdown_drain_ms),
             guests: pick!(guests),

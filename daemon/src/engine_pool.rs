@@ -28,6 +28,27 @@ pub struct Think {
     pub deadline: Instant,
 }
 
+/// Draw a random start: `plies` random legal moves of `variant` the engine
+/// judges balanced (`from random:N`); `None` if no game lasts that long.
+#[derive(Message)]
+#[rtype(result = "Option<Vec<flipline::Move>>")]
+pub struct DrawStart {
+    /// The game.
+    pub variant: flipline::Variant,
+    /// How many moves.
+    pub plies: usize,
+    /// Which start (the same seed, the same moves).
+    pub seed: u64,
+}
+
+impl Handler<DrawStart> for EngineWorker {
+    type Result = Option<Vec<flipline::Move>>;
+
+    fn handle(&mut self, job: DrawStart, _: &mut SyncContext<Self>) -> Self::Result {
+        engine::random_start::random_start(job.variant, job.plies, job.seed)
+    }
+}
+
 impl Handler<Think> for EngineWorker {
     type Result = Option<Choice>;
 

@@ -65,7 +65,11 @@ pub struct Lobby {
     /// Commands and events waiting for a decision held until its write
     /// commits (see [`Lobby::when_free`]).
     waiting: Waiting<Deferred>,
+    /// Whether the lobby is to wake when the next challenge lapses.
+    expiry_armed: bool,
 }
+
+mod challenging;
 
 /// A command or event that touches what a held decision touched: it runs
 /// once that decision is settled (and what it then waits for, if anything).
@@ -116,6 +120,7 @@ impl Lobby {
             sessions: HashMap::new(),
             core: LobbyCore::new(),
             waiting: Waiting::default(),
+            expiry_armed: false,
         })
     }
 
@@ -229,6 +234,12 @@ impl Lobby {
                 let order = order.map_conn(|id| self.sessions.get(&id).map(|s| s.addr.clone()));
                 route.tx.do_send(GameRequest::Seating(order));
             }
+            LobbyEffect::Tell(conn, events) => {
+                if let Some(session) = self.sessions.get(&conn) {
+                    let text: String = events.iter().map(|e| format!("{e}\n")).collect();
+                    session.addr.tell(ToSession::Deliver(Arc::from(text)));
+                }
+            }
         }
     }
 
@@ -255,6 +266,7 @@ impl Lobby {
             clock: launch.clock,
             seats: launch.seats.map(|s| self.session_refs(s)),
             start,
+            rated: launch.rated,
             recovered: false,
             services: Arc::clone(&self.services),
         };
@@ -299,7 +311,9 @@ impl Lobby {
             let effects = self.core.gone(holder, &msg.name);
             self.carry_out_all(effects);
         }
-        self.core.login(&msg.name, msg.id, msg.guest)
+        let logged_in = self.core.login(&msg.name, msg.id, msg.guest)?;
+        self.core.set_marks(&logged_in.name, msg.marks);
+        Ok(logged_in)
     }
 
     /// The route the session asking gets for a game the core just seated it in.
@@ -407,7 +421,7 @@ impl Handler<Seek<SessionRef>> for Lobby {
         let name = Name::clone(&msg.name);
         self.when_free(ctx, touching(Some(name), None), move |act, ctx| {
             let next = &mut act.next_game;
-            let decided = (act.core).seek(&msg.name, msg.variant, msg.clock, || take(next), coin());
+            let decided = (act.core).seek(&msg.name, msg.wanted, || take(next), coin());
             act.conclude(ctx, decided, reply, |act, sought| match sought {
                 Sought::Paired(game) => act.route(game).map(Some),
                 Sought::Seeking => Ok(None),
@@ -530,6 +544,7 @@ impl Lobby {
             record.clock,
             seats.clone(),
             secrets,
+            record.rated,
         ) {
             return false;
         }
@@ -541,6 +556,7 @@ impl Lobby {
             clock: record.clock,
             seats,
             start: record.moves,
+            rated: record.rated,
             recovered: true,
             services: Arc::clone(&self.services),
         };
@@ -602,11 +618,13 @@ impl Handler<ListPlayers> for Lobby {
     fn handle(&mut self, ListPlayers(query): ListPlayers, _: &mut Context<Self>) -> Vec<Event> {
         let from = query.from.clone().unwrap_or_default();
         let names = (self.core.who().into_iter())
-            .filter(|(name, _)| **name >= *from)
-            .map(|(name, status)| {
+            .filter(|(name, _, _)| **name >= *from)
+            .map(|(name, status, marks)| {
                 let line = Event::Player {
                     name: name.to_string(),
                     status,
+                    rating: marks.rating.map(i32::from),
+                    bot: marks.bot,
                 };
                 (name, line)
             });
@@ -643,11 +661,21 @@ impl Handler<FromGame> for Lobby {
     fn handle(&mut self, msg: FromGame, ctx: &mut Context<Self>) {
         let game = match msg {
             FromGame::Ended(game) | FromGame::Closed(game) => game,
+            FromGame::Rated(name, rating) => return self.core.rated(&name, rating),
         };
         self.when_free(ctx, touching(None, Some(game)), move |act, _| match msg {
             FromGame::Ended(game) => act.core.ended(game),
             FromGame::Closed(game) => act.core.closed(game),
+            FromGame::Rated(..) => {}
         });
+    }
+}
+
+impl Handler<MarkedBot> for Lobby {
+    type Result = ();
+
+    fn handle(&mut self, MarkedBot(name): MarkedBot, _: &mut Context<Self>) {
+        self.core.marked_bot(&name);
     }
 }
 
@@ -678,6 +706,7 @@ fn write_of(effect: &LobbyEffect<SeatRef>) -> Option<Write> {
                 clock: launch.clock,
                 status: if open { Status::Open } else { Status::Playing },
                 start: launch.start.clone(),
+                rated: launch.rated,
             })
         }
         LobbyEffect::StoreSeats {
@@ -691,7 +720,7 @@ fn write_of(effect: &LobbyEffect<SeatRef>) -> Option<Write> {
             white: white.as_ref().map(|n| n.to_string()),
             secrets: secrets.map(|s| s.map(|s| s.to_string())),
         }),
-        LobbyEffect::StoreCancel(_) | LobbyEffect::ToGame(..) => None,
+        LobbyEffect::StoreCancel(_) | LobbyEffect::ToGame(..) | LobbyEffect::Tell(..) => None,
     }
 }
 

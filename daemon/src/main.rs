@@ -45,6 +45,10 @@ struct Flags {
     /// are sound, 1 with the reason if not.
     #[arg(long)]
     check_config: bool,
+    /// Rebuild every rating from the rated games in the store (flipd must
+    /// not be running on it), say how many games were rated, and exit.
+    #[arg(long)]
+    recompute_ratings: bool,
     #[command(subcommand)]
     command: Option<Extra>,
 }
@@ -82,6 +86,18 @@ fn main() -> ExitCode {
     };
     if flags.check_config {
         return print_settings(&config);
+    }
+    if flags.recompute_ratings {
+        return match flipd::store::recompute_ratings(&config.store) {
+            Ok(games) => {
+                println!("recomputed the ratings from {games} rated games");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("flipd: {e}");
+                ExitCode::FAILURE
+            }
+        };
     }
     let filter = init_logging(flags.log_format, &config.log_filter);
     let limit = raise_open_file_limit(config.max_connections);

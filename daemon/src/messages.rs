@@ -17,8 +17,8 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 
 use actix::{ArbiterHandle, Message, Recipient};
-use flipline::protocol::{ClockSpec, Event, GameId, NewGame, ProtocolError, Reply};
-use flipline::{Color, Square, Variant};
+use flipline::protocol::{Event, GameId, NewGame, ProtocolError, Reply};
+use flipline::{Color, Square};
 
 use crate::outbox::Text;
 pub use crate::rules::lobby::{GuestLogin, GuestSecret, LoggedIn};
@@ -165,6 +165,15 @@ pub enum FromGame {
     Ended(GameId),
     /// The game's actor stopped.
     Closed(GameId),
+    /// A rated othello game changed a player's rating (rounded).
+    Rated(Name, i16),
+}
+
+/// A registered name marked itself a program's (`ACCOUNT bot`, stored).
+pub struct MarkedBot(pub Name);
+
+impl Message for MarkedBot {
+    type Result = ();
 }
 
 // ---- to the lobby ----
@@ -206,6 +215,8 @@ pub struct Login {
     /// For a guest: the secret shown, and a fresh one should it need one.
     /// `None` for a registered name, whose password was checked.
     pub guest: Option<GuestLogin>,
+    /// What `WHO` shows of a registered name (the store's, read at login).
+    pub marks: crate::rules::lobby::Marks,
 }
 
 /// `NEW`: the seat in the new game.
@@ -226,12 +237,49 @@ impl<C: Send + 'static> Message for Create<C> {
 pub struct Seek<C> {
     /// The seeker.
     pub name: Name,
-    /// The game wanted.
-    pub variant: Variant,
-    /// The clock wanted.
-    pub clock: Option<ClockSpec>,
+    /// The game wanted, and for a rated seek the seeker's rating.
+    pub wanted: crate::rules::lobby::SeekWanted,
     /// The route type of the answer.
     pub route: PhantomData<fn() -> C>,
+}
+
+/// `CHALLENGE`, `ACCEPT`, `DECLINE` and `CANCEL`.
+pub struct ChallengeOp<C> {
+    /// Who asks.
+    pub name: Name,
+    /// What.
+    pub op: ChallengeStep,
+    /// The route type of the answer.
+    pub route: PhantomData<fn() -> C>,
+}
+
+/// One step of a challenge.
+pub enum ChallengeStep {
+    /// `CHALLENGE`: to whom, on what terms (a random start already drawn).
+    Make(String, crate::rules::challenges::Terms),
+    /// `ACCEPT`.
+    Accept(crate::rules::challenges::ChallengeId),
+    /// `DECLINE`.
+    Decline(
+        crate::rules::challenges::ChallengeId,
+        flipline::protocol::DeclineReason,
+    ),
+    /// `CANCEL`.
+    Cancel(crate::rules::challenges::ChallengeId),
+}
+
+/// What a challenge step answers.
+pub enum ChallengeAnswer<C: Send + 'static> {
+    /// The challenge made, by number.
+    Made(crate::rules::challenges::ChallengeId),
+    /// The accepted challenge's game: a seat.
+    Seat(SeatRef<C>),
+    /// Declined or cancelled.
+    Done,
+}
+
+impl<C: Send + 'static> Message for ChallengeOp<C> {
+    type Result = Result<ChallengeAnswer<C>, ProtocolError>;
 }
 
 impl<C: Send + 'static> Message for Seek<C> {

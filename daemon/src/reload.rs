@@ -90,6 +90,7 @@ pub fn differences(a: &Config, b: &Config) -> Vec<&'static str> {
         rate_limit,
         idle_timeout_secs,
         grace_secs,
+        challenge_timeout_secs,
         hints,
         shutdown_drain_ms,
         store,
@@ -136,6 +137,10 @@ pub fn differences(a: &Config, b: &Config) -> Vec<&'static str> {
             *idle_timeout_secs != b.idle_timeout_secs,
         ),
         ("grace_secs", *grace_secs != b.grace_secs),
+        (
+            "challenge_timeout_secs",
+            *challenge_timeout_secs != b.challenge_timeout_secs,
+        ),
         ("hints", *hints != b.hints),
         (
             "shutdown_drain_ms",

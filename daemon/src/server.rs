@@ -216,7 +216,7 @@ async fn start(
     let lobby = Lobby::start(
         Arc::clone(&config),
         Arc::clone(&live),
-        engine,
+        engine.clone(),
         handles.clone(),
         store.clone(),
         next_game,
@@ -248,6 +248,7 @@ async fn start(
         next_session: AtomicU64::new(1),
         table_capacity: table_capacity(),
         store,
+        engine,
         accounts: Arc::new(accounts),
         slow_moves,
     });
@@ -499,5 +500,7 @@ fn lobby_port(lobby: &Addr<Lobby>) -> LobbyPort {
         find: lobby.clone().recipient(),
         list_games: lobby.clone().recipient(),
         list_players: lobby.clone().recipient(),
+        challenge: lobby.clone().recipient(),
+        marked_bot: lobby.clone().recipient(),
     }
 }

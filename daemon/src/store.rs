@@ -33,6 +33,7 @@ mod file_id;
 mod lock;
 mod move_log;
 mod open;
+mod ratings;
 mod reader;
 mod records;
 mod row;
@@ -59,6 +60,7 @@ pub use archive::Archive;
 pub use backup::BackupReport;
 pub use faults::Faults;
 pub use open::{Opened, StoreThreads};
+pub use ratings::{RatingChange, StoredRating, recompute_store as recompute_ratings, rounded};
 pub use records::{GameRecord, Registration, Status, StoredMove, Write};
 pub use writer::StoreStats;
 
@@ -214,6 +216,32 @@ impl Store {
             let read = store.read(move |conn| records::game_with(conn, game, in_play));
             read.await
         }
+    }
+
+    /// What rated game `game` changed, by player (none for a game not rated).
+    pub fn rating_changes(
+        &self,
+        game: GameId,
+    ) -> impl Future<Output = Result<Vec<RatingChange>, StoreError>> + use<> {
+        self.read(move |conn| ratings::changes(conn, game))
+    }
+
+    /// `name`'s ratings, in `variant` or in every variant it has one in.
+    pub fn ratings_of(
+        &self,
+        name: String,
+        variant: Option<flipline::Variant>,
+    ) -> impl Future<Output = Result<Vec<StoredRating>, StoreError>> + use<> {
+        self.read(move |conn| ratings::of(conn, &name, variant))
+    }
+
+    /// The `count` best ratings in `variant`, best first.
+    pub fn top(
+        &self,
+        variant: flipline::Variant,
+        count: u32,
+    ) -> impl Future<Output = Result<Vec<StoredRating>, StoreError>> + use<> {
+        self.read(move |conn| ratings::top(conn, variant, count))
     }
 
     /// The registration of a name, in any case, if it is registered.

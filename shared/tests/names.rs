@@ -77,6 +77,8 @@ fn lines_with(name: &str) -> Vec<(String, Event)> {
         Event::Player {
             name: name.to_string(),
             status: PlayerStatus::Idle,
+            rating: Some(1500),
+            bot: true,
         },
         Event::History(GameSummary {
             game: 3,

@@ -247,6 +247,8 @@ proptest! {
         player in any_player_status(),
         who in name(),
         ply in any::<u32>(),
+        rating in proptest::option::of(-500i32..4000),
+        bot in any::<bool>(),
     ) {
         let events = [
             Event::Game {
@@ -257,7 +259,7 @@ proptest! {
                 status,
                 ply,
             },
-            Event::Player { name: who.clone(), status: player },
+            Event::Player { name: who.clone(), status: player, rating, bot },
             Event::History(GameSummary {
                 game,
                 variant: Variant::TicTacToe,

@@ -56,7 +56,7 @@ fn a_game_the_store_refuses_is_not_created_and_nothing_changes() {
     }
     ann.expect_silence(Duration::from_millis(100));
     assert_eq!(list(&mut ann), Vec::<String>::new(), "no game is listed");
-    assert_eq!(who_says(&mut ann, "ann"), "PLAYER ann idle");
+    assert_eq!(who_says(&mut ann, "ann"), "PLAYER ann idle -");
     faults.heal();
     let g = ann.ok_game("NEW othello hotseat");
     ann.lines_through(&format!("TURN {g} X"));
@@ -82,7 +82,7 @@ fn a_join_the_store_refuses_leaves_the_seat_open_for_the_next() {
         list(&mut bob),
         vec![format!("GAME {g} othello ann - open 0")]
     );
-    assert_eq!(who_says(&mut bob, "bob"), "PLAYER bob idle");
+    assert_eq!(who_says(&mut bob, "bob"), "PLAYER bob idle -");
     faults.heal();
     assert_eq!(cy.ok(&format!("JOIN {g}")).1, format!("OK {g} O"));
     let start = ann.expect_event("START ");
@@ -100,8 +100,8 @@ fn a_pairing_the_store_refuses_keeps_the_first_seeker_waiting() {
     faults.fail_writes();
     bob.err("SEEK othello", 503);
     ann.expect_silence(Duration::from_millis(100));
-    assert_eq!(who_says(&mut bob, "ann"), "PLAYER ann seeking");
-    assert_eq!(who_says(&mut bob, "bob"), "PLAYER bob idle");
+    assert_eq!(who_says(&mut bob, "ann"), "PLAYER ann seeking -");
+    assert_eq!(who_says(&mut bob, "bob"), "PLAYER bob idle -");
     faults.heal();
     let g = bob.ok_game("SEEK othello");
     let start = ann.expect_event("START ");
@@ -180,5 +180,5 @@ fn seeks_left_side_by_side_by_a_refused_pairing_are_paired_once_it_works() {
     let start = ann.expect_event("START ");
     assert_eq!(cy.expect_event("START "), start);
     assert!(start.contains(" ann ") && start.contains(" cy "), "{start}");
-    assert_eq!(who_says(&mut watcher, "bob"), "PLAYER bob idle");
+    assert_eq!(who_says(&mut watcher, "bob"), "PLAYER bob idle -");
 }

@@ -435,3 +435,55 @@ fn a_script_takes_back_its_move_with_undo_and_sees_the_position_before_going_on(
         "{lines:?}"
     );
 }
+
+#[test]
+fn the_example_challenge_bots_play_rated_games_from_random_starts() {
+    let daemon = start(test_config());
+    let addr = daemon.addr.to_string();
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/challenge_bot.py");
+    let bot = |args: &[&str]| {
+        Command::new("python3")
+            .arg(&script)
+            .arg(&addr)
+            .args(args)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot run python3: {e}"))
+    };
+    let host = bot(&["pb1", "pw-one", "--games", "2"]);
+    // The challenger starts once its opponent is online.
+    let mut watcher = Client::connect(daemon.addr);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !watcher
+        .ok("WHO")
+        .0
+        .iter()
+        .any(|l| l.starts_with("PLAYER pb1 "))
+    {
+        assert!(Instant::now() < deadline, "pb1 never logged in");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let guest = bot(&[
+        "pb2",
+        "pw-two",
+        "--games",
+        "2",
+        "--challenge",
+        "pb1",
+        "--rated",
+        "--random-start",
+        "4",
+    ]);
+    for child in [host, guest] {
+        let output = wait_bounded(child, Duration::from_secs(60));
+        let text = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{text}");
+        let games = text.lines().filter(|l| l.contains(": winner ")).count();
+        let rated = text.lines().filter(|l| l.contains(": rated ")).count();
+        assert_eq!((games, rated), (2, 2), "{text}");
+    }
+    let (data, _) = watcher.ok("TOP othello");
+    assert_eq!(data.len(), 2, "{data:?}");
+    assert!(data.iter().all(|l| l.ends_with(" bot")), "{data:?}");
+}

@@ -77,7 +77,7 @@ fn a_frozen_store_is_503_within_the_deadline_and_nothing_else_waits_for_it() {
     let (players, who) = guest.ok("WHO");
     assert_eq!(
         (players, who.as_str()),
-        (vec![format!("PLAYER ann playing {g}")], "OK 1")
+        (vec![format!("PLAYER ann playing {g} -")], "OK 1")
     );
     let (games, list) = guest.ok("LIST");
     assert_eq!(

@@ -69,14 +69,14 @@ fn list_shows_game_lines_and_who_shows_player_lines() {
     assert_eq!(
         players,
         [
-            format!("PLAYER la playing {g}"),
-            "PLAYER lb seeking".to_string()
+            format!("PLAYER la playing {g} -"),
+            "PLAYER lb seeking -".to_string()
         ]
     );
     assert_eq!(count, "OK 2");
     c.login("lc");
     let (players, _) = c.ok("WHO");
-    assert_eq!(players.last().unwrap(), "PLAYER lc idle");
+    assert_eq!(players.last().unwrap(), "PLAYER lc idle -");
     // A game against the bot is listed with the bot's name, and moves count plies.
     let bot_game = c.ok_game("NEW othello vs bot:2 as O");
     c.lines_through(&format!("TURN {bot_game} O "));
@@ -113,7 +113,7 @@ fn names_that_read_as_protocol_text_are_refused_and_nobody_logs_in() {
     assert_eq!(c.ok("WHO"), (vec![], "OK 0".to_string()));
     // The connection is still free to take a name that is only a name.
     c.login("okay");
-    assert_eq!(c.ok("WHO").0, ["PLAYER okay idle"]);
+    assert_eq!(c.ok("WHO").0, ["PLAYER okay idle -"]);
 }
 
 #[test]
@@ -177,7 +177,7 @@ fn joining_or_creating_a_game_withdraws_an_open_seek() {
     assert_eq!(late.ok("SEEK tictactoe").1, "OK seeking");
     let (players, _) = late.ok("WHO");
     assert!(
-        players.contains(&format!("PLAYER seeker playing {g}")),
+        players.contains(&format!("PLAYER seeker playing {g} -")),
         "{players:?}"
     );
     // And the seeker's seat is still the game it joined.

@@ -113,7 +113,7 @@ fn names_are_one_whatever_their_case_and_keep_their_first_spelling() {
     assert_eq!(taken, "ERR 409 name 'Ann' is in use");
     other.err("LOGIN ANN pa55word", 409);
     let (players, count) = other.ok("WHO");
-    assert_eq!(players, ["PLAYER Ann idle", "PLAYER Vic idle"]);
+    assert_eq!(players, ["PLAYER Ann idle -", "PLAYER Vic idle -"]);
     assert_eq!(count, "OK 2");
     // Ann's own LOGIN in another case is no change.
     assert_eq!(ann.ok("LOGIN ANN").1, "OK Ann");

@@ -13,11 +13,11 @@ use actix::{AsyncContext, Context};
 use flipline::protocol::{ErrorCode, GameResult, ProtocolError};
 
 use super::{GameActor, GameResponse};
-use crate::messages::Answer;
+use crate::messages::{Answer, FromGame, Name};
 use crate::rules::table::{Effect, IfRefused, end_retry_delay};
 use crate::service_time;
 use crate::session::SessionRef;
-use crate::store::{StoreError, Write};
+use crate::store::{RatingChange, StoreError, Write, rounded};
 
 /// What followed an ending, to carry out once it is stored.
 type Then = Vec<Effect<SessionRef>>;
@@ -90,11 +90,51 @@ impl GameActor {
             .map(|stored, _, _| stored.map(|_| ()))
     }
 
-    /// The end is stored: what followed it goes out.
+    /// The end is stored: what followed it goes out, and for a rated game
+    /// what it did to the ratings (stored with the end) right after its
+    /// `OVER`. The changes are read before anything goes out, with the
+    /// mailbox held (`ctx.wait`), so that a player who leaves at `OVER`
+    /// still hears `RATED`.
     fn announce_end(&mut self, ctx: &mut Context<Self>, then: Then) {
         self.ending = false;
-        let then = self.table.end_stored(then, service_time::now());
-        self.carry_out(ctx, then);
+        if !self.table.rated() {
+            let then = self.table.end_stored(then, service_time::now());
+            return self.carry_out(ctx, then);
+        }
+        let game = self.id();
+        let read = self.services.store.rating_changes(game);
+        ctx.wait(read.into_actor(self).map(move |changes, act, ctx| {
+            let rated = match changes {
+                Ok(changes) => act.ratings_told(changes),
+                Err(error) => {
+                    tracing::error!(game, %error, "the rating changes of a game could not be read");
+                    Vec::new()
+                }
+            };
+            let mut then = act.table.end_stored(then, service_time::now());
+            let before_stop = then
+                .iter()
+                .position(|e| matches!(e, Effect::Stop))
+                .unwrap_or(then.len());
+            then.splice(before_stop..before_stop, rated);
+            act.carry_out(ctx, then);
+        }));
+    }
+
+    /// The `RATED` lines of a rated game's `changes`; the lobby hears the
+    /// new othello ratings (`WHO` shows them).
+    fn ratings_told(&self, changes: Vec<RatingChange>) -> Then {
+        if self.table.position().variant() == flipline::Variant::Othello {
+            for change in &changes {
+                let after = i16::try_from(rounded(change.after)).unwrap_or(i16::MAX);
+                let rated = FromGame::Rated(Name::from(change.name.as_str()), after);
+                self.services.lobby.do_send(rated);
+            }
+        }
+        let changes = changes
+            .into_iter()
+            .map(|c| (c.name, rounded(c.before), rounded(c.after)));
+        self.table.rated_changes(changes)
     }
 
     /// Commits an ending again after the pause for `attempt`, and so on

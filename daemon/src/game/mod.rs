@@ -62,6 +62,8 @@ pub struct GameSetup {
     /// Moves already played, every pass written out (from `NEW ... from`, or
     /// the stored moves of a recovered game with the time each took).
     pub start: Vec<StoredMove>,
+    /// Whether it counts for the ratings.
+    pub rated: bool,
     /// Whether the game is recovered from the store: its people are not
     /// connected yet, and their grace period runs from the start.
     pub recovered: bool,
@@ -177,6 +179,7 @@ impl GameActor {
             setup.clock,
             setup.seats,
             &start,
+            setup.rated,
             service_time::now(),
         );
         handle.ply.store(table.plies(), Ordering::Relaxed);

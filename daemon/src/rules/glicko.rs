@@ -144,6 +144,24 @@ fn new_volatility(delta: f64, phi: f64, v: f64, sigma: f64, tau: f64) -> f64 {
     (big_a / 2.0).exp()
 }
 
+/// One rated game, a rating period of its own for both players: each is
+/// rated from the other's rating before it. `black_score` is 1 for a black
+/// win, 0.5 for a draw, 0 for a white win.
+pub fn rate_pair(black: Rating, white: Rating, black_score: f64) -> (Rating, Rating) {
+    let black_game = Game {
+        opponent: white,
+        score: black_score,
+    };
+    let white_game = Game {
+        opponent: black,
+        score: 1.0 - black_score,
+    };
+    (
+        rate(black, &[black_game], TAU),
+        rate(white, &[white_game], TAU),
+    )
+}
+
 /// The rating after `periods` rating periods without a game: the deviation
 /// grows (step 6 once a period), never past [`START`]'s.
 pub fn idle(player: Rating, periods: f64) -> Rating {

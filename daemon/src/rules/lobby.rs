@@ -15,17 +15,21 @@ use std::num::NonZeroU64;
 
 use flipline::notation::replay_with_passes;
 use flipline::protocol::{
-    ClockSpec, ErrorCode, GameId, NewGame, Opponent, PlayerStatus, ProtocolError, SeatChoice,
+    ClockSpec, ErrorCode, Event, GameId, NewGame, Opponent, PlayerStatus, ProtocolError,
+    RatingRange, SeatChoice,
 };
 use flipline::{Color, Move, Variant};
 
+use super::challenges::Challenges;
 use super::{COLORS, ConnId, Name, Phase, Sitter, bot_name, slot};
 
 mod caseless;
+mod challenging;
 mod guest_secret;
 mod journal;
 
 use caseless::{Caseless, NameKey};
+pub use challenging::not_online;
 pub use guest_secret::GuestSecret;
 
 use journal::Holds;
@@ -51,6 +55,8 @@ pub enum LobbyEffect<R> {
     StoreCancel(GameId),
     /// Tell a game's table (reached by its route).
     ToGame(R, Order),
+    /// Events to one connection (a challenge and its answers).
+    Tell(ConnId, Vec<Event>),
 }
 
 /// What the lobby tells a game's table; `C` names a connection.
@@ -137,6 +143,8 @@ pub struct Launch {
     pub secrets: [Option<GuestSecret>; 2],
     /// Moves already played, every pass written out.
     pub start: Vec<Move>,
+    /// Whether it counts for the ratings.
+    pub rated: bool,
     /// The connection whose worker thread the game should run on (its
     /// player's messages then stay on one thread); `None`: any.
     pub near: Option<ConnId>,
@@ -227,6 +235,8 @@ pub struct Entry<R> {
     pub seats: [Option<Occupant>; 2],
     /// Where it stands.
     pub phase: Phase,
+    /// Whether it counts for the ratings.
+    pub rated: bool,
     /// Who has asked for a rematch (by seat).
     votes: [bool; 2],
     /// The rematch it started: a finished game starts at most one. (Game
@@ -270,11 +280,27 @@ struct Person {
     /// Whether its connection is at that game's table (false after a
     /// reconnect, until `JOIN`).
     attached: bool,
+    /// Whether it logged in with a password (a registered name): only
+    /// those play rated games.
+    member: bool,
+    /// What `WHO` shows of it beyond its status.
+    marks: Marks,
     /// A guest's secret, which alone takes the name back while it is held
     /// without a connection; `None` for a registered name (its password
     /// does) and for a guest's seat recovered at a start (the secret is not
     /// stored).
     secret: Option<GuestSecret>,
+}
+
+/// What `WHO` shows of a registered name: its othello rating (rounded)
+/// and whether it is marked a program's. Read from the store at login and
+/// kept up to date here, so that `WHO` never waits for the disk.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Marks {
+    /// The othello rating, rounded, once rated.
+    pub rating: Option<i16>,
+    /// Marked a program's (`ACCOUNT bot`).
+    pub bot: bool,
 }
 
 /// A guest's `LOGIN`, as the lobby hears it.
@@ -301,6 +327,44 @@ struct Seek {
     name: Name,
     variant: Variant,
     clock: Option<ClockSpec>,
+    /// Rated: with the seeker's rating in the variant (rounded; a new
+    /// player's 1500 before any rated game) and whom it pairs with.
+    rated: Option<RatedSeek>,
+}
+
+/// What a rated seek pairs by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RatedSeek {
+    /// The seeker's rating, rounded.
+    pub rating: i32,
+    /// The opponents' ratings it takes, if it limits them.
+    pub range: Option<RatingRange>,
+}
+
+impl Seek {
+    /// Whether this seek and `other` make a game: the same game and clock,
+    /// both rated or neither, and each rating within the other's range.
+    fn matches(&self, other: &Seek) -> bool {
+        let rated = match (self.rated, other.rated) {
+            (None, None) => true,
+            (Some(a), Some(b)) => {
+                a.range.is_none_or(|r| r.holds(b.rating))
+                    && b.range.is_none_or(|r| r.holds(a.rating))
+            }
+            _ => false,
+        };
+        self.variant == other.variant && self.clock == other.clock && rated
+    }
+}
+
+/// What a game is played for: the variant, the clock, whether it is rated
+/// and the moves it starts from.
+#[derive(Clone, Debug)]
+struct GameTerms {
+    variant: Variant,
+    clock: Option<ClockSpec>,
+    rated: bool,
+    start: Vec<Move>,
 }
 
 /// The lobby (see the module docs).
@@ -310,6 +374,8 @@ pub struct LobbyCore<R> {
     seeks: Vec<Seek>,
     games: BTreeMap<GameId, Entry<R>>,
     holds: Holds<R>,
+    /// The challenges open.
+    challenges: Challenges,
     /// A pairing was put back, and its seek may wait beside another for the
     /// same game until [`LobbyCore::pair_waiting`].
     unpaired: bool,
@@ -322,6 +388,7 @@ impl<R> Default for LobbyCore<R> {
             seeks: Vec::new(),
             games: BTreeMap::new(),
             holds: Holds::default(),
+            challenges: Challenges::new(),
             unpaired: false,
         }
     }
@@ -329,6 +396,35 @@ impl<R> Default for LobbyCore<R> {
 
 fn conflict(message: impl Into<String>) -> ProtocolError {
     ProtocolError::new(ErrorCode::Conflict, message)
+}
+
+fn guests_unrated() -> ProtocolError {
+    ProtocolError::new(
+        ErrorCode::Forbidden,
+        "rated games are for registered names: LOGIN name password registers one",
+    )
+}
+
+/// What a `SEEK` asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeekWanted {
+    /// The game.
+    pub variant: Variant,
+    /// The clock.
+    pub clock: Option<ClockSpec>,
+    /// Rated, with what it pairs by; `None` casual.
+    pub rated: Option<RatedSeek>,
+}
+
+impl SeekWanted {
+    /// A casual game of `variant` with `clock`.
+    pub fn casual(variant: Variant, clock: Option<ClockSpec>) -> SeekWanted {
+        SeekWanted {
+            variant,
+            clock,
+            rated: None,
+        }
+    }
 }
 
 fn not_in_game() -> ProtocolError {
@@ -430,6 +526,7 @@ impl<R: Clone> LobbyCore<R> {
         let person = self.person_mut(&spelling);
         person.conn = Some(conn);
         person.secret = secret;
+        person.member = guest.is_none();
         Ok(LoggedIn {
             name: spelling,
             secret,
@@ -451,6 +548,7 @@ impl<R: Clone> LobbyCore<R> {
         person.attached = false;
         let seat = person.seat.map(NonZeroU64::get);
         self.withdraw_seek(name);
+        self.drop_challenges(name, &mut effects);
         if let Some(game) = seat {
             match self.games.get(&game).map(|e| e.phase) {
                 Some(Phase::Open) => self.cancel(game, &mut effects),
@@ -478,26 +576,27 @@ impl<R: Clone> LobbyCore<R> {
     fn decide_seek(
         &mut self,
         name: &Name,
-        variant: Variant,
-        clock: Option<ClockSpec>,
+        wanted: SeekWanted,
         next_id: impl FnOnce() -> GameId,
         coin: bool,
     ) -> Result<Done<Sought, R>, ProtocolError> {
         let conn = self.logged_in(name)?;
         self.check_free(name)?;
+        if wanted.rated.is_some() && !self.is_member(name) {
+            return Err(guests_unrated());
+        }
         let mut effects = Vec::new();
         self.vacate(name, &mut effects);
         self.withdraw_seek(name);
-        let found = self
-            .seeks
-            .iter()
-            .position(|s| s.variant == variant && s.clock == clock);
+        let seek = Seek {
+            name: Name::clone(name),
+            variant: wanted.variant,
+            clock: wanted.clock,
+            rated: wanted.rated,
+        };
+        let found = self.seeks.iter().position(|s| s.matches(&seek));
         let Some(index) = found else {
-            self.push_seek(Seek {
-                name: Name::clone(name),
-                variant,
-                clock,
-            });
+            self.push_seek(seek);
             return done(Sought::Seeking, effects);
         };
         let Some(waiting) = self.remove_seek(index) else {
@@ -539,8 +638,13 @@ impl<R: Clone> LobbyCore<R> {
             asker,
             near: waiting_conn,
         };
-        let (variant, clock) = (waiting.variant, waiting.clock);
-        self.launch(game, variant, clock, seats, Vec::new(), origin, effects);
+        let terms = GameTerms {
+            variant: waiting.variant,
+            clock: waiting.clock,
+            rated: waiting.rated.is_some(),
+            start: Vec::new(),
+        };
+        self.launch(game, terms, seats, origin, effects);
         game
     }
 
@@ -579,15 +683,13 @@ impl<R: Clone> LobbyCore<R> {
             [other, creator]
         };
         let game = next_id();
-        self.launch(
-            game,
-            spec.variant,
-            spec.clock,
-            seats,
+        let terms = GameTerms {
+            variant: spec.variant,
+            clock: spec.clock,
+            rated: false,
             start,
-            Origin::from(conn),
-            &mut effects,
-        );
+        };
+        self.launch(game, terms, seats, Origin::from(conn), &mut effects);
         done(game, effects)
     }
 
@@ -693,7 +795,7 @@ impl<R: Clone> LobbyCore<R> {
     fn matching_seeks(&self) -> Option<(usize, usize)> {
         self.seeks.iter().enumerate().find_map(|(i, seek)| {
             (self.seeks.iter().skip(i + 1))
-                .position(|o| o.variant == seek.variant && o.clock == seek.clock)
+                .position(|o| o.matches(seek))
                 .map(|j| (i, i + 1 + j))
         })
     }
@@ -769,7 +871,12 @@ impl<R: Clone> LobbyCore<R> {
         let next = next_id();
         entry.rematch = NonZeroU64::new(next);
         entry.votes = [false; 2];
-        let (variant, clock) = (entry.variant, entry.clock.as_deref().copied());
+        let terms = GameTerms {
+            variant: entry.variant,
+            clock: entry.clock.as_deref().copied(),
+            rated: entry.rated,
+            start: Vec::new(),
+        };
         let [black, white] = entry.seats.clone();
         let persons: Vec<Name> = entry.persons().cloned().collect();
         let mut effects = Vec::new();
@@ -792,15 +899,7 @@ impl<R: Clone> LobbyCore<R> {
             self.tell(game, order, &mut effects);
             self.unseat(&person, game);
         }
-        self.launch(
-            next,
-            variant,
-            clock,
-            seats,
-            Vec::new(),
-            Origin::from(conn),
-            &mut effects,
-        );
+        self.launch(next, terms, seats, Origin::from(conn), &mut effects);
         done(Rematched::Game(next), effects)
     }
 
@@ -843,6 +942,7 @@ impl<R: Clone> LobbyCore<R> {
         clock: Option<ClockSpec>,
         seats: [Sitter<ConnId>; 2],
         secrets: [Option<GuestSecret>; 2],
+        rated: bool,
     ) -> bool {
         if self.games.contains_key(&game) {
             return false;
@@ -853,6 +953,7 @@ impl<R: Clone> LobbyCore<R> {
             variant,
             clock: clock.map(Box::new),
             phase: Phase::Playing,
+            rated,
             votes: [false; 2],
             rematch: None,
             seats,
@@ -877,8 +978,8 @@ impl<R: Clone> LobbyCore<R> {
     /// What `WHO` says of each name logged in, by name. A new game held for
     /// its write is not shown yet (its number reaches nobody before it is
     /// stored); a seat held for its write is (the game's number is known).
-    pub fn who(&self) -> Vec<(Name, PlayerStatus)> {
-        let mut names: Vec<(Name, PlayerStatus)> = self
+    pub fn who(&self) -> Vec<(Name, PlayerStatus, Marks)> {
+        let mut names: Vec<(Name, PlayerStatus, Marks)> = self
             .people
             .iter()
             .filter(|(_, p)| p.conn.is_some())
@@ -894,11 +995,33 @@ impl<R: Clone> LobbyCore<R> {
                     }
                     None => PlayerStatus::Idle,
                 };
-                (Name::clone(name), status)
+                (Name::clone(name), status, p.marks)
             })
             .collect();
         names.sort_by(|a, b| a.0.cmp(&b.0));
         names
+    }
+
+    /// What the store says of `name`, logged in: its rating and its mark.
+    /// Not journalled: it is not part of any decision.
+    pub fn set_marks(&mut self, name: &str, marks: Marks) {
+        if let Some(person) = self.people.get_mut(&Caseless(name)) {
+            person.marks = marks;
+        }
+    }
+
+    /// `name`'s othello rating changed (a rated game ended).
+    pub fn rated(&mut self, name: &str, rating: i16) {
+        if let Some(person) = self.people.get_mut(&Caseless(name)) {
+            person.marks.rating = Some(rating);
+        }
+    }
+
+    /// `name` is marked a program's (`ACCOUNT bot`).
+    pub fn marked_bot(&mut self, name: &str) {
+        if let Some(person) = self.people.get_mut(&Caseless(name)) {
+            person.marks.bot = true;
+        }
     }
 
     fn logged_in(&self, name: &str) -> Result<ConnId, ProtocolError> {
@@ -1018,13 +1141,17 @@ impl<R: Clone> LobbyCore<R> {
     fn launch(
         &mut self,
         id: GameId,
-        variant: Variant,
-        clock: Option<ClockSpec>,
+        terms: GameTerms,
         seats: [Sitter<ConnId>; 2],
-        start: Vec<Move>,
         origin: Origin,
         effects: &mut Vec<LobbyEffect<R>>,
     ) {
+        let GameTerms {
+            variant,
+            clock,
+            rated,
+            start,
+        } = terms;
         let occupants = seats.clone().map(occupant);
         let mut seated: Vec<ConnId> = seats
             .iter()
@@ -1052,6 +1179,7 @@ impl<R: Clone> LobbyCore<R> {
             clock: clock.map(Box::new),
             seats: occupants,
             phase,
+            rated,
             votes: [false; 2],
             rematch: None,
         };
@@ -1071,6 +1199,7 @@ impl<R: Clone> LobbyCore<R> {
             seats,
             secrets,
             start,
+            rated,
             near: origin.near,
             seated,
         }));
@@ -1088,12 +1217,11 @@ impl<R: Clone> LobbyCore<R> {
     pub fn seek(
         &mut self,
         name: &Name,
-        variant: Variant,
-        clock: Option<ClockSpec>,
+        wanted: SeekWanted,
         next_id: impl FnOnce() -> GameId,
         coin: bool,
     ) -> Result<Done<Sought, R>, ProtocolError> {
-        self.transact(|core| core.decide_seek(name, variant, clock, next_id, coin))
+        self.transact(|core| core.decide_seek(name, wanted, next_id, coin))
     }
 
     /// `NEW ...` from `name`. The creator's colour, when random, is black if

@@ -98,7 +98,7 @@ fn names_that_differ_in_case_are_one_name_spelled_the_first_way() {
         .core
         .who()
         .into_iter()
-        .map(|(n, _)| n.to_string())
+        .map(|(n, _, _)| n.to_string())
         .collect();
     assert_eq!(who, ["Vic"]);
     assert!(h.core.check_invariants().is_ok());

@@ -9,7 +9,7 @@ use flipline::protocol::{ErrorCode, GameId, NewGame, Opponent, SeatChoice};
 use flipline::{Color, Variant};
 use proptest::prelude::*;
 
-use super::lobby::{Done, Left, LobbyCore, LobbyEffect, Order, Rematched, Sought};
+use super::lobby::{Done, Left, LobbyCore, LobbyEffect, Order, Rematched, SeekWanted, Sought};
 use super::{ConnId, Name, Phase};
 
 /// A lobby whose routes are the game numbers themselves, numbering from 1.
@@ -64,7 +64,9 @@ impl Harness {
                 LobbyEffect::ToGame(game, order) => {
                     self.orders.entry(game).or_default().push(order)
                 }
-                LobbyEffect::StoreSeats { .. } | LobbyEffect::StoreCancel(_) => {}
+                LobbyEffect::StoreSeats { .. }
+                | LobbyEffect::StoreCancel(_)
+                | LobbyEffect::Tell(..) => {}
             }
         }
     }
@@ -95,7 +97,12 @@ impl Harness {
         let id = move || take(next);
         let done = self
             .core
-            .seek(&Name::from(name), variant, None, id, true)
+            .seek(
+                &Name::from(name),
+                SeekWanted::casual(variant, None),
+                id,
+                true,
+            )
             .map_err(code)?;
         self.settle(done)
     }
@@ -156,8 +163,7 @@ fn seeks_left_side_by_side_by_a_pairing_put_back_are_paired() {
     let paired = (h.core)
         .seek(
             &Name::from("bob"),
-            Variant::Othello,
-            None,
+            SeekWanted::casual(Variant::Othello, None),
             move || take(next),
             true,
         )

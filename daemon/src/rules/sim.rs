@@ -14,7 +14,7 @@ use flipline::protocol::{ErrorCode, Event, GameId, NewGame, Opponent, ProtocolEr
 use flipline::{Move, Variant};
 use proptest::prelude::*;
 
-use super::lobby::{Held, LobbyCore, LobbyEffect, Order, Rematched, Sought, Waiting};
+use super::lobby::{Held, LobbyCore, LobbyEffect, Order, Rematched, SeekWanted, Sought, Waiting};
 use super::table::{Effect, Played, Table, Timer, Turn};
 use super::{ConnId, Name, Phase};
 use crate::clock::Stamp;
@@ -333,7 +333,9 @@ impl World {
                 (Some(done.reply), done.effects, done.held)
             }
             Cmd::Seek => {
-                let done = self.lobby.seek(&name, Variant::Othello, None, id, coin)?;
+                let done =
+                    self.lobby
+                        .seek(&name, SeekWanted::casual(Variant::Othello, None), id, coin)?;
                 let game = match done.reply {
                     Sought::Paired(game) => Some(game),
                     Sought::Seeking => None,
@@ -375,6 +377,7 @@ impl World {
                         launch.clock,
                         launch.seats,
                         &[],
+                        launch.rated,
                         self.now,
                     );
                     let effects = table.open(false, self.grace, self.now);
@@ -392,7 +395,9 @@ impl World {
                 LobbyEffect::ToGame(game, order) => {
                     self.send_to_game(game, ToTable::Seating(order))
                 }
-                LobbyEffect::StoreSeats { .. } | LobbyEffect::StoreCancel(_) => {}
+                LobbyEffect::StoreSeats { .. }
+                | LobbyEffect::StoreCancel(_)
+                | LobbyEffect::Tell(..) => {}
             }
         }
     }

@@ -126,7 +126,7 @@ pub struct Turn {
     /// Plies played before it.
     pub ply: u32,
     /// Take-backs before it.
-    pub takebacks: u16,
+    pub takebacks: u8,
 }
 
 /// Whether a person at the table is connected.
@@ -240,7 +240,9 @@ pub struct Table<C> {
     /// When the side to move began its turn (what a move's stored time counts).
     turn_started: Stamp,
     /// Times moves were taken back (see [`Turn`]).
-    takebacks: u16,
+    takebacks: u8,
+    /// Whether the game counts for the ratings (no take-backs then).
+    rated: bool,
     /// The player who asked to take moves back, until the other agrees or
     /// a move is played (between two people only).
     undo_asked: Option<Color>,
@@ -265,6 +267,7 @@ impl<C: Clone> Table<C> {
         clock: Option<ClockSpec>,
         seats: [Sitter<C>; 2],
         start: &[(Move, Option<u64>)],
+        rated: bool,
         now: Instant,
     ) -> Table<C> {
         let (game, clocks, ply) = replay(variant, clock, start);
@@ -291,8 +294,31 @@ impl<C: Clone> Table<C> {
             ply,
             turn_started: Stamp::of(now),
             takebacks: 0,
+            rated,
             undo_asked: None,
         }
+    }
+
+    /// Whether the game counts for the ratings.
+    pub fn rated(&self) -> bool {
+        self.rated
+    }
+
+    /// `RATED` for each `(name, before, after)` a rated game's end changed,
+    /// to everyone in the game.
+    pub fn rated_changes(&self, changes: impl Iterator<Item = (String, i32, i32)>) -> Effects<C> {
+        let events: Vec<Event> = changes
+            .map(|(name, before, after)| Event::Rated {
+                game: self.id,
+                name,
+                before,
+                after,
+            })
+            .collect();
+        if events.is_empty() {
+            return Vec::new();
+        }
+        vec![Effect::Broadcast(events)]
     }
 
     /// The turn now (what a bot's move is asked for).

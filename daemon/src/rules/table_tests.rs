@@ -74,7 +74,7 @@ struct Driver {
 impl Driver {
     fn new(seats: [Sitter<Conn>; 2], clock: Option<ClockSpec>, recovered: bool) -> Driver {
         let now = t0();
-        let table = Table::new(7, Variant::Othello, clock, seats, &[], now);
+        let table = Table::new(7, Variant::Othello, clock, seats, &[], false, now);
         let mut driver = Driver {
             table,
             now,
@@ -857,7 +857,7 @@ fn moves_the_game_started_from_are_never_taken_back() {
         .map(|m| (m.parse().unwrap(), None))
         .collect();
     let seats = [person("ann", Some(1)), Sitter::Bot(1)];
-    let mut table = Table::new(7, Variant::Othello, None, seats, &start, t0());
+    let mut table = Table::new(7, Variant::Othello, None, seats, &start, false, t0());
     let _ = table.open(false, grace(), t0());
     let take_back = table.undo("ann").expect("ann may take back in a bot game");
     assert!(

@@ -42,8 +42,8 @@ use crate::codec::LineCodec;
 use crate::config::Config;
 use crate::lazy_list::LazyList;
 use crate::messages::{
-    Answer, Answered, Connected, Create, Find, Gone, Join, Leave, ListGames, ListPlayers, Login,
-    Name, Rematch, Seek, ToSession,
+    Answer, Answered, ChallengeOp, Connected, Create, Find, Gone, Join, Leave, ListGames,
+    ListPlayers, Login, MarkedBot, Name, Rematch, Seek, ToSession,
 };
 use crate::outbox::{Outbox, QueueError};
 use crate::peer::PeerKey;
@@ -113,6 +113,10 @@ pub struct LobbyPort {
     pub list_games: Recipient<ListGames>,
     /// `WHO`.
     pub list_players: Recipient<ListPlayers>,
+    /// `CHALLENGE`, `ACCEPT`, `DECLINE`, `CANCEL`.
+    pub challenge: Recipient<ChallengeOp<SessionRef>>,
+    /// `ACCOUNT bot`, once stored.
+    pub marked_bot: Recipient<MarkedBot>,
 }
 
 /// What every session shares.
@@ -132,6 +136,8 @@ pub struct Shared {
     pub table_capacity: usize,
     /// The store, for `HISTORY`.
     pub store: Store,
+    /// The engine pool, for random starts.
+    pub engine: actix::Addr<crate::engine_pool::EngineWorker>,
     /// Password checks for `LOGIN`.
     pub accounts: Arc<Accounts>,
     /// Moves slow inside the daemon, for the log.

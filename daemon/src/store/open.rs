@@ -57,6 +57,7 @@ impl Store {
             faults: config.faults.clone(),
             disk_full: false,
             wal,
+            rating_period_days: config.rating_period_days,
         };
         cancel_open_games(&mut writer, path).map_err(startup)?;
         // The log was read once, into the writer's memory: recovery takes

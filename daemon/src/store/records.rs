@@ -74,6 +74,8 @@ pub struct GameRecord {
     /// The secrets of the guests in its seats while in play (see
     /// [`Write::NewGame`]).
     pub secrets: [Option<String>; 2],
+    /// Whether it counts for the ratings.
+    pub rated: bool,
     /// Every move from the start, in order, passes written out.
     pub moves: Vec<StoredMove>,
 }
@@ -130,6 +132,14 @@ pub enum Write {
         status: Status,
         /// Moves it starts from.
         start: Vec<Move>,
+        /// Whether it counts for the ratings.
+        rated: bool,
+    },
+    /// A registered name is marked a program's (`ACCOUNT bot`); 0 rows if
+    /// it is not registered.
+    MarkBot {
+        /// The name, in any case.
+        name: String,
     },
     /// The open seat was taken: the game is played from now on.
     Seats {
@@ -198,12 +208,19 @@ impl Write {
             Write::End { game, .. } => format!("end of game {game}"),
             Write::Cancel { game } => format!("cancellation of game {game}"),
             Write::Register { name, .. } => format!("registration of {name}"),
+            Write::MarkBot { name } => format!("marking {name} a program"),
         }
     }
 
     /// Runs the write on `conn` (inside the caller's transaction, which `log`
     /// follows); returns the rows it changed.
-    pub fn apply(&self, conn: &Connection, log: &mut MoveLog) -> rusqlite::Result<usize> {
+    /// `rating_period_days` is the store's rating period, for a rated end.
+    pub fn apply(
+        &self,
+        conn: &Connection,
+        log: &mut MoveLog,
+        rating_period_days: u32,
+    ) -> rusqlite::Result<usize> {
         match self {
             Write::NewGame {
                 id,
@@ -214,10 +231,12 @@ impl Write {
                 clock,
                 status,
                 start,
+                rated,
             } => {
                 let sql = format!(
                     "INSERT INTO games (id, variant, black, white, clock, status, started_at, \
-                     black_secret, white_secret) VALUES (?1, ?2, ?3, ?4, ?5, ?6, {NOW}, ?7, ?8)"
+                     black_secret, white_secret, rated) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, {NOW}, ?7, ?8, ?9)"
                 );
                 let clock = clock.map(|c| c.to_string());
                 let row = params![
@@ -228,7 +247,8 @@ impl Write {
                     clock,
                     status.word(),
                     black_secret,
-                    white_secret
+                    white_secret,
+                    rated
                 ];
                 let mut changed = conn.prepare_cached(&sql)?.execute(row)?;
                 for (ply, mv) in (1u32..).zip(start) {
@@ -252,8 +272,12 @@ impl Write {
             Write::End { game, result } => {
                 let changed = end_game(conn, *game, result)?;
                 log.finish(conn, *game)?;
+                super::ratings::rate_if_rated(conn, *game, rating_period_days)?;
                 Ok(changed)
             }
+            Write::MarkBot { name } => conn
+                .prepare_cached("UPDATE players SET bot = 1 WHERE name = ?1 COLLATE NOCASE")?
+                .execute(params![name]),
             Write::Cancel { game } => {
                 let sql = format!(
                     "UPDATE games SET status = 'cancelled', ended_at = {NOW}, \
@@ -295,7 +319,7 @@ fn end_game(conn: &Connection, game: GameId, result: &GameResult) -> rusqlite::R
 }
 
 /// The columns [`game_from_row`] reads, in its order.
-const GAME_COLUMNS: [&str; 14] = [
+const GAME_COLUMNS: [&str; 15] = [
     "id",
     "variant",
     "black",
@@ -310,6 +334,7 @@ const GAME_COLUMNS: [&str; 14] = [
     "ended_at",
     "black_secret",
     "white_secret",
+    "rated",
 ];
 
 fn from_str<T: FromStr>(text: &str) -> Option<T> {
@@ -348,6 +373,7 @@ fn game_from_row(row: &Row<'_>) -> rusqlite::Result<GameRecord> {
         started_at: row.get(10)?,
         ended_at: row.get(11)?,
         secrets: [row.get(12)?, row.get(13)?],
+        rated: row.get::<_, i64>(14)? != 0,
         moves: Vec::new(),
     })
 }
@@ -515,23 +541,30 @@ pub fn next_game_id(conn: &Connection) -> rusqlite::Result<GameId> {
 /// registered and its password hash. Of two spellings registered before
 /// names were caseless, the exact one is found first.
 pub fn registration(conn: &Connection, name: &str) -> rusqlite::Result<Option<Registration>> {
-    let sql = "SELECT name, password_hash FROM players WHERE name = ?1 COLLATE NOCASE \
-               ORDER BY name = ?1 DESC LIMIT 1";
+    let sql = "SELECT p.name, p.password_hash, p.bot, r.rating FROM players p \
+               LEFT JOIN ratings r ON r.name = p.name COLLATE NOCASE AND r.variant = 'othello' \
+               WHERE p.name = ?1 COLLATE NOCASE ORDER BY p.name = ?1 DESC LIMIT 1";
     conn.prepare_cached(sql)?
         .query_row(params![name], |r| {
             Ok(Registration {
                 name: r.get(0)?,
                 hash: r.get(1)?,
+                bot: r.get::<_, i64>(2)? != 0,
+                othello_rating: r.get(3)?,
             })
         })
         .optional()
 }
 
 /// A registered name as the store keeps it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Registration {
     /// The name as it was registered.
     pub name: String,
     /// Its password's argon2 hash, in PHC form.
     pub hash: String,
+    /// Whether it is marked a program's (`ACCOUNT bot`).
+    pub bot: bool,
+    /// Its othello rating, once rated (what `WHO` shows).
+    pub othello_rating: Option<f64>,
 }

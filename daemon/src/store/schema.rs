@@ -20,7 +20,7 @@ pub const APPLICATION_ID: i32 = 0x464C_4950;
 /// The schema, one migration per version: `MIGRATIONS[n]` takes a file from
 /// version `n` to `n + 1`. Plain tables, so that `sqlite3 data/flipline.db`
 /// answers an operator's questions; times are UTC in ISO 8601.
-const MIGRATIONS: [&str; 4] = [
+const MIGRATIONS: [&str; 5] = [
     r"
 CREATE TABLE players (
     name          TEXT PRIMARY KEY,   -- the login name
@@ -90,6 +90,31 @@ INSERT INTO game_numbers (id, reserved) SELECT 1, COALESCE(MAX(id), 0) FROM game
 CREATE INDEX players_by_folded_name ON players (name COLLATE NOCASE);
 ALTER TABLE games ADD COLUMN black_secret TEXT;  -- a guest's secret, in play only
 ALTER TABLE games ADD COLUMN white_secret TEXT;
+",
+    // 5: rated games and their ratings (Glicko-2, one per registered name
+    // and variant, changed in the transaction that stores a rated game's
+    // end, and recomputable from the rated games alone), and names marked
+    // as programs'.
+    r"
+ALTER TABLE players ADD COLUMN bot INTEGER NOT NULL DEFAULT 0;  -- ACCOUNT bot
+ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0;  -- counts for the ratings
+CREATE TABLE ratings (
+    name       TEXT NOT NULL COLLATE NOCASE,  -- a registered name
+    variant    TEXT NOT NULL,
+    rating     REAL NOT NULL,                 -- Glicko scale: 1500 to start
+    rd         REAL NOT NULL,                 -- its deviation: 350 to start
+    volatility REAL NOT NULL,                 -- 0.06 to start
+    games      INTEGER NOT NULL,              -- rated games played
+    rated_at   TEXT NOT NULL,                 -- the end of the last of them
+    PRIMARY KEY (name, variant)
+) WITHOUT ROWID;
+CREATE TABLE rating_changes (
+    game   INTEGER NOT NULL REFERENCES games (id),
+    name   TEXT NOT NULL,
+    before REAL NOT NULL,   -- the rating before the game
+    after  REAL NOT NULL,   -- and after it
+    PRIMARY KEY (game, name)
+);
 ",
 ];
 

@@ -54,6 +54,7 @@ pub(crate) fn config(path: &Path) -> StoreConfig {
         synchronous: Synchronous::Normal,
         batch_max: 64,
         cache_mb: 8,
+        rating_period_days: 1,
         faults: None,
     }
 }
@@ -72,6 +73,7 @@ pub(crate) fn new_game(id: GameId, white: Option<&str>, start: &str) -> Write {
             Status::Open
         },
         start: flipline::notation::parse_transcript(start).unwrap(),
+        rated: false,
     }
 }
 

@@ -41,6 +41,7 @@ fn writer(path: &Path) -> Writer {
         faults: None,
         disk_full: false,
         wal,
+        rating_period_days: 1,
     }
 }
 
@@ -235,13 +236,18 @@ fn a_name_is_registered_once_whatever_its_case_and_found_in_any() {
     let first = Registration {
         name: "Vic".into(),
         hash: "first".into(),
+        bot: false,
+        othello_rating: None,
     };
     assert_eq!(found, Some(first));
     // A file from before caseless names may hold two spellings: each still
     // finds its own.
     let conn = Connection::open(&*path).unwrap();
-    conn.execute("INSERT INTO players VALUES ('vIc', 'older', 'then')", [])
-        .unwrap();
+    conn.execute(
+        "INSERT INTO players (name, password_hash, created_at) VALUES ('vIc', 'older', 'then')",
+        [],
+    )
+    .unwrap();
     let exact = block_on(opened.store.registration("vIc".into())).unwrap();
     assert_eq!(exact.map(|k| k.hash), Some("older".into()));
     let found = block_on(opened.store.registration("Vic".into())).unwrap();
@@ -275,6 +281,7 @@ fn guests_secrets_are_kept_with_their_seats_while_in_play_only() {
         clock,
         status: Status::Open,
         start,
+        rated: false,
     };
     block_on(store.commit(open)).unwrap();
     let bob = Some("1e".repeat(16));
@@ -312,6 +319,7 @@ fn guests_secrets_are_kept_with_their_seats_while_in_play_only() {
         clock,
         status: Status::Open,
         start,
+        rated: false,
     };
     block_on(store.commit(open)).unwrap();
     block_on(store.commit(Write::Cancel { game: 2 })).unwrap();
@@ -361,7 +369,7 @@ fn a_store_left_with_a_big_wal_is_checkpointed_and_emptied_at_start() {
             unreachable!()
         };
         conn.execute(
-            "INSERT INTO players VALUES (?1, ?2, 'then')",
+            "INSERT INTO players (name, password_hash, created_at) VALUES (?1, ?2, 'then')",
             rusqlite::params![name, hash],
         )
         .unwrap();

@@ -193,6 +193,8 @@ pub(super) struct Writer {
     pub(super) disk_full: bool,
     /// The WAL file, looked at before each batch.
     pub(super) wal: WalWatch,
+    /// Days in a rating period, for the ratings a rated end changes.
+    pub(super) rating_period_days: u32,
 }
 
 impl Writer {
@@ -319,7 +321,8 @@ impl Writer {
             faults.before_write()?;
         }
         self.log.begin();
-        let result = transaction(&mut self.conn, &mut self.log, writes);
+        let period = self.rating_period_days;
+        let result = transaction(&mut self.conn, &mut self.log, writes, period);
         match result {
             Ok(_) => self.log.commit(),
             Err(_) => self.log.rollback(),
@@ -332,10 +335,11 @@ fn transaction<'a>(
     conn: &mut Connection,
     log: &mut MoveLog,
     writes: impl Iterator<Item = &'a Write>,
+    rating_period_days: u32,
 ) -> rusqlite::Result<Vec<usize>> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let counts = writes
-        .map(|write| write.apply(&tx, log))
+        .map(|write| write.apply(&tx, log, rating_period_days))
         .collect::<rusqlite::Result<Vec<usize>>>()?;
     log.maintain(&tx)?;
     tx.commit()?;

@@ -3,9 +3,14 @@
 //! the offending token, so that a person or a bot sees what to fix.
 
 use super::GameId;
+use super::challenge::{
+    AccountMark, ChallengeSpec, SeekSpec, parse_account, parse_challenge, parse_challenge_id,
+    parse_rating, parse_seek, parse_top,
+};
 use super::clock::ClockSpec;
 use super::command_kind::CommandKind;
 use super::credential::{Credential, SECRET_KEYWORD, valid_secret};
+use super::decline::DeclineReason;
 use super::error::{ProtocolError, one_line};
 use super::list_query::{ListQuery, WhoQuery};
 use super::name::check_name;
@@ -61,13 +66,33 @@ pub enum Command {
         /// A password, a guest's secret, or nothing (a new guest).
         credential: Option<Credential>,
     },
-    /// `SEEK [variant] [clock M+S]`.
-    Seek {
-        /// The game wanted.
-        variant: Variant,
-        /// The clock wanted.
-        clock: Option<ClockSpec>,
+    /// `SEEK [variant] [clock M+S] [rated] [range LOW-HIGH]`.
+    Seek(SeekSpec),
+    /// `CHALLENGE name [variant] [as X|O|random] [clock M+S] [rated|casual]
+    /// [from MOVES | from random:N]`.
+    Challenge(ChallengeSpec),
+    /// `ACCEPT challenge`.
+    Accept(u64),
+    /// `DECLINE challenge [reason]`.
+    Decline(u64, DeclineReason),
+    /// `CANCEL challenge`.
+    Cancel(u64),
+    /// `RATING [name] [variant]`.
+    Rating {
+        /// Whose (the asker's without one).
+        name: Option<String>,
+        /// Which game's (every variant the name has a rating in without one).
+        variant: Option<Variant>,
     },
+    /// `TOP [variant] [count]`.
+    Top {
+        /// Which game's table (othello without one).
+        variant: Option<Variant>,
+        /// How many lines.
+        count: u32,
+    },
+    /// `ACCOUNT bot`.
+    Account(AccountMark),
     /// `NEW [variant] [as X|O|random] [vs bot[:level] | hotseat] [clock M+S] [from TRANSCRIPT]`.
     New(NewGame),
     /// `JOIN game`.
@@ -133,7 +158,20 @@ impl Command {
         let mut upper = [0u8; KEYWORD_MAX];
         let command = match uppercase_keyword(keyword, &mut upper) {
             "LOGIN" => parse_login(&mut args)?,
-            "SEEK" => parse_seek(&mut args)?,
+            "SEEK" => Command::Seek(parse_seek(&mut args)?),
+            "CHALLENGE" => Command::Challenge(parse_challenge(&mut args)?),
+            "ACCEPT" => Command::Accept(parse_challenge_id(args.next())?),
+            "DECLINE" => parse_decline(&mut args)?,
+            "CANCEL" => Command::Cancel(parse_challenge_id(args.next())?),
+            "RATING" => {
+                let (name, variant) = parse_rating(&mut args)?;
+                Command::Rating { name, variant }
+            }
+            "TOP" => {
+                let (variant, count) = parse_top(&mut args)?;
+                Command::Top { variant, count }
+            }
+            "ACCOUNT" => Command::Account(parse_account(&mut args)?),
             "NEW" => Command::New(parse_new(&mut args)?),
             "JOIN" => Command::Join(parse_game_id(args.next())?),
             "WATCH" => Command::Watch(parse_game_id(args.next())?),
@@ -186,6 +224,8 @@ impl Command {
                 | Command::Quit
                 | Command::Board
                 | Command::Leave
+                | Command::Rating { .. }
+                | Command::Top { .. }
         )
     }
 
@@ -194,7 +234,14 @@ impl Command {
     pub fn kind(&self) -> CommandKind {
         match self {
             Command::Login { .. } => CommandKind::Login,
-            Command::Seek { .. } => CommandKind::Seek,
+            Command::Seek(_) => CommandKind::Seek,
+            Command::Challenge(_) => CommandKind::Challenge,
+            Command::Accept(_) => CommandKind::Accept,
+            Command::Decline(..) => CommandKind::Decline,
+            Command::Cancel(_) => CommandKind::Cancel,
+            Command::Rating { .. } => CommandKind::Rating,
+            Command::Top { .. } => CommandKind::Top,
+            Command::Account(_) => CommandKind::Account,
             Command::New(_) => CommandKind::New,
             Command::Join(_) => CommandKind::Join,
             Command::Watch(_) => CommandKind::Watch,
@@ -249,26 +296,6 @@ fn parse_login<'a>(args: &mut impl Iterator<Item = &'a str>) -> Result<Command, 
     })
 }
 
-fn parse_seek<'a>(args: &mut impl Iterator<Item = &'a str>) -> Result<Command, ProtocolError> {
-    let (mut variant, mut clock) = (None, None);
-    while let Some(token) = args.next() {
-        if token.eq_ignore_ascii_case("clock") && clock.is_none() {
-            clock = Some(ClockSpec::parse(args.next().unwrap_or(""))?);
-        } else if variant.is_none() && clock.is_none() {
-            variant = Some(parse_variant(token)?);
-        } else {
-            return Err(ProtocolError::bad(format!(
-                "unexpected '{}'",
-                one_line(token)
-            )));
-        }
-    }
-    Ok(Command::Seek {
-        variant: variant.unwrap_or(Variant::Othello),
-        clock,
-    })
-}
-
 fn parse_new<'a>(args: &mut impl Iterator<Item = &'a str>) -> Result<NewGame, ProtocolError> {
     let mut new = NewGame {
         variant: Variant::Othello,
@@ -306,13 +333,30 @@ fn parse_new<'a>(args: &mut impl Iterator<Item = &'a str>) -> Result<NewGame, Pr
     Ok(new)
 }
 
-fn parse_variant(token: &str) -> Result<Variant, ProtocolError> {
+/// `DECLINE challenge [reason]`: no reason is `generic`.
+fn parse_decline<'a>(args: &mut impl Iterator<Item = &'a str>) -> Result<Command, ProtocolError> {
+    let id = parse_challenge_id(args.next())?;
+    let reason = match args.next() {
+        None => DeclineReason::Generic,
+        Some(word) => DeclineReason::from_word(word)
+            .filter(|r| r.is_a_players())
+            .ok_or_else(|| {
+                ProtocolError::bad(format!(
+                    "bad reason '{}' (expected generic, later, rated, casual, variant or clock)",
+                    one_line(word)
+                ))
+            })?,
+    };
+    Ok(Command::Decline(id, reason))
+}
+
+pub(super) fn parse_variant(token: &str) -> Result<Variant, ProtocolError> {
     token
         .parse()
         .map_err(|e: crate::ParseError| ProtocolError::bad(e.to_string()))
 }
 
-fn parse_seat(token: Option<&str>) -> Result<SeatChoice, ProtocolError> {
+pub(super) fn parse_seat(token: Option<&str>) -> Result<SeatChoice, ProtocolError> {
     match token.map(str::to_ascii_lowercase).as_deref() {
         Some("x" | "black") => Ok(SeatChoice::Black),
         Some("o" | "white") => Ok(SeatChoice::White),
@@ -395,10 +439,7 @@ mod tests {
         );
         assert_eq!(
             Command::parse("SEEK").unwrap(),
-            Command::Seek {
-                variant: Variant::Othello,
-                clock: None
-            }
+            Command::Seek(SeekSpec::default())
         );
         assert_eq!(Command::parse("history 12").unwrap(), Command::History(12));
         assert!(!Command::History(12).needs_login());

@@ -12,6 +12,14 @@ pub enum CommandKind {
     Login,
     /// `SEEK`.
     Seek,
+    /// `CHALLENGE`.
+    Challenge,
+    /// `ACCEPT`.
+    Accept,
+    /// `DECLINE`.
+    Decline,
+    /// `CANCEL`.
+    Cancel,
     /// `NEW`.
     New,
     /// `JOIN`.
@@ -46,15 +54,25 @@ pub enum CommandKind {
     Ping,
     /// `HELP`.
     Help,
+    /// `RATING`.
+    Rating,
+    /// `TOP`.
+    Top,
+    /// `ACCOUNT`.
+    Account,
     /// `QUIT`.
     Quit,
 }
 
 impl CommandKind {
     /// Every command, in the order of [`COMMAND_HELP`](super::COMMAND_HELP).
-    pub const ALL: [CommandKind; 20] = [
+    pub const ALL: [CommandKind; 27] = [
         CommandKind::Login,
         CommandKind::Seek,
+        CommandKind::Challenge,
+        CommandKind::Accept,
+        CommandKind::Decline,
+        CommandKind::Cancel,
         CommandKind::New,
         CommandKind::Join,
         CommandKind::Watch,
@@ -70,6 +88,9 @@ impl CommandKind {
         CommandKind::Hint,
         CommandKind::Say,
         CommandKind::Rematch,
+        CommandKind::Rating,
+        CommandKind::Top,
+        CommandKind::Account,
         CommandKind::Ping,
         CommandKind::Help,
         CommandKind::Quit,
@@ -80,6 +101,10 @@ impl CommandKind {
         match self {
             CommandKind::Login => "LOGIN",
             CommandKind::Seek => "SEEK",
+            CommandKind::Challenge => "CHALLENGE",
+            CommandKind::Accept => "ACCEPT",
+            CommandKind::Decline => "DECLINE",
+            CommandKind::Cancel => "CANCEL",
             CommandKind::New => "NEW",
             CommandKind::Join => "JOIN",
             CommandKind::Watch => "WATCH",
@@ -95,6 +120,9 @@ impl CommandKind {
             CommandKind::Hint => "HINT",
             CommandKind::Say => "SAY",
             CommandKind::Rematch => "REMATCH",
+            CommandKind::Rating => "RATING",
+            CommandKind::Top => "TOP",
+            CommandKind::Account => "ACCOUNT",
             CommandKind::Ping => "PING",
             CommandKind::Help => "HELP",
             CommandKind::Quit => "QUIT",

@@ -7,6 +7,8 @@ use std::fmt;
 
 use super::GameId;
 use super::clock::ClockSpec;
+use super::command::SeatChoice;
+use super::decline::DeclineReason;
 use super::result::EndReason;
 use super::status::{GameStatus, PlayerStatus};
 use super::summary::GameSummary;
@@ -102,13 +104,58 @@ pub enum Event {
         /// Plies played.
         ply: u32,
     },
-    /// `PLAYER <name> <status>` (a `WHO` line).
+    /// `PLAYER <name> <status> <rating|-> [bot]` (a `WHO` line).
     Player {
         /// The name.
         name: String,
         /// `idle`, `seeking` or `playing <game>`.
         status: PlayerStatus,
+        /// The othello rating, rounded (a registered name's, once rated).
+        rating: Option<i32>,
+        /// Whether the name is marked a program's (`ACCOUNT bot`).
+        bot: bool,
     },
+    /// `CHALLENGE <challenge> <from> <variant> <X|O|random> <clock|-> <rated|casual>`:
+    /// `from` asks you for a game, playing that side.
+    Challenged {
+        /// The challenge's number.
+        id: u64,
+        /// Who asks.
+        from: String,
+        /// The game.
+        variant: Variant,
+        /// The challenger's side.
+        side: SeatChoice,
+        /// The clock, if any.
+        clock: Option<ClockSpec>,
+        /// Whether it is rated.
+        rated: bool,
+    },
+    /// `DECLINED <challenge> <name> <reason>`: the challenge will not be a
+    /// game (`name` is the other party).
+    Declined {
+        /// The challenge's number.
+        id: u64,
+        /// The other party.
+        name: String,
+        /// Why.
+        reason: DeclineReason,
+    },
+    /// `RATED <game> <name> <before> <after>`: a rated game's effect on a
+    /// player's rating, rounded, after its `OVER`.
+    Rated {
+        /// The game.
+        game: GameId,
+        /// The player.
+        name: String,
+        /// The rating before it.
+        before: i32,
+        /// The rating after it.
+        after: i32,
+    },
+    /// `RATING <name> <variant> <rating> <rd> <games> <provisional|established> [bot]`
+    /// (a `RATING` or `TOP` line).
+    Rating(RatingLine),
     /// `UNDO <game> <name>`: `name` asks to take back their last move; the
     /// other player's `UNDO` agrees, a move declines.
     UndoAsked {
@@ -149,9 +196,24 @@ pub enum Event {
 
 impl Event {
     /// The keywords event and data lines start with, one per kind of event.
-    pub const KEYWORDS: [&'static str; 13] = [
-        "START", "BOARD", "TURN", "MOVED", "OVER", "CHAT", "GAME", "PLAYER", "INFO", "HISTORY",
-        "UNDO", "UNDONE", "CLOCK",
+    pub const KEYWORDS: [&'static str; 17] = [
+        "START",
+        "BOARD",
+        "TURN",
+        "MOVED",
+        "OVER",
+        "CHAT",
+        "GAME",
+        "PLAYER",
+        "INFO",
+        "HISTORY",
+        "UNDO",
+        "UNDONE",
+        "CLOCK",
+        "CHALLENGE",
+        "DECLINED",
+        "RATED",
+        "RATING",
     ];
 
     /// The keyword this event's line starts with: one of [`Event::KEYWORDS`],
@@ -173,6 +235,10 @@ impl Event {
             undo,
             undone,
             clock,
+            challenged,
+            declined,
+            rated,
+            rating,
         ] = Event::KEYWORDS;
         match self {
             Event::Start { .. } => start,
@@ -188,6 +254,10 @@ impl Event {
             Event::UndoAsked { .. } => undo,
             Event::Undone { .. } => undone,
             Event::Clock { .. } => clock,
+            Event::Challenged { .. } => challenged,
+            Event::Declined { .. } => declined,
+            Event::Rated { .. } => rated,
+            Event::Rating(_) => rating,
         }
     }
 }
@@ -272,7 +342,44 @@ impl fmt::Display for Event {
                     seat(white)
                 )
             }
-            Event::Player { name, status } => write!(f, "{name} {status}"),
+            Event::Player {
+                name,
+                status,
+                rating,
+                bot,
+            } => {
+                write!(f, "{name} {status} ")?;
+                match rating {
+                    Some(rating) => write!(f, "{rating}")?,
+                    None => f.write_str("-")?,
+                }
+                if *bot { f.write_str(" bot") } else { Ok(()) }
+            }
+            Event::Challenged {
+                id,
+                from,
+                variant,
+                side,
+                clock,
+                rated,
+            } => {
+                let side = match side {
+                    SeatChoice::Black => "X",
+                    SeatChoice::White => "O",
+                    SeatChoice::Random => "random",
+                };
+                let clock = clock.map_or_else(|| "-".to_string(), |c| c.to_string());
+                let rated = if *rated { "rated" } else { "casual" };
+                write!(f, "{id} {from} {variant} {side} {clock} {rated}")
+            }
+            Event::Declined { id, name, reason } => write!(f, "{id} {name} {reason}"),
+            Event::Rated {
+                game,
+                name,
+                before,
+                after,
+            } => write!(f, "{game} {name} {before} {after}"),
+            Event::Rating(line) => write!(f, "{line}"),
             Event::Info(text) => f.write_str(text),
             Event::UndoAsked { game, name } => write!(f, "{game} {name}"),
             Event::Undone { game, plies, taken } => write!(f, "{game} {plies} {taken}"),
@@ -311,6 +418,45 @@ impl fmt::Display for Event {
                     },
                 )
             }
+        }
+    }
+}
+
+/// One player's rating in one game, as `RATING` and `TOP` give it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RatingLine {
+    /// The player.
+    pub name: String,
+    /// The game.
+    pub variant: Variant,
+    /// The rating, rounded.
+    pub rating: i32,
+    /// Its deviation, rounded.
+    pub rd: i32,
+    /// Rated games played.
+    pub games: u32,
+    /// Whether the deviation is still above 110.
+    pub provisional: bool,
+    /// Whether the name is marked a program's.
+    pub bot: bool,
+}
+
+impl fmt::Display for RatingLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let standing = if self.provisional {
+            "provisional"
+        } else {
+            "established"
+        };
+        write!(
+            f,
+            "{} {} {} {} {} {standing}",
+            self.name, self.variant, self.rating, self.rd, self.games
+        )?;
+        if self.bot {
+            f.write_str(" bot")
+        } else {
+            Ok(())
         }
     }
 }

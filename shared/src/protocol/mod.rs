@@ -24,6 +24,7 @@
 //! - summary.rs: [`GameSummary`], one game's record, as `HISTORY` carries it.
 //! - this file: [`GREETING`], [`GameId`], [`COMMAND_HELP`].
 
+mod challenge;
 mod clock;
 mod command;
 mod command_kind;
@@ -39,13 +40,17 @@ mod server_line;
 mod status;
 mod summary;
 
+pub use challenge::{
+    AccountMark, ChallengeSpec, MAX_RANDOM_START, MAX_TOP, RatingRange, SeekSpec, StartSpec,
+    parse_start,
+};
 pub use clock::ClockSpec;
 pub use command::{Command, DEFAULT_BOT_LEVEL, NewGame, Opponent, SeatChoice};
 pub use command_kind::CommandKind;
 pub use credential::{Credential, MAX_SECRET_LEN, SECRET_KEYWORD, valid_secret};
 pub use decline::DeclineReason;
 pub use error::{ErrorCode, ProtocolError, is_unsafe_in_a_line, one_line};
-pub use event::{Event, Played};
+pub use event::{Event, Played, RatingLine};
 pub use list_query::{ListQuery, WhoQuery};
 pub use name::{BOT_NAME_PREFIX, MAX_NAME_LEN, NameError, check_name, is_line_keyword, valid_name};
 pub use reply::{Reply, ReplyError};
@@ -61,12 +66,25 @@ pub const GREETING: &str = "HELLO flipline 1";
 pub type GameId = u64;
 
 /// One line of help per command, for `HELP` and the client.
-pub const COMMAND_HELP: [(&str, &str); 20] = [
+pub const COMMAND_HELP: [(&str, &str); 27] = [
     (
         "LOGIN name [password | secret TOKEN]",
         "take a name; a password registers it, a guest's secret resumes it",
     ),
-    ("SEEK [variant] [clock M+S]", "pair with another seeker"),
+    (
+        "SEEK [variant] [clock M+S] [rated] [range LOW-HIGH]",
+        "pair with another seeker (rated: by rating, within the range)",
+    ),
+    (
+        "CHALLENGE name [variant] [as X|O] [clock M+S] [rated] [from ...]",
+        "ask a player online for a game, from MOVES or from random:N",
+    ),
+    ("ACCEPT challenge", "play the game a challenge asks for"),
+    (
+        "DECLINE challenge [reason]",
+        "refuse it: generic later rated casual variant clock",
+    ),
+    ("CANCEL challenge", "withdraw a challenge you made"),
     (
         "NEW [variant] [as X|O|random] [vs bot[:N]|hotseat] [clock M+S] [from MOVES]",
         "create a game, from a position reached by MOVES (f5d6c3...)",
@@ -94,6 +112,18 @@ pub const COMMAND_HELP: [(&str, &str); 20] = [
     ("HINT", "ask the engine for a move"),
     ("SAY text", "chat to everyone in the game"),
     ("REMATCH", "play again, colours swapped"),
+    (
+        "RATING [name] [variant]",
+        "a player's ratings (yours without a name)",
+    ),
+    (
+        "TOP [variant] [count]",
+        "the best rated players, 10 by default",
+    ),
+    (
+        "ACCOUNT bot",
+        "mark your registered name as a program's, for good",
+    ),
     ("PING", "check the connection"),
     ("HELP", "this list"),
     ("QUIT", "close the connection"),

@@ -34,6 +34,9 @@ pub enum Reply {
     /// `OK <game>`: the game made (`NEW`), paired into (`SEEK`), watched
     /// (`WATCH`), or started once everyone asked for a rematch (`REMATCH`).
     Game(GameId),
+    /// `OK <challenge>`: the challenge made, numbered apart from games
+    /// (`CHALLENGE`).
+    Challenge(u64),
     /// `OK <game> <X|O>`: seated in the game, playing that colour (`JOIN`).
     Joined(GameId, Color),
     /// `OK seeking`: nobody to pair with yet; `START` comes when someone is
@@ -96,9 +99,12 @@ impl Reply {
                 tokens.word("asked")?;
                 Reply::Asked
             }
-            CommandKind::Seek | CommandKind::New | CommandKind::Watch | CommandKind::Rematch => {
-                Reply::Game(tokens.value()?)
-            }
+            CommandKind::Challenge => Reply::Challenge(tokens.value()?),
+            CommandKind::Seek
+            | CommandKind::New
+            | CommandKind::Watch
+            | CommandKind::Rematch
+            | CommandKind::Accept => Reply::Game(tokens.value()?),
             CommandKind::Join => {
                 let game = tokens.value()?;
                 Reply::Joined(game, tokens.side()?)
@@ -129,7 +135,12 @@ impl Reply {
             | CommandKind::Say
             | CommandKind::Board
             | CommandKind::Help
-            | CommandKind::History => Reply::Done,
+            | CommandKind::History
+            | CommandKind::Decline
+            | CommandKind::Cancel
+            | CommandKind::Rating
+            | CommandKind::Top
+            | CommandKind::Account => Reply::Done,
         };
         tokens.end()?;
         Ok(reply)
@@ -145,6 +156,7 @@ impl fmt::Display for Reply {
             Reply::Done => Ok(()),
             Reply::Name(name) => write!(f, " {name}"),
             Reply::Guest(name, secret) => write!(f, " {name} {SECRET_KEYWORD} {secret}"),
+            Reply::Challenge(id) => write!(f, " {id}"),
             Reply::Game(game) => write!(f, " {game}"),
             Reply::Joined(game, color) => write!(f, " {game} {color}"),
             Reply::Seeking => f.write_str(" seeking"),
@@ -206,7 +218,8 @@ fn expected(answering: CommandKind) -> &'static str {
     match answering {
         CommandKind::Login => "OK <name>",
         CommandKind::Seek => "OK <game> or OK seeking",
-        CommandKind::New | CommandKind::Watch => "OK <game>",
+        CommandKind::New | CommandKind::Watch | CommandKind::Accept => "OK <game>",
+        CommandKind::Challenge => "OK <challenge>",
         CommandKind::Join => "OK <game> <X|O>",
         CommandKind::Leave => "OK or OK seek withdrawn",
         CommandKind::List | CommandKind::Who => "OK <count>",
@@ -221,7 +234,12 @@ fn expected(answering: CommandKind) -> &'static str {
         | CommandKind::Say
         | CommandKind::Board
         | CommandKind::Help
-        | CommandKind::History => "OK",
+        | CommandKind::History
+        | CommandKind::Decline
+        | CommandKind::Cancel
+        | CommandKind::Rating
+        | CommandKind::Top
+        | CommandKind::Account => "OK",
     }
 }
 
@@ -348,6 +366,8 @@ mod tests {
             (CommandKind::Hint, Reply::Hint(Move::Pass, 0), "OK pass 0"),
             (CommandKind::Rematch, Reply::Waiting, "OK waiting"),
             (CommandKind::Undo, Reply::Asked, "OK asked"),
+            (CommandKind::Challenge, Reply::Challenge(4), "OK 4"),
+            (CommandKind::Accept, Reply::Game(9), "OK 9"),
             (CommandKind::Undo, Reply::Done, "OK"),
             (CommandKind::Rematch, Reply::Game(13), "OK 13"),
             (CommandKind::Ping, Reply::Pong, "OK pong"),

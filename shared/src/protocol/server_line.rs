@@ -4,8 +4,10 @@
 
 use super::GameId;
 use super::clock::ClockSpec;
+use super::command::SeatChoice;
+use super::decline::DeclineReason;
 use super::error::{ErrorCode, ProtocolError};
-use super::event::Event;
+use super::event::{Event, RatingLine};
 use super::result::{EndReason, GameResult, optional_word};
 use super::status::{GameStatus, PlayerStatus};
 use super::summary::GameSummary;
@@ -59,33 +61,33 @@ fn parse_server_line(line: &str) -> Option<ServerLine> {
             let text = parts.next().unwrap_or("").to_string();
             ServerLine::Event(Event::Chat { game, name, text })
         }
-        "START" if f.len() == 5 => ServerLine::Event(Event::Start {
+        "START" if f.len() >= 5 => ServerLine::Event(Event::Start {
             game: game()?,
             variant: f.get(1)?.parse().ok()?,
             black: f.get(2)?.to_string(),
             white: f.get(3)?.to_string(),
             clock: optional(f.get(4)?, |c| ClockSpec::parse(c).ok())?,
         }),
-        "BOARD" if f.len() == 3 => ServerLine::Event(Event::Board {
+        "BOARD" if f.len() >= 3 => ServerLine::Event(Event::Board {
             game: game()?,
             cells: f.get(1)?.to_string(),
             to_move: optional(f.get(2)?, Color::from_letter)?,
         }),
-        "TURN" if f.len() == 3 => ServerLine::Event(Event::Turn {
+        "TURN" if f.len() >= 3 => ServerLine::Event(Event::Turn {
             game: game()?,
             side: Color::from_letter(f.get(1)?)?,
             moves: parse_move_list(f.get(2)?)?,
         }),
-        "MOVED" if f.len() == 5 || f.len() == 7 => ServerLine::Event(parse_moved(&f)?),
-        "HISTORY" if f.len() == 8 => ServerLine::Event(parse_history(&f)?),
-        "OVER" if f.len() == 5 => ServerLine::Event(Event::Over {
+        "MOVED" if f.len() >= 5 => ServerLine::Event(parse_moved(&f)?),
+        "HISTORY" if f.len() >= 8 => ServerLine::Event(parse_history(&f)?),
+        "OVER" if f.len() >= 5 => ServerLine::Event(Event::Over {
             game: game()?,
             winner: optional_word(f.get(1)?, "draw", Color::from_letter)?,
             black: f.get(2)?.parse().ok()?,
             white: f.get(3)?.parse().ok()?,
             reason: EndReason::from_word(f.get(4)?)?,
         }),
-        "GAME" if f.len() == 6 => ServerLine::Event(Event::Game {
+        "GAME" if f.len() >= 6 => ServerLine::Event(Event::Game {
             game: game()?,
             variant: f.get(1)?.parse().ok()?,
             black: optional(f.get(2)?, |s| Some(s.to_string()))?,
@@ -93,30 +95,87 @@ fn parse_server_line(line: &str) -> Option<ServerLine> {
             status: GameStatus::parse(f.get(4)?)?,
             ply: f.get(5)?.parse().ok()?,
         }),
-        "UNDO" if f.len() == 2 => ServerLine::Event(Event::UndoAsked {
+        "UNDO" if f.len() >= 2 => ServerLine::Event(Event::UndoAsked {
             game: game()?,
             name: f.get(1)?.to_string(),
         }),
-        "UNDONE" if f.len() == 3 => ServerLine::Event(Event::Undone {
+        "UNDONE" if f.len() >= 3 => ServerLine::Event(Event::Undone {
             game: game()?,
             plies: f.get(1)?.parse().ok()?,
             taken: f.get(2)?.parse().ok()?,
         }),
-        "CLOCK" if f.len() == 4 => ServerLine::Event(Event::Clock {
+        "CLOCK" if f.len() >= 4 => ServerLine::Event(Event::Clock {
             game: game()?,
             black_ms: f.get(1)?.parse().ok()?,
             white_ms: f.get(2)?.parse().ok()?,
             running: optional(f.get(3)?, Color::from_letter)?,
         }),
-        "PLAYER" => {
-            let (name, status) = rest.split_once(' ')?;
-            ServerLine::Event(Event::Player {
-                name: name.to_string(),
-                status: PlayerStatus::parse(status)?,
-            })
-        }
+        "PLAYER" => ServerLine::Event(parse_player(rest)?),
+        "CHALLENGE" if f.len() >= 6 => ServerLine::Event(Event::Challenged {
+            id: game()?,
+            from: f.get(1)?.to_string(),
+            variant: f.get(2)?.parse().ok()?,
+            side: match *f.get(3)? {
+                "X" => SeatChoice::Black,
+                "O" => SeatChoice::White,
+                "random" => SeatChoice::Random,
+                _ => return None,
+            },
+            clock: optional(f.get(4)?, |c| ClockSpec::parse(c).ok())?,
+            rated: optional_word(f.get(5)?, "casual", |w| (w == "rated").then_some(()))?.is_some(),
+        }),
+        "DECLINED" if f.len() >= 3 => ServerLine::Event(Event::Declined {
+            id: game()?,
+            name: f.get(1)?.to_string(),
+            reason: DeclineReason::from_word(f.get(2)?)?,
+        }),
+        "RATED" if f.len() >= 4 => ServerLine::Event(Event::Rated {
+            game: game()?,
+            name: f.get(1)?.to_string(),
+            before: f.get(2)?.parse().ok()?,
+            after: f.get(3)?.parse().ok()?,
+        }),
+        "RATING" if f.len() >= 6 => ServerLine::Event(Event::Rating(RatingLine {
+            name: f.first()?.to_string(),
+            variant: f.get(1)?.parse().ok()?,
+            rating: f.get(2)?.parse().ok()?,
+            rd: f.get(3)?.parse().ok()?,
+            games: f.get(4)?.parse().ok()?,
+            provisional: match *f.get(5)? {
+                "provisional" => true,
+                "established" => false,
+                _ => return None,
+            },
+            bot: f.get(6) == Some(&"bot"),
+        })),
         _ => return None,
     })
+}
+
+/// `PLAYER <name> <status> [<rating|-> [bot]]`: the status is one word or
+/// two (`playing 7`), and a server before ratings sends neither field after
+/// it, so the fields are taken from the end while what is left reads as a
+/// status.
+fn parse_player(rest: &str) -> Option<Event> {
+    let (name, tail) = rest.split_once(' ')?;
+    let mut words: Vec<&str> = tail.split(' ').collect();
+    let bot = words.len() > 1 && words.last() == Some(&"bot");
+    if bot {
+        words.pop();
+    }
+    let player = |status: PlayerStatus, rating: Option<i32>| Event::Player {
+        name: name.to_string(),
+        status,
+        rating,
+        bot,
+    };
+    if let Some((&last, before)) = words.split_last()
+        && let Some(status) = PlayerStatus::parse(&before.join(" "))
+    {
+        let rating = optional(last, |r| r.parse::<i32>().ok())?;
+        return Some(player(status, rating));
+    }
+    PlayerStatus::parse(&words.join(" ")).map(|status| player(status, None))
 }
 
 fn parse_moved(f: &[&str]) -> Option<Event> {
@@ -224,11 +283,69 @@ mod tests {
             Event::Player {
                 name: "ann".into(),
                 status: PlayerStatus::Playing(7),
+                rating: Some(1623),
+                bot: true,
             },
             Event::Player {
                 name: "42".into(),
                 status: PlayerStatus::Idle,
+                rating: None,
+                bot: false,
             },
+            Event::Player {
+                name: "idle".into(),
+                status: PlayerStatus::Seeking,
+                rating: Some(-3),
+                bot: false,
+            },
+            Event::Challenged {
+                id: 3,
+                from: "ann".into(),
+                variant: Variant::Reversi,
+                side: SeatChoice::Random,
+                clock: None,
+                rated: true,
+            },
+            Event::Challenged {
+                id: 4,
+                from: "bob".into(),
+                variant: Variant::Othello,
+                side: SeatChoice::White,
+                clock: Some(ClockSpec {
+                    base_ms: 60_000,
+                    increment_ms: 0,
+                }),
+                rated: false,
+            },
+            Event::Declined {
+                id: 3,
+                name: "bob".into(),
+                reason: DeclineReason::Timeout,
+            },
+            Event::Rated {
+                game: 7,
+                name: "ann".into(),
+                before: 1500,
+                after: 1662,
+            },
+            Event::Rating(RatingLine {
+                name: "ann".into(),
+                variant: Variant::Othello,
+                rating: 1662,
+                rd: 290,
+                games: 1,
+                provisional: true,
+                bot: false,
+            }),
+            Event::Rating(RatingLine {
+                name: "zebra".into(),
+                variant: Variant::Anti,
+                rating: 1400,
+                rd: 60,
+                games: 300,
+                provisional: false,
+                bot: true,
+            }),
             Event::Info("shutting down".into()),
             Event::UndoAsked {
                 game: 7,
@@ -302,6 +419,29 @@ mod tests {
             ServerLine::parse("TURN 7 X d3"),
             ServerLine::Event(Event::Turn { .. })
         ));
+        // A server before ratings: PLAYER without them still reads.
+        let old = Event::Player {
+            name: "ann".into(),
+            status: PlayerStatus::Playing(7),
+            rating: None,
+            bot: false,
+        };
+        assert_eq!(
+            ServerLine::parse("PLAYER ann playing 7"),
+            ServerLine::Event(old)
+        );
+        // A newer server's fields appended at the end are ignored.
+        for line in [
+            "START 7 othello ann bob - later",
+            "MOVED 7 X d3 4 1 100 200 later",
+            "OVER 7 X 40 24 normal later",
+            "CLOCK 7 1 2 X later",
+        ] {
+            assert!(
+                matches!(ServerLine::parse(line), ServerLine::Event(_)),
+                "{line}"
+            );
+        }
         // A status this version does not know makes the line unknown, as an
         // unknown variant does.
         for line in [

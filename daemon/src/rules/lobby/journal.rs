@@ -24,6 +24,7 @@ use flipline::protocol::{GameId, ProtocolError};
 use super::caseless::{Caseless, NameKey};
 use super::{Done, Entry, LobbyCore, LobbyEffect, Person, Seek};
 use crate::rules::Name;
+use crate::rules::challenges::Challenge;
 
 /// A decision held until its write commits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -35,6 +36,8 @@ pub(super) struct Journal<R> {
     people: Vec<(Name, Option<Person>)>,
     games: Vec<(GameId, Option<Entry<R>>)>,
     seeks: Vec<SeekChange>,
+    /// The challenge the command accepted, open again if it is put back.
+    pub(super) accepted: Option<Challenge>,
 }
 
 impl<R> Default for Journal<R> {
@@ -43,6 +46,7 @@ impl<R> Default for Journal<R> {
             people: Vec::new(),
             games: Vec::new(),
             seeks: Vec::new(),
+            accepted: None,
         }
     }
 }
@@ -176,6 +180,9 @@ impl<R: Clone> LobbyCore<R> {
     }
 
     fn put_back(&mut self, journal: Journal<R>) {
+        if let Some(challenge) = journal.accepted {
+            self.reopen_challenge(challenge);
+        }
         for change in journal.seeks.into_iter().rev() {
             match change {
                 SeekChange::Added(name) => {
@@ -272,6 +279,13 @@ impl<R: Clone> LobbyCore<R> {
     pub(super) fn remove_game(&mut self, game: GameId) -> Option<Entry<R>> {
         self.note_game(game);
         self.games.remove(&game)
+    }
+
+    /// Notes, in the running command's journal, the challenge it accepted.
+    pub(super) fn note_accepted(&mut self, challenge: &crate::rules::challenges::Challenge) {
+        if let Some(journal) = &mut self.holds.running {
+            journal.accepted = Some(challenge.clone());
+        }
     }
 
     pub(super) fn push_seek(&mut self, seek: Seek) {

@@ -17,7 +17,7 @@
 
 use std::time::Instant;
 
-use flipline::protocol::{Event, ProtocolError};
+use flipline::protocol::{ErrorCode, Event, ProtocolError};
 use flipline::{Color, Game, Move};
 
 use super::{COLORS, Effect, Effects, Phase, Seat, Table, Timer, conflict, replay, slot};
@@ -84,6 +84,12 @@ impl<C: Clone> Table<C> {
         };
         if self.phase != Phase::Playing {
             return Err(conflict(format!("game {} is not in play", self.id)));
+        }
+        if self.rated {
+            return Err(ProtocolError::new(
+                ErrorCode::Forbidden,
+                "moves are not taken back in a rated game",
+            ));
         }
         let alone = colors.len() == 2 || !matches!(self.seat(mine.opponent()), Seat::Person(_));
         let (whose, ask): (&[Color], bool) = match self.undo_asked {

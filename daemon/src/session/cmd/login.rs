@@ -14,6 +14,7 @@ use flipline::protocol::{Credential, ErrorCode, ProtocolError};
 use crate::accounts::Checked;
 use crate::messages::{Answer, Gone, GuestLogin, GuestSecret, LoggedIn, Login, Name};
 use crate::random;
+use crate::rules::lobby::Marks;
 use crate::session::Session;
 use flipline::protocol::Reply;
 
@@ -48,10 +49,14 @@ impl Session {
             check
                 .into_actor(self)
                 .map(move |checked, act, ctx| match checked {
-                    Ok(Checked::Guest(name)) => act.claim_name(ctx, name, guest, None),
-                    Ok(Checked::Member(name)) => act.claim_name(ctx, name, None, None),
+                    Ok(Checked::Guest(name)) => {
+                        act.claim_name(ctx, name, guest, None, Marks::default());
+                    }
+                    Ok(Checked::Member(name, marks)) => {
+                        act.claim_name(ctx, name, None, None, marks)
+                    }
                     Ok(Checked::Unregistered { name, password }) => {
-                        act.claim_name(ctx, name, None, Some(password));
+                        act.claim_name(ctx, name, None, Some(password), Marks::default());
                     }
                     Err(e) => act.reply(ctx, Err(e)),
                 }),
@@ -67,11 +72,13 @@ impl Session {
         name: String,
         guest: Option<GuestLogin>,
         password: Option<String>,
+        marks: Marks,
     ) {
         let login = Login {
             name: Name::from(name),
             id: self.id,
             guest,
+            marks,
         };
         let shared = std::sync::Arc::clone(&self.shared);
         self.ask(ctx, &shared.lobby.login, login, move |act, ctx, result| {

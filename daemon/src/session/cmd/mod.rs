@@ -6,6 +6,7 @@
 //! directory of games, the store, the lobby's lists). `PING` and `QUIT` are a
 //! line each in `dispatch`, and `HELP` asks no one: it is here.
 
+mod bots;
 mod login;
 mod play;
 mod seats;
@@ -17,7 +18,7 @@ use flipline::protocol::{COMMAND_HELP, Command, ErrorCode};
 use super::Session;
 use super::limits::slow_down_message;
 use crate::codec::Line;
-use crate::messages::{Action, Answer, ListGames, ListPlayers};
+use crate::messages::{Action, Answer, ChallengeStep, ListGames, ListPlayers};
 use flipline::protocol::Reply;
 
 impl Session {
@@ -53,7 +54,16 @@ impl Session {
     fn dispatch(&mut self, ctx: &mut Context<Self>, command: Command) {
         match command {
             Command::Login { name, credential } => self.login(ctx, name, credential),
-            Command::Seek { variant, clock } => self.seek(ctx, variant, clock),
+            Command::Seek(spec) => self.seek(ctx, spec),
+            Command::Challenge(spec) => self.challenge(ctx, spec),
+            Command::Accept(id) => self.challenge_by(ctx, ChallengeStep::Accept(id)),
+            Command::Decline(id, reason) => {
+                self.challenge_by(ctx, ChallengeStep::Decline(id, reason));
+            }
+            Command::Cancel(id) => self.challenge_by(ctx, ChallengeStep::Cancel(id)),
+            Command::Rating { name, variant } => self.rating(ctx, name, variant),
+            Command::Top { variant, count } => self.top(ctx, variant, count),
+            Command::Account(mark) => self.account(ctx, mark),
             Command::New(spec) => self.new_game(ctx, spec),
             Command::Join(game) => self.join(ctx, game),
             Command::Watch(game) => self.watch(ctx, game),

@@ -1,4 +1,5 @@
-//! `NEW`, `SEEK`, `JOIN`, `REMATCH` and `LEAVE`: the commands that take or
+//! `NEW`, `JOIN`, `REMATCH` and `LEAVE` (and the helpers `SEEK` and
+//! `ACCEPT`, in bots.rs, share): the commands that take or
 //! give up a seat. The lobby decides every seat, so each of them asks it
 //! through `ask_lobby` and answers with what it says (all but a `LEAVE`
 //! before `LOGIN`, which can only stop watching); a seat it gives becomes the
@@ -10,7 +11,7 @@ use std::sync::Arc;
 use actix::{Context, Message, Recipient};
 use flipline::protocol::{ErrorCode, ProtocolError};
 
-use crate::messages::{Answer, Create, Join, Leave, Name, Rematch, Seek};
+use crate::messages::{Answer, Create, Join, Leave, Name, Rematch};
 use crate::rules::lobby::Left;
 use crate::session::{LobbyPort, SeatRef, Session};
 use flipline::protocol::Reply;
@@ -19,7 +20,7 @@ impl Session {
     /// Asks the lobby (which decides every seat) and answers with what it
     /// says; a seat it gives becomes this session's route to that game before
     /// the reply goes out, so the next command already goes there.
-    fn ask_lobby<M, T, F>(
+    pub(super) fn ask_lobby<M, T, F>(
         &mut self,
         ctx: &mut Context<Self>,
         to: fn(&LobbyPort) -> &Recipient<M>,
@@ -39,7 +40,7 @@ impl Session {
 
     /// The name logged in with; commands that need one are refused before
     /// `LOGIN` (`on_line`), so this only guards that every command is answered.
-    fn logged_in(&mut self, ctx: &mut Context<Self>) -> Option<Name> {
+    pub(super) fn logged_in(&mut self, ctx: &mut Context<Self>) -> Option<Name> {
         let name = self.login_name().cloned();
         if name.is_none() {
             self.error(ctx, ErrorCode::Unauthorized, "LOGIN first");
@@ -48,39 +49,10 @@ impl Session {
     }
 
     /// Takes the seat the lobby gave: the route to that game from now on.
-    fn take_seat(&mut self, seat: SeatRef) -> Answer {
+    pub(super) fn take_seat(&mut self, seat: SeatRef) -> Answer {
         let game = seat.game;
         self.seat = Some(seat);
         Answer::ok(Reply::Game(game))
-    }
-
-    pub(super) fn seek(
-        &mut self,
-        ctx: &mut Context<Self>,
-        variant: flipline::Variant,
-        clock: Option<flipline::protocol::ClockSpec>,
-    ) {
-        let Some(name) = self.logged_in(ctx) else {
-            return;
-        };
-        let seek = Seek {
-            name,
-            variant,
-            clock,
-            route: PhantomData,
-        };
-        self.ask_lobby(
-            ctx,
-            |l| &l.seek,
-            seek,
-            |act, seat| match seat {
-                Some(seat) => act.take_seat(seat),
-                None => {
-                    act.seat = None;
-                    Answer::ok(Reply::Seeking)
-                }
-            },
-        );
     }
 
     pub(super) fn new_game(&mut self, ctx: &mut Context<Self>, spec: flipline::protocol::NewGame) {

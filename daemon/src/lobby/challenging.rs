@@ -1,0 +1,95 @@
+//! The lobby actor's side of challenges: the core decides
+//! (`rules::lobby`), this carries it out, and wakes the lobby when the
+//! next open challenge lapses.
+
+use std::time::Duration;
+
+use actix::{AsyncContext, Context, Handler, ResponseFuture};
+use flipline::protocol::ProtocolError;
+use tokio::sync::oneshot;
+
+use super::{Lobby, Waits, answered, coin, take};
+use crate::messages::{ChallengeAnswer, ChallengeOp, ChallengeStep};
+use crate::rules::Name;
+use crate::rules::challenges::ChallengeId;
+use crate::service_time;
+use crate::session::SessionRef;
+
+/// Work on challenge `id` from `name`: it touches both parties, so it waits
+/// for a held decision of either.
+fn touching_challenge(name: Name, id: Option<ChallengeId>) -> Waits {
+    Box::new(move |core| {
+        let other = id.and_then(|id| core.challenge_parties(id));
+        core.waits_for(Some(&name), None).or_else(|| {
+            other
+                .iter()
+                .flatten()
+                .find_map(|party| core.waits_for(Some(party), None))
+        })
+    })
+}
+
+impl Handler<ChallengeOp<SessionRef>> for Lobby {
+    type Result = ResponseFuture<Result<ChallengeAnswer<SessionRef>, ProtocolError>>;
+
+    fn handle(&mut self, msg: ChallengeOp<SessionRef>, ctx: &mut Context<Self>) -> Self::Result {
+        let (reply, answer) = oneshot::channel();
+        let id = match &msg.op {
+            ChallengeStep::Make(..) => None,
+            ChallengeStep::Accept(id)
+            | ChallengeStep::Decline(id, _)
+            | ChallengeStep::Cancel(id) => Some(*id),
+        };
+        let waits = touching_challenge(Name::clone(&msg.name), id);
+        self.when_free(ctx, waits, move |act, ctx| {
+            let ChallengeOp { name, op, .. } = msg;
+            match op {
+                ChallengeStep::Make(to, terms) => {
+                    let timeout = Duration::from_secs(act.services.config.challenge_timeout_secs);
+                    let now = service_time::now();
+                    let decided = act.core.challenge(&name, &to, terms, now, timeout);
+                    act.conclude(ctx, decided, reply, |_, id| Ok(ChallengeAnswer::Made(id)));
+                    act.arm_challenge_expiry(ctx);
+                }
+                ChallengeStep::Accept(id) => {
+                    let next = &mut act.next_game;
+                    let decided = act.core.accept(&name, id, || take(next), coin());
+                    act.conclude(ctx, decided, reply, |act, game| {
+                        act.route(game).map(ChallengeAnswer::Seat)
+                    });
+                }
+                ChallengeStep::Decline(id, reason) => {
+                    let decided = act.core.decline(&name, id, reason);
+                    act.conclude(ctx, decided, reply, |_, ()| Ok(ChallengeAnswer::Done));
+                }
+                ChallengeStep::Cancel(id) => {
+                    let decided = act.core.cancel_challenge(&name, id);
+                    act.conclude(ctx, decided, reply, |_, ()| Ok(ChallengeAnswer::Done));
+                }
+            }
+        });
+        answered(answer)
+    }
+}
+
+impl Lobby {
+    /// Wakes the lobby when the next open challenge lapses, unless it is
+    /// woken already (challenges lapse in the order they were made, all
+    /// after the same timeout, so the wake-up set is never too late).
+    pub(super) fn arm_challenge_expiry(&mut self, ctx: &mut Context<Self>) {
+        if self.expiry_armed {
+            return;
+        }
+        let Some(at) = self.core.next_challenge_expiry() else {
+            return;
+        };
+        self.expiry_armed = true;
+        let wait = at.saturating_duration_since(service_time::now());
+        ctx.run_later(wait, |act, ctx| {
+            act.expiry_armed = false;
+            let effects = act.core.expire_challenges(service_time::now());
+            act.carry_out_all(effects);
+            act.arm_challenge_expiry(ctx);
+        });
+    }
+}

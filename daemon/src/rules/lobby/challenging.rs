@@ -1,0 +1,250 @@
+//! Challenges in the lobby: who may challenge whom (both online, neither in
+//! a game in play, rated games between registered names only), and the game
+//! an accepted challenge starts, made as any other new game is (held until
+//! stored; a challenge whose game could not be stored is open again). The
+//! open challenges themselves are `rules::challenges`.
+
+use std::time::{Duration, Instant};
+
+use flipline::protocol::{DeclineReason, ErrorCode, Event, GameId, ProtocolError, SeatChoice};
+
+use super::caseless::Caseless;
+use super::{Done, GameTerms, LobbyCore, LobbyEffect, Origin, conflict, done, guests_unrated};
+use crate::rules::challenges::{Challenge, ChallengeId, Terms};
+use crate::rules::{Name, Phase, Sitter};
+
+impl<R: Clone> LobbyCore<R> {
+    /// Whether `name` is logged in with a password.
+    pub(super) fn is_member(&self, name: &str) -> bool {
+        self.people
+            .get(&Caseless(name))
+            .is_some_and(|p| p.conn.is_some() && p.member)
+    }
+
+    /// The game in play `name` sits at, if any.
+    fn playing(&self, name: &str) -> Option<GameId> {
+        self.seat_of(name)
+            .filter(|g| self.games.get(g).is_some_and(|e| e.phase == Phase::Playing))
+    }
+
+    /// `CHALLENGE` from `from` to `to` on `terms`, open until `timeout` from
+    /// `now`; `to` hears `CHALLENGE`. The answer is the challenge's number.
+    pub fn challenge(
+        &mut self,
+        from: &Name,
+        to: &str,
+        terms: Terms,
+        now: Instant,
+        timeout: Duration,
+    ) -> Result<Done<ChallengeId, R>, ProtocolError> {
+        self.logged_in(from)?;
+        self.check_free(from)?;
+        let known = self.people.get_key_value(&Caseless(to));
+        let to_name = known.map_or_else(|| Name::from(to), |(key, _)| Name::clone(&key.0));
+        let to_conn = self.holder(to);
+        if let Some(game) = self.playing(to).filter(|_| to_conn.is_some()) {
+            return Err(conflict(format!("'{to_name}' is playing game {game}")));
+        }
+        if terms.rated && (!self.is_member(from) || (to_conn.is_some() && !self.is_member(to))) {
+            return Err(guests_unrated());
+        }
+        let challenge =
+            (self.challenges).challenge(from, &to_name, to_conn.is_some(), terms, now, timeout)?;
+        let event = challenged(challenge);
+        let id = challenge.id;
+        let effects = to_conn
+            .map(|conn| LobbyEffect::Tell(conn, vec![event]))
+            .into_iter()
+            .collect();
+        done(id, effects)
+    }
+
+    /// `ACCEPT id` from `by`: the challenge's game starts (held until
+    /// stored; the challenger learns its seat as a paired seeker does).
+    /// The challenger's side, when random, is black if `coin`.
+    pub fn accept(
+        &mut self,
+        by: &Name,
+        id: ChallengeId,
+        next_id: impl FnOnce() -> GameId,
+        coin: bool,
+    ) -> Result<Done<GameId, R>, ProtocolError> {
+        self.transact(|core| core.decide_accept(by, id, next_id, coin))
+    }
+
+    fn decide_accept(
+        &mut self,
+        by: &Name,
+        id: ChallengeId,
+        next_id: impl FnOnce() -> GameId,
+        coin: bool,
+    ) -> Result<Done<GameId, R>, ProtocolError> {
+        let conn = self.logged_in(by)?;
+        let challenge = self.take_challenge(id, by)?;
+        let from = Name::clone(&challenge.from);
+        let Some(from_conn) = self.holder(&from) else {
+            return Err(conflict(format!("'{from}' is not online")));
+        };
+        self.check_free(by)?;
+        if let Some(game) = self.playing(&from) {
+            return Err(conflict(format!("'{from}' is playing game {game}")));
+        }
+        let mut effects = Vec::new();
+        for name in [by, &from] {
+            self.vacate(name, &mut effects);
+            self.withdraw_seek(name);
+        }
+        let challenger = Sitter::Person(Name::clone(&from), Some(from_conn));
+        let accepter = Sitter::Person(Name::clone(by), Some(conn));
+        let challenger_black = match challenge.terms.side {
+            SeatChoice::Black => true,
+            SeatChoice::White => false,
+            SeatChoice::Random => coin,
+        };
+        let seats = if challenger_black {
+            [challenger, accepter]
+        } else {
+            [accepter, challenger]
+        };
+        let terms = GameTerms {
+            variant: challenge.terms.variant,
+            clock: challenge.terms.clock,
+            rated: challenge.terms.rated,
+            start: challenge.terms.start,
+        };
+        let game = next_id();
+        let origin = Origin {
+            asker: conn,
+            near: Some(from_conn),
+        };
+        self.launch(game, terms, seats, origin, &mut effects);
+        done(game, effects)
+    }
+
+    /// `DECLINE id reason` from `by`: the challenger hears `DECLINED`.
+    pub fn decline(
+        &mut self,
+        by: &Name,
+        id: ChallengeId,
+        reason: DeclineReason,
+    ) -> Result<Done<(), R>, ProtocolError> {
+        self.logged_in(by)?;
+        let challenge = self.challenges.decline(id, by, reason)?;
+        let mut effects = Vec::new();
+        self.tell_declined(&challenge.from, id, &challenge.to, reason, &mut effects);
+        done((), effects)
+    }
+
+    /// `CANCEL id` from `by`, who made it: the challenged hears `DECLINED
+    /// ... cancelled`.
+    pub fn cancel_challenge(
+        &mut self,
+        by: &Name,
+        id: ChallengeId,
+    ) -> Result<Done<(), R>, ProtocolError> {
+        self.logged_in(by)?;
+        let challenge = self.challenges.cancel(id, by)?;
+        let mut effects = Vec::new();
+        let reason = DeclineReason::Cancelled;
+        self.tell_declined(&challenge.to, id, &challenge.from, reason, &mut effects);
+        done((), effects)
+    }
+
+    /// The challenges unanswered by `now` lapse: both sides hear `DECLINED
+    /// ... timeout`.
+    pub fn expire_challenges(&mut self, now: Instant) -> Vec<LobbyEffect<R>> {
+        let mut effects = Vec::new();
+        for challenge in self.challenges.expire(now) {
+            let (id, reason) = (challenge.id, DeclineReason::Timeout);
+            self.tell_declined(&challenge.from, id, &challenge.to, reason, &mut effects);
+            self.tell_declined(&challenge.to, id, &challenge.from, reason, &mut effects);
+        }
+        effects
+    }
+
+    /// The challenger and the challenged of open challenge `id`.
+    pub fn challenge_parties(&self, id: ChallengeId) -> Option<[Name; 2]> {
+        (self.challenges.open())
+            .find(|c| c.id == id)
+            .map(|c| [Name::clone(&c.from), Name::clone(&c.to)])
+    }
+
+    /// When the next open challenge lapses.
+    pub fn next_challenge_expiry(&self) -> Option<Instant> {
+        self.challenges.next_expiry()
+    }
+
+    /// `name` went offline: its challenges are withdrawn (`cancelled`, to
+    /// their challenged), those to it refused (`offline`, to their
+    /// challengers).
+    pub(super) fn drop_challenges(&mut self, name: &str, effects: &mut Vec<LobbyEffect<R>>) {
+        for (challenge, reason) in self.challenges.gone(name) {
+            let id = challenge.id;
+            match reason {
+                DeclineReason::Cancelled => {
+                    self.tell_declined(&challenge.to, id, &challenge.from, reason, effects);
+                }
+                _ => self.tell_declined(&challenge.from, id, &challenge.to, reason, effects),
+            }
+        }
+    }
+
+    /// Tells `whom`, if online, `DECLINED id other reason`.
+    fn tell_declined(
+        &self,
+        whom: &str,
+        id: ChallengeId,
+        other: &str,
+        reason: DeclineReason,
+        effects: &mut Vec<LobbyEffect<R>>,
+    ) {
+        if let Some(conn) = self.holder(whom) {
+            let event = Event::Declined {
+                id,
+                name: other.to_string(),
+                reason,
+            };
+            effects.push(LobbyEffect::Tell(conn, vec![event]));
+        }
+    }
+
+    /// Takes challenge `id`, addressed to `by`, for accepting: the running
+    /// command's journal keeps it, so that a game not stored opens it again.
+    fn take_challenge(&mut self, id: ChallengeId, by: &str) -> Result<Challenge, ProtocolError> {
+        let challenge = self.challenges.accept(id, by)?;
+        self.note_accepted(&challenge);
+        Ok(challenge)
+    }
+
+    /// A challenge accepted by a command put back: open again.
+    pub(super) fn reopen_challenge(&mut self, challenge: Challenge) {
+        self.challenges.restore(challenge);
+    }
+
+    /// The open challenges (for the tests).
+    #[cfg(test)]
+    pub fn open_challenges(&self) -> Vec<ChallengeId> {
+        self.challenges.open().map(|c| c.id).collect()
+    }
+}
+
+/// The `CHALLENGE` event the challenged hears.
+fn challenged(challenge: &Challenge) -> Event {
+    Event::Challenged {
+        id: challenge.id,
+        from: challenge.from.to_string(),
+        variant: challenge.terms.variant,
+        side: challenge.terms.side,
+        clock: challenge.terms.clock,
+        rated: challenge.terms.rated,
+    }
+}
+
+/// A challenge to a name not online is refused with `ERR 404`; the words
+/// say how to find who is.
+pub fn not_online(name: &str) -> ProtocolError {
+    ProtocolError::new(
+        ErrorCode::NotFound,
+        format!("'{name}' is not online (WHO lists who is)"),
+    )
+}

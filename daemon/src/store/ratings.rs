@@ -1,0 +1,419 @@
+//! Ratings: one Glicko-2 rating per registered name and variant, changed
+//! by each rated game in the transaction that stores its end, so that a
+//! rating never counts a game the store does not hold as over, nor misses
+//! one. The arithmetic is `rules::glicko`; this file reads and writes rows.
+//!
+//! Each rated game is a rating period of its own for both players, each
+//! rated from the other's rating before it; before that, a player's
+//! deviation grows for the rating periods (`rating_period_days`) since their
+//! last rated game, counted from the games' stored end times. So the
+//! ratings are a function of the stored games alone: [`recompute`] replays
+//! them, in the order they ended, to the same values.
+
+use flipline::protocol::{GameId, RatingLine};
+use flipline::{Color, Variant};
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::rules::glicko::{self, Rating};
+
+/// A rating as stored, with what `RATING` shows of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredRating {
+    /// The name, as registered.
+    pub name: String,
+    /// The game.
+    pub variant: Variant,
+    /// The rating.
+    pub rating: Rating,
+    /// Rated games played.
+    pub games: u32,
+    /// Whether the name is marked a program's.
+    pub bot: bool,
+}
+
+impl StoredRating {
+    /// The protocol's `RATING` line.
+    pub fn line(&self) -> RatingLine {
+        RatingLine {
+            name: self.name.clone(),
+            variant: self.variant,
+            rating: rounded(self.rating.rating),
+            rd: rounded(self.rating.rd),
+            games: self.games,
+            provisional: self.rating.provisional(),
+            bot: self.bot,
+        }
+    }
+}
+
+/// A rating shown: whole points.
+pub fn rounded(value: f64) -> i32 {
+    // Ratings stay within a few thousand: the cast cannot saturate.
+    value.round() as i32
+}
+
+/// A rated game's change to one player: before and after.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatingChange {
+    /// The player.
+    pub name: String,
+    /// The rating before the game.
+    pub before: f64,
+    /// After it.
+    pub after: f64,
+}
+
+/// One side of a rated game: its player's rating before the game (the
+/// deviation grown for the time since their last rated game).
+struct Side {
+    name: String,
+    before: Rating,
+    games: u32,
+}
+
+/// The rating of `name` in `variant` as stored, with its games and when it
+/// last changed; none for a player not rated yet.
+fn stored(
+    conn: &Connection,
+    name: &str,
+    variant: Variant,
+) -> rusqlite::Result<Option<(Rating, u32, String)>> {
+    let sql = "SELECT rating, rd, volatility, games, rated_at FROM ratings \
+               WHERE name = ?1 COLLATE NOCASE AND variant = ?2";
+    conn.prepare_cached(sql)?
+        .query_row(params![name, variant.name()], |r| {
+            let rating = Rating {
+                rating: r.get(0)?,
+                rd: r.get(1)?,
+                volatility: r.get(2)?,
+            };
+            Ok((rating, r.get(3)?, r.get(4)?))
+        })
+        .optional()
+}
+
+/// Days between two stored times (ISO 8601, UTC); 0 if either does not read.
+fn days_between(conn: &Connection, from: &str, to: &str) -> rusqlite::Result<f64> {
+    conn.prepare_cached("SELECT COALESCE(julianday(?2) - julianday(?1), 0)")?
+        .query_row(params![from, to], |r| r.get(0))
+}
+
+/// `name`'s rating before a game ending at `at`: a new player's, or the
+/// stored one with its deviation grown for the periods since.
+fn side_before(
+    conn: &Connection,
+    name: &str,
+    variant: Variant,
+    at: &str,
+    period_days: u32,
+) -> rusqlite::Result<Side> {
+    let Some((rating, games, rated_at)) = stored(conn, name, variant)? else {
+        return Ok(Side {
+            name: name.to_string(),
+            before: glicko::START,
+            games: 0,
+        });
+    };
+    let days = days_between(conn, &rated_at, at)?;
+    let periods = days / f64::from(period_days.max(1));
+    Ok(Side {
+        name: name.to_string(),
+        before: glicko::idle(rating, periods),
+        games,
+    })
+}
+
+/// Rates game `game` (over and rated, between `black` and `white`, which
+/// `winner` won, ending at `at`): both ratings and the game's changes are
+/// written. The ratings as they were before count, so the order of the
+/// players does not matter.
+#[allow(clippy::too_many_arguments)]
+fn rate(
+    conn: &Connection,
+    game: GameId,
+    variant: Variant,
+    [black, white]: [&str; 2],
+    winner: Option<Color>,
+    at: &str,
+    period_days: u32,
+) -> rusqlite::Result<()> {
+    let black = side_before(conn, black, variant, at, period_days)?;
+    let white = side_before(conn, white, variant, at, period_days)?;
+    let black_score = match winner {
+        Some(Color::Black) => 1.0,
+        Some(Color::White) => 0.0,
+        None => 0.5,
+    };
+    let (black_after, white_after) = glicko::rate_pair(black.before, white.before, black_score);
+    for (side, after) in [(black, black_after), (white, white_after)] {
+        write_rating(conn, &side, variant, after, at)?;
+        conn.prepare_cached(
+            "INSERT OR REPLACE INTO rating_changes (game, name, before, after) \
+             VALUES (?1, ?2, ?3, ?4)",
+        )?
+        .execute(params![game, side.name, side.before.rating, after.rating])?;
+    }
+    Ok(())
+}
+
+fn write_rating(
+    conn: &Connection,
+    side: &Side,
+    variant: Variant,
+    after: Rating,
+    at: &str,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO ratings (name, variant, rating, rd, volatility, games, rated_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) \
+         ON CONFLICT (name, variant) DO UPDATE SET rating = ?3, rd = ?4, volatility = ?5, \
+         games = ?6, rated_at = ?7",
+    )?
+    .execute(params![
+        side.name,
+        variant.name(),
+        after.rating,
+        after.rd,
+        after.volatility,
+        side.games.saturating_add(1),
+        at
+    ])
+    .map(|_| ())
+}
+
+/// The game just ended (in this transaction): if it is rated, its players'
+/// ratings change. Returns whether it was rated.
+pub(super) fn rate_if_rated(
+    conn: &Connection,
+    game: GameId,
+    period_days: u32,
+) -> rusqlite::Result<bool> {
+    let sql = "SELECT variant, black, white, result, ended_at FROM games \
+               WHERE id = ?1 AND rated = 1 AND status = 'over'";
+    let row = conn
+        .prepare_cached(sql)?
+        .query_row(params![game], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, Option<String>>(1)?,
+                r.get::<_, Option<String>>(2)?,
+                r.get::<_, Option<String>>(3)?,
+                r.get::<_, Option<String>>(4)?,
+            ))
+        })
+        .optional()?;
+    let Some((variant, Some(black), Some(white), result, Some(at))) = row else {
+        return Ok(false);
+    };
+    let Ok(variant) = variant.parse::<Variant>() else {
+        return Ok(false);
+    };
+    let winner = result.as_deref().and_then(Color::from_letter);
+    rate(
+        conn,
+        game,
+        variant,
+        [&black, &white],
+        winner,
+        &at,
+        period_days,
+    )?;
+    Ok(true)
+}
+
+/// Every rating again from the rated games stored, in the order they ended:
+/// what the ratings table should hold. Returns how many games were rated.
+pub fn recompute(conn: &Connection, period_days: u32) -> rusqlite::Result<usize> {
+    conn.execute_batch("DELETE FROM ratings; DELETE FROM rating_changes;")?;
+    let games: Vec<(GameId, String, String, String, Option<String>, String)> = {
+        let mut statement = conn.prepare(
+            "SELECT id, variant, black, white, result, ended_at FROM games \
+             WHERE rated = 1 AND status = 'over' AND black IS NOT NULL \
+             AND white IS NOT NULL AND ended_at IS NOT NULL ORDER BY ended_at, id",
+        )?;
+        let rows = statement.query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
+        })?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    let mut count = 0;
+    for (game, variant, black, white, result, at) in games {
+        let Ok(variant) = variant.parse::<Variant>() else {
+            continue;
+        };
+        let winner = result.as_deref().and_then(Color::from_letter);
+        rate(
+            conn,
+            game,
+            variant,
+            [&black, &white],
+            winner,
+            &at,
+            period_days,
+        )?;
+        count += 1;
+    }
+    Ok(count)
+}
+
+/// What a rated game changed, by player.
+pub fn changes(conn: &Connection, game: GameId) -> rusqlite::Result<Vec<RatingChange>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT name, before, after FROM rating_changes WHERE game = ?1 ORDER BY rowid",
+    )?;
+    let rows = statement.query_map(params![game], |r| {
+        Ok(RatingChange {
+            name: r.get(0)?,
+            before: r.get(1)?,
+            after: r.get(2)?,
+        })
+    })?;
+    rows.collect()
+}
+
+const RATING_SELECT: &str = "SELECT r.name, r.variant, r.rating, r.rd, r.volatility, r.games, \
+     COALESCE(p.bot, 0) FROM ratings r LEFT JOIN players p ON p.name = r.name COLLATE NOCASE";
+
+fn rating_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Option<StoredRating>> {
+    let variant: String = r.get(1)?;
+    let Ok(variant) = variant.parse::<Variant>() else {
+        return Ok(None);
+    };
+    Ok(Some(StoredRating {
+        name: r.get(0)?,
+        variant,
+        rating: Rating {
+            rating: r.get(2)?,
+            rd: r.get(3)?,
+            volatility: r.get(4)?,
+        },
+        games: r.get(5)?,
+        bot: r.get::<_, i64>(6)? != 0,
+    }))
+}
+
+/// `name`'s ratings, in one variant or in each it has one in.
+pub fn of(
+    conn: &Connection,
+    name: &str,
+    variant: Option<Variant>,
+) -> rusqlite::Result<Vec<StoredRating>> {
+    let sql = format!(
+        "{RATING_SELECT} WHERE r.name = ?1 COLLATE NOCASE AND (?2 IS NULL OR r.variant = ?2) \
+         ORDER BY r.variant"
+    );
+    let mut statement = conn.prepare_cached(&sql)?;
+    let rows = statement.query_map(params![name, variant.map(Variant::name)], rating_row)?;
+    Ok(rows
+        .collect::<rusqlite::Result<Vec<_>>>()?
+        .into_iter()
+        .flatten()
+        .collect())
+}
+
+/// The `count` best ratings in `variant`, best first.
+pub fn top(conn: &Connection, variant: Variant, count: u32) -> rusqlite::Result<Vec<StoredRating>> {
+    let sql =
+        format!("{RATING_SELECT} WHERE r.variant = ?1 ORDER BY r.rating DESC, r.name LIMIT ?2");
+    let mut statement = conn.prepare_cached(&sql)?;
+    let rows = statement.query_map(params![variant.name(), count], rating_row)?;
+    Ok(rows
+        .collect::<rusqlite::Result<Vec<_>>>()?
+        .into_iter()
+        .flatten()
+        .collect())
+}
+
+/// `flipd --recompute-ratings`: the store at `config` has its ratings
+/// rebuilt from its rated games (the daemon must not be running on it: the
+/// store's lock refuses a second user). Returns how many games were rated.
+pub fn recompute_store(config: &crate::config::StoreConfig) -> Result<usize, super::StoreError> {
+    use super::schema::{describe, refuse};
+    let path = config.path.as_path();
+    let _lock = super::lock::lock(path)?;
+    let mut conn = Connection::open(path).map_err(|e| refuse(path, describe(&e)))?;
+    super::schema::prepare_writer(&mut conn, config)?;
+    let sql = |e: rusqlite::Error| refuse(path, describe(&e));
+    let tx = conn.transaction().map_err(sql)?;
+    let count = recompute(&tx, config.rating_period_days).map_err(sql)?;
+    tx.commit().map_err(sql)?;
+    Ok(count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::test_support::{block_on, new_game};
+    use crate::store::{Status, Store, Write};
+    use flipline::protocol::{EndReason, GameResult};
+
+    fn rated_game(store: &Store, id: GameId, black: &str, white: &str, winner: Option<Color>) {
+        let mut write = new_game(id, Some(white), "");
+        if let Write::NewGame {
+            black: b,
+            rated,
+            status,
+            ..
+        } = &mut write
+        {
+            *b = Some(black.to_string());
+            *rated = true;
+            *status = Status::Playing;
+        }
+        block_on(store.commit(write)).unwrap();
+        let result = GameResult {
+            winner,
+            black: 32,
+            white: 32,
+            reason: EndReason::Resign,
+        };
+        block_on(store.commit(Write::End { game: id, result })).unwrap();
+    }
+
+    #[test]
+    fn ratings_recomputed_from_the_games_are_the_ratings_kept() {
+        let path = crate::store::test_support::temp_path("ratings");
+        let config = crate::store::test_support::config(&path);
+        let opened = Store::open(&config).unwrap();
+        let store = opened.store;
+        let results = [
+            Some(Color::Black),
+            None,
+            Some(Color::White),
+            Some(Color::Black),
+        ];
+        for (id, winner) in (1..).zip(results) {
+            let (black, white) = if id % 2 == 1 {
+                ("ann", "bob")
+            } else {
+                ("bob", "cy")
+            };
+            rated_game(&store, id, black, white, winner);
+        }
+        let kept = |store: &Store| {
+            let mut all = Vec::new();
+            for name in ["ann", "bob", "cy"] {
+                all.extend(block_on(store.ratings_of(name.into(), None)).unwrap());
+            }
+            all
+        };
+        let live = kept(&store);
+        assert_eq!(live.len(), 3);
+        assert_eq!(live.iter().map(|r| r.games).sum::<u32>(), 8);
+        let changes = block_on(store.rating_changes(1)).unwrap();
+        assert_eq!(changes.len(), 2);
+        assert!(changes[0].after > changes[0].before, "black won game 1");
+        opened.threads.close();
+        assert_eq!(recompute_store(&config).unwrap(), 4);
+        let opened = Store::open(&config).unwrap();
+        assert_eq!(kept(&opened.store), live);
+        opened.threads.close();
+    }
+}
