@@ -12,6 +12,7 @@ mod backup;
 mod client;
 mod durability;
 mod engine;
+mod external_engine;
 mod frozen;
 mod games;
 mod guessing;
