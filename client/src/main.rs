@@ -8,6 +8,7 @@ mod commands;
 mod engine_cmd;
 mod engine_protocols;
 mod export;
+mod external;
 mod helper;
 mod interactive;
 mod link;
@@ -48,7 +49,7 @@ struct Cli {
 enum Command {
     /// Play on a server (the default when no subcommand is given).
     Play(PlayArgs),
-    /// Run the built-in engine as a network bot.
+    /// Run the built-in engine, or another program's (--engine), as a network bot.
     Bot(bot::BotArgs),
     /// Answer NBoard's or GTP's protocol on standard input with the built-in engine.
     Engine(engine_cmd::EngineArgs),

@@ -6,9 +6,10 @@
 //! games) is put back where the side to move had no move. Only 8x8 boards:
 //! the other sizes are not what NBoard's engines play.
 
+use flipline::notation::cells_string;
 use flipline::{Color, Game, Move, Variant};
 
-use super::nboard_wire::parse_move_item;
+use super::nboard_wire::{move_text, parse_move_item};
 
 /// A game read from GGF.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -152,6 +153,37 @@ fn color_of(mark: char) -> Option<Color> {
     }
 }
 
+/// A game as one GGF line, for an engine: the start board, who moves first,
+/// and every move (passes as `PA`).
+pub fn game_text(start: &Game, moves: &[Move]) -> String {
+    let cells: String = cells_string(start)
+        .chars()
+        .map(|c| if c == 'X' { '*' } else { c })
+        .collect();
+    let mut text = format!(
+        "(;GM[Othello]PC[flipline]TY[8]BO[8 {cells} {}]",
+        side_mark(start.to_move())
+    );
+    let mut game = *start;
+    for &mv in moves {
+        let tag = match game.to_move() {
+            Color::Black => 'B',
+            Color::White => 'W',
+        };
+        text.push_str(&format!("{tag}[{}]", move_text(mv)));
+        let _ = game.apply(mv);
+    }
+    text.push_str(";)");
+    text
+}
+
+fn side_mark(color: Color) -> char {
+    match color {
+        Color::Black => '*',
+        Color::White => 'O',
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,6 +243,26 @@ mod tests {
         assert!(replay(game.start, &game.moves).is_over());
     }
 
+    fn random_moves(seed: u64, plies: usize) -> (Game, Vec<Move>) {
+        let start = Game::new(Variant::Othello);
+        let mut game = start;
+        let mut moves = Vec::new();
+        let mut state = seed;
+        for _ in 0..plies {
+            if game.is_over() {
+                break;
+            }
+            let legal: Vec<Square> = game.legal_moves().iter().collect();
+            state = flipline::game::mix64(state.wrapping_add(1));
+            let mv = legal
+                .get(state as usize % legal.len().max(1))
+                .map_or(Move::Pass, |&s| Move::Place(s));
+            game.apply(mv).unwrap();
+            moves.push(mv);
+        }
+        (start, moves)
+    }
+
     proptest! {
         #[test]
         fn any_text_reads_without_panicking(text in ".*") {
@@ -218,5 +270,12 @@ mod tests {
             let _ = parse_game(&format!("(;BO[8 {text}];)"));
         }
 
+        #[test]
+        fn a_written_game_reads_back(seed: u64, plies in 0usize..70) {
+            let (start, moves) = random_moves(seed, plies);
+            let read = parse_game(&game_text(&start, &moves)).unwrap();
+            prop_assert_eq!(read.start, start);
+            prop_assert_eq!(read.moves, moves);
+        }
     }
 }

@@ -1,7 +1,6 @@
-//! GTP's lines (GTP version 2, section 2), commands read and responses
-//! written: a command is `[id] name [arguments]`; a response is `=[id]
-//! result` or `?[id] message`, one or more lines, ended by an empty line.
-//! Squares are Othello's (`d3`, `a1`
+//! GTP's lines, both ways (GTP version 2, section 2): a command is `[id]
+//! name [arguments]`; a response is `=[id] result` or `?[id] message`, one
+//! or more lines, ended by an empty line. Squares are Othello's (`d3`, `a1`
 //! the top-left corner, as Edax and Egaroucid read them: not Go's letters
 //! without `I` counted from the bottom), case-insensitive, and `pass`.
 
@@ -48,6 +47,14 @@ fn preprocess(line: &str) -> String {
         .collect()
 }
 
+/// A command as a line, for an engine: `genmove b`.
+pub fn request_line(name: &str, args: &[&str]) -> String {
+    std::iter::once(name)
+        .chain(args.iter().copied())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The lines of a response, the empty line that ends it included: `=12 D3`,
 /// then the result's further lines, then `""`. An empty line inside the
 /// result would end it early, so such lines are written as a space.
@@ -68,12 +75,59 @@ pub fn response_lines(id: Option<&str>, success: bool, result: &[String]) -> Vec
     lines
 }
 
+/// A response as a controller reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Response {
+    /// `=` rather than `?`.
+    pub success: bool,
+    /// The id the engine echoed, if any.
+    pub id: Option<String>,
+    /// The result or the error message, its lines joined by `\n`.
+    pub text: String,
+}
+
+/// Reads a response from its lines (the one that starts it and the ones up
+/// to the empty line that ends it); `None` when the first line is not one.
+/// A space between the mark and the id (`= 1 d3`, as Edax writes it) is
+/// not GTP's: such a response reads as having no id, which is how a
+/// controller that sends none takes it anyway.
+pub fn parse_response(lines: &[String]) -> Option<Response> {
+    let (first, rest) = lines.split_first()?;
+    let success = match first.chars().next()? {
+        '=' => true,
+        '?' => false,
+        _ => return None,
+    };
+    let after_mark = first.get(1..)?;
+    let digits = after_mark.bytes().take_while(u8::is_ascii_digit).count();
+    let id = (digits > 0).then(|| after_mark.get(..digits).unwrap_or("").to_string());
+    let head = after_mark.get(digits..).unwrap_or("").trim();
+    let mut text: Vec<&str> = vec![head];
+    text.extend(rest.iter().map(|l| l.trim_end()));
+    while text.last().is_some_and(|l| l.is_empty()) {
+        text.pop();
+    }
+    Some(Response {
+        success,
+        id,
+        text: text.join("\n"),
+    })
+}
+
 /// A colour argument: `b`, `black`, `w`, `white`, in any case.
 pub fn parse_color(word: &str) -> Option<Color> {
     match word.to_ascii_lowercase().as_str() {
         "b" | "black" => Some(Color::Black),
         "w" | "white" => Some(Color::White),
         _ => None,
+    }
+}
+
+/// A colour as a controller writes it.
+pub fn color_word(color: Color) -> &'static str {
+    match color {
+        Color::Black => "b",
+        Color::White => "w",
     }
 }
 
@@ -133,6 +187,22 @@ mod tests {
     }
 
     #[test]
+    fn responses_of_other_engines_read() {
+        let edax = parse_response(&["= d3".into(), "".into()]).unwrap();
+        assert_eq!(
+            (edax.success, edax.id, edax.text.as_str()),
+            (true, None, "d3")
+        );
+        let failed = parse_response(&["?12 unknown command".into()]).unwrap();
+        assert_eq!((failed.success, failed.id.as_deref()), (false, Some("12")));
+        assert_eq!(failed.text, "unknown command");
+        let empty = parse_response(&["=".into(), "".into()]).unwrap();
+        assert_eq!(empty.text, "");
+        assert_eq!(parse_response(&["nonsense".into()]), None);
+        assert_eq!(parse_response(&[]), None);
+    }
+
+    #[test]
     fn vertices_are_othello_squares_or_pass() {
         assert_eq!(parse_vertex("d3"), Some(Move::Place("d3".parse().unwrap())));
         assert_eq!(parse_vertex("H8"), Some(Move::Place("h8".parse().unwrap())));
@@ -148,8 +218,24 @@ mod tests {
         #[test]
         fn any_line_reads_without_panicking(line in ".*") {
             let _ = parse_request(&line);
+            let _ = parse_response(std::slice::from_ref(&line));
             let _ = parse_vertex(&line);
             let _ = parse_color(&line);
+        }
+
+        #[test]
+        fn a_written_response_reads_back(
+            id in proptest::option::of("[0-9]{1,12}"),
+            success: bool,
+            result in proptest::collection::vec("[ -~]{0,20}", 0..4),
+        ) {
+            let lines = response_lines(id.as_deref(), success, &result);
+            prop_assert_eq!(lines.last().map(String::as_str), Some(""));
+            let read = parse_response(&lines).unwrap();
+            prop_assert_eq!(read.success, success);
+            prop_assert_eq!(read.id, id);
+            let first = result.first().map(|l| l.trim()).unwrap_or("");
+            prop_assert!(read.text.starts_with(first));
         }
 
         #[test]
@@ -158,5 +244,12 @@ mod tests {
             prop_assert_eq!(parse_vertex(&vertex(mv)), Some(mv));
         }
 
+        #[test]
+        fn a_written_request_reads_back(name in "[a-z_]{1,12}", args in proptest::collection::vec("[a-z0-9]{1,5}", 0..3)) {
+            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            let read = parse_request(&request_line(&name, &refs)).unwrap();
+            prop_assert_eq!(read.name, name);
+            prop_assert_eq!(read.args, args);
+        }
     }
 }

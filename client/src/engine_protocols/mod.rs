@@ -1,6 +1,7 @@
 //! The two text protocols Othello programs talk to each other in, NBoard's and
-//! GTP (the Go Text Protocol, as Edax and Egaroucid speak it for Othello):
-//! `flip engine` answers them with flip's own engine.
+//! GTP (the Go Text Protocol, as Edax and Egaroucid speak it for Othello), on
+//! both ends: `flip engine` answers them with flip's own engine, and `flip bot
+//! --engine` drives another program through them.
 //!
 //! Like Edax's `nboard.c` and `gtp.c`, the front ends only translate: each is
 //! a state machine from one input line to the lines it answers (pure; the
@@ -11,13 +12,13 @@
 //! # Layout
 //! - this file: [`Protocol`], [`Answer`], [`Clock`] and the helpers both
 //!   engines share (a timed search, scores in discs).
-//! - `gtp_wire`: GTP's lines: commands (with their optional ids) read, the
-//!   `=`/`?` responses written.
+//! - `gtp_wire`: GTP's lines: commands (with their optional ids) and the
+//!   `=`/`?` responses, written and read.
 //! - `gtp`: the GTP engine.
-//! - `nboard_wire`: NBoard's lines: the GUI's commands, and moves as the
-//!   engine writes them (`=== F5/1.00/0.5`).
+//! - `nboard_wire`: NBoard's lines: the GUI's commands and the engine's
+//!   replies (`=== F5/1.00/0.5`, `search ...`), written and read.
 //! - `nboard`: the NBoard engine.
-//! - `ggf`: GGF games (`set game`), read.
+//! - `ggf`: GGF games (`set game`), read and written.
 
 pub mod ggf;
 pub mod gtp;

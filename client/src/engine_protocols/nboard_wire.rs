@@ -1,8 +1,9 @@
-//! NBoard's lines (the protocol NBoard's documentation and its GUI's parser
-//! describe): what the GUI sends an engine (`nboard 2`, `set game <GGF>`,
-//! `move F5/1.00/0.5`, `hint 3`, `go`, `ping 4`, ...), read, and moves as an
-//! engine writes them (`=== F5/1.00/0.5`). Moves are two characters, `F5`,
-//! or `PA` for a pass.
+//! NBoard's lines, both ways (the protocol NBoard's documentation and its
+//! GUI's parser describe): what the GUI sends an engine (`nboard 2`, `set
+//! game <GGF>`, `move F5/1.00/0.5`, `hint 3`, `go`, `ping 4`, ...) and what
+//! an engine answers (`=== F5/1.00/0.5`, `search F5 1.00 0 12`, `pong 4`,
+//! `status ...`, `nodestats ...`). Moves are two characters, `F5`, or `PA`
+//! for a pass.
 
 use flipline::{Move, Square};
 
@@ -133,6 +134,30 @@ pub fn move_item_text(item: &MoveItem) -> String {
     text
 }
 
+/// An engine's line, as a controller reads it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reply {
+    /// `=== <move>[/<eval>/<time>]` (Edax separates them with spaces).
+    Move(Option<MoveItem>),
+    /// `pong <n>`.
+    Pong(String),
+    /// Anything else (`status`, `nodestats`, `search`, `set myname`, ...).
+    Other,
+}
+
+/// Reads a line from an engine.
+pub fn parse_reply(line: &str) -> Reply {
+    let line = line.trim();
+    if let Some(rest) = line.strip_prefix("===") {
+        let item: Vec<&str> = rest.split_whitespace().collect();
+        return Reply::Move(parse_move_item(&item.join("/")));
+    }
+    match line.split_once(char::is_whitespace) {
+        Some(("pong", n)) => Reply::Pong(n.trim().to_string()),
+        _ => Reply::Other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,10 +205,26 @@ mod tests {
         assert_eq!(parse_command("move zz"), Some(Command::Move(None)));
     }
 
+    #[test]
+    fn engine_replies_read_with_slashes_or_spaces() {
+        let slashes = parse_reply("=== F5/1.00/0.5");
+        let spaces = parse_reply("=== f5 1.00 0.5");
+        assert_eq!(slashes, spaces);
+        assert!(matches!(slashes, Reply::Move(Some(MoveItem { mv, .. })) if mv == square("f5")));
+        assert!(matches!(
+            parse_reply("=== pa"),
+            Reply::Move(Some(MoveItem { mv: Move::Pass, .. }))
+        ));
+        assert_eq!(parse_reply("=== zz"), Reply::Move(None));
+        assert_eq!(parse_reply("pong 3"), Reply::Pong("3".into()));
+        assert_eq!(parse_reply("status thinking"), Reply::Other);
+    }
+
     proptest! {
         #[test]
         fn any_line_reads_without_panicking(line in ".*") {
             let _ = parse_command(&line);
+            let _ = parse_reply(&line);
             let _ = parse_move_item(&line);
         }
 
@@ -208,6 +249,7 @@ mod tests {
                 (a, b) => a.is_none() && b.is_none(),
             };
             prop_assert!(close);
+            prop_assert_eq!(parse_reply(&format!("=== {}", move_item_text(&item))), Reply::Move(Some(read)));
         }
     }
 }
