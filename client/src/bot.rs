@@ -3,6 +3,7 @@
 //! reconnects (taking its seat back) when the daemon goes away and comes back.
 //! A guest bot keeps the secret its login was given, in memory only, and shows
 //! it when it logs in again, so that the daemon gives it its name back.
+//! With `--engine`, another program chooses the moves (external/).
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
@@ -14,6 +15,8 @@ use flipline::notation::parse_board;
 use flipline::protocol::{ClockSpec, Event, GameId, ServerLine};
 use flipline::{Color, Game, Move, Variant};
 
+use crate::engine_protocols::Protocol;
+use crate::external::{self, EngineSpec, ExternalPlayer, Record};
 use crate::link::open;
 use crate::password::{self, Password, login_line};
 use crate::secret::{GuestSecret, LoginReply, read_login_reply, resume_line};
@@ -46,9 +49,18 @@ pub struct BotArgs {
     /// Games each connection plays before it stops (default: until interrupted).
     #[arg(long)]
     rounds: Option<u32>,
-    /// Longest the engine thinks per move, in milliseconds.
+    /// Longest the engine thinks per move, in milliseconds (for --engine,
+    /// its time for each move of a game without a clock; a clock gives its
+    /// own).
     #[arg(long, default_value_t = 1000)]
     think_ms: u64,
+    /// Play another program's moves: its command line, split into words as
+    /// a shell would (no shell runs it), such as "edax -gtp".
+    #[arg(long, value_name = "COMMAND", requires = "protocol")]
+    engine: Option<String>,
+    /// The protocol --engine speaks.
+    #[arg(long, value_enum, requires = "engine")]
+    protocol: Option<Protocol>,
 }
 
 fn parse_clock(text: &str) -> Result<ClockSpec, String> {
@@ -58,9 +70,14 @@ fn parse_clock(text: &str) -> Result<ClockSpec, String> {
 /// Runs the bots until every one has played its rounds.
 pub fn run(args: &BotArgs) -> Result<(), String> {
     let password = password::given(args.password_file.as_deref())?;
+    let engine = match (&args.engine, args.protocol) {
+        (Some(command), Some(protocol)) => Some(EngineSpec::new(command, protocol, args.variant)?),
+        _ => None,
+    };
     let handles: Vec<_> = (1..=args.games.max(1))
         .map(|i| {
             let mut bot = Bot::new(args.clone(), i, password.clone());
+            bot.external = engine.clone().map(ExternalPlayer::new);
             std::thread::spawn(move || bot.run())
         })
         .collect();
@@ -90,6 +107,8 @@ struct Bot {
     secret: Option<GuestSecret>,
     /// A registered name's password, for every login.
     password: Option<Password>,
+    /// The program that plays instead of the built-in engine (`--engine`).
+    external: Option<ExternalPlayer>,
 }
 
 /// The game a bot is in.
@@ -98,6 +117,8 @@ struct BotGame {
     variant: Variant,
     colors: Vec<Color>,
     position: Option<Game>,
+    /// The moves and clocks, for an external engine.
+    record: Record,
 }
 
 /// How a connection ended.
@@ -123,6 +144,7 @@ impl Bot {
             seed: index as u64,
             secret: None,
             password,
+            external: None,
         }
     }
 
@@ -227,13 +249,17 @@ impl Bot {
 
     /// The answer to one server line, if it needs one.
     fn on_line(&mut self, line: &str) -> Result<Option<String>, String> {
-        match ServerLine::parse(line) {
+        let parsed = ServerLine::parse(line);
+        if let (ServerLine::Event(event), Some(g)) = (&parsed, self.game.as_mut()) {
+            g.record.observe(event);
+        }
+        match parsed {
             ServerLine::Event(Event::Start {
                 game,
                 variant,
                 black,
                 white,
-                ..
+                clock,
             }) => {
                 let seats = [(Color::Black, black), (Color::White, white)];
                 let colors: Vec<Color> = (seats.iter())
@@ -250,6 +276,7 @@ impl Bot {
                     variant,
                     colors,
                     position: None,
+                    record: Record::new(game, variant, clock),
                 });
             }
             ServerLine::Event(Event::Board {
@@ -259,10 +286,19 @@ impl Bot {
             }) => {
                 if let Some(g) = self.game.as_mut().filter(|g| g.id == game) {
                     g.position = parse_board(&format!("{cells} {}", side.letter()), g.variant).ok();
+                    if let Some(position) = &g.position {
+                        g.record.check(position);
+                    }
                 }
             }
             ServerLine::Event(Event::Turn { game, side, .. }) => {
                 return Ok(self.on_turn(game, side));
+            }
+            ServerLine::Event(Event::History(summary)) => {
+                let waiting = (self.game.as_mut())
+                    .filter(|g| g.id == summary.game)
+                    .and_then(|g| g.record.take_waiting());
+                return Ok(waiting.and_then(|side| self.on_turn(summary.game, side)));
             }
             ServerLine::Event(Event::Over {
                 game,
@@ -275,6 +311,12 @@ impl Bot {
                 self.played += 1;
                 let result = winner.map_or("draw".to_string(), |w| format!("{w} wins"));
                 crate::say!("{}: game {game} over: {result} {black}-{white}", self.name);
+                if let Some(external) = self.external.as_mut() {
+                    external.game_over();
+                    if let Some(why) = external.given_up() {
+                        return Err(why.to_string());
+                    }
+                }
                 let more = self.args.rounds.is_none_or(|r| self.played < r);
                 return Ok(more.then(|| self.seek_line()));
             }
@@ -301,6 +343,17 @@ impl Bot {
             .as_ref()
             .filter(|g| g.id == game && g.colors.contains(&side))?;
         let position = g.position?;
+        if let (Some(player), Some(g)) = (self.external.as_mut(), self.game.as_mut()) {
+            let think = Duration::from_millis(self.args.think_ms);
+            let who = (self.name.as_str(), game);
+            return Some(external::take_turn(
+                player,
+                &mut g.record,
+                &position,
+                think,
+                who,
+            ));
+        }
         self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let think = Duration::from_millis(self.args.think_ms)
             .min(engine::level(self.args.level).time_budget());

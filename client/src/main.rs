@@ -5,7 +5,10 @@ mod analyze_cmd;
 mod backup_cmd;
 mod bot;
 mod commands;
+mod engine_cmd;
+mod engine_protocols;
 mod export;
+mod external;
 mod helper;
 mod interactive;
 mod link;
@@ -46,8 +49,10 @@ struct Cli {
 enum Command {
     /// Play on a server (the default when no subcommand is given).
     Play(PlayArgs),
-    /// Run the built-in engine as a network bot.
+    /// Run the built-in engine, or another program's (--engine), as a network bot.
     Bot(bot::BotArgs),
+    /// Answer NBoard's or GTP's protocol on standard input with the built-in engine.
+    Engine(engine_cmd::EngineArgs),
     /// Count the leaves of the game tree DEPTH plies deep (passes are plies).
     Perft(perft_cmd::PerftArgs),
     /// Solve every position of an OBF file exactly (the FFO endgame benchmark).
@@ -111,6 +116,7 @@ fn main() -> ExitCode {
         Some(Command::Solve(args)) => solve_cmd::run(&args).map_err(Failure::failed),
         Some(Command::Analyze(args)) => analyze_cmd::run(&args).map_err(Failure::failed),
         Some(Command::Bot(args)) => bot::run(&args).map_err(Failure::failed),
+        Some(Command::Engine(args)) => engine_cmd::run(&args).map_err(Failure::failed),
         Some(Command::Export(args)) => export::run(&args).map_err(Failure::failed),
         Some(Command::Backup(args)) => backup_cmd::run(&args).map_err(Failure::failed),
         Some(Command::Completions { shell }) => {

@@ -14,6 +14,7 @@ mod challenges;
 mod client;
 mod durability;
 mod engine;
+mod external_engine;
 mod frozen;
 mod games;
 mod guessing;
