@@ -245,17 +245,23 @@ fn ggf_time(ms: u64) -> String {
     }
 }
 
-/// Black's disc difference, with `:r` for a resignation or an abandoned game and
-/// `:t` for a flag fall, as GGF's RE has it.
+/// GGF's `RE`: the result for black, the game's first colour (positive when
+/// black won, whatever the variant: an anti game white won 41-23 is `-18.00`),
+/// with `:r` for a resignation or an abandoned game and `:t` for a flag fall,
+/// as GGS writes it.
 fn ggf_result(result: &GameResult) -> String {
-    let difference = i64::from(result.black) - i64::from(result.white);
+    let margin = result.black.abs_diff(result.white);
+    let sign = match result.winner {
+        Some(Color::Black) => "+",
+        Some(Color::White) => "-",
+        None => "",
+    };
     let flag = match result.reason {
         EndReason::Normal => "",
         EndReason::Resign | EndReason::Abandon => ":r",
         EndReason::Time => ":t",
     };
-    let sign = if difference > 0 { "+" } else { "" };
-    format!("{sign}{difference}.00{flag}")
+    format!("{sign}{margin}.00{flag}")
 }
 
 /// The size, the rows (`*` black, `O` white, `-` empty) and the side to move.
@@ -430,5 +436,55 @@ mod tests {
             reason: EndReason::Time,
         };
         assert_eq!(ggf_result(&timed), "+16.00:t");
+    }
+
+    #[test]
+    fn re_is_blacks_result_in_anti_games_too() {
+        // Anti: fewer discs win; white won 41-23, so black lost by 18.
+        let anti = GameResult {
+            winner: Some(Color::White),
+            black: 41,
+            white: 23,
+            reason: EndReason::Normal,
+        };
+        assert_eq!(ggf_result(&anti), "-18.00");
+        let text = ggf(&record(Variant::Anti, "f5d6", Some(anti))).unwrap();
+        assert!(text.contains("TY[8a]RE[-18.00]BO[8 "), "{text}");
+        let black_won = GameResult {
+            winner: Some(Color::Black),
+            black: 23,
+            white: 41,
+            reason: EndReason::Normal,
+        };
+        assert_eq!(ggf_result(&black_won), "+18.00");
+    }
+
+    #[test]
+    fn resignations_and_flag_falls_carry_ggs_suffixes() {
+        let result = |winner, reason| GameResult {
+            winner: Some(winner),
+            black: 64,
+            white: 0,
+            reason,
+        };
+        assert_eq!(
+            ggf_result(&result(Color::Black, EndReason::Resign)),
+            "+64.00:r"
+        );
+        assert_eq!(
+            ggf_result(&result(Color::Black, EndReason::Abandon)),
+            "+64.00:r"
+        );
+        assert_eq!(
+            ggf_result(&result(Color::Black, EndReason::Time)),
+            "+64.00:t"
+        );
+        let lost = GameResult {
+            winner: Some(Color::White),
+            black: 0,
+            white: 64,
+            reason: EndReason::Time,
+        };
+        assert_eq!(ggf_result(&lost), "-64.00:t");
     }
 }
