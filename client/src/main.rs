@@ -4,9 +4,13 @@
 mod analyze_cmd;
 mod backup_cmd;
 mod bot;
+mod civil;
 mod commands;
 mod export;
+mod ggf_game;
+mod ggf_read;
 mod helper;
+mod import;
 mod interactive;
 mod link;
 mod local;
@@ -24,6 +28,9 @@ mod solve_cmd;
 mod terminal;
 mod untrusted;
 mod view;
+mod wthor;
+mod wthor_export;
+mod wthor_games;
 
 use std::process::ExitCode;
 
@@ -54,8 +61,10 @@ enum Command {
     Solve(solve_cmd::SolveArgs),
     /// List the legal moves of a position with the engine's scores, best first.
     Analyze(analyze_cmd::AnalyzeArgs),
-    /// Write the finished games of a store file as GGF or transcript lines.
+    /// Write the finished games of a store file as GGF, transcript lines or WTHOR.
     Export(export::ExportArgs),
+    /// Add the finished games of GGF or WTHOR files to a store file.
+    Import(import::ImportArgs),
     /// Copy a store while flipd runs on it (an online backup), checked.
     Backup(backup_cmd::BackupArgs),
     /// Print a completion script for SHELL.
@@ -112,6 +121,7 @@ fn main() -> ExitCode {
         Some(Command::Analyze(args)) => analyze_cmd::run(&args).map_err(Failure::failed),
         Some(Command::Bot(args)) => bot::run(&args).map_err(Failure::failed),
         Some(Command::Export(args)) => export::run(&args).map_err(Failure::failed),
+        Some(Command::Import(args)) => import::run(&args).map_err(Failure::failed),
         Some(Command::Backup(args)) => backup_cmd::run(&args).map_err(Failure::failed),
         Some(Command::Completions { shell }) => {
             print_made(|out| {

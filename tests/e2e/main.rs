@@ -15,6 +15,7 @@ mod engine;
 mod frozen;
 mod games;
 mod guessing;
+mod import;
 mod limits;
 mod load;
 mod lobby;
