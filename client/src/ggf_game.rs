@@ -44,6 +44,13 @@ pub fn record(game: &GgfGame) -> Result<GameRecord, String> {
     })
 }
 
+/// The variant and the moves of `game`, replayed (finished or not).
+pub fn moves(game: &GgfGame) -> Result<(Variant, Vec<StoredMove>), String> {
+    let variant = variant(game)?;
+    let (_, moves) = replay(game, variant)?;
+    Ok((variant, moves))
+}
+
 /// The variant of `TY` whose start is `BO` (flipline's games start from their
 /// variant's position only).
 fn variant(game: &GgfGame) -> Result<Variant, String> {

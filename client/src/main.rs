@@ -20,6 +20,7 @@ mod paths;
 mod perft_cmd;
 mod play;
 mod render;
+mod saved_game;
 mod screen;
 mod script;
 mod secret;
