@@ -7,6 +7,7 @@ mod bot;
 mod civil;
 mod commands;
 mod export;
+mod game_analysis;
 mod ggf_game;
 mod ggf_read;
 mod helper;
@@ -60,7 +61,8 @@ enum Command {
     Perft(perft_cmd::PerftArgs),
     /// Solve every position of an OBF file exactly (the FFO endgame benchmark).
     Solve(solve_cmd::SolveArgs),
-    /// List the legal moves of a position with the engine's scores, best first.
+    /// List the legal moves of a position with the engine's scores, best first,
+    /// or what each move of a game cost.
     Analyze(analyze_cmd::AnalyzeArgs),
     /// Write the finished games of a store file as GGF, transcript lines or WTHOR.
     Export(export::ExportArgs),

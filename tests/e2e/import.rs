@@ -343,6 +343,28 @@ fn a_ggs_archive_imports_its_games_and_names_what_it_skips() {
     );
     assert!(ggf.contains("B[F5//4.09]W[D6//0.01]B[C3//2.00]"), "{ggf}");
     assert!(ggf.contains("TY[8a]RE[+2.00:t]"), "{ggf}");
+    // The archive's first game, move by move, beside the engine's best.
+    let out = flip(&[
+        "analyze",
+        "--game",
+        &text(&archive),
+        "--level",
+        "1",
+        "--time-ms",
+        "100",
+    ]);
+    let analysis = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = analysis.lines().collect();
+    assert_eq!(lines.len(), 5, "{analysis}");
+    assert!(
+        lines[0].starts_with("othello, 3 moves, level 1"),
+        "{analysis}"
+    );
+    assert!(
+        lines[1].starts_with("  1 X   f5 ") && lines[1].contains(" cost "),
+        "{analysis}"
+    );
+    assert!(lines[4].starts_with("total cost "), "{analysis}");
     remove_temp_dir(&dir);
 }
 
