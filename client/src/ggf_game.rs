@@ -544,4 +544,77 @@ mod tests {
             prop_assert_eq!(parse_clock(&text), Some(clock));
         }
     }
+
+    /// A game of `plies` random legal moves (passes when forced) from a seed.
+    fn random_game(variant: Variant, seed: u64, plies: usize) -> (Game, Vec<StoredMove>) {
+        let mut game = Game::new(variant);
+        let mut moves = Vec::new();
+        let mut state = seed | 1;
+        for _ in 0..plies {
+            if game.is_over() {
+                break;
+            }
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let legal: Vec<_> = game.legal_moves().iter().collect();
+            let mv = match legal.len() {
+                0 => Move::Pass,
+                n => Move::Place(legal[usize::try_from(state % n as u64).unwrap()]),
+            };
+            game.apply(mv).unwrap();
+            moves.push(StoredMove {
+                mv,
+                ms: Some(state % 100_000 / 10 * 10),
+            });
+        }
+        (game, moves)
+    }
+
+    proptest! {
+        #[test]
+        fn exported_games_read_back_as_they_were(
+            seed in any::<u64>(),
+            plies in 0usize..130,
+            variant in prop_oneof![
+                Just(Variant::Othello),
+                Just(Variant::Reversi),
+                Just(Variant::Anti),
+                Just(Variant::Othello6),
+                Just(Variant::Othello10),
+            ],
+            resigned in any::<bool>(),
+        ) {
+            let (end, moves) = random_game(variant, seed, plies);
+            let score = end.score();
+            let result = if end.is_over() && !resigned {
+                GameResult { winner: score.winner, black: score.black, white: score.white, reason: EndReason::Normal }
+            } else {
+                let winner = if seed % 2 == 0 { Color::Black } else { Color::White };
+                let claimed = Claimed {
+                    margin: if winner == Color::Black { 8 } else { -8 },
+                    reason: EndReason::Resign,
+                };
+                settle(&end, claimed).unwrap()
+            };
+            let record = GameRecord {
+                id: 0,
+                variant,
+                black: Some("ann".into()),
+                white: Some("bot:3".into()),
+                clock: ClockSpec::parse("5+3").ok(),
+                status: Status::Over,
+                result: Some(result),
+                started_at: "2024-05-01T12:34:56Z".into(),
+                ended_at: Some("2024-05-01T12:34:56Z".into()),
+                secrets: [None, None],
+                moves,
+            };
+            let text = crate::export::ggf(&record).unwrap();
+            let read = games(&text);
+            prop_assert_eq!(read.len(), 1);
+            let back = super::record(read[0].as_ref().unwrap()).unwrap();
+            prop_assert_eq!(back, record);
+        }
+    }
 }
