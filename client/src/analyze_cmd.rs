@@ -10,10 +10,15 @@ use flipline::notation::parse_board;
 
 #[derive(Args, Debug)]
 pub struct AnalyzeArgs {
-    /// The position: `"<cells> <X|O>"` (OBF cells, row by row from a1; a leading
-    /// `-` is an empty square, not a flag).
-    #[arg(allow_hyphen_values = true)]
-    board: String,
+    /// The position: `"<cells> <X|O>"` (OBF cells, row by row from a1, `X`
+    /// or `*` black; a leading `-` is an empty square, not a flag; an OBF
+    /// line's `;` and what follows it are ignored).
+    #[arg(allow_hyphen_values = true, required_unless_present = "game")]
+    board: Option<String>,
+    /// Instead of a position: every move of the game in FILE (a transcript
+    /// line, a move string or GGF) with what it cost against the best.
+    #[arg(long, value_name = "FILE", conflicts_with = "board")]
+    game: Option<std::path::PathBuf>,
     /// Engine level, 1 to 10.
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u8).range(1..=10))]
     level: u8,
@@ -28,7 +33,16 @@ pub struct AnalyzeArgs {
 
 /// Prints one line a move: the move, its score, how it was found.
 pub fn run(args: &AnalyzeArgs) -> Result<(), String> {
-    let game = parse_board(&args.board, args.variant).map_err(|e| e.to_string())?;
+    let effort = crate::game_analysis::Effort {
+        level: args.level,
+        time_ms: args.time_ms,
+    };
+    let board = match (&args.board, &args.game) {
+        (_, Some(path)) => return crate::game_analysis::run(path, &effort),
+        (Some(board), None) => board.split(';').next().unwrap_or_default(),
+        (None, None) => return Err("give a position or --game FILE".to_string()),
+    };
+    let game = parse_board(board, args.variant).map_err(|e| e.to_string())?;
     if game.is_over() {
         return Err("the game is over: no moves to analyze".to_string());
     }

@@ -115,17 +115,13 @@ pub fn game_moves(link: &Link) -> Vec<String> {
 }
 
 /// `load FILE [options]`: `NEW <variant> <options> from <moves>` for the first
-/// game line of the file (written by `save` or `flip export --format
-/// transcript`).
+/// game of the file (a line written by `save` or `flip export`, or a bare
+/// move string: see saved_game.rs).
 fn load_command(path: &Path, options: &str) -> Result<String, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let line = text
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .ok_or_else(|| format!("cannot load {}: it holds no game", path.display()))?;
     // The error quotes the file, which may come from anyone.
-    let game = GameLine::parse(line)
+    let game = crate::saved_game::parse(&text)
         .map_err(|e| format!("cannot load {}: {}", path.display(), escape(&e)))?;
     let mut command = format!("NEW {}", game.variant);
     if !options.is_empty() {

@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use flipd::store::{Archive, GameRecord};
 use flipline::notation::{cells_string, parse_transcript, transcript_string};
-use flipline::protocol::{EndReason, GameResult, GameStatus, GameSummary};
+use flipline::protocol::{ClockSpec, EndReason, GameResult, GameStatus, GameSummary};
 use flipline::{Color, Game, Move, Variant};
 
 #[derive(Args, Debug)]
@@ -30,7 +30,9 @@ pub struct ExportArgs {
     /// The store file (flipd's `store.path`); it is only read.
     #[arg(long, default_value = "data/flipline.db")]
     db: PathBuf,
-    /// GGF (one game a line, for Othello tools) or transcript lines.
+    /// GGF (one game a line, for Othello tools), transcript lines, or
+    /// WTHOR (8x8 Othello only; needs -o FILE.wtb, and writes the players'
+    /// .jou and the tournament's .trn beside it).
     #[arg(long, value_enum, default_value_t = Format::Ggf)]
     format: Format,
     /// Only games this name played in.
@@ -49,6 +51,7 @@ pub struct ExportArgs {
 enum Format {
     Ggf,
     Transcript,
+    Wtb,
 }
 
 /// Writes the games the arguments select; says on stderr how many, and how many
@@ -65,6 +68,9 @@ pub fn run(args: &ExportArgs) -> Result<(), String> {
     let games = archive
         .finished_games(args.player.as_deref(), args.since.as_deref())
         .map_err(|e| e.to_string())?;
+    if args.format == Format::Wtb {
+        return crate::wthor_export::write(&games, args.output.as_deref());
+    }
     let (text, skipped) = render(&games, args.format);
     match &args.output {
         Some(path) => std::fs::write(path, &text)
@@ -86,6 +92,7 @@ fn render(games: &[GameRecord], format: Format) -> (String, usize) {
         let line = match format {
             Format::Ggf => ggf(game),
             Format::Transcript => Some(GameLine(&game.summary()).to_string()),
+            Format::Wtb => None,
         };
         match line {
             Some(line) => {
@@ -211,11 +218,7 @@ pub fn ggf(record: &GameRecord) -> Option<String> {
         dash(&record.white)
     ));
     if let Some(clock) = record.clock {
-        text.push_str(&format!(
-            "TI[{}/{}/00:00]",
-            ggf_time(clock.base_ms),
-            ggf_time(clock.increment_ms)
-        ));
+        text.push_str(&format!("TI[{}]", ggf_clock(&clock)));
     }
     let start = Game::new(record.variant);
     text.push_str(&format!(
@@ -234,6 +237,15 @@ fn ggf_date(iso: &str) -> String {
     format!("{}.UTC", date.replace('-', "."))
 }
 
+/// A clock as `TI` holds it: time, increment and (none) extension.
+pub fn ggf_clock(clock: &ClockSpec) -> String {
+    format!(
+        "{}/{}/00:00",
+        ggf_time(clock.base_ms),
+        ggf_time(clock.increment_ms)
+    )
+}
+
 /// Milliseconds as `mm:ss`, or `h:mm:ss` from an hour up.
 fn ggf_time(ms: u64) -> String {
     let seconds = ms / 1000;
@@ -245,21 +257,27 @@ fn ggf_time(ms: u64) -> String {
     }
 }
 
-/// Black's disc difference, with `:r` for a resignation or an abandoned game and
-/// `:t` for a flag fall, as GGF's RE has it.
-fn ggf_result(result: &GameResult) -> String {
-    let difference = i64::from(result.black) - i64::from(result.white);
+/// GGF's `RE`: the result for black, the game's first colour (positive when
+/// black won, whatever the variant: an anti game white won 41-23 is `-18.00`),
+/// with `:r` for a resignation or an abandoned game and `:t` for a flag fall,
+/// as GGS writes it.
+pub fn ggf_result(result: &GameResult) -> String {
+    let margin = result.black.abs_diff(result.white);
+    let sign = match result.winner {
+        Some(Color::Black) => "+",
+        Some(Color::White) => "-",
+        None => "",
+    };
     let flag = match result.reason {
         EndReason::Normal => "",
         EndReason::Resign | EndReason::Abandon => ":r",
         EndReason::Time => ":t",
     };
-    let sign = if difference > 0 { "+" } else { "" };
-    format!("{sign}{difference}.00{flag}")
+    format!("{sign}{margin}.00{flag}")
 }
 
 /// The size, the rows (`*` black, `O` white, `-` empty) and the side to move.
-fn ggf_board(game: &Game) -> String {
+pub fn ggf_board(game: &Game) -> String {
     let size = usize::from(game.size());
     let cells: Vec<char> = cells_string(game)
         .chars()
@@ -431,5 +449,55 @@ mod tests {
             reason: EndReason::Time,
         };
         assert_eq!(ggf_result(&timed), "+16.00:t");
+    }
+
+    #[test]
+    fn re_is_blacks_result_in_anti_games_too() {
+        // Anti: fewer discs win; white won 41-23, so black lost by 18.
+        let anti = GameResult {
+            winner: Some(Color::White),
+            black: 41,
+            white: 23,
+            reason: EndReason::Normal,
+        };
+        assert_eq!(ggf_result(&anti), "-18.00");
+        let text = ggf(&record(Variant::Anti, "f5d6", Some(anti))).unwrap();
+        assert!(text.contains("TY[8a]RE[-18.00]BO[8 "), "{text}");
+        let black_won = GameResult {
+            winner: Some(Color::Black),
+            black: 23,
+            white: 41,
+            reason: EndReason::Normal,
+        };
+        assert_eq!(ggf_result(&black_won), "+18.00");
+    }
+
+    #[test]
+    fn resignations_and_flag_falls_carry_ggs_suffixes() {
+        let result = |winner, reason| GameResult {
+            winner: Some(winner),
+            black: 64,
+            white: 0,
+            reason,
+        };
+        assert_eq!(
+            ggf_result(&result(Color::Black, EndReason::Resign)),
+            "+64.00:r"
+        );
+        assert_eq!(
+            ggf_result(&result(Color::Black, EndReason::Abandon)),
+            "+64.00:r"
+        );
+        assert_eq!(
+            ggf_result(&result(Color::Black, EndReason::Time)),
+            "+64.00:t"
+        );
+        let lost = GameResult {
+            winner: Some(Color::White),
+            black: 0,
+            white: 64,
+            reason: EndReason::Time,
+        };
+        assert_eq!(ggf_result(&lost), "-64.00:t");
     }
 }

@@ -4,12 +4,17 @@
 mod analyze_cmd;
 mod backup_cmd;
 mod bot;
+mod civil;
 mod commands;
 mod engine_cmd;
 mod engine_protocols;
 mod export;
 mod external;
+mod game_analysis;
+mod ggf_game;
+mod ggf_read;
 mod helper;
+mod import;
 mod interactive;
 mod link;
 mod local;
@@ -19,6 +24,7 @@ mod paths;
 mod perft_cmd;
 mod play;
 mod render;
+mod saved_game;
 mod screen;
 mod script;
 mod secret;
@@ -27,6 +33,9 @@ mod solve_cmd;
 mod terminal;
 mod untrusted;
 mod view;
+mod wthor;
+mod wthor_export;
+mod wthor_games;
 
 use std::process::ExitCode;
 
@@ -57,10 +66,13 @@ enum Command {
     Perft(perft_cmd::PerftArgs),
     /// Solve every position of an OBF file exactly (the FFO endgame benchmark).
     Solve(solve_cmd::SolveArgs),
-    /// List the legal moves of a position with the engine's scores, best first.
+    /// List the legal moves of a position with the engine's scores, best first,
+    /// or what each move of a game cost.
     Analyze(analyze_cmd::AnalyzeArgs),
-    /// Write the finished games of a store file as GGF or transcript lines.
+    /// Write the finished games of a store file as GGF, transcript lines or WTHOR.
     Export(export::ExportArgs),
+    /// Add the finished games of GGF or WTHOR files to a store file.
+    Import(import::ImportArgs),
     /// Copy a store while flipd runs on it (an online backup), checked.
     Backup(backup_cmd::BackupArgs),
     /// Print a completion script for SHELL.
@@ -118,6 +130,7 @@ fn main() -> ExitCode {
         Some(Command::Bot(args)) => bot::run(&args).map_err(Failure::failed),
         Some(Command::Engine(args)) => engine_cmd::run(&args).map_err(Failure::failed),
         Some(Command::Export(args)) => export::run(&args).map_err(Failure::failed),
+        Some(Command::Import(args)) => import::run(&args).map_err(Failure::failed),
         Some(Command::Backup(args)) => backup_cmd::run(&args).map_err(Failure::failed),
         Some(Command::Completions { shell }) => {
             print_made(|out| {

@@ -23,13 +23,14 @@
 //! [`Store::open`] checks the file (see [`schema`]), finds the games to recover,
 //! and starts the threads; [`StoreThreads::close`] lets them finish what is
 //! queued and stops them. [`Archive`] reads a store without a daemon (`flip
-//! export`).
+//! export`); [`Importer`] adds finished games to one (`flip import`).
 
 mod archive;
 mod backup;
 mod checkpoint;
 pub mod faults;
 mod file_id;
+mod import;
 mod lock;
 mod move_log;
 mod open;
@@ -59,6 +60,7 @@ use tokio::sync::oneshot;
 pub use archive::Archive;
 pub use backup::BackupReport;
 pub use faults::Faults;
+pub use import::{Imported, Importer};
 pub use open::{Opened, StoreThreads};
 pub use ratings::{RatingChange, StoredRating, recompute_store as recompute_ratings, rounded};
 pub use records::{GameRecord, Registration, Status, StoredMove, Write};

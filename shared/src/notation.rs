@@ -93,9 +93,17 @@ pub fn parse_board(text: &str, variant: Variant) -> Result<Game, ParseError> {
         return Err(ParseError::new(ParseErrorKind::Board(why), text));
     };
     let (black, white) = parse_cells(cells, variant)?;
-    let to_move =
-        Color::from_letter(side).ok_or_else(|| ParseError::new(ParseErrorKind::Side, side))?;
+    let to_move = parse_side(side).ok_or_else(|| ParseError::new(ParseErrorKind::Side, side))?;
     Ok(Game::from_bits(variant, black, white, to_move))
+}
+
+/// The side to move: `X` or `O` in either case, or `*` for black as OBF
+/// files also write it; the `;` that ends an OBF line's board may follow.
+fn parse_side(token: &str) -> Option<Color> {
+    match token.strip_suffix(';').unwrap_or(token) {
+        "*" => Some(Color::Black),
+        side => Color::from_letter(side),
+    }
 }
 
 /// Reads the cells of a board string into black and white bit sets.
@@ -217,6 +225,20 @@ mod tests {
         let expect = "---------------------------OX------XO--------------------------- X";
         assert_eq!(board_string(&game), expect);
         assert_eq!(parse_board(expect, Variant::Othello).unwrap(), game);
+    }
+
+    #[test]
+    fn obf_boards_take_star_for_black_and_the_closing_semicolon() {
+        let x = "---------------------------OX------XO--------------------------- X";
+        let star = "---------------------------O*------*O--------------------------- *;";
+        assert_eq!(
+            parse_board(star, Variant::Othello),
+            parse_board(x, Variant::Othello)
+        );
+        let white = parse_board(&x.replace(" X", " O;"), Variant::Othello).unwrap();
+        assert_eq!(white.to_move(), Color::White);
+        assert!(parse_board(&x.replace(" X", " ;"), Variant::Othello).is_err());
+        assert!(parse_board(&x.replace(" X", " X;;"), Variant::Othello).is_err());
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! OBF lines, the format of the FFO endgame test suite: a board string, the side to
 //! move, then optionally the legal moves with their exact final disc difference.
+//! Black is `X` or `*`, white `O`, in the cells and as the side to move.
 //!
 //! ```text
 //! O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X; A2:+38; C7:+36;
@@ -133,6 +134,18 @@ mod tests {
         assert!(parse_line(&format!("{CELLS} O")).unwrap().is_some());
         assert_eq!(parse_line("% a comment"), Ok(None));
         assert_eq!(parse_line("   "), Ok(None));
+    }
+
+    #[test]
+    fn star_and_o_read_as_the_sides_and_discs() {
+        let starred = CELLS.replace('X', "*");
+        let pos = parse_line(&format!("{starred} *; A2:+38;"))
+            .unwrap()
+            .unwrap();
+        let plain = parse_line(&format!("{CELLS} X; A2:+38;")).unwrap().unwrap();
+        assert_eq!(pos, plain);
+        let white = parse_line(&format!("{starred} O;")).unwrap().unwrap();
+        assert_eq!(white.game.to_move(), crate::Color::White);
     }
 
     #[test]
