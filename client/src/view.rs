@@ -437,6 +437,11 @@ impl View {
                     "game {id} made: the opponent types join {id} (spectators watch {id})"
                 )]
             }
+            (Some(CommandKind::Challenge), Some(Reply::Challenge(id))) => {
+                vec![format!(
+                    "challenge {id} made: the game starts if it is accepted (cancel {id} withdraws it)"
+                )]
+            }
             (Some(CommandKind::Undo), Some(Reply::Asked)) => {
                 self.last_asked = true;
                 vec!["asked the other player to agree to take back your move".to_string()]
@@ -461,7 +466,13 @@ impl View {
                 Some(Reply::Done),
             ) => Vec::new(),
             (
-                Some(CommandKind::New | CommandKind::Seek | CommandKind::Join | CommandKind::Watch),
+                Some(
+                    CommandKind::New
+                    | CommandKind::Seek
+                    | CommandKind::Join
+                    | CommandKind::Watch
+                    | CommandKind::Accept,
+                ),
                 Some(Reply::Game(id) | Reply::Joined(id, _)),
             ) => {
                 self.current = Some(id);
@@ -1059,6 +1070,47 @@ mod tests {
             vec!["game 4 over: bot:1 (O) wins 0-64 (resign)".to_string()]
         );
         assert!(view.live_game().is_none());
+    }
+
+    #[test]
+    fn challenges_ratings_and_take_backs_read_for_people() {
+        let mut view = View::new(Style::default());
+        view.sent("LOGIN ann");
+        feed(&mut view, &["OK ann"]);
+        view.sent("CHALLENGE bob rated");
+        let out = feed(
+            &mut view,
+            &[
+                "OK 3",
+                "CHALLENGE 4 zed reversi O 5+3 rated",
+                "DECLINED 3 bob later",
+                "DECLINED 5 cy timeout",
+                "RATING zed othello 1338 290 1 provisional bot",
+                "PLAYER zed idle 1338 bot",
+            ],
+        );
+        assert_eq!(
+            out,
+            [
+                "challenge 3 made: the game starts if it is accepted (cancel 3 withdraws it)",
+                "zed challenges you to reversi (as O, clock 5+3, rated): type accept 4 or decline 4",
+                "challenge 3: bob declined (later)",
+                "challenge 5 with cy was not answered in time",
+                "zed (bot) othello: 1338 (deviation 290, 1 game, provisional)",
+                "zed (bot): idle, rated 1338",
+            ]
+        );
+        view.sent("ACCEPT 4");
+        feed(&mut view, &["OK 7", "START 7 reversi zed ann 5+3"]);
+        assert_eq!(view.current, Some(7), "the accepted challenge's game");
+        let out = feed(
+            &mut view,
+            &["OVER 7 X 40 24 resign", "RATED 7 ann 1500 1338"],
+        );
+        assert_eq!(
+            out.last().map(String::as_str),
+            Some("game 7: ann is rated 1338 (-162, from 1500)")
+        );
     }
 
     #[test]
