@@ -121,14 +121,18 @@ impl Link {
     }
 
     /// After the server closed a connection that had not logged in: drops
-    /// the connection and waits until a line sent connects again; that
+    /// the connection, so that the next line sent connects again. Before
+    /// anything is shown of it: a line typed on seeing that must not go to
+    /// the closed connection.
+    pub fn doze(&self) {
+        let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        *writer = None;
+        self.dormant.store(true, Ordering::Release);
+    }
+
+    /// Waits, after [`Link::doze`], until a line sent connects again; that
     /// connection's reader, or `None` on a deliberate close.
     pub fn sleep_until_used(&self) -> Option<BufReader<TcpStream>> {
-        {
-            let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-            *writer = None;
-            self.dormant.store(true, Ordering::Release);
-        }
         let mut fresh = self.fresh.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             if let Some(reader) = fresh.take() {

@@ -113,6 +113,7 @@ pub fn spawn_reader(link: &Arc<Link>, reader: BufReader<TcpStream>, options: &Pl
                 return;
             }
             if link.closed_before_login() {
+                link.doze();
                 sink.show(vec![
                     "the server closes connections that do not log in in time; \
                      the next command connects again (login NAME to play)"
