@@ -378,6 +378,50 @@ mod tests {
     }
 
     #[test]
+    fn a_players_deviation_grows_for_the_periods_since_their_last_rated_game() {
+        let path = crate::store::test_support::temp_path("idle");
+        let mut config = crate::store::test_support::config(&path);
+        config.rating_period_days = 2;
+        let opened = Store::open(&config).unwrap();
+        opened.threads.close();
+        // ann was last rated 30 days ago: 15 periods of 2 days.
+        let conn = Connection::open(&path).unwrap();
+        let last = Rating {
+            rating: 1700.0,
+            rd: 60.0,
+            volatility: 0.06,
+        };
+        conn.execute(
+            "INSERT INTO ratings (name, variant, rating, rd, volatility, games, rated_at) \
+             VALUES ('ann', 'othello', ?1, ?2, ?3, 40, \
+             strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-30 days'))",
+            params![last.rating, last.rd, last.volatility],
+        )
+        .unwrap();
+        drop(conn);
+        let opened = Store::open(&config).unwrap();
+        rated_game(&opened.store, 1, "ann", "bob", None);
+        let changes = block_on(opened.store.rating_changes(1)).unwrap();
+        opened.threads.close();
+        let conn = Connection::open(&path).unwrap();
+        let (ann, _, _) = stored(&conn, "ann", Variant::Othello).unwrap().unwrap();
+        let grown = glicko::idle(last, 15.0);
+        let bob = glicko::START;
+        let (expected, _) = glicko::rate_pair(grown, bob, 0.5);
+        assert!(grown.rd > 60.0 + 10.0, "{grown:?}");
+        assert!((ann.rd - expected.rd).abs() < 0.5, "{ann:?} {expected:?}");
+        assert!(
+            (ann.rating - expected.rating).abs() < 0.5,
+            "{ann:?} {expected:?}"
+        );
+        assert!(
+            changes
+                .iter()
+                .any(|c| c.name == "ann" && c.before == last.rating)
+        );
+    }
+
+    #[test]
     fn ratings_recomputed_from_the_games_are_the_ratings_kept() {
         let path = crate::store::test_support::temp_path("ratings");
         let config = crate::store::test_support::config(&path);
