@@ -30,6 +30,7 @@ pub mod lobby;
 pub mod registrations;
 pub mod table;
 pub mod tourney;
+pub mod tourney_run;
 
 #[cfg(test)]
 mod guesses_tests;

@@ -1,0 +1,575 @@
+//! One tournament's life, as rules: who is in it, its rounds, the games of
+//! each, their results, and when it is over. `rules::tourney` pairs the
+//! players and ranks them; this keeps the state between those steps.
+//!
+//! Pure, like the other cores: the shell makes the games a round asks for,
+//! says which players are connected when a round starts (an absent player
+//! loses that game by abandon, as DESIGN says), and reports each game's end.
+//!
+//! - Round robin: each round of the circle method is played twice, colours
+//!   swapped and from the same start, one game after the other (a player
+//!   plays one game at a time): `2 (n - 1)` rounds for `n` players (`n`
+//!   rounds of the circle for an odd field), so every pair plays twice.
+//! - Swiss: the rounds asked for (at most the field less one), each paired
+//!   from the standings so far; with an odd field one player has a bye.
+
+use flipline::Color;
+use flipline::protocol::{ErrorCode, GameId, ProtocolError};
+
+use super::Name;
+use super::tourney::{Played, Standing, round_robin, standings, swiss_round};
+
+/// The most players one tournament takes.
+pub const MAX_PLAYERS: usize = 64;
+
+/// The kind of a tournament.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Every pair twice, colours swapped.
+    RoundRobin,
+    /// This many rounds, paired by points.
+    Swiss(u32),
+}
+
+/// Where a tournament stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Taking players.
+    Open,
+    /// Playing this round (from 1).
+    Running(u32),
+    /// Done.
+    Over,
+}
+
+/// A game a round asks for: its players, and which start it shares (the
+/// two games of a round-robin pair share one; `from random:N`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pairing {
+    /// Black.
+    pub black: Name,
+    /// White.
+    pub white: Name,
+    /// Games with the same start group begin from the same position.
+    pub start_group: u32,
+}
+
+/// A game of the current round: what it was asked for, and once made, its
+/// number.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Board {
+    pairing: Pairing,
+    game: Option<GameId>,
+    result: Option<Played>,
+}
+
+/// What the shell does next.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// Round `round` begins: make these games (each player connected;
+    /// `forfeits` are the games whose absent players lost, already scored).
+    Round {
+        /// Its number, from 1.
+        round: u32,
+        /// The games to make.
+        games: Vec<Pairing>,
+        /// The games lost by abandon before they began: (absent, present).
+        forfeits: Vec<(Name, Name)>,
+    },
+    /// Games of the round are still being played.
+    Wait,
+    /// The tournament is over: its winner (`None`: a tie on points and
+    /// disc difference at the top).
+    Over(Option<Name>),
+}
+
+/// One tournament (see the module docs).
+#[derive(Clone, Debug)]
+pub struct Tourney {
+    kind: Kind,
+    creator: Name,
+    players: Vec<Name>,
+    stage: Stage,
+    boards: Vec<Board>,
+    played: Vec<Played>,
+    byes: Vec<Name>,
+    /// The round robin's rounds, planned at the start.
+    plan: Vec<Vec<(Name, Name)>>,
+}
+
+fn refused(code: ErrorCode, message: impl Into<String>) -> ProtocolError {
+    ProtocolError::new(code, message)
+}
+
+fn same(a: &str, b: &str) -> bool {
+    a.eq_ignore_ascii_case(b)
+}
+
+/// A finished game's result with the winner's number the larger: in anti
+/// the winner has fewer discs, and the standings count margins.
+pub fn oriented(
+    black: Name,
+    white: Name,
+    winner: Option<Color>,
+    black_score: u32,
+    white_score: u32,
+) -> Played {
+    let (low, high) = (black_score.min(white_score), black_score.max(white_score));
+    let (black_discs, white_discs) = match winner {
+        Some(Color::Black) => (high, low),
+        Some(Color::White) => (low, high),
+        None => (black_score, white_score),
+    };
+    Played {
+        black,
+        white,
+        black_discs,
+        white_discs,
+    }
+}
+
+impl Tourney {
+    /// A tournament `creator` runs, open for players.
+    pub fn new(kind: Kind, creator: Name) -> Tourney {
+        Tourney {
+            kind,
+            creator,
+            players: Vec::new(),
+            stage: Stage::Open,
+            boards: Vec::new(),
+            played: Vec::new(),
+            byes: Vec::new(),
+            plan: Vec::new(),
+        }
+    }
+
+    /// Where it stands.
+    pub fn stage(&self) -> Stage {
+        self.stage
+    }
+
+    /// Its players, in the order they joined.
+    pub fn players(&self) -> &[Name] {
+        &self.players
+    }
+
+    /// The rounds it has (known once it starts; a Swiss's as asked).
+    pub fn rounds(&self) -> u32 {
+        match self.kind {
+            Kind::Swiss(rounds) => rounds,
+            Kind::RoundRobin => u32::try_from(self.plan.len() * 2).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// `TOURNEY JOIN` from `name`.
+    pub fn join(&mut self, name: &Name) -> Result<(), ProtocolError> {
+        if self.stage != Stage::Open {
+            return Err(refused(ErrorCode::Conflict, "the tournament has started"));
+        }
+        if self.players.iter().any(|p| same(p, name)) {
+            return Err(refused(ErrorCode::Conflict, "you are in it already"));
+        }
+        if self.players.len() >= MAX_PLAYERS {
+            let message = format!("the tournament is full ({MAX_PLAYERS} players)");
+            return Err(refused(ErrorCode::Conflict, message));
+        }
+        self.players.push(Name::clone(name));
+        Ok(())
+    }
+
+    /// `TOURNEY LEAVE` from `name`, before the start.
+    pub fn leave(&mut self, name: &str) -> Result<(), ProtocolError> {
+        if self.stage != Stage::Open {
+            return Err(refused(
+                ErrorCode::Conflict,
+                "the tournament has started: its games are played or lost by abandon",
+            ));
+        }
+        let before = self.players.len();
+        self.players.retain(|p| !same(p, name));
+        if self.players.len() == before {
+            return Err(refused(ErrorCode::Conflict, "you are not in it"));
+        }
+        Ok(())
+    }
+
+    /// `TOURNEY START` from `by`: the first round, for the players
+    /// `connected` says are online.
+    pub fn start(
+        &mut self,
+        by: &str,
+        connected: impl Fn(&str) -> bool,
+    ) -> Result<Next, ProtocolError> {
+        if !same(by, &self.creator) {
+            return Err(refused(
+                ErrorCode::Forbidden,
+                "only the tournament's creator starts it",
+            ));
+        }
+        if self.stage != Stage::Open {
+            return Err(refused(ErrorCode::Conflict, "the tournament has started"));
+        }
+        if self.players.len() < 2 {
+            return Err(refused(
+                ErrorCode::Conflict,
+                "a tournament needs two players",
+            ));
+        }
+        if let Kind::Swiss(rounds) = self.kind {
+            let most = u32::try_from(self.players.len() - 1).unwrap_or(u32::MAX);
+            if rounds == 0 || rounds > most {
+                let message = format!("{rounds} Swiss rounds for {} players", self.players.len());
+                return Err(refused(ErrorCode::BadRequest, message));
+            }
+        }
+        self.plan = round_robin(&self.players);
+        Ok(self.begin_round(1, &connected))
+    }
+
+    /// The games of round `round` (from 1).
+    fn pairings(&mut self, round: u32) -> Option<Vec<Pairing>> {
+        let index = usize::try_from(round.checked_sub(1)?).ok()?;
+        match self.kind {
+            Kind::RoundRobin => {
+                let circle = self.plan.get(index / 2)?;
+                let swapped = index % 2 == 1;
+                let group = u32::try_from(index / 2).unwrap_or(u32::MAX);
+                Some(
+                    circle
+                        .iter()
+                        .zip(0u32..)
+                        .map(|((a, b), i)| {
+                            let (black, white) = if swapped { (b, a) } else { (a, b) };
+                            Pairing {
+                                black: Name::clone(black),
+                                white: Name::clone(white),
+                                start_group: group.saturating_mul(64).saturating_add(i),
+                            }
+                        })
+                        .collect(),
+                )
+            }
+            Kind::Swiss(_) => {
+                let next = swiss_round(&self.players, &self.played, &self.byes)?;
+                self.byes.extend(next.bye);
+                let base = round.saturating_mul(64);
+                Some(
+                    next.games
+                        .into_iter()
+                        .zip(0u32..)
+                        .map(|((black, white), i)| Pairing {
+                            black,
+                            white,
+                            start_group: base.saturating_add(i),
+                        })
+                        .collect(),
+                )
+            }
+        }
+    }
+
+    fn begin_round(&mut self, round: u32, connected: &dyn Fn(&str) -> bool) -> Next {
+        if round > self.rounds() {
+            return self.finish();
+        }
+        let Some(pairings) = self.pairings(round) else {
+            return self.finish();
+        };
+        self.stage = Stage::Running(round);
+        self.boards.clear();
+        let mut games = Vec::new();
+        let mut forfeits = Vec::new();
+        for pairing in pairings {
+            let absent = [&pairing.black, &pairing.white].map(|p| !connected(p));
+            if absent.iter().any(|a| *a) {
+                let winner = match absent {
+                    [true, false] => Some(Color::White),
+                    [false, true] => Some(Color::Black),
+                    _ => None,
+                };
+                let (black, white) = (Name::clone(&pairing.black), Name::clone(&pairing.white));
+                let loser = match winner {
+                    Some(Color::White) => (Name::clone(&black), Name::clone(&white)),
+                    _ => (Name::clone(&white), Name::clone(&black)),
+                };
+                // Abandoned before a move: the whole board to the winner.
+                let result = match winner {
+                    Some(Color::Black) => oriented(black, white, winner, 64, 0),
+                    Some(Color::White) => oriented(black, white, winner, 0, 64),
+                    None => oriented(black, white, None, 32, 32),
+                };
+                self.played.push(result);
+                forfeits.push(loser);
+                continue;
+            }
+            games.push(pairing.clone());
+            self.boards.push(Board {
+                pairing,
+                game: None,
+                result: None,
+            });
+        }
+        // With every game forfeited the round is over at once: the shell
+        // tells the forfeits, then asks for the next round.
+        Next::Round {
+            round,
+            games,
+            forfeits,
+        }
+    }
+
+    /// The shell made the round's game for `black` v `white` as `game`.
+    pub fn game_made(&mut self, black: &str, white: &str, game: GameId) {
+        if let Some(board) = self.boards.iter_mut().find(|b| {
+            b.game.is_none() && same(&b.pairing.black, black) && same(&b.pairing.white, white)
+        }) {
+            board.game = Some(game);
+        }
+    }
+
+    /// Whether `game` is one of the current round's.
+    pub fn has_game(&self, game: GameId) -> bool {
+        self.boards.iter().any(|b| b.game == Some(game))
+    }
+
+    /// After a round whose games were all forfeited (`Next::Round` with no
+    /// games): the next round, for those `connected`, or the end.
+    pub fn next_round(&mut self, connected: impl Fn(&str) -> bool) -> Next {
+        match self.stage {
+            Stage::Running(round) if self.boards.iter().all(|b| b.result.is_some()) => {
+                self.begin_round(round.saturating_add(1), &connected)
+            }
+            _ => Next::Wait,
+        }
+    }
+
+    /// Game `game` of the round ended (`winner`, the scores of its `OVER`);
+    /// once the round's last game has, the next round begins for those
+    /// `connected`, or the tournament ends.
+    pub fn game_over(
+        &mut self,
+        game: GameId,
+        winner: Option<Color>,
+        scores: (u32, u32),
+        connected: impl Fn(&str) -> bool,
+    ) -> Next {
+        let Stage::Running(round) = self.stage else {
+            return Next::Wait;
+        };
+        let Some(board) = self
+            .boards
+            .iter_mut()
+            .find(|b| b.game == Some(game) && b.result.is_none())
+        else {
+            return Next::Wait;
+        };
+        let (black, white) = (
+            Name::clone(&board.pairing.black),
+            Name::clone(&board.pairing.white),
+        );
+        let result = oriented(black, white, winner, scores.0, scores.1);
+        board.result = Some(result.clone());
+        self.played.push(result);
+        if self.boards.iter().any(|b| b.result.is_none()) {
+            return Next::Wait;
+        }
+        self.begin_round(round.saturating_add(1), &connected)
+    }
+
+    fn finish(&mut self) -> Next {
+        self.stage = Stage::Over;
+        self.boards.clear();
+        let table = self.standings();
+        let winner = match table.as_slice() {
+            [first, second, ..]
+                if (first.half_points, first.disc_difference)
+                    == (second.half_points, second.disc_difference) =>
+            {
+                None
+            }
+            [first, ..] => Some(Name::clone(&first.name)),
+            [] => None,
+        };
+        Next::Over(winner)
+    }
+
+    /// The standings so far, best first.
+    pub fn standings(&self) -> Vec<Standing> {
+        standings(&self.players, &self.played, &self.byes)
+    }
+
+    /// The games played so far (forfeits included).
+    pub fn played(&self) -> &[Played] {
+        &self.played
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn names(count: usize) -> Vec<Name> {
+        (0..count).map(|i| Name::from(format!("p{i}"))).collect()
+    }
+
+    /// Runs a tournament to its end with everyone connected, black winning
+    /// every game by `margin`; the number of games made.
+    fn run(kind: Kind, players: &[Name], margin: u32) -> (Tourney, usize, Option<Name>) {
+        let mut t = Tourney::new(kind, Name::clone(&players[0]));
+        for p in players {
+            t.join(p).unwrap();
+        }
+        let mut next = t.start(&players[0], |_| true).unwrap();
+        let (mut game, mut made) = (0, 0);
+        loop {
+            match next {
+                Next::Round { games, .. } if games.is_empty() => next = t.next_round(|_| true),
+                Next::Round { games, .. } => {
+                    let mut numbers = Vec::new();
+                    for g in &games {
+                        game += 1;
+                        t.game_made(&g.black, &g.white, game);
+                        numbers.push(game);
+                        made += 1;
+                    }
+                    next = Next::Wait;
+                    for n in numbers {
+                        let scores = (32 + margin / 2, 32 - margin / 2);
+                        next = t.game_over(n, Some(Color::Black), scores, |_| true);
+                    }
+                }
+                Next::Wait => panic!("a round left a game unfinished"),
+                Next::Over(winner) => return (t, made, winner),
+            }
+        }
+    }
+
+    #[test]
+    fn a_round_robin_of_four_plays_every_pair_twice_colours_swapped() {
+        let players = names(4);
+        let (t, made, _) = run(Kind::RoundRobin, &players, 2);
+        assert_eq!(t.rounds(), 6);
+        assert_eq!(made, 12, "six pairs, twice each");
+        for a in &players {
+            for b in &players {
+                if a != b {
+                    let as_black = t
+                        .played()
+                        .iter()
+                        .filter(|p| p.black == *a && p.white == *b)
+                        .count();
+                    assert_eq!(as_black, 1, "{a} v {b}");
+                }
+            }
+        }
+        let table = t.standings();
+        assert!(table.iter().all(|s| s.games == 6 && s.half_points == 6));
+        assert_eq!(t.stage(), Stage::Over);
+    }
+
+    #[test]
+    fn a_swiss_of_six_in_three_rounds_plays_nine_games_and_no_pair_twice() {
+        let players = names(6);
+        let (t, made, winner) = run(Kind::Swiss(3), &players, 10);
+        assert_eq!(made, 9);
+        let mut pairs: Vec<(String, String)> = (t.played().iter())
+            .map(|p| {
+                let mut pair = [p.black.to_string(), p.white.to_string()];
+                pair.sort();
+                (pair[0].clone(), pair[1].clone())
+            })
+            .collect();
+        pairs.sort();
+        pairs.dedup();
+        assert_eq!(pairs.len(), 9, "no pair twice");
+        assert!(t.standings().iter().all(|s| s.games == 3));
+        let top = &t.standings()[0];
+        assert_eq!(
+            winner.as_deref(),
+            Some(&*top.name).filter(|_| {
+                t.standings()[1].half_points < top.half_points
+                    || t.standings()[1].disc_difference < top.disc_difference
+            })
+        );
+    }
+
+    #[test]
+    fn an_absent_player_loses_by_abandon_and_the_round_goes_on() {
+        let players = names(2);
+        let mut t = Tourney::new(Kind::RoundRobin, Name::clone(&players[0]));
+        for p in &players {
+            t.join(p).unwrap();
+        }
+        let next = t.start("p0", |name| name != "p1").unwrap();
+        let Next::Round {
+            round,
+            forfeits,
+            games,
+        } = next
+        else {
+            panic!("{next:?}")
+        };
+        assert_eq!((round, games.len()), (1, 0), "round 1 forfeited");
+        assert_eq!(forfeits, [(Name::from("p1"), Name::from("p0"))]);
+        let first = &t.standings()[0];
+        assert_eq!(
+            (&*first.name, first.half_points, first.disc_difference),
+            ("p0", 2, 64)
+        );
+        // p1 is back for round 2: its game is made.
+        let next = t.next_round(|_| true);
+        assert!(
+            matches!(&next, Next::Round { round: 2, games, .. } if games.len() == 1),
+            "{next:?}"
+        );
+    }
+
+    #[test]
+    fn only_the_creator_starts_and_nobody_joins_after() {
+        let mut t = Tourney::new(Kind::Swiss(2), Name::from("ann"));
+        t.join(&Name::from("ann")).unwrap();
+        assert!(t.join(&Name::from("ANN")).is_err(), "once, in any case");
+        assert!(t.start("ann", |_| true).is_err(), "one player");
+        t.join(&Name::from("bob")).unwrap();
+        t.join(&Name::from("cy")).unwrap();
+        assert_eq!(
+            t.start("bob", |_| true).unwrap_err().code,
+            ErrorCode::Forbidden
+        );
+        assert!(t.start("ann", |_| true).is_ok());
+        assert!(t.join(&Name::from("dee")).is_err());
+        assert!(t.leave("bob").is_err());
+    }
+
+    #[test]
+    fn anti_results_count_the_winners_margin() {
+        let played = oriented(Name::from("a"), Name::from("b"), Some(Color::White), 41, 23);
+        assert_eq!((played.black_discs, played.white_discs), (23, 41));
+    }
+
+    proptest! {
+        /// Any field and kind runs to its end with every player in the
+        /// standings and the games a round robin or Swiss promises.
+        #[test]
+        fn every_tournament_ends_with_the_games_its_kind_promises(
+            count in 2usize..9,
+            swiss in proptest::option::of(1u32..8),
+            margin in 0u32..20,
+        ) {
+            let players = names(count);
+            let kind = match swiss {
+                Some(rounds) => Kind::Swiss(rounds.min(u32::try_from(count - 1).unwrap_or(1))),
+                None => Kind::RoundRobin,
+            };
+            let (t, made, _) = run(kind, &players, margin * 2);
+            prop_assert_eq!(t.stage(), Stage::Over);
+            prop_assert_eq!(t.standings().len(), count);
+            if kind == Kind::RoundRobin {
+                prop_assert_eq!(made, count * (count - 1));
+            } else if let Kind::Swiss(rounds) = kind {
+                prop_assert!(made <= usize::try_from(rounds).unwrap_or(0) * (count / 2));
+            }
+        }
+    }
+}
