@@ -158,3 +158,39 @@ fn clock_lines_come_with_every_snapshot_and_after_board() {
         "{board:?}"
     );
 }
+
+#[test]
+fn a_player_back_after_a_lost_connection_hears_the_time_left() {
+    let daemon = start(test_config());
+    let (mut ann, mut bob, start) = new_and_join(daemon.addr, "othello clock 5+0", ["ann", "bob"]);
+    let g = start.game;
+    ann.lines_through(&format!("CLOCK {g} "));
+    bob.lines_through(&format!("CLOCK {g} "));
+    play_first(&mut ann);
+    let seen = bob.lines_through(&format!("TURN {g} O"));
+    let black_left = seen.iter().find_map(|l| match event(l) {
+        Event::Moved {
+            clocks: Some((black, _)),
+            ..
+        } => Some(black),
+        _ => None,
+    });
+    drop(bob);
+    let mut bob = Client::connect(daemon.addr);
+    login_soon(&mut bob, "bob");
+    assert_eq!(bob.ok(&format!("JOIN {g}")).1, format!("OK {g} O"));
+    let snapshot = bob.lines_through(&format!("CLOCK {g} "));
+    let Some(Event::Clock {
+        black_ms,
+        white_ms,
+        running,
+        ..
+    }) = snapshot.last().map(|l| event(l))
+    else {
+        panic!("no CLOCK in {snapshot:?}")
+    };
+    // Black's clock stopped at its move, as MOVED said; white's runs.
+    assert_eq!(Some(black_ms), black_left, "{snapshot:?}");
+    assert!(white_ms <= 300_000, "{snapshot:?}");
+    assert_eq!(running, Some(flipline::Color::White));
+}
