@@ -1,5 +1,6 @@
 //! What a line typed (or piped) becomes: a command for the server, or one of
-//! the client's own (`help`, `quit`, `save FILE`, `load FILE`), shared by the
+//! the client's own (`help`, `quit`, `save FILE`, `load FILE`, and the review
+//! words while a finished game is reviewed: review.rs), shared by the
 //! interactive client and the script mode.
 
 use std::path::{Path, PathBuf};
@@ -8,9 +9,11 @@ use std::time::Duration;
 use flipline::protocol::COMMAND_HELP;
 use flipline::{Square, Variant};
 
+use crate::analyze_cmd::{in_hundredths, score_text};
 use crate::export::GameLine;
 use crate::link::Link;
 use crate::render::move_list;
+use crate::review::{self, Review};
 use crate::untrusted::escape;
 
 /// What a line typed by the person becomes.
@@ -29,10 +32,89 @@ pub enum Input {
     Nothing,
 }
 
+/// What `line` becomes, with the review the link's view holds: taken out
+/// meanwhile, so that a hint's search or a file read holds no lock the
+/// reader thread needs.
+pub fn input_for(link: &Link, line: &str) -> Input {
+    let (mut review, color) = {
+        let mut view = link.view();
+        (view.review.take(), view.style().color)
+    };
+    let input = translate(line, &mut review, color);
+    link.view().review = review;
+    input
+}
+
+/// While a game is reviewed, a review word acts on `review` and any command
+/// for the server (or `quit`, `save`, `moves` of a game) ends the review;
+/// otherwise see [`translate_line`].
+pub fn translate(line: &str, review: &mut Option<Review>, color: bool) -> Input {
+    if let Some(open) = review.as_mut() {
+        match review::Command::parse(line) {
+            Some(Ok(review::Command::Done)) => {
+                *review = None;
+                return Input::Show(vec!["review closed".to_string()]);
+            }
+            Some(Ok(review::Command::Play(options))) => {
+                return match open.play_command(&options) {
+                    Ok(command) => {
+                        *review = None;
+                        Input::Send(command)
+                    }
+                    Err(e) => Input::Show(vec![e]),
+                };
+            }
+            Some(Ok(command)) => return Input::Show(on_review(open, command, color)),
+            Some(Err(e)) => return Input::Show(vec![e]),
+            None => {}
+        }
+    }
+    let input = translate_line(line, review, color);
+    if !matches!(input, Input::Show(_) | Input::Nothing) {
+        *review = None;
+    }
+    input
+}
+
+/// A review word other than `play` and `done`, on the review open.
+fn on_review(review: &mut Review, command: review::Command, color: bool) -> Vec<String> {
+    match command {
+        review::Command::Step(step) => match review.step(step) {
+            Ok(()) => review.lines(color),
+            Err(e) => vec![e],
+        },
+        review::Command::Moves => review.move_lines(),
+        review::Command::Hint => vec![review_hint(review.position())],
+        _ => review.lines(color),
+    }
+}
+
+/// The engine level of a hint while reviewing: the server's `HINT`'s.
+const REVIEW_HINT_LEVEL: u8 = 6;
+
+/// `hint` while reviewing: the engine's best move in the position shown
+/// and its score, in the units of `flip analyze`.
+fn review_hint(game: &flipline::Game) -> String {
+    if game.is_over() {
+        return "the game is over here: no move to hint".to_string();
+    }
+    let budget = flipline::engine::level(REVIEW_HINT_LEVEL).time_budget();
+    let deadline = std::time::Instant::now() + budget;
+    let stop = &mut || std::time::Instant::now() >= deadline;
+    match flipline::engine::choose(game, REVIEW_HINT_LEVEL, 0, stop) {
+        Some(choice) => {
+            let hundredths = in_hundredths(game.variant());
+            let score = score_text(choice.score, choice.exact, hundredths);
+            format!("hint for {}: {} ({score})", game.to_move(), choice.mv)
+        }
+        None => "the engine found no move".to_string(),
+    }
+}
+
 /// A square alone means `MOVE`; `help`, `quit` and `save FILE` are done
 /// locally; `load FILE [options]` becomes the `NEW` that replays the file's
-/// game.
-pub fn translate(line: &str) -> Input {
+/// game, or, for a finished game, opens `review` on it.
+fn translate_line(line: &str, review: &mut Option<Review>, color: bool) -> Input {
     let line = line.trim();
     let lower = line.to_ascii_lowercase();
     let (keyword, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
@@ -47,7 +129,12 @@ pub fn translate(line: &str) -> Input {
         _ if keyword.eq_ignore_ascii_case("load") => {
             let (file, options) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
             match load_command(Path::new(file), options.trim()) {
-                Ok(command) => Input::Send(command),
+                Ok(Loaded::New(command)) => Input::Send(command),
+                Ok(Loaded::Review(opened)) => {
+                    let lines = opened.opening_lines(color);
+                    *review = Some(*opened);
+                    Input::Show(lines)
+                }
                 Err(e) => Input::Show(vec![e]),
             }
         }
@@ -114,25 +201,27 @@ pub fn game_moves(link: &Link) -> Vec<String> {
     lines
 }
 
+/// What `load` does with a file's game.
+enum Loaded {
+    /// Start a new game: this `NEW`.
+    New(String),
+    /// Review it: its moves end it.
+    Review(Box<Review>),
+}
+
 /// `load FILE [options]`: `NEW <variant> <options> from <moves>` for the first
 /// game of the file (a line written by `save` or `flip export`, or a bare
-/// move string: see saved_game.rs).
-fn load_command(path: &Path, options: &str) -> Result<String, String> {
+/// move string: see saved_game.rs); a review of it when its moves end it.
+fn load_command(path: &Path, options: &str) -> Result<Loaded, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     // The error quotes the file, which may come from anyone.
     let game = crate::saved_game::parse(&text)
         .map_err(|e| format!("cannot load {}: {}", path.display(), escape(&e)))?;
-    let mut command = format!("NEW {}", game.variant);
-    if !options.is_empty() {
-        command.push(' ');
-        command.push_str(options);
-    }
-    if !game.moves.is_empty() {
-        let moves = flipline::notation::transcript_string(&game.moves);
-        command.push_str(&format!(" from {moves}"));
-    }
-    Ok(command)
+    Ok(match Review::of_finished(&game, options) {
+        Some(review) => Loaded::Review(Box::new(review)),
+        None => Loaded::New(game.new_command(options)),
+    })
 }
 
 /// The widest a help line may be: an 80-column terminal, less one so that
@@ -149,7 +238,18 @@ pub fn help_lines() -> Vec<String> {
         ("save FILE", "write the current game to FILE"),
         (
             "load FILE [as/vs/clock ...]",
-            "a new game from the moves saved in FILE",
+            "a new game from the moves saved in FILE; a finished game is \
+             reviewed: next (n), prev (p), goto N (0 the start), first, last, \
+             moves, board, hint",
+        ),
+        (
+            "play [as/vs/clock ...]",
+            "reviewing: a new game from the position shown (load's options \
+             unless others are given)",
+        ),
+        (
+            "done",
+            "reviewing: stop; any command for the server stops it too",
         ),
     ];
     let mut lines = vec!["commands (keywords in any case):".to_string()];
@@ -219,19 +319,31 @@ mod tests {
     use super::*;
     use crate::untrusted::CHAT_MARKER;
 
+    /// A line typed with no game under review.
+    fn plain(line: &str) -> Input {
+        translate(line, &mut None, false)
+    }
+
+    fn new_command(loaded: Result<Loaded, String>) -> Result<String, String> {
+        match loaded? {
+            Loaded::New(command) => Ok(command),
+            Loaded::Review(_) => Err("a review".to_string()),
+        }
+    }
+
     #[test]
     fn a_square_alone_is_a_move_and_help_is_local() {
-        assert!(matches!(translate("d3"), Input::Send(s) if s == "MOVE d3"));
-        assert!(matches!(translate(" D3 "), Input::Send(s) if s == "MOVE D3"));
-        assert!(matches!(translate("pass"), Input::Send(s) if s == "pass"));
-        assert!(matches!(translate("help"), Input::Show(_)));
-        assert!(matches!(translate("QUIT"), Input::Quit));
-        assert!(matches!(translate("   "), Input::Nothing));
+        assert!(matches!(plain("d3"), Input::Send(s) if s == "MOVE d3"));
+        assert!(matches!(plain(" D3 "), Input::Send(s) if s == "MOVE D3"));
+        assert!(matches!(plain("pass"), Input::Send(s) if s == "pass"));
+        assert!(matches!(plain("help"), Input::Show(_)));
+        assert!(matches!(plain("QUIT"), Input::Quit));
+        assert!(matches!(plain("   "), Input::Nothing));
         assert!(is_move("move d3") && is_move("PASS") && !is_move("board"));
         assert!(
-            matches!(translate("Save my game.txt"), Input::Save(p) if p == Path::new("my game.txt"))
+            matches!(plain("Save my game.txt"), Input::Save(p) if p == Path::new("my game.txt"))
         );
-        assert!(matches!(translate("save"), Input::Show(_)));
+        assert!(matches!(plain("save"), Input::Show(_)));
         // Only chat lines start with the chat marker; every line fits an
         // 80-column terminal.
         let help = help_lines();
@@ -248,17 +360,71 @@ mod tests {
         std::fs::write(&file, "\n7 othello ann bot:3 - f5d6c3\n").unwrap();
         let typed = format!("load {} vs bot:2 as X", file.display());
         assert!(
-            matches!(translate(&typed), Input::Send(s) if s == "NEW othello vs bot:2 as X from f5d6c3")
+            matches!(plain(&typed), Input::Send(s) if s == "NEW othello vs bot:2 as X from f5d6c3")
         );
         std::fs::write(&file, "8 tictactoe ann ann - -\n").unwrap();
-        assert_eq!(load_command(&file, "").unwrap(), "NEW tictactoe");
+        assert_eq!(
+            new_command(load_command(&file, "")).unwrap(),
+            "NEW tictactoe"
+        );
         std::fs::write(&file, "garbage\n").unwrap();
-        assert!(load_command(&file, "").unwrap_err().contains("1 fields"));
         assert!(
-            load_command(&dir.join("none.txt"), "")
+            new_command(load_command(&file, ""))
+                .unwrap_err()
+                .contains("1 fields")
+        );
+        assert!(
+            new_command(load_command(&dir.join("none.txt"), ""))
                 .unwrap_err()
                 .contains("cannot read")
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_finished_game_loads_for_review_until_a_server_command() {
+        let dir = std::env::temp_dir().join(format!("flip-review-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("over.txt");
+        std::fs::write(&file, "e6f4e3f6g5d6e7f5c5\n").unwrap();
+        let mut review = None;
+        let mut typed = |line: &str| translate(line, &mut review, false);
+        let load = typed(&format!("load {} vs bot:2", file.display()));
+        assert!(
+            matches!(&load, Input::Show(l) if l.len() > 10),
+            "{:?}",
+            shown(&load)
+        );
+        let shown_after = |input: &Input| shown(input).first().cloned().unwrap_or_default();
+        assert_eq!(
+            shown_after(&typed("goto 3")),
+            "review othello: move 3 of 9, X e3"
+        );
+        assert_eq!(
+            shown_after(&typed("p")),
+            "review othello: move 2 of 9, O f4"
+        );
+        assert!(shown_after(&typed("goto 99")).starts_with("no move 99"));
+        assert!(matches!(typed("help"), Input::Show(_)));
+        assert!(
+            matches!(typed("moves"), Input::Show(l) if l == ["1. e6 f4*  2. e3 f6  3. g5 d6  4. e7 f5  5. c5"])
+        );
+        assert!(matches!(typed("play"), Input::Send(s) if s == "NEW othello vs bot:2 from e6f4"),);
+        // Once play has started a game, the review words are the server's.
+        assert!(matches!(typed("next"), Input::Send(s) if s == "next"));
+        typed(&format!("load {}", file.display()));
+        assert!(matches!(typed("who"), Input::Send(_)));
+        assert!(matches!(typed("last"), Input::Send(_)));
+        typed(&format!("load {}", file.display()));
+        assert!(matches!(typed("DONE"), Input::Show(l) if l == ["review closed"]));
+        assert!(matches!(typed("done"), Input::Send(_)));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn shown(input: &Input) -> Vec<String> {
+        match input {
+            Input::Show(lines) => lines.clone(),
+            _ => Vec::new(),
+        }
     }
 }

@@ -99,8 +99,13 @@ impl Highlighter for FlipHelper {
 
 /// The prompt for `prompt`: the current game's clocks before it while that
 /// game is on (drawn anew, counting down, each time the prompt is drawn).
+/// While a finished game is reviewed, where the review is (`review 12/60`)
+/// instead: the review words then mean what they do.
 pub fn prompt_for(link: &Link, prompt: &str) -> String {
     let view = link.view();
+    if let Some(review) = &view.review {
+        return format!("review {}/{} {prompt}", review.ply(), review.len());
+    }
     match view.clock_bar(Instant::now(), false) {
         Some(bar) if view.clocked_game_on() => format!("{bar}{prompt}"),
         _ => prompt.to_string(),
@@ -142,13 +147,15 @@ impl Completer for FlipCompleter {
             .next()
             .unwrap_or("")
             .to_ascii_lowercase();
-        let squares: Vec<String> = self
-            .link
-            .view()
-            .legal_now()
-            .iter()
-            .map(Square::to_string)
-            .collect();
+        let (squares, reviewing) = {
+            let view = self.link.view();
+            let squares: Vec<String> = view.legal_now().iter().map(Square::to_string).collect();
+            (squares, view.review.is_some())
+        };
+        let review_words = reviewing
+            .then_some(crate::review::WORDS)
+            .into_iter()
+            .flatten();
         let options: Vec<String> = if first_word {
             let commands = COMMAND_HELP
                 .iter()
@@ -156,6 +163,7 @@ impl Completer for FlipCompleter {
             commands
                 .map(str::to_ascii_lowercase)
                 .chain(["save", "load", "moves"].map(str::to_string))
+                .chain(review_words.map(str::to_string))
                 .chain(squares)
                 .collect()
         } else {

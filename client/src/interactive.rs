@@ -13,7 +13,7 @@ use rustyline::error::ReadlineError;
 use rustyline::history::DefaultHistory;
 use rustyline::{ColorMode, Config, Editor};
 
-use crate::commands::{Input, game_moves, save_game, starts_a_game, translate};
+use crate::commands::{Input, game_moves, input_for, save_game, starts_a_game};
 use crate::helper::FlipHelper;
 use crate::link::Link;
 use crate::password::{self, login_line};
@@ -178,7 +178,7 @@ fn keep_in_history(editor: &mut Editor<FlipHelper, DefaultHistory>, line: &str) 
 
 /// Runs one line typed.
 fn run_line(link: &Arc<Link>, line: &str) -> Result<Flow, Failure> {
-    match translate(line) {
+    match input_for(link, line) {
         Input::Send(command) => {
             send(link, &command)?;
             if starts_a_game(&command) {

@@ -24,6 +24,7 @@ mod paths;
 mod perft_cmd;
 mod play;
 mod render;
+mod review;
 mod saved_game;
 mod screen;
 mod script;

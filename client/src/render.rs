@@ -136,13 +136,22 @@ pub const COLUMNS: usize = 79;
 /// `pass`, the last one marked `*` (`1. f5 d6  2. c3 d3*`), cut between
 /// pairs into lines of at most [`COLUMNS`].
 pub fn move_list(moves: &[Move]) -> Vec<String> {
-    let last = moves.len().saturating_sub(1);
+    move_list_marked(moves, moves.len().checked_sub(1))
+}
+
+/// [`move_list`] with the move at index `marked` (0 the first) marked
+/// instead of the last, or none: a reviewed game's current move.
+pub fn move_list_marked(moves: &[Move], marked: Option<usize>) -> Vec<String> {
     let mut lines = Vec::new();
     let mut line = String::new();
     for (number, pair) in moves.chunks(2).enumerate() {
         let plies: Vec<String> = (pair.iter().enumerate())
             .map(|(i, m)| {
-                let mark = if number * 2 + i == last { "*" } else { "" };
+                let mark = if Some(number * 2 + i) == marked {
+                    "*"
+                } else {
+                    ""
+                };
                 format!("{m}{mark}")
             })
             .collect();

@@ -19,6 +19,23 @@ pub struct SavedGame {
     pub moves: Vec<Move>,
 }
 
+impl SavedGame {
+    /// `NEW <variant> <options> from <moves>`: a new game from the
+    /// position the moves reach (no `from` for none).
+    pub fn new_command(&self, options: &str) -> String {
+        let mut command = format!("NEW {}", self.variant);
+        if !options.is_empty() {
+            command.push(' ');
+            command.push_str(options);
+        }
+        if !self.moves.is_empty() {
+            let moves = flipline::notation::transcript_string(&self.moves);
+            command.push_str(&format!(" from {moves}"));
+        }
+        command
+    }
+}
+
 /// The first game of `text`; the error names what did not read.
 pub fn parse(text: &str) -> Result<SavedGame, String> {
     let first = text.trim_start();

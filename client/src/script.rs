@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use crate::commands::{Input, game_moves, is_move, save_game, starts_a_game, translate};
+use crate::commands::{Input, game_moves, input_for, is_move, save_game, starts_a_game};
 use crate::link::Link;
 use crate::play::Failure;
 use crate::screen;
@@ -31,7 +31,7 @@ pub fn run(link: &Arc<Link>, first: Vec<String>) -> Result<(), Failure> {
     let stdin = std::io::stdin();
     let typed = stdin.lock().lines().map_while(Result::ok);
     for line in first.into_iter().chain(typed) {
-        match translate(&line) {
+        match input_for(link, &line) {
             Input::Nothing => {}
             Input::Show(lines) => screen::show(&lines),
             Input::Save(path) => screen::show(&save_game(link, &path)),

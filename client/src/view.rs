@@ -109,6 +109,9 @@ pub struct View {
     /// (its login deadline): the link waits for the next command to
     /// connect again rather than report the connection lost.
     pub closed_for_login: bool,
+    /// The finished game `load` opened for review, stepped through locally
+    /// (commands.rs; none of the server's lines touch it).
+    pub review: Option<crate::review::Review>,
     /// What each `LOGIN` among `pending` showed, oldest first.
     logins: VecDeque<LoginSent>,
     /// For each `NEW` among `pending`, oldest first: whether it leaves a

@@ -255,6 +255,56 @@ fn save_writes_the_game_and_load_plays_it_again() {
 }
 
 #[test]
+fn a_finished_game_loaded_is_reviewed_position_by_position() {
+    let daemon = start(test_config());
+    let addr = daemon.addr.to_string();
+    let dir = temp_dir("review");
+    let file = dir.join("over.txt");
+    // Nine moves that wipe white out: the server would refuse a game from them.
+    std::fs::write(
+        &file,
+        "3 othello ann bob X:64-0:normal e6f4e3f6g5d6e7f5c5\n",
+    )
+    .unwrap_or_else(|e| panic!("cannot write {}: {e}", file.display()));
+    let input = format!(
+        "login rv\nload {} as X vs bot:1\ngoto 3\nprev\ngoto 99\nmoves\nlast\nplay\nfirst\n\
+         play\nquit\n",
+        file.display()
+    );
+    let (lines, code) = piped(&["--server", &addr], &input);
+    assert_eq!(code, Some(0), "{lines:#?}");
+    // The board, discs and moves under a position's heading.
+    let after = |heading: &str| -> Vec<String> {
+        let at = lines.iter().position(|l| l == heading);
+        let at = at.unwrap_or_else(|| panic!("no {heading:?} in {lines:#?}"));
+        lines.iter().skip(at + 1).take(13).cloned().collect()
+    };
+    let has = |lines: &[String], line: &str| lines.iter().any(|l| l == line);
+    let starts = |start: &str| lines.iter().any(|l| l.starts_with(start));
+    let third = after("review othello: move 3 of 9, X e3");
+    assert!(has(&third, "  3  .  .  .  . [X] .  .  .  3"), "{third:#?}");
+    assert!(has(&third, "X 5  O 2  O to move"), "{third:#?}");
+    assert!(has(&third, "result: X wins 64-0"), "{third:#?}");
+    let second = after("review othello: move 2 of 9, O f4");
+    assert!(
+        has(&second, "  4  .  .  .  O  O [O] .  .  4"),
+        "{second:#?}"
+    );
+    assert!(starts("no move 99: the game has 9 moves"), "{lines:#?}");
+    assert!(has(
+        &lines,
+        "1. e6 f4*  2. e3 f6  3. g5 d6  4. e7 f5  5. c5"
+    ));
+    assert!(starts("the game is over after move 9"), "{lines:#?}");
+    // play from the start: a new game against the bot, nothing refused.
+    assert!(
+        starts("game 1 (othello): rv (X) vs bot:1 (O)"),
+        "{lines:#?}"
+    );
+    remove_temp_dir(&dir);
+}
+
+#[test]
 fn the_example_python_bot_plays_its_games() {
     let daemon = start(test_config());
     let addr = daemon.addr.to_string();
