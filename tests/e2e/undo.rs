@@ -55,6 +55,24 @@ fn bot_reply(client: &mut Client, g: u64) -> Move {
         .unwrap_or_else(|| panic!("no bot move in {lines:?}"))
 }
 
+/// The lines through game `g`'s next `CLOCK`, and what it says: black's
+/// and white's milliseconds and whose clock runs.
+fn snapshot_clock(
+    client: &mut Client,
+    g: u64,
+) -> (Vec<String>, (u64, u64, Option<flipline::Color>)) {
+    let lines = client.lines_through(&format!("CLOCK {g} "));
+    match lines.last().map(|l| event(l)) {
+        Some(Event::Clock {
+            black_ms,
+            white_ms,
+            running,
+            ..
+        }) => (lines, (black_ms, white_ms, running)),
+        _ => panic!("no CLOCK in {lines:?}"),
+    }
+}
+
 #[test]
 fn against_a_bot_undo_takes_back_a_move_and_its_reply_and_a_restart_keeps_that() {
     let daemon = start(test_config());
@@ -137,16 +155,7 @@ fn clock_lines_come_with_every_snapshot_and_after_board() {
     }
     let mut watcher = Client::connect(daemon.addr);
     watcher.ok(&format!("WATCH {g}"));
-    let snapshot = watcher.lines_through(&format!("CLOCK {g} "));
-    let Some(Event::Clock {
-        black_ms,
-        white_ms,
-        running,
-        ..
-    }) = snapshot.last().map(|l| event(l))
-    else {
-        panic!("no CLOCK in {snapshot:?}")
-    };
+    let (snapshot, (black_ms, white_ms, running)) = snapshot_clock(&mut watcher, g);
     assert!(black_ms <= 300_000 && black_ms > 200_000, "{snapshot:?}");
     assert_eq!(white_ms, 300_000);
     assert_eq!(running, Some(flipline::Color::Black));
@@ -179,16 +188,7 @@ fn a_player_back_after_a_lost_connection_hears_the_time_left() {
     let mut bob = Client::connect(daemon.addr);
     login_soon(&mut bob, "bob");
     assert_eq!(bob.ok(&format!("JOIN {g}")).1, format!("OK {g} O"));
-    let snapshot = bob.lines_through(&format!("CLOCK {g} "));
-    let Some(Event::Clock {
-        black_ms,
-        white_ms,
-        running,
-        ..
-    }) = snapshot.last().map(|l| event(l))
-    else {
-        panic!("no CLOCK in {snapshot:?}")
-    };
+    let (snapshot, (black_ms, white_ms, running)) = snapshot_clock(&mut bob, g);
     // Black's clock stopped at its move, as MOVED said; white's runs.
     assert_eq!(Some(black_ms), black_left, "{snapshot:?}");
     assert!(white_ms <= 300_000, "{snapshot:?}");
