@@ -9,7 +9,7 @@ use std::time::Duration;
 use flipline::protocol::COMMAND_HELP;
 use flipline::{Square, Variant};
 
-use crate::analyze_cmd::{in_hundredths, score_text};
+use crate::engine_score::{in_hundredths, score_text};
 use crate::export::GameLine;
 use crate::link::Link;
 use crate::render::move_list;

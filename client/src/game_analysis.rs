@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use flipline::engine::{self, Choice, WIN_FACTOR};
 use flipline::{Game, Move, Variant};
 
-use crate::analyze_cmd::{in_hundredths, score_text};
+use crate::engine_score::{in_hundredths, score_text};
 use crate::saved_game::{self, SavedGame};
 
 /// How long and how deep each position is searched.

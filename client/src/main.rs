@@ -8,6 +8,7 @@ mod civil;
 mod commands;
 mod engine_cmd;
 mod engine_protocols;
+mod engine_score;
 mod export;
 mod external;
 mod game_analysis;

@@ -11,7 +11,7 @@ use flipline::protocol::{
     Reply, ServerLine,
 };
 
-use crate::analyze_cmd::{in_hundredths, score_text};
+use crate::engine_score::{in_hundredths, score_text};
 use flipline::{Color, Game, Move, Square, Variant};
 
 use crate::password::{Password, asks_for_password, login_line, shown_password};
