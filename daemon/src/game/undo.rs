@@ -48,7 +48,11 @@ impl GameActor {
                 let step = read
                     .map(|(moves, keep)| (act.table.undo_allowed(&name, &take_back), moves, keep));
                 let then: ResponseActFuture<GameActor, Answered> = match step {
-                    Err(e) => ready(Err(e)),
+                    Err(e) => {
+                        let effects = act.table.undo_failed();
+                        act.carry_out(ctx, effects);
+                        ready(Err(e))
+                    }
                     Ok((UndoStep::Asked(effects), _, _)) => {
                         act.carry_out(ctx, effects);
                         ready(Ok(Answer::ok(Reply::Asked)))
@@ -69,7 +73,11 @@ impl GameActor {
     ) -> impl fut::ActorFuture<GameActor, Output = Answered> + 'static {
         let stored = self.services.store.take_back(self.id(), keep, plies);
         stored.into_actor(self).map(move |stored, act, ctx| {
-            stored.map_err(unavailable)?;
+            if let Err(error) = stored {
+                let effects = act.table.undo_failed();
+                act.carry_out(ctx, effects);
+                return Err(unavailable(error));
+            }
             moves.truncate(usize::try_from(keep).unwrap_or(usize::MAX));
             let effects = act.table.taken_back(&moves, service_time::now());
             act.handle.ply.store(act.table.plies(), Ordering::Relaxed);

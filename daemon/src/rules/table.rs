@@ -118,6 +118,23 @@ pub enum Effect<C> {
 
 type Effects<C> = Vec<Effect<C>>;
 
+/// Where `UNDO` stands at a table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum UndoState {
+    /// Nothing asked, nothing under way.
+    Idle,
+    /// This player asked to take moves back, until the other agrees or a
+    /// move is played (between two people only).
+    Asked(Color),
+    /// A take-back is under way (its moves being read or stored): a bot's
+    /// answer meanwhile is held back, since the position may go back under
+    /// it.
+    Running,
+    /// As `Running`, and a bot's answer was held back: the bot is asked
+    /// again if the take-back does not happen.
+    RunningBotWaiting,
+}
+
 /// A turn of the game, as a bot's move is asked for it: the ply, and how
 /// many times moves were taken back before it, since after `UNDO` a ply
 /// comes round again with another position.
@@ -243,9 +260,8 @@ pub struct Table<C> {
     takebacks: u8,
     /// Whether the game counts for the ratings (no take-backs then).
     rated: bool,
-    /// The player who asked to take moves back, until the other agrees or
-    /// a move is played (between two people only).
-    undo_asked: Option<Color>,
+    /// Where `UNDO` stands (see `take_back.rs`).
+    undo: UndoState,
 }
 
 fn forbidden(message: impl Into<String>) -> ProtocolError {
@@ -295,7 +311,7 @@ impl<C: Clone> Table<C> {
             turn_started: Stamp::of(now),
             takebacks: 0,
             rated,
-            undo_asked: None,
+            undo: UndoState::Idle,
         }
     }
 
@@ -490,6 +506,11 @@ impl<C: Clone> Table<C> {
         {
             return None;
         }
+        if matches!(self.undo, UndoState::Running | UndoState::RunningBotWaiting) {
+            // Asked again once the take-back is settled, if it is not done.
+            self.undo = UndoState::RunningBotWaiting;
+            return None;
+        }
         let mv = mv.unwrap_or_else(|| {
             self.game
                 .legal_moves()
@@ -534,7 +555,9 @@ impl<C: Clone> Table<C> {
     /// next turn begins.
     pub fn committed(&mut self, commit: &MoveCommit, now: Instant) -> Effects<C> {
         // A move answers an offer to take moves back: it is not taken up.
-        self.undo_asked = None;
+        if let UndoState::Asked(_) = self.undo {
+            self.undo = UndoState::Idle;
+        }
         let counts = self.game.counts();
         let moved = Event::Moved {
             game: self.id,

@@ -221,7 +221,14 @@ impl Driver {
     /// player was asked.
     fn undo(&mut self, name: &str) -> Result<bool, String> {
         let take_back = self.table.undo(name).map_err(|e| e.to_string())?;
-        let keep = take_back.keep(&self.stored).map_err(|e| e.to_string())?;
+        let keep = match take_back.keep(&self.stored) {
+            Ok(keep) => keep,
+            Err(e) => {
+                let effects = self.table.undo_failed();
+                self.run(effects);
+                return Err(e.to_string());
+            }
+        };
         match self.table.undo_allowed(name, &take_back) {
             UndoStep::Asked(effects) => {
                 self.run(effects);
@@ -979,4 +986,27 @@ proptest! {
             prop_assert_eq!(d.table.position(), replayed(&d.stored));
         }
     }
+}
+
+#[test]
+fn a_bots_answer_during_a_take_back_is_held_back_and_asked_again_if_it_fails() {
+    let mut d = Driver::new([person("ann", Some(1)), Sitter::Bot(1)], None, false);
+    d.play("ann", first_move(&d.table), true).unwrap();
+    let thinking = *d.thinks.last().unwrap();
+    // The take-back is under way (its moves being read) when the bot answers.
+    let take_back = d.table.undo("ann").unwrap();
+    assert!(
+        d.table.bot_answer(thinking, None, d.now).is_none(),
+        "held back"
+    );
+    assert_eq!(d.table.plies(), 1, "the bot's move was not applied");
+    // The store refuses the take-back: the bot is asked again, and plays.
+    let effects = d.table.undo_failed();
+    assert!(
+        matches!(effects.as_slice(), [Effect::Think { turn, .. }] if *turn == thinking),
+        "{effects:?}"
+    );
+    assert!(d.table.bot_answer(thinking, None, d.now).is_some());
+    // Had it been stored, the answer would have been for a position gone.
+    let _ = take_back;
 }

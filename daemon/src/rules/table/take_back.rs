@@ -20,7 +20,9 @@ use std::time::Instant;
 use flipline::protocol::{ErrorCode, Event, ProtocolError};
 use flipline::{Color, Game, Move};
 
-use super::{COLORS, Effect, Effects, Phase, Seat, Table, Timer, conflict, replay, slot};
+use super::{
+    COLORS, Effect, Effects, Phase, Seat, Table, Timer, UndoState, conflict, replay, slot,
+};
 
 /// What `UNDO` does once the moves are known to allow it.
 #[derive(Debug, PartialEq)]
@@ -76,8 +78,10 @@ impl TakeBack {
 
 impl<C: Clone> Table<C> {
     /// `UNDO` from `name`: whose moves it would take back (the other
-    /// player's, if they asked and this agrees), or why not.
-    pub fn undo(&self, name: &str) -> Result<TakeBack, ProtocolError> {
+    /// player's, if they asked and this agrees), or why not. Until it is
+    /// settled ([`Table::undo_allowed`] asks, [`Table::taken_back`],
+    /// [`Table::undo_failed`]) a bot's answer is held back.
+    pub fn undo(&mut self, name: &str) -> Result<TakeBack, ProtocolError> {
         let colors = self.colors_of(name);
         let Some(&mine) = colors.first() else {
             return Err(self.no_seat());
@@ -92,18 +96,20 @@ impl<C: Clone> Table<C> {
             ));
         }
         let alone = colors.len() == 2 || !matches!(self.seat(mine.opponent()), Seat::Person(_));
-        let (whose, ask): (&[Color], bool) = match self.undo_asked {
+        let (whose, ask): (&[Color], bool) = match self.undo {
             _ if alone => (&colors, false),
-            Some(asker) if asker == mine => {
+            UndoState::Asked(asker) if asker == mine => {
                 return Err(conflict(
                     "you asked already: the other player has not agreed",
                 ));
             }
-            Some(asker) => (&[asker], false),
-            None => (&colors, true),
+            UndoState::Asked(asker) => (&[asker], false),
+            _ => (&colors, true),
         };
+        let colors = COLORS.map(|c| whose.contains(&c));
+        self.undo = UndoState::Running;
         Ok(TakeBack {
-            colors: COLORS.map(|c| whose.contains(&c)),
+            colors,
             plies: self.ply,
             start: Game::new(self.game.variant()),
             ask,
@@ -116,19 +122,38 @@ impl<C: Clone> Table<C> {
         if !take_back.ask {
             return UndoStep::Store;
         }
-        self.undo_asked = self.colors_of(name).first().copied();
+        let mut effects = self.undo_failed();
+        if let Some(&mine) = self.colors_of(name).first() {
+            self.undo = UndoState::Asked(mine);
+        }
         let asked = Event::UndoAsked {
             game: self.id,
             name: name.to_string(),
         };
-        UndoStep::Asked(vec![Effect::Broadcast(vec![asked])])
+        effects.push(Effect::Broadcast(vec![asked]));
+        UndoStep::Asked(effects)
+    }
+
+    /// A take-back [`Table::undo`] allowed will not happen (nothing to take
+    /// back, the store refused it, or the other player is only asked): a
+    /// bot whose answer was held back meanwhile is asked again.
+    pub fn undo_failed(&mut self) -> Effects<C> {
+        let waiting = self.undo == UndoState::RunningBotWaiting;
+        self.undo = UndoState::Idle;
+        match self.seat(self.game.to_move()) {
+            Seat::Bot(level) if waiting && self.phase == Phase::Playing => vec![Effect::Think {
+                level: *level,
+                turn: self.turn(),
+            }],
+            _ => Vec::new(),
+        }
     }
 
     /// The take-back is stored: the game goes on after the `kept` moves,
     /// everyone hears of it, and the side to move's turn begins.
     pub fn taken_back(&mut self, kept: &[(Move, Option<u64>)], now: Instant) -> Effects<C> {
         if self.phase != Phase::Playing {
-            return Vec::new();
+            return self.undo_failed();
         }
         let spec = self.clocks().map(|c| c.spec());
         let (game, clocks, ply) = replay(self.game.variant(), spec, kept);
@@ -139,7 +164,7 @@ impl<C: Clone> Table<C> {
         }
         self.ply = ply;
         self.takebacks = self.takebacks.wrapping_add(1);
-        self.undo_asked = None;
+        self.undo = UndoState::Idle;
         let mut events = vec![
             Event::Undone {
                 game: self.id,
@@ -162,6 +187,9 @@ impl<C: Clone> Table<C> {
 #[cfg(test)]
 impl<C> Table<C> {
     pub(crate) fn undo_asked_by(&self) -> Option<Color> {
-        self.undo_asked
+        match self.undo {
+            UndoState::Asked(color) => Some(color),
+            _ => None,
+        }
     }
 }
