@@ -257,6 +257,9 @@ pub struct ChallengeOp<C> {
 pub enum ChallengeStep {
     /// `CHALLENGE`: to whom, on what terms (a random start already drawn).
     Make(String, crate::rules::challenges::Terms),
+    /// Whether a `CHALLENGE` to this name (rated or not) would be taken:
+    /// asked before its random start is drawn.
+    Check(String, bool),
     /// `ACCEPT`.
     Accept(crate::rules::challenges::ChallengeId),
     /// `DECLINE`.

@@ -131,6 +131,12 @@ fn names_not_online_busy_or_gone_are_not_challenged() {
     let mut ann = Client::login_as(daemon.addr, "ann");
     assert!(ann.err("CHALLENGE nobody", 404).contains("not online"));
     ann.err("CHALLENGE ann", 400);
+    // Refused before any random start is drawn for them.
+    assert!(
+        ann.err("CHALLENGE nobody from random:8", 404)
+            .contains("not online")
+    );
+    ann.err("CHALLENGE ann from random:8", 400);
     let mut bob = Client::login_as(daemon.addr, "bob");
     let g = bob.ok_game("NEW othello hotseat");
     assert!(

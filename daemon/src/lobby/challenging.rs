@@ -35,7 +35,7 @@ impl Handler<ChallengeOp<SessionRef>> for Lobby {
     fn handle(&mut self, msg: ChallengeOp<SessionRef>, ctx: &mut Context<Self>) -> Self::Result {
         let (reply, answer) = oneshot::channel();
         let id = match &msg.op {
-            ChallengeStep::Make(..) => None,
+            ChallengeStep::Make(..) | ChallengeStep::Check(..) => None,
             ChallengeStep::Accept(id)
             | ChallengeStep::Decline(id, _)
             | ChallengeStep::Cancel(id) => Some(*id),
@@ -50,6 +50,10 @@ impl Handler<ChallengeOp<SessionRef>> for Lobby {
                     let decided = act.core.challenge(&name, &to, terms, now, timeout);
                     act.conclude(ctx, decided, reply, |_, id| Ok(ChallengeAnswer::Made(id)));
                     act.arm_challenge_expiry(ctx);
+                }
+                ChallengeStep::Check(to, rated) => {
+                    let checked = act.core.may_challenge(&name, &to, rated);
+                    let _ = reply.send(checked.map(|()| ChallengeAnswer::Done));
                 }
                 ChallengeStep::Accept(id) => {
                     let next = &mut act.next_game;

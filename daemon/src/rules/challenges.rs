@@ -86,6 +86,23 @@ impl Challenges {
         now: Instant,
         timeout: Duration,
     ) -> Result<&Challenge, ProtocolError> {
+        self.check(from, to, to_online)?;
+        self.last += 1;
+        let challenge = Challenge {
+            id: self.last,
+            from: Name::clone(from),
+            to: Name::clone(to),
+            terms,
+            expires: now + timeout,
+        };
+        Ok(self.open.entry(challenge.id).or_insert(challenge))
+    }
+
+    /// Whether `from` may challenge `to` now (nothing changes): what
+    /// [`Challenges::challenge`] checks first, and what is asked before a
+    /// random start is drawn for a challenge, so that one that would be
+    /// refused costs the engine nothing.
+    pub fn check(&self, from: &str, to: &str, to_online: bool) -> Result<(), ProtocolError> {
         if same(from, to) {
             return Err(refused(
                 ErrorCode::BadRequest,
@@ -109,15 +126,7 @@ impl Challenges {
             );
             return Err(refused(ErrorCode::TooMany, message));
         }
-        self.last += 1;
-        let challenge = Challenge {
-            id: self.last,
-            from: Name::clone(from),
-            to: Name::clone(to),
-            terms,
-            expires: now + timeout,
-        };
-        Ok(self.open.entry(challenge.id).or_insert(challenge))
+        Ok(())
     }
 
     /// The open challenge from `from` to `to`, if any.

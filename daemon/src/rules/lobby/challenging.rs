@@ -27,6 +27,21 @@ impl<R: Clone> LobbyCore<R> {
             .filter(|g| self.games.get(g).is_some_and(|e| e.phase == Phase::Playing))
     }
 
+    /// Whether `from` may challenge `to` now (a rated game if `rated`):
+    /// nothing changes. Asked before a random start is drawn.
+    pub fn may_challenge(&self, from: &Name, to: &str, rated: bool) -> Result<(), ProtocolError> {
+        self.logged_in(from)?;
+        self.check_free(from)?;
+        let to_conn = self.holder(to);
+        if let Some(game) = self.playing(to).filter(|_| to_conn.is_some()) {
+            return Err(conflict(format!("'{to}' is playing game {game}")));
+        }
+        if rated && (!self.is_member(from) || (to_conn.is_some() && !self.is_member(to))) {
+            return Err(guests_unrated());
+        }
+        self.challenges.check(from, to, to_conn.is_some())
+    }
+
     /// `CHALLENGE` from `from` to `to` on `terms`, open until `timeout` from
     /// `now`; `to` hears `CHALLENGE`. The answer is the challenge's number.
     pub fn challenge(
@@ -37,17 +52,10 @@ impl<R: Clone> LobbyCore<R> {
         now: Instant,
         timeout: Duration,
     ) -> Result<Done<ChallengeId, R>, ProtocolError> {
-        self.logged_in(from)?;
-        self.check_free(from)?;
+        self.may_challenge(from, to, terms.rated)?;
         let known = self.people.get_key_value(&Caseless(to));
         let to_name = known.map_or_else(|| Name::from(to), |(key, _)| Name::clone(&key.0));
         let to_conn = self.holder(to);
-        if let Some(game) = self.playing(to).filter(|_| to_conn.is_some()) {
-            return Err(conflict(format!("'{to_name}' is playing game {game}")));
-        }
-        if terms.rated && (!self.is_member(from) || (to_conn.is_some() && !self.is_member(to))) {
-            return Err(guests_unrated());
-        }
         let challenge =
             (self.challenges).challenge(from, &to_name, to_conn.is_some(), terms, now, timeout)?;
         let event = challenged(challenge);

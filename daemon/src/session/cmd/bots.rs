@@ -146,24 +146,54 @@ impl Session {
                 Err(e) => self.reply(ctx, Err(e)),
             },
             StartSpec::Random(plies) => {
-                let draw = DrawStart {
-                    variant,
-                    plies: usize::from(plies),
-                    seed: random_u64(),
+                // Asked first, so that a challenge the lobby would refuse
+                // costs the engine nothing.
+                let check = ChallengeOp {
+                    name: crate::messages::Name::clone(&name),
+                    op: ChallengeStep::Check(to.clone(), rated),
+                    route: PhantomData,
                 };
-                let request = self.shared.engine.send(draw);
-                self.await_answer(ctx, request, move |act, ctx, drawn| match drawn {
-                    Some(start) => {
-                        act.challenge_step(ctx, name, ChallengeStep::Make(to, terms(start)));
-                    }
-                    None => act.error(
-                        ctx,
-                        ErrorCode::BadRequest,
-                        format!("{variant} has no start of {plies} random moves"),
-                    ),
-                });
+                let shared = std::sync::Arc::clone(&self.shared);
+                self.ask(
+                    ctx,
+                    &shared.lobby.challenge,
+                    check,
+                    move |act, ctx, checked| match checked {
+                        Ok(_) => act.draw_and_challenge(ctx, name, to, terms, plies),
+                        Err(e) => act.reply(ctx, Err(e)),
+                    },
+                );
             }
         }
+    }
+
+    /// Draws a random start of `plies` moves on the engine pool, then makes
+    /// the challenge from it.
+    fn draw_and_challenge(
+        &mut self,
+        ctx: &mut Context<Self>,
+        name: crate::messages::Name,
+        to: String,
+        terms: impl Fn(Vec<flipline::Move>) -> Terms + Copy + 'static,
+        plies: u8,
+    ) {
+        let variant = terms(Vec::new()).variant;
+        let draw = DrawStart {
+            variant,
+            plies: usize::from(plies),
+            seed: random_u64(),
+        };
+        let request = self.shared.engine.send(draw);
+        self.await_answer(ctx, request, move |act, ctx, drawn| match drawn {
+            Some(start) => {
+                act.challenge_step(ctx, name, ChallengeStep::Make(to, terms(start)));
+            }
+            None => act.error(
+                ctx,
+                ErrorCode::BadRequest,
+                format!("{variant} has no start of {plies} random moves"),
+            ),
+        });
     }
 
     /// `ACCEPT`, `DECLINE`, `CANCEL` and a checked `CHALLENGE`: the lobby's
