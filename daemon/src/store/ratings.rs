@@ -123,23 +123,50 @@ fn side_before(
     })
 }
 
-/// Rates game `game` (over and rated, between `black` and `white`, which
-/// `winner` won, ending at `at`): both ratings and the game's changes are
-/// written. The ratings as they were before count, so the order of the
-/// players does not matter.
-#[allow(clippy::too_many_arguments)]
-fn rate(
-    conn: &Connection,
-    game: GameId,
+/// A rated game over, as the ratings need it.
+struct RatedGame {
+    id: GameId,
     variant: Variant,
-    [black, white]: [&str; 2],
+    black: String,
+    white: String,
     winner: Option<Color>,
-    at: &str,
-    period_days: u32,
-) -> rusqlite::Result<()> {
-    let black = side_before(conn, black, variant, at, period_days)?;
-    let white = side_before(conn, white, variant, at, period_days)?;
-    let black_score = match winner {
+    /// When it ended (what the deviation grows until).
+    at: String,
+}
+
+/// The columns [`rated_game`] reads, in its order.
+const RATED_COLUMNS: &str = "id, variant, black, white, result, ended_at";
+
+/// The rated game of a row of [`RATED_COLUMNS`]; `None` for one that cannot
+/// be rated (an unknown variant, a seat or an end time missing).
+fn rated_game(r: &rusqlite::Row<'_>) -> rusqlite::Result<Option<RatedGame>> {
+    let variant: String = r.get(1)?;
+    let (black, white, at): (Option<String>, Option<String>, Option<String>) =
+        (r.get(2)?, r.get(3)?, r.get(5)?);
+    let result: Option<String> = r.get(4)?;
+    let (Ok(variant), Some(black), Some(white), Some(at)) =
+        (variant.parse::<Variant>(), black, white, at)
+    else {
+        return Ok(None);
+    };
+    Ok(Some(RatedGame {
+        id: r.get(0)?,
+        variant,
+        black,
+        white,
+        winner: result.as_deref().and_then(Color::from_letter),
+        at,
+    }))
+}
+
+/// Rates `game`: both ratings and the game's changes are written. The
+/// ratings as they were before count, so the order of the players does not
+/// matter.
+fn rate(conn: &Connection, game: &RatedGame, period_days: u32) -> rusqlite::Result<()> {
+    let (variant, at) = (game.variant, game.at.as_str());
+    let black = side_before(conn, &game.black, variant, at, period_days)?;
+    let white = side_before(conn, &game.white, variant, at, period_days)?;
+    let black_score = match game.winner {
         Some(Color::Black) => 1.0,
         Some(Color::White) => 0.0,
         None => 0.5,
@@ -151,7 +178,12 @@ fn rate(
             "INSERT OR REPLACE INTO rating_changes (game, name, before, after) \
              VALUES (?1, ?2, ?3, ?4)",
         )?
-        .execute(params![game, side.name, side.before.rating, after.rating])?;
+        .execute(params![
+            game.id,
+            side.name,
+            side.before.rating,
+            after.rating
+        ])?;
     }
     Ok(())
 }
@@ -188,36 +220,16 @@ pub(super) fn rate_if_rated(
     game: GameId,
     period_days: u32,
 ) -> rusqlite::Result<bool> {
-    let sql = "SELECT variant, black, white, result, ended_at FROM games \
-               WHERE id = ?1 AND rated = 1 AND status = 'over'";
-    let row = conn
-        .prepare_cached(sql)?
-        .query_row(params![game], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, Option<String>>(1)?,
-                r.get::<_, Option<String>>(2)?,
-                r.get::<_, Option<String>>(3)?,
-                r.get::<_, Option<String>>(4)?,
-            ))
-        })
+    let sql = format!(
+        "SELECT {RATED_COLUMNS} FROM games WHERE id = ?1 AND rated = 1 AND status = 'over'"
+    );
+    let found = (conn.prepare_cached(&sql)?)
+        .query_row(params![game], rated_game)
         .optional()?;
-    let Some((variant, Some(black), Some(white), result, Some(at))) = row else {
+    let Some(Some(game)) = found else {
         return Ok(false);
     };
-    let Ok(variant) = variant.parse::<Variant>() else {
-        return Ok(false);
-    };
-    let winner = result.as_deref().and_then(Color::from_letter);
-    rate(
-        conn,
-        game,
-        variant,
-        [&black, &white],
-        winner,
-        &at,
-        period_days,
-    )?;
+    rate(conn, &game, period_days)?;
     Ok(true)
 }
 
@@ -225,39 +237,18 @@ pub(super) fn rate_if_rated(
 /// what the ratings table should hold. Returns how many games were rated.
 pub fn recompute(conn: &Connection, period_days: u32) -> rusqlite::Result<usize> {
     conn.execute_batch("DELETE FROM ratings; DELETE FROM rating_changes;")?;
-    let games: Vec<(GameId, String, String, String, Option<String>, String)> = {
-        let mut statement = conn.prepare(
-            "SELECT id, variant, black, white, result, ended_at FROM games \
-             WHERE rated = 1 AND status = 'over' AND black IS NOT NULL \
-             AND white IS NOT NULL AND ended_at IS NOT NULL ORDER BY ended_at, id",
-        )?;
-        let rows = statement.query_map([], |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get(4)?,
-                r.get(5)?,
-            ))
-        })?;
+    let games: Vec<Option<RatedGame>> = {
+        let sql = format!(
+            "SELECT {RATED_COLUMNS} FROM games WHERE rated = 1 AND status = 'over' \
+             ORDER BY ended_at, id"
+        );
+        let mut statement = conn.prepare(&sql)?;
+        let rows = statement.query_map([], rated_game)?;
         rows.collect::<rusqlite::Result<_>>()?
     };
     let mut count = 0;
-    for (game, variant, black, white, result, at) in games {
-        let Ok(variant) = variant.parse::<Variant>() else {
-            continue;
-        };
-        let winner = result.as_deref().and_then(Color::from_letter);
-        rate(
-            conn,
-            game,
-            variant,
-            [&black, &white],
-            winner,
-            &at,
-            period_days,
-        )?;
+    for game in games.into_iter().flatten() {
+        rate(conn, &game, period_days)?;
         count += 1;
     }
     Ok(count)
