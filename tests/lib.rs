@@ -42,7 +42,9 @@ mod volume;
 
 pub use flipd::{Config, DaemonThread};
 
-pub use child::{ChildDaemon, wait_bounded, with_open_file_limit, workspace_binary, write_config};
+pub use child::{
+    ChildDaemon, run_flip, wait_bounded, with_open_file_limit, workspace_binary, write_config,
+};
 pub use client::{
     Client, READ_TIMEOUT, Received, assert_serves, guest_secret, login_line_soon, login_soon,
     new_and_join, seek_pair,

@@ -973,11 +973,7 @@ fn declined_line(id: u64, name: &str, reason: flipline::protocol::DeclineReason)
 
 /// A `RATING` line, for people.
 fn rating_line(line: &flipline::protocol::RatingLine) -> String {
-    let standing = if line.provisional {
-        "provisional"
-    } else {
-        "established"
-    };
+    let standing = line.standing();
     let games = if line.games == 1 { "game" } else { "games" };
     let bot = if line.bot { " (bot)" } else { "" };
     format!(

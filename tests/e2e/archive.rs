@@ -1,6 +1,5 @@
 //! Archives: `HISTORY` over the protocol, and `flip export` reading a store file.
 
-use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use flipline::notation::transcript_string;
@@ -86,19 +85,6 @@ fn history_gives_a_game_its_players_moves_and_result() {
     reader.err("HISTORY", 400);
 }
 
-/// Runs `flip` with `args`, at most 30 s.
-fn flip(args: &[&str]) -> Output {
-    let binary = workspace_binary("flip", "flip");
-    let child = Command::new(binary)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run flip: {e}"));
-    wait_bounded(child, Duration::from_secs(30))
-}
-
 /// Plays `moves` in a new hotseat game, then resigns it; returns the game.
 fn resigned_game(client: &mut Client, variant: &str, moves: &[&str]) -> u64 {
     let g = client.ok_game(&format!("NEW {variant} hotseat"));
@@ -128,7 +114,7 @@ fn flip_export_writes_finished_games_as_ggf_or_transcripts() {
         .unwrap_or_else(|e| panic!("stop: {e}"));
     let db = config.store.path.display().to_string();
 
-    let ggf = flip(&["export", "--db", &db, "--format", "ggf"]);
+    let ggf = run_flip(&["export", "--db", &db, "--format", "ggf"]);
     let text = String::from_utf8_lossy(&ggf.stdout);
     assert!(
         ggf.status.success(),
@@ -155,7 +141,7 @@ fn flip_export_writes_finished_games_as_ggf_or_transcripts() {
     );
     assert!(String::from_utf8_lossy(&ggf.stderr).contains("skipped 1"));
 
-    let transcripts = flip(&[
+    let transcripts = run_flip(&[
         "export",
         "--db",
         &db,
@@ -174,7 +160,7 @@ fn flip_export_writes_finished_games_as_ggf_or_transcripts() {
         ],
         "{text}"
     );
-    let since = flip(&[
+    let since = run_flip(&[
         "export",
         "--db",
         &db,
@@ -185,7 +171,7 @@ fn flip_export_writes_finished_games_as_ggf_or_transcripts() {
     ]);
     assert!(since.status.success() && since.stdout.is_empty());
     let _ = third;
-    let missing = flip(&["export", "--db", "/nonexistent/flipline.db"]);
+    let missing = run_flip(&["export", "--db", "/nonexistent/flipline.db"]);
     let stderr = String::from_utf8_lossy(&missing.stderr);
     assert!(!missing.status.success());
     assert!(stderr.contains("/nonexistent/flipline.db"), "{stderr}");

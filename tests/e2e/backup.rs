@@ -2,17 +2,8 @@
 //! games finished before it began; `flip manual` and `flip completions` are
 //! made from the flags, and dist/flip.1 is the manual flip prints.
 
-use std::process::{Command, Output};
-
 use flipd::store::Archive;
 use flipline_tests::*;
-
-fn flip(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(workspace_binary("flip", "flip"))
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run flip: {e}"))
-}
 
 /// Plays `count` games against the bot to their end (resigned after a move).
 fn finished_games(addr: std::net::SocketAddr, name: &str, count: usize) -> Vec<u64> {
@@ -38,7 +29,7 @@ fn a_backup_made_during_play_is_a_sound_store_with_the_games() {
         // Games go on being played while the copy is made.
         let addr = daemon.addr;
         let during = scope.spawn(move || finished_games(addr, "bob", 10));
-        let made = flip(&[
+        let made = run_flip(&[
             "backup".as_ref(),
             "--db".as_ref(),
             daemon.config.store.path.as_os_str(),
@@ -71,7 +62,7 @@ fn a_backup_made_during_play_is_a_sound_store_with_the_games() {
             "game {game} is not in the copy: {kept:?}"
         );
     }
-    let again = flip(&[
+    let again = run_flip(&[
         "backup".as_ref(),
         "--db".as_ref(),
         daemon.config.store.path.as_os_str(),
@@ -85,7 +76,7 @@ fn a_backup_made_during_play_is_a_sound_store_with_the_games() {
 fn the_manual_in_dist_is_the_one_flip_prints_and_completions_are_made() {
     let dist = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../dist/flip.1");
     let kept = std::fs::read_to_string(&dist).unwrap_or_else(|e| panic!("{}: {e}", dist.display()));
-    let printed = flip(&["manual".as_ref()]);
+    let printed = run_flip(&["manual"]);
     assert!(printed.status.success());
     assert_eq!(
         kept,
@@ -97,7 +88,7 @@ fn the_manual_in_dist_is_the_one_flip_prints_and_completions_are_made() {
         ("zsh", "#compdef flip"),
         ("fish", "complete -c flip"),
     ] {
-        let script = flip(&["completions".as_ref(), shell.as_ref()]);
+        let script = run_flip(&["completions", shell]);
         let text = String::from_utf8_lossy(&script.stdout);
         assert!(
             script.status.success() && text.contains(mark),

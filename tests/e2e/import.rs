@@ -4,29 +4,14 @@
 //! code under test.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::Duration;
 
 use flipline::notation::transcript_string;
 use flipline::{Game, Move, Variant};
 use flipline_tests::*;
 
-/// Runs `flip` with `args`, at most 30 s.
-fn flip(args: &[&str]) -> Output {
-    let binary = workspace_binary("flip", "flip");
-    let child = Command::new(binary)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run flip: {e}"));
-    wait_bounded(child, Duration::from_secs(30))
-}
-
 /// `flip` that must succeed; its standard error.
 fn flip_ok(args: &[&str]) -> String {
-    let out = flip(args);
+    let out = run_flip(args);
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(out.status.success(), "flip {args:?}: {stderr}");
     stderr
@@ -101,7 +86,7 @@ fn ggf_export_import_export_is_byte_for_byte_the_same() {
     );
     // The transcripts (results, moves with their passes) are the same too.
     let transcripts = |db: &Path| {
-        let out = flip(&["export", "--db", &text(db), "--format", "transcript"]);
+        let out = run_flip(&["export", "--db", &text(db), "--format", "transcript"]);
         String::from_utf8_lossy(&out.stdout)
             .lines()
             .map(|l| l.split_once(' ').map_or(l, |(_, rest)| rest).to_string())
@@ -244,7 +229,7 @@ fn hand_written_wthor_files_import_with_their_players() {
         said.contains("imported 2 games, 0 already in the store, skipped 1"),
         "{said}"
     );
-    let out = flip(&["export", "--db", &text(&db), "--format", "transcript"]);
+    let out = run_flip(&["export", "--db", &text(&db), "--format", "transcript"]);
     let lines: Vec<String> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(String::from)
@@ -266,7 +251,7 @@ fn hand_written_wthor_files_import_with_their_players() {
         ]
     );
     // The year is all WTHOR keeps of the date.
-    let ggf = flip(&["export", "--db", &text(&db)]);
+    let ggf = run_flip(&["export", "--db", &text(&db)]);
     assert!(String::from_utf8_lossy(&ggf.stdout).contains("DT[2001.01.01_00:00:00.UTC]"));
     // Without the .jou, players are their numbers.
     std::fs::remove_file(dir.join("WTHOR.JOU")).unwrap_or_else(|e| panic!("{e}"));
@@ -277,12 +262,12 @@ fn hand_written_wthor_files_import_with_their_players() {
         &text(&numbered),
         &text(&dir.join("WTH_2001.wtb")),
     ]);
-    let out = flip(&["export", "--db", &text(&numbered), "--format", "transcript"]);
+    let out = run_flip(&["export", "--db", &text(&numbered), "--format", "transcript"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("2 othello 0 1 O:20-44:resign"));
     // A 10x10 file is refused whole, naming the file.
     let ten = dir.join("WTH_2002.wtb");
     std::fs::write(&ten, wthor_header(0, 0, 2002, 10)).unwrap_or_else(|e| panic!("{e}"));
-    let refused = flip(&["import", "--db", &text(&db), &text(&ten)]);
+    let refused = run_flip(&["import", "--db", &text(&db), &text(&ten)]);
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(
         !refused.status.success() && stderr.contains("WTH_2002.wtb") && stderr.contains("10x10"),
@@ -320,7 +305,7 @@ fn a_ggs_archive_imports_its_games_and_names_what_it_skips() {
         said.contains("imported 2 games, 0 already in the store, skipped 2"),
         "{said}"
     );
-    let out = flip(&["export", "--db", &text(&db), "--format", "transcript"]);
+    let out = run_flip(&["export", "--db", &text(&db), "--format", "transcript"]);
     let lines: Vec<String> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(String::from)
@@ -333,7 +318,7 @@ fn a_ggs_archive_imports_its_games_and_names_what_it_skips() {
             "2 anti ann bob X:31-33:time f5f6",
         ]
     );
-    let ggf = flip(&["export", "--db", &text(&db)]);
+    let ggf = run_flip(&["export", "--db", &text(&db)]);
     let ggf = String::from_utf8_lossy(&ggf.stdout);
     assert!(
         ggf.contains(
@@ -344,7 +329,7 @@ fn a_ggs_archive_imports_its_games_and_names_what_it_skips() {
     assert!(ggf.contains("B[F5//4.09]W[D6//0.01]B[C3//2.00]"), "{ggf}");
     assert!(ggf.contains("TY[8a]RE[+2.00:t]"), "{ggf}");
     // The archive's first game, move by move, beside the engine's best.
-    let out = flip(&[
+    let out = run_flip(&[
         "analyze",
         "--game",
         &text(&archive),

@@ -288,6 +288,19 @@ fn build_binary(package: &str, binary: &str) -> PathBuf {
     path
 }
 
+/// Runs the `flip` binary with `args`, no input, its output collected, at
+/// most 30 s.
+pub fn run_flip<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Output {
+    let child = Command::new(workspace_binary("flip", "flip"))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run flip: {e}"));
+    wait_bounded(child, Duration::from_secs(30))
+}
+
 /// Waits for a child at most `limit`, killing it past that, and returns its
 /// output (so that no test can hang on a child process).
 pub fn wait_bounded(mut child: std::process::Child, limit: Duration) -> std::process::Output {

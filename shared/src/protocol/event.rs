@@ -441,13 +441,20 @@ pub struct RatingLine {
     pub bot: bool,
 }
 
-impl fmt::Display for RatingLine {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let standing = if self.provisional {
+impl RatingLine {
+    /// `provisional` or `established`, as the line writes it.
+    pub fn standing(&self) -> &'static str {
+        if self.provisional {
             "provisional"
         } else {
             "established"
-        };
+        }
+    }
+}
+
+impl fmt::Display for RatingLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let standing = self.standing();
         write!(
             f,
             "{} {} {} {} {} {standing}",
