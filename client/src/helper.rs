@@ -180,6 +180,28 @@ impl Completer for FlipCompleter {
                         .map(str::to_string)
                         .collect()
                 }
+                "tourney" => {
+                    let words = [
+                        "new",
+                        "join",
+                        "leave",
+                        "start",
+                        "list",
+                        "show",
+                        "roundrobin",
+                        "swiss",
+                        "rounds",
+                        "clock",
+                        "rated",
+                        "casual",
+                        "start",
+                        "random:8",
+                    ];
+                    (Variant::ALL.iter().map(|v| v.name()))
+                        .chain(words)
+                        .map(str::to_string)
+                        .collect()
+                }
                 _ => Vec::new(),
             }
         };

@@ -33,6 +33,7 @@ mod secret;
 mod secret_file;
 mod solve_cmd;
 mod terminal;
+mod tourney_view;
 mod untrusted;
 mod view;
 mod wthor;

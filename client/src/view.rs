@@ -625,6 +625,9 @@ impl View {
                 )]
             }
             Event::Rating(line) => vec![rating_line(&line)],
+            Event::Tourney(line) => vec![crate::tourney_view::listed(&line)],
+            Event::TourneyNews { id, news } => vec![crate::tourney_view::news(id, &news)],
+            Event::Standing(line) => vec![crate::tourney_view::standing(&line)],
             Event::Info(text) => {
                 self.closed_for_login |= text.starts_with(LOGIN_DEADLINE_INFO);
                 vec![format!("* {}", escape(&text))]

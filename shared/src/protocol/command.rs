@@ -14,6 +14,7 @@ use super::decline::DeclineReason;
 use super::error::{ProtocolError, one_line};
 use super::list_query::{ListQuery, WhoQuery};
 use super::name::check_name;
+use super::tourney::{TourneyCommand, parse_tourney};
 use crate::square::Square;
 use crate::variant::Variant;
 
@@ -93,6 +94,8 @@ pub enum Command {
     },
     /// `ACCOUNT bot`.
     Account(AccountMark),
+    /// `TOURNEY NEW|JOIN|LEAVE|START|LIST|SHOW ...`.
+    Tourney(TourneyCommand),
     /// `NEW [variant] [as X|O|random] [vs bot[:level] | hotseat] [clock M+S] [from TRANSCRIPT]`.
     New(NewGame),
     /// `JOIN game`.
@@ -172,6 +175,7 @@ impl Command {
                 Command::Top { variant, count }
             }
             "ACCOUNT" => Command::Account(parse_account(&mut args)?),
+            "TOURNEY" => Command::Tourney(parse_tourney(&mut args)?),
             "NEW" => Command::New(parse_new(&mut args)?),
             "JOIN" => Command::Join(parse_game_id(args.next())?),
             "WATCH" => Command::Watch(parse_game_id(args.next())?),
@@ -212,6 +216,9 @@ impl Command {
 
     /// Whether the command needs a name (sent after `LOGIN`).
     pub fn needs_login(&self) -> bool {
+        if let Command::Tourney(tourney) = self {
+            return tourney.needs_login();
+        }
         !matches!(
             self,
             Command::Login { .. }
@@ -242,6 +249,7 @@ impl Command {
             Command::Rating { .. } => CommandKind::Rating,
             Command::Top { .. } => CommandKind::Top,
             Command::Account(_) => CommandKind::Account,
+            Command::Tourney(_) => CommandKind::Tourney,
             Command::New(_) => CommandKind::New,
             Command::Join(_) => CommandKind::Join,
             Command::Watch(_) => CommandKind::Watch,

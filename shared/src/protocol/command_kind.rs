@@ -60,13 +60,15 @@ pub enum CommandKind {
     Top,
     /// `ACCOUNT`.
     Account,
+    /// `TOURNEY`.
+    Tourney,
     /// `QUIT`.
     Quit,
 }
 
 impl CommandKind {
     /// Every command, in the order of [`COMMAND_HELP`](super::COMMAND_HELP).
-    pub const ALL: [CommandKind; 27] = [
+    pub const ALL: [CommandKind; 28] = [
         CommandKind::Login,
         CommandKind::Seek,
         CommandKind::Challenge,
@@ -91,6 +93,7 @@ impl CommandKind {
         CommandKind::Rating,
         CommandKind::Top,
         CommandKind::Account,
+        CommandKind::Tourney,
         CommandKind::Ping,
         CommandKind::Help,
         CommandKind::Quit,
@@ -123,6 +126,7 @@ impl CommandKind {
             CommandKind::Rating => "RATING",
             CommandKind::Top => "TOP",
             CommandKind::Account => "ACCOUNT",
+            CommandKind::Tourney => "TOURNEY",
             CommandKind::Ping => "PING",
             CommandKind::Help => "HELP",
             CommandKind::Quit => "QUIT",

@@ -12,6 +12,7 @@ use super::decline::DeclineReason;
 use super::result::EndReason;
 use super::status::{GameStatus, PlayerStatus};
 use super::summary::GameSummary;
+use super::tourney::{StandingLine, TourneyId, TourneyLine, TourneyNews};
 use crate::square::Square;
 use crate::variant::{Color, Variant};
 
@@ -187,6 +188,20 @@ pub enum Event {
         /// The side whose clock runs, `None` when both stand.
         running: Option<Color>,
     },
+    /// `TOURNEY <t> <kind> <variant> <clock|-> <open|running|over> <players>
+    /// <round>/<rounds>` (a `TOURNEY LIST` line).
+    Tourney(TourneyLine),
+    /// `TOURNEY <t> round <n>` or `TOURNEY <t> over <winner|draw>`, to a
+    /// tournament's players.
+    TourneyNews {
+        /// The tournament.
+        id: TourneyId,
+        /// What happened.
+        news: TourneyNews,
+    },
+    /// `STANDING <t> <rank> <name> <points> <games> <disc-diff>` (a `TOURNEY
+    /// SHOW` line).
+    Standing(StandingLine),
     /// `INFO <text>`.
     Info(String),
     /// `HISTORY <game> <variant> <black|-> <white|-> <clock|-> <status> <result|-> <moves|->`
@@ -196,7 +211,7 @@ pub enum Event {
 
 impl Event {
     /// The keywords event and data lines start with, one per kind of event.
-    pub const KEYWORDS: [&'static str; 17] = [
+    pub const KEYWORDS: [&'static str; 19] = [
         "START",
         "BOARD",
         "TURN",
@@ -214,6 +229,8 @@ impl Event {
         "DECLINED",
         "RATED",
         "RATING",
+        "TOURNEY",
+        "STANDING",
     ];
 
     /// The keyword this event's line starts with: one of [`Event::KEYWORDS`],
@@ -239,6 +256,8 @@ impl Event {
             declined,
             rated,
             rating,
+            tourney,
+            standing,
         ] = Event::KEYWORDS;
         match self {
             Event::Start { .. } => start,
@@ -258,6 +277,8 @@ impl Event {
             Event::Declined { .. } => declined,
             Event::Rated { .. } => rated,
             Event::Rating(_) => rating,
+            Event::Tourney(_) | Event::TourneyNews { .. } => tourney,
+            Event::Standing(_) => standing,
         }
     }
 }
@@ -380,6 +401,13 @@ impl fmt::Display for Event {
                 after,
             } => write!(f, "{game} {name} {before} {after}"),
             Event::Rating(line) => write!(f, "{line}"),
+            Event::Tourney(line) => write!(f, "{line}"),
+            Event::TourneyNews { id, news } => match news {
+                TourneyNews::Round(round) => write!(f, "{id} round {round}"),
+                TourneyNews::Over(Some(winner)) => write!(f, "{id} over {winner}"),
+                TourneyNews::Over(None) => write!(f, "{id} over draw"),
+            },
+            Event::Standing(line) => write!(f, "{line}"),
             Event::Info(text) => f.write_str(text),
             Event::UndoAsked { game, name } => write!(f, "{game} {name}"),
             Event::Undone { game, plies, taken } => write!(f, "{game} {plies} {taken}"),

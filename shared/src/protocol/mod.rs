@@ -22,6 +22,7 @@
 //! - status.rs: [`GameStatus`] and [`PlayerStatus`], the status words of
 //!   `LIST`, `HISTORY` and `WHO` lines.
 //! - summary.rs: [`GameSummary`], one game's record, as `HISTORY` carries it.
+//! - tourney.rs: [`TourneyCommand`] and the `TOURNEY` and `STANDING` lines.
 //! - this file: [`GREETING`], [`GameId`], [`COMMAND_HELP`].
 
 mod challenge;
@@ -39,6 +40,7 @@ mod result;
 mod server_line;
 mod status;
 mod summary;
+mod tourney;
 
 pub use challenge::{
     AccountMark, ChallengeSpec, MAX_RANDOM_START, MAX_TOP, RatingRange, SeekSpec, StartSpec,
@@ -58,6 +60,10 @@ pub use result::{EndReason, GameResult};
 pub use server_line::{REPLY_KEYWORDS, ServerLine};
 pub use status::{GameStatus, PlayerStatus};
 pub use summary::GameSummary;
+pub use tourney::{
+    MAX_SWISS_ROUNDS, Points, StandingLine, TourneyCommand, TourneyId, TourneyKind, TourneyLine,
+    TourneyNews, TourneySpec, TourneyStage,
+};
 
 /// The first line a server sends.
 pub const GREETING: &str = "HELLO flipline 1";
@@ -66,7 +72,7 @@ pub const GREETING: &str = "HELLO flipline 1";
 pub type GameId = u64;
 
 /// One line of help per command, for `HELP` and the client.
-pub const COMMAND_HELP: [(&str, &str); 27] = [
+pub const COMMAND_HELP: [(&str, &str); 28] = [
     (
         "LOGIN name [password | secret TOKEN]",
         "take a name; a password registers it, a guest's secret resumes it",
@@ -123,6 +129,10 @@ pub const COMMAND_HELP: [(&str, &str); 27] = [
     (
         "ACCOUNT bot",
         "mark your registered name as a program's, for good",
+    ),
+    (
+        "TOURNEY NEW|JOIN|LEAVE|START|LIST|SHOW ...",
+        "tournaments: NEW roundrobin|swiss [rounds N] ..., SHOW t",
     ),
     ("PING", "check the connection"),
     ("HELP", "this list"),

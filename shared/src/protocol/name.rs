@@ -55,7 +55,7 @@ pub fn check_name(name: &str) -> Result<(), NameError> {
     if name.bytes().all(|b| b == b'-') {
         return Err(NameError::Dashes);
     }
-    if is_line_keyword(name) {
+    if is_line_keyword(name) || is_field_word(name) {
         return Err(NameError::Keyword);
     }
     Ok(())
@@ -74,6 +74,14 @@ pub fn is_line_keyword(word: &str) -> bool {
             .iter()
             .chain(REPLY_KEYWORDS.iter())
             .any(|keyword| keyword.eq_ignore_ascii_case(word))
+}
+
+/// Words a line writes where a name would stand: `TOURNEY <t> over draw`
+/// has no winner, so no winner may be called so.
+const FIELD_WORDS: [&str; 1] = ["draw"];
+
+fn is_field_word(name: &str) -> bool {
+    FIELD_WORDS.iter().any(|w| w.eq_ignore_ascii_case(name))
 }
 
 fn has_bot_prefix(name: &str) -> bool {
@@ -107,6 +115,8 @@ mod tests {
             ("moved", NameError::Keyword),
             ("Player", NameError::Keyword),
             ("login", NameError::Keyword),
+            ("Draw", NameError::Keyword),
+            ("tourney", NameError::Keyword),
             ("bot:3", NameError::Bot),
             ("BOT:x", NameError::Bot),
         ] {

@@ -37,6 +37,8 @@ pub enum Reply {
     /// `OK <challenge>`: the challenge made, numbered apart from games
     /// (`CHALLENGE`).
     Challenge(u64),
+    /// `OK <tourney>`: the tournament made (`TOURNEY NEW`).
+    Tourney(u64),
     /// `OK <game> <X|O>`: seated in the game, playing that colour (`JOIN`).
     Joined(GameId, Color),
     /// `OK seeking`: nobody to pair with yet; `START` comes when someone is
@@ -100,6 +102,7 @@ impl Reply {
                 Reply::Asked
             }
             CommandKind::Challenge => Reply::Challenge(tokens.value()?),
+            CommandKind::Tourney if tokens.peek().is_some() => Reply::Tourney(tokens.value()?),
             CommandKind::Seek
             | CommandKind::New
             | CommandKind::Watch
@@ -140,7 +143,8 @@ impl Reply {
             | CommandKind::Cancel
             | CommandKind::Rating
             | CommandKind::Top
-            | CommandKind::Account => Reply::Done,
+            | CommandKind::Account
+            | CommandKind::Tourney => Reply::Done,
         };
         tokens.end()?;
         Ok(reply)
@@ -156,7 +160,7 @@ impl fmt::Display for Reply {
             Reply::Done => Ok(()),
             Reply::Name(name) => write!(f, " {name}"),
             Reply::Guest(name, secret) => write!(f, " {name} {SECRET_KEYWORD} {secret}"),
-            Reply::Challenge(id) => write!(f, " {id}"),
+            Reply::Challenge(id) | Reply::Tourney(id) => write!(f, " {id}"),
             Reply::Game(game) => write!(f, " {game}"),
             Reply::Joined(game, color) => write!(f, " {game} {color}"),
             Reply::Seeking => f.write_str(" seeking"),
@@ -220,6 +224,7 @@ fn expected(answering: CommandKind) -> &'static str {
         CommandKind::Seek => "OK <game> or OK seeking",
         CommandKind::New | CommandKind::Watch | CommandKind::Accept => "OK <game>",
         CommandKind::Challenge => "OK <challenge>",
+        CommandKind::Tourney => "OK <tourney> after NEW, else OK",
         CommandKind::Join => "OK <game> <X|O>",
         CommandKind::Leave => "OK or OK seek withdrawn",
         CommandKind::List | CommandKind::Who => "OK <count>",

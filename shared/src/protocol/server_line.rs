@@ -11,6 +11,7 @@ use super::event::{Event, RatingLine};
 use super::result::{EndReason, GameResult, optional_word};
 use super::status::{GameStatus, PlayerStatus};
 use super::summary::GameSummary;
+use super::tourney::{parse_standing, parse_tourney_line};
 use crate::square::Square;
 use crate::variant::Color;
 
@@ -148,6 +149,11 @@ fn parse_server_line(line: &str) -> Option<ServerLine> {
             },
             bot: f.get(6) == Some(&"bot"),
         })),
+        "TOURNEY" => ServerLine::Event(match parse_tourney_line(&f)? {
+            Ok(line) => Event::Tourney(line),
+            Err((id, news)) => Event::TourneyNews { id, news },
+        }),
+        "STANDING" => ServerLine::Event(Event::Standing(parse_standing(&f)?)),
         _ => return None,
     })
 }
@@ -226,7 +232,9 @@ fn parse_move_list(field: &str) -> Option<Vec<Square>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{GREETING, Played};
+    use crate::protocol::{
+        GREETING, Played, StandingLine, TourneyKind, TourneyLine, TourneyNews, TourneyStage,
+    };
     use crate::variant::Variant;
 
     #[test]
@@ -347,6 +355,49 @@ mod tests {
                 bot: true,
             }),
             Event::Info("shutting down".into()),
+            Event::Tourney(TourneyLine {
+                id: 2,
+                kind: TourneyKind::Swiss,
+                variant: Variant::Anti,
+                clock: Some(ClockSpec {
+                    base_ms: 60_000,
+                    increment_ms: 1000,
+                }),
+                stage: TourneyStage::Running,
+                players: 6,
+                round: 2,
+                rounds: 3,
+            }),
+            Event::Tourney(TourneyLine {
+                id: 3,
+                kind: TourneyKind::RoundRobin,
+                variant: Variant::Othello,
+                clock: None,
+                stage: TourneyStage::Open,
+                players: 0,
+                round: 0,
+                rounds: 0,
+            }),
+            Event::TourneyNews {
+                id: 2,
+                news: TourneyNews::Round(3),
+            },
+            Event::TourneyNews {
+                id: 2,
+                news: TourneyNews::Over(Some("ann".into())),
+            },
+            Event::TourneyNews {
+                id: 2,
+                news: TourneyNews::Over(None),
+            },
+            Event::Standing(StandingLine {
+                id: 2,
+                rank: 1,
+                name: "ann".into(),
+                half_points: 5,
+                games: 3,
+                disc_difference: -12,
+            }),
             Event::UndoAsked {
                 game: 7,
                 name: "ann".into(),

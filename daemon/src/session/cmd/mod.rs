@@ -64,6 +64,11 @@ impl Session {
             Command::Rating { name, variant } => self.rating(ctx, name, variant),
             Command::Top { variant, count } => self.top(ctx, variant, count),
             Command::Account(mark) => self.account(ctx, mark),
+            Command::Tourney(_) => self.error(
+                ctx,
+                ErrorCode::Unavailable,
+                "tournaments are not served by this daemon yet",
+            ),
             Command::New(spec) => self.new_game(ctx, spec),
             Command::Join(game) => self.join(ctx, game),
             Command::Watch(game) => self.watch(ctx, game),
