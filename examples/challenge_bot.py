@@ -1,17 +1,23 @@
 #!/usr/bin/env python3
-"""A flipline bot that plays rated games on challenge: it registers its name
-(or logs in with it), marks it a program's, accepts every challenge in the
-variants it plays and declines the others with the reason, and answers TURN
-with a random move. With --challenge NAME it challenges NAME itself.
+"""A flipline bot that plays rated games on challenge and in tournaments: it
+registers its name (or logs in with it), marks it a program's, accepts every
+challenge in the variants it plays and declines the others with the reason,
+and answers TURN with a random move. With --challenge NAME it challenges NAME
+itself. With --tourney-join it joins the first open tournament (waiting for
+one), with --tourney-new TERMS it makes one and starts it once
+--tourney-size players have joined; either way it plays the tournament's
+games as they start and stops at its end, printing the standings.
 
 usage: challenge_bot.py HOST:PORT NAME PASSWORD [--games N] [--variants othello,anti]
                         [--challenge NAME [--rated] [--random-start N]]
+                        [--tourney-join | --tourney-new TERMS [--tourney-size N]]
 Only the standard library. It stops after N games (default 1).
 """
 import argparse
 import random
 import socket
 import sys
+import time
 
 
 def main():
@@ -24,6 +30,9 @@ def main():
     parser.add_argument("--challenge", metavar="NAME")
     parser.add_argument("--rated", action="store_true")
     parser.add_argument("--random-start", type=int, metavar="N")
+    parser.add_argument("--tourney-join", action="store_true")
+    parser.add_argument("--tourney-new", metavar="TERMS")
+    parser.add_argument("--tourney-size", type=int, default=2)
     args = parser.parse_args()
     host, port = args.server.rsplit(":", 1)
     conn = socket.create_connection((host, int(port)))
@@ -40,15 +49,106 @@ def main():
             terms += f" from random:{args.random_start}"
         send(f"CHALLENGE {args.challenge} {sorted(variants)[0]} {terms}")
 
+    tourney = None
+    if args.tourney_new or args.tourney_join:
+        conn.settimeout(300)  # a tournament that never ends is an error
+        tourney = enter_tourney(lines, send, args)
     if args.challenge:
         challenge()
     me, played = {}, 0  # game id -> my colours, games finished
     try:
-        play(lines, send, args, variants, challenge, conn, me, played)
+        if tourney is not None:
+            play_tourney(lines, send, args, tourney, me)
+        else:
+            play(lines, send, args, variants, challenge, conn, me, played)
     except socket.timeout:
         pass  # the last game was not rated: no RATED came
     send("QUIT")
     conn.close()
+
+
+def command(lines, send, text):
+    """Sends a command (or, without text, reads the reply to one sent); its
+    data lines and final reply (events meanwhile are dropped: before a
+    tournament starts there are none that matter)."""
+    if text:
+        send(text)
+    data = []
+    for line in lines:
+        line = line.rstrip("\n")
+        if line == "OK" or line.startswith(("OK ", "ERR ")):
+            return data, line
+        data.append(line)
+    sys.exit("the server closed the connection")
+
+
+def open_tourneys(lines, send):
+    """TOURNEY LIST as (id, players) of the open ones.
+    TOURNEY <t> <kind> <variant> <clock|-> <open|running|over> <players> <round>/<rounds>"""
+    data, _ = command(lines, send, "TOURNEY LIST")
+    rows = [line.split() for line in data if line.startswith("TOURNEY ")]
+    return [(int(w[1]), int(w[6])) for w in rows if len(w) >= 8 and w[5] == "open"]
+
+
+def enter_tourney(lines, send, args):
+    """Makes or joins a tournament; its number once this bot is in it (and,
+    for its maker, once it is started)."""
+    deadline = time.monotonic() + 60
+    for sent in ("LOGIN", "ACCOUNT"):
+        _, reply = command(lines, send, None)
+        if reply.startswith("ERR"):
+            sys.exit(f"{sent}: {reply}")
+    if args.tourney_new:
+        _, reply = command(lines, send, f"TOURNEY NEW {args.tourney_new}")
+        if not reply.startswith("OK "):
+            sys.exit(f"TOURNEY NEW: {reply}")
+        tourney = int(reply.split()[1])
+        command(lines, send, f"TOURNEY JOIN {tourney}")
+        print(f"tournament {tourney}: made, waiting for {args.tourney_size} players")
+        while dict(open_tourneys(lines, send)).get(tourney, 0) < args.tourney_size:
+            if time.monotonic() > deadline:
+                sys.exit("not enough players joined")
+            time.sleep(0.1)
+        # Not waited for: its games may start before its OK arrives.
+        send(f"TOURNEY START {tourney}")
+        return tourney
+    while True:
+        for tourney, _ in open_tourneys(lines, send):
+            _, reply = command(lines, send, f"TOURNEY JOIN {tourney}")
+            if reply == "OK":
+                print(f"tournament {tourney}: joined")
+                return tourney
+        if time.monotonic() > deadline:
+            sys.exit("no open tournament to join")
+        time.sleep(0.1)
+
+
+def play_tourney(lines, send, args, tourney, me):
+    """Plays the games the tournament starts until it is over, then prints
+    its standings: STANDING <t> <rank> <name> <points> <games> <disc-diff>."""
+    for line in lines:
+        words = line.split()
+        if not words:
+            continue
+        if words[0] == "ERR":
+            sys.exit(line.strip())
+        elif words[0] == "START":
+            me[words[1]] = {c for c, who in (("X", words[3]), ("O", words[4])) if who == args.name}
+        elif words[0] == "TURN" and words[2] in me.get(words[1], ()):
+            moves = words[3]
+            send("PASS" if moves == "pass" else "MOVE " + random.choice(moves.split(",")))
+        elif words[0] == "OVER" and words[1] in me:
+            print(f"game {words[1]}: winner {words[2]}, {words[3]}-{words[4]} ({words[5]})")
+        elif words[:3] == ["TOURNEY", str(tourney), "round"]:
+            print(f"tournament {tourney}: round {words[3]}")
+        elif words[:3] == ["TOURNEY", str(tourney), "over"]:
+            print(f"tournament {tourney}: over, won by {words[3]}")
+            data, _ = command(lines, send, f"TOURNEY SHOW {tourney}")
+            for standing in data:
+                if standing.startswith("STANDING "):
+                    _, _, rank, name, points, games, discs = standing.split()[:7]
+                    print(f"{rank}. {name} {points} points in {games} games, discs {discs}")
+            return
 
 
 def play(lines, send, args, variants, challenge, conn, me, played):

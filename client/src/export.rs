@@ -42,6 +42,9 @@ pub struct ExportArgs {
     /// (YYYY-MM-DDTHH:MM:SSZ).
     #[arg(long)]
     since: Option<String>,
+    /// Only the games of this tournament (its number in TOURNEY LIST).
+    #[arg(long)]
+    tourney: Option<u64>,
     /// Write to this file instead of standard output.
     #[arg(long, short)]
     output: Option<PathBuf>,
@@ -66,7 +69,7 @@ pub fn run(args: &ExportArgs) -> Result<(), String> {
     }
     let archive = Archive::open(&args.db).map_err(|e| e.to_string())?;
     let games = archive
-        .finished_games(args.player.as_deref(), args.since.as_deref())
+        .finished_games(args.player.as_deref(), args.since.as_deref(), args.tourney)
         .map_err(|e| e.to_string())?;
     if args.format == Format::Wtb {
         return crate::wthor_export::write(&games, args.output.as_deref());

@@ -194,7 +194,6 @@ impl Completer for FlipCompleter {
                         "clock",
                         "rated",
                         "casual",
-                        "start",
                         "random:8",
                     ];
                     (Variant::ALL.iter().map(|v| v.name()))

@@ -10,7 +10,11 @@ pub fn listed(line: &TourneyLine) -> String {
     let clock = line
         .clock
         .map_or_else(|| "no clock".to_string(), |c| format!("clock {c}"));
-    let players = if line.players == 1 { "player" } else { "players" };
+    let players = if line.players == 1 {
+        "player"
+    } else {
+        "players"
+    };
     let stage = match line.stage {
         TourneyStage::Open => format!("open: tourney join {}", line.id),
         TourneyStage::Running => format!("round {} of {}", line.round, line.rounds),
@@ -85,7 +89,10 @@ mod tests {
             disc_difference: 12,
         };
         let shown = standing(&row);
-        assert!(shown.contains(" 2.5 points") && shown.ends_with("discs +12"), "{shown}");
+        assert!(
+            shown.contains(" 2.5 points") && shown.ends_with("discs +12"),
+            "{shown}"
+        );
         assert!(news(4, &TourneyNews::Over(None)).contains("tied"));
         assert!(news(4, &TourneyNews::Over(Some("ann".into()))).contains("ann won"));
     }

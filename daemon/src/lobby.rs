@@ -25,7 +25,9 @@ use std::time::Duration;
 use actix::fut::{ActorFutureExt, WrapFuture};
 use actix::{Actor, Addr, ArbiterHandle, AsyncContext, Context, Handler, ResponseFuture};
 use flipline::notation::replay_with_passes;
-use flipline::protocol::{EndReason, ErrorCode, Event, GameId, GameResult, ProtocolError};
+use flipline::protocol::{
+    EndReason, ErrorCode, Event, GameId, GameResult, ProtocolError, TourneyId,
+};
 use tokio::sync::oneshot;
 
 use crate::config::Config;
@@ -38,6 +40,7 @@ use crate::rules::Sitter;
 use crate::rules::lobby::{
     Done, Entry, Held, Launch, Left, LobbyCore, LobbyEffect, Rematched, Sought, Waiting,
 };
+use crate::rules::tourneys::Tourneys;
 use crate::session::{GameRequest, Reach, SeatRef, SessionRef};
 use crate::store::{GameRecord, Status, Store, StoredMove, Write};
 
@@ -67,9 +70,12 @@ pub struct Lobby {
     waiting: Waiting<Deferred>,
     /// Whether the lobby is to wake when the next challenge lapses.
     expiry_armed: bool,
+    /// The tournaments.
+    tourneys: Tourneys,
 }
 
 mod challenging;
+mod tourneys;
 
 /// A command or event that touches what a held decision touched: it runs
 /// once that decision is settled (and what it then waits for, if anything).
@@ -97,7 +103,8 @@ type Reply<T> = oneshot::Sender<Result<T, ProtocolError>>;
 impl Lobby {
     /// Starts a lobby that starts games on `workers` (a player's, or in turn) with
     /// `engine` for bots, writing them to `store`, numbering new games from
-    /// `next_game`, and closing connections idle past `live`'s timeout.
+    /// `next_game` and tournaments from `next_tourney`, and closing
+    /// connections idle past `live`'s timeout.
     pub fn start(
         config: Arc<Config>,
         live: Arc<Live>,
@@ -105,6 +112,7 @@ impl Lobby {
         workers: Vec<ArbiterHandle>,
         store: Store,
         next_game: GameId,
+        next_tourney: TourneyId,
     ) -> Addr<Lobby> {
         Lobby::create(move |ctx| Lobby {
             live,
@@ -121,6 +129,7 @@ impl Lobby {
             core: LobbyCore::new(),
             waiting: Waiting::default(),
             expiry_armed: false,
+            tourneys: Tourneys::new(next_tourney),
         })
     }
 
@@ -660,11 +669,13 @@ impl Handler<FromGame> for Lobby {
 
     fn handle(&mut self, msg: FromGame, ctx: &mut Context<Self>) {
         let game = match msg {
-            FromGame::Ended(game) | FromGame::Closed(game) => game,
+            FromGame::Ended(game) | FromGame::Closed(game) | FromGame::Announced(game, _) => game,
             FromGame::Rated(name, rating) => return self.core.rated(&name, rating),
         };
-        self.when_free(ctx, touching(None, Some(game)), move |act, _| match msg {
+        // In the order the game sent them, behind a decision held on it.
+        self.when_free(ctx, touching(None, Some(game)), move |act, ctx| match msg {
             FromGame::Ended(game) => act.core.ended(game),
+            FromGame::Announced(game, result) => act.tourney_game_over(ctx, game, result),
             FromGame::Closed(game) => act.core.closed(game),
             FromGame::Rated(..) => {}
         });
@@ -707,6 +718,7 @@ fn write_of(effect: &LobbyEffect<SeatRef>) -> Option<Write> {
                 status: if open { Status::Open } else { Status::Playing },
                 start: launch.start.clone(),
                 rated: launch.rated,
+                tourney: launch.tourney,
             })
         }
         LobbyEffect::StoreSeats {

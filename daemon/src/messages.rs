@@ -163,6 +163,9 @@ pub enum FromGame {
     /// The game ended: sent before the reply to the command that ended it
     /// and before anyone hears `OVER`.
     Ended(GameId),
+    /// The game's end went out to everyone in it (`OVER`, and `RATED` for
+    /// a rated game), with its result.
+    Announced(GameId, flipline::protocol::GameResult),
     /// The game's actor stopped.
     Closed(GameId),
     /// A rated othello game changed a player's rating (rounded).
@@ -330,6 +333,33 @@ impl<C: Send + 'static> Message for Rematch<C> {
 #[derive(Message)]
 #[rtype(result = "usize")]
 pub struct Recover(pub Vec<crate::store::GameRecord>);
+
+/// Tournaments the store holds (not over, and the last over): the lobby
+/// takes them up where they stood.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct RecoverTourneys(pub Vec<crate::store::StoredTourney>);
+
+/// A `TOURNEY` command, from `name` if logged in (`LIST` and `SHOW` need
+/// no name).
+#[derive(Message)]
+#[rtype(result = "Result<TourneyAnswer, ProtocolError>")]
+pub struct TourneyOp {
+    /// Who asks.
+    pub name: Option<Name>,
+    /// What.
+    pub op: flipline::protocol::TourneyCommand,
+}
+
+/// The lobby's answer to a `TOURNEY` command.
+pub enum TourneyAnswer {
+    /// `NEW`: the tournament made.
+    Made(flipline::protocol::TourneyId),
+    /// `JOIN`, `LEAVE`, `START`.
+    Done,
+    /// `LIST`, `SHOW`: the data lines.
+    Lines(Vec<Event>),
+}
 
 /// The route to a game, for `WATCH`.
 pub struct Find<C>(pub GameId, pub PhantomData<fn() -> C>);

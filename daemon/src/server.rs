@@ -21,7 +21,7 @@ use crate::hash_pool::HashPool;
 use crate::listener::{Listener, StopAccepting};
 use crate::live::Live;
 use crate::lobby::Lobby;
-use crate::messages::{BroadcastShutdown, Recover};
+use crate::messages::{BroadcastShutdown, Recover, RecoverTourneys};
 use crate::metrics;
 use crate::session::{LobbyPort, Shared};
 use crate::store::Store;
@@ -113,6 +113,8 @@ where
             store: opened.store,
             playing: opened.playing,
             next_game: opened.next_game,
+            tourneys: opened.tourneys,
+            next_tourney: opened.next_tourney,
         };
         actix::spawn(watch_thread("lobby".to_string()));
         let served = async {
@@ -183,6 +185,8 @@ struct Recovery {
     store: Store,
     playing: Vec<crate::store::GameRecord>,
     next_game: flipline::protocol::GameId,
+    tourneys: Vec<crate::store::StoredTourney>,
+    next_tourney: flipline::protocol::TourneyId,
 }
 
 async fn start(
@@ -211,6 +215,8 @@ async fn start(
         store,
         playing,
         next_game,
+        tourneys,
+        next_tourney,
     } = recovery;
     let live = Arc::new(Live::new(&config));
     let lobby = Lobby::start(
@@ -220,6 +226,7 @@ async fn start(
         handles.clone(),
         store.clone(),
         next_game,
+        next_tourney,
     );
     let recovered = lobby
         .send(Recover(playing))
@@ -228,6 +235,11 @@ async fn start(
     if recovered > 0 {
         tracing::info!(recovered, "recovered {recovered} games in play");
     }
+    // After the games: a tournament's games in play have their actors.
+    lobby
+        .send(RecoverTourneys(tourneys))
+        .await
+        .map_err(|e| std::io::Error::other(format!("cannot recover tournaments: {e}")))?;
     let passwords = &config.passwords;
     let pool = HashPool::start(passwords.hash_threads, passwords.hash_queue).map_err(|e| {
         std::io::Error::new(e.kind(), format!("cannot start the password threads: {e}"))
@@ -502,5 +514,6 @@ fn lobby_port(lobby: &Addr<Lobby>) -> LobbyPort {
         list_players: lobby.clone().recipient(),
         challenge: lobby.clone().recipient(),
         marked_bot: lobby.clone().recipient(),
+        tourney: lobby.clone().recipient(),
     }
 }

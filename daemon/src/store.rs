@@ -44,6 +44,7 @@ mod sql_error;
 pub(crate) mod test_support;
 #[cfg(test)]
 mod tests;
+mod tourneys;
 mod wal_watch;
 mod writer;
 
@@ -64,6 +65,7 @@ pub use import::{Imported, Importer};
 pub use open::{Opened, StoreThreads};
 pub use ratings::{RatingChange, StoredRating, recompute_store as recompute_ratings, rounded};
 pub use records::{GameRecord, Registration, Status, StoredMove, Write};
+pub use tourneys::{StoredForfeit, StoredTourney, StoredTourneyGame, TourneyWrite};
 pub use writer::StoreStats;
 
 use reader::{ReadJob, ToReader};

@@ -51,7 +51,7 @@ fn a_backup_made_during_play_is_a_sound_store_with_the_games() {
     );
     assert_eq!(during.len(), 10);
     let copy = Archive::open(&out).unwrap_or_else(|e| panic!("{e}"));
-    let kept: Vec<u64> = (copy.finished_games(None, None))
+    let kept: Vec<u64> = (copy.finished_games(None, None, None))
         .unwrap_or_else(|e| panic!("{e}"))
         .iter()
         .map(|g| g.id)

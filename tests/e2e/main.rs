@@ -34,4 +34,5 @@ mod settings;
 mod shutdown;
 mod sighup;
 mod store_faults;
+mod tourneys;
 mod undo;

@@ -99,7 +99,7 @@ impl GameActor {
         self.ending = false;
         if !self.table.rated() {
             let then = self.table.end_stored(then, service_time::now());
-            return self.carry_out(ctx, then);
+            return self.carry_out_end(ctx, then);
         }
         let game = self.id();
         let read = self.services.store.rating_changes(game);
@@ -117,8 +117,20 @@ impl GameActor {
                 .position(|e| matches!(e, Effect::Stop))
                 .unwrap_or(then.len());
             then.splice(before_stop..before_stop, rated);
-            act.carry_out(ctx, then);
+            act.carry_out_end(ctx, then);
         }));
+    }
+
+    /// Carries out what follows a stored end, then tells the lobby the end
+    /// is announced: whatever the lobby starts for the players next (a
+    /// tournament's next round) reaches them after this game's last line.
+    fn carry_out_end(&mut self, ctx: &mut Context<Self>, then: Then) {
+        let result = then.iter().find_map(over_told);
+        self.carry_out(ctx, then);
+        if let Some(result) = result {
+            let announced = FromGame::Announced(self.id(), result);
+            self.services.lobby.do_send(announced);
+        }
     }
 
     /// The `RATED` lines of a rated game's `changes`; the lobby hears the
@@ -167,4 +179,26 @@ impl GameActor {
                 }),
         );
     }
+}
+
+/// The result an effect's `OVER` tells, if it tells one.
+fn over_told(effect: &Effect<SessionRef>) -> Option<GameResult> {
+    let Effect::Broadcast(events) = effect else {
+        return None;
+    };
+    events.iter().find_map(|event| match *event {
+        flipline::protocol::Event::Over {
+            winner,
+            black,
+            white,
+            reason,
+            ..
+        } => Some(GameResult {
+            winner,
+            black,
+            white,
+            reason,
+        }),
+        _ => None,
+    })
 }

@@ -16,7 +16,7 @@ use std::num::NonZeroU64;
 use flipline::notation::replay_with_passes;
 use flipline::protocol::{
     ClockSpec, ErrorCode, Event, GameId, NewGame, Opponent, PlayerStatus, ProtocolError,
-    RatingRange, SeatChoice,
+    RatingRange, SeatChoice, TourneyId,
 };
 use flipline::{Color, Move, Variant};
 
@@ -27,10 +27,12 @@ mod caseless;
 mod challenging;
 mod guest_secret;
 mod journal;
+mod tourney_games;
 
 use caseless::{Caseless, NameKey};
 pub use challenging::not_online;
 pub use guest_secret::GuestSecret;
+pub use tourney_games::TourneyTerms;
 
 use journal::Holds;
 pub use journal::{Held, Waiting};
@@ -145,6 +147,8 @@ pub struct Launch {
     pub start: Vec<Move>,
     /// Whether it counts for the ratings.
     pub rated: bool,
+    /// The tournament and round it is made for, if any.
+    pub tourney: Option<(TourneyId, u32)>,
     /// The connection whose worker thread the game should run on (its
     /// player's messages then stay on one thread); `None`: any.
     pub near: Option<ConnId>,
@@ -365,6 +369,8 @@ struct GameTerms {
     clock: Option<ClockSpec>,
     rated: bool,
     start: Vec<Move>,
+    /// The tournament and round it is made for.
+    tourney: Option<(TourneyId, u32)>,
 }
 
 /// The lobby (see the module docs).
@@ -635,7 +641,7 @@ impl<R: Clone> LobbyCore<R> {
             [second, first]
         };
         let origin = Origin {
-            asker,
+            asker: Some(asker),
             near: waiting_conn,
         };
         let terms = GameTerms {
@@ -643,6 +649,7 @@ impl<R: Clone> LobbyCore<R> {
             clock: waiting.clock,
             rated: waiting.rated.is_some(),
             start: Vec::new(),
+            tourney: None,
         };
         self.launch(game, terms, seats, origin, effects);
         game
@@ -688,6 +695,7 @@ impl<R: Clone> LobbyCore<R> {
             clock: spec.clock,
             rated: false,
             start,
+            tourney: None,
         };
         self.launch(game, terms, seats, Origin::from(conn), &mut effects);
         done(game, effects)
@@ -876,6 +884,7 @@ impl<R: Clone> LobbyCore<R> {
             clock: entry.clock.as_deref().copied(),
             rated: entry.rated,
             start: Vec::new(),
+            tourney: None,
         };
         let [black, white] = entry.seats.clone();
         let persons: Vec<Name> = entry.persons().cloned().collect();
@@ -1151,12 +1160,13 @@ impl<R: Clone> LobbyCore<R> {
             clock,
             rated,
             start,
+            tourney,
         } = terms;
         let occupants = seats.clone().map(occupant);
         let mut seated: Vec<ConnId> = seats
             .iter()
             .filter_map(|s| match s {
-                Sitter::Person(_, Some(c)) if *c != origin.asker => Some(*c),
+                Sitter::Person(_, Some(c)) if Some(*c) != origin.asker => Some(*c),
                 _ => None,
             })
             .collect();
@@ -1200,6 +1210,7 @@ impl<R: Clone> LobbyCore<R> {
             secrets,
             start,
             rated,
+            tourney,
             near: origin.near,
             seated,
         }));
@@ -1267,7 +1278,9 @@ impl<R: Clone> LobbyCore<R> {
 /// Whose command starts a game, and on whose worker thread it runs.
 #[derive(Clone, Copy)]
 struct Origin {
-    asker: ConnId,
+    /// The connection whose command made the game (it learns its seat from
+    /// the answer); `None` for a game nobody asked for.
+    asker: Option<ConnId>,
     near: Option<ConnId>,
 }
 
@@ -1275,7 +1288,7 @@ impl From<ConnId> for Origin {
     /// A game that runs near the one who asked for it.
     fn from(asker: ConnId) -> Origin {
         Origin {
-            asker,
+            asker: Some(asker),
             near: Some(asker),
         }
     }

@@ -31,6 +31,7 @@ pub mod registrations;
 pub mod table;
 pub mod tourney;
 pub mod tourney_run;
+pub mod tourneys;
 
 #[cfg(test)]
 mod guesses_tests;

@@ -27,7 +27,8 @@ pub const MAX_PLAYERS: usize = 64;
 pub enum Kind {
     /// Every pair twice, colours swapped.
     RoundRobin,
-    /// This many rounds, paired by points.
+    /// This many rounds, paired by points; 0: as many as it takes to part
+    /// the field (log2 of it, rounded up), decided at the start.
     Swiss(u32),
 }
 
@@ -73,8 +74,8 @@ pub enum Next {
         round: u32,
         /// The games to make.
         games: Vec<Pairing>,
-        /// The games lost by abandon before they began: (absent, present).
-        forfeits: Vec<(Name, Name)>,
+        /// The games lost by abandon before they began, already scored.
+        forfeits: Vec<Forfeit>,
     },
     /// Games of the round are still being played.
     Wait,
@@ -128,6 +129,50 @@ pub fn oriented(
     }
 }
 
+/// A game lost by abandon before it began: its pairing, and which sides
+/// were away (black, white).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Forfeit {
+    /// The game asked for.
+    pub pairing: Pairing,
+    /// Black away, white away.
+    pub absent: [bool; 2],
+}
+
+/// What became of a stored pairing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fact {
+    /// Lost by abandon before it began: which sides were absent (black,
+    /// white).
+    Forfeit([bool; 2]),
+    /// Made as this game, and once over, its winner and its `OVER` scores.
+    Made(GameId, Option<(Option<Color>, (u32, u32))>),
+}
+
+/// A Swiss's rounds when none were asked for: enough to part a field of
+/// `players` (log2, rounded up), at least one, at most the field less one.
+pub fn swiss_rounds_for(players: usize) -> u32 {
+    let parting = usize::BITS - players.saturating_sub(1).leading_zeros();
+    let most = u32::try_from(players.saturating_sub(1)).unwrap_or(u32::MAX);
+    parting.clamp(1, most.max(1))
+}
+
+/// The result of a pairing lost by abandon before a move: the whole board
+/// to the side present, a 32-32 draw if both were absent.
+fn forfeited(pairing: &Pairing, absent: [bool; 2]) -> (Played, Forfeit) {
+    let (black, white) = (Name::clone(&pairing.black), Name::clone(&pairing.white));
+    let (winner, scores) = match absent {
+        [true, false] => (Some(Color::White), (0, 64)),
+        [false, true] => (Some(Color::Black), (64, 0)),
+        _ => (None, (32, 32)),
+    };
+    let forfeit = Forfeit {
+        pairing: pairing.clone(),
+        absent,
+    };
+    (oriented(black, white, winner, scores.0, scores.1), forfeit)
+}
+
 impl Tourney {
     /// A tournament `creator` runs, open for players.
     pub fn new(kind: Kind, creator: Name) -> Tourney {
@@ -153,12 +198,27 @@ impl Tourney {
         &self.players
     }
 
-    /// The rounds it has (known once it starts; a Swiss's as asked).
+    /// The rounds it has: a Swiss's as asked (or, asked for none, as its
+    /// field now gives them), a round robin's as its field gives them.
     pub fn rounds(&self) -> u32 {
         match self.kind {
+            Kind::Swiss(0) => swiss_rounds_for(self.players.len()),
             Kind::Swiss(rounds) => rounds,
+            Kind::RoundRobin if self.stage == Stage::Open => {
+                u32::try_from(round_robin(&self.players).len() * 2).unwrap_or(u32::MAX)
+            }
             Kind::RoundRobin => u32::try_from(self.plan.len() * 2).unwrap_or(u32::MAX),
         }
+    }
+
+    /// Who runs it.
+    pub fn creator(&self) -> &Name {
+        &self.creator
+    }
+
+    /// How it pairs.
+    pub fn kind(&self) -> Kind {
+        self.kind
     }
 
     /// `TOURNEY JOIN` from `name`.
@@ -214,6 +274,9 @@ impl Tourney {
                 ErrorCode::Conflict,
                 "a tournament needs two players",
             ));
+        }
+        if self.kind == Kind::Swiss(0) {
+            self.kind = Kind::Swiss(swiss_rounds_for(self.players.len()));
         }
         if let Kind::Swiss(rounds) = self.kind {
             let most = u32::try_from(self.players.len() - 1).unwrap_or(u32::MAX);
@@ -282,22 +345,7 @@ impl Tourney {
         for pairing in pairings {
             let absent = [&pairing.black, &pairing.white].map(|p| !connected(p));
             if absent.iter().any(|a| *a) {
-                let winner = match absent {
-                    [true, false] => Some(Color::White),
-                    [false, true] => Some(Color::Black),
-                    _ => None,
-                };
-                let (black, white) = (Name::clone(&pairing.black), Name::clone(&pairing.white));
-                let loser = match winner {
-                    Some(Color::White) => (Name::clone(&black), Name::clone(&white)),
-                    _ => (Name::clone(&white), Name::clone(&black)),
-                };
-                // Abandoned before a move: the whole board to the winner.
-                let result = match winner {
-                    Some(Color::Black) => oriented(black, white, winner, 64, 0),
-                    Some(Color::White) => oriented(black, white, winner, 0, 64),
-                    None => oriented(black, white, None, 32, 32),
-                };
+                let (result, loser) = forfeited(&pairing, absent);
                 self.played.push(result);
                 forfeits.push(loser);
                 continue;
@@ -325,6 +373,37 @@ impl Tourney {
         }) {
             board.game = Some(game);
         }
+    }
+
+    /// The round's game for `black` v `white` could not be made (a player
+    /// was busy or gone by then): whoever is `absent` loses it by abandon.
+    /// Once the round's last game is decided, the next round begins for
+    /// those `connected`, or the tournament ends.
+    pub fn unmade(
+        &mut self,
+        black: &str,
+        white: &str,
+        absent: [bool; 2],
+        connected: impl Fn(&str) -> bool,
+    ) -> Next {
+        let Stage::Running(round) = self.stage else {
+            return Next::Wait;
+        };
+        let Some(board) = self.boards.iter_mut().find(|b| {
+            b.game.is_none()
+                && b.result.is_none()
+                && same(&b.pairing.black, black)
+                && same(&b.pairing.white, white)
+        }) else {
+            return Next::Wait;
+        };
+        let (result, _) = forfeited(&board.pairing, absent);
+        board.result = Some(result.clone());
+        self.played.push(result);
+        if self.boards.iter().any(|b| b.result.is_none()) {
+            return Next::Wait;
+        }
+        self.begin_round(round.saturating_add(1), &connected)
     }
 
     /// Whether `game` is one of the current round's.
@@ -374,6 +453,110 @@ impl Tourney {
             return Next::Wait;
         }
         self.begin_round(round.saturating_add(1), &connected)
+    }
+
+    /// Carries on after a restart: the round's games never made are made
+    /// now (for those `connected`; the others lose them by abandon), as a
+    /// `Next::Round` of the round being played; a round all decided goes
+    /// on to the next. Games made and not over are played on where they
+    /// stand.
+    pub fn resume_play(&mut self, connected: impl Fn(&str) -> bool) -> Next {
+        let Stage::Running(round) = self.stage else {
+            return Next::Wait;
+        };
+        let mut games = Vec::new();
+        let mut forfeits = Vec::new();
+        for board in &mut self.boards {
+            if board.game.is_some() || board.result.is_some() {
+                continue;
+            }
+            let pairing = &board.pairing;
+            let absent = [&pairing.black, &pairing.white].map(|p| !connected(p));
+            if absent.iter().any(|a| *a) {
+                let (result, loser) = forfeited(pairing, absent);
+                board.result = Some(result.clone());
+                self.played.push(result);
+                forfeits.push(loser);
+            } else {
+                games.push(pairing.clone());
+            }
+        }
+        if self.boards.iter().all(|b| b.result.is_some()) {
+            return self.begin_round(round.saturating_add(1), &connected);
+        }
+        if games.is_empty() && forfeits.is_empty() {
+            return Next::Wait;
+        }
+        Next::Round {
+            round,
+            games,
+            forfeits,
+        }
+    }
+
+    /// A tournament as the store holds it: `kind` run by `creator`, with
+    /// `players` in the order they joined, `round` rounds begun (0: still
+    /// open) and `over` if it ended. `fact` says what became of a pairing
+    /// of a round begun. The pairings are drawn again as they were (they
+    /// follow from the results before them), so only facts are stored.
+    pub fn resume(
+        kind: Kind,
+        creator: Name,
+        players: Vec<Name>,
+        round: u32,
+        over: bool,
+        fact: impl Fn(u32, &Pairing) -> Option<Fact>,
+    ) -> Tourney {
+        let mut t = Tourney::new(kind, creator);
+        t.players = players;
+        if round == 0 {
+            return t;
+        }
+        if t.kind == Kind::Swiss(0) {
+            t.kind = Kind::Swiss(swiss_rounds_for(t.players.len()));
+        }
+        t.plan = round_robin(&t.players);
+        for r in 1..=round.min(t.rounds()) {
+            let Some(pairings) = t.pairings(r) else {
+                break;
+            };
+            t.stage = Stage::Running(r);
+            t.boards.clear();
+            for pairing in pairings {
+                let (game, result) = match fact(r, &pairing) {
+                    Some(Fact::Forfeit(absent)) => (None, Some(forfeited(&pairing, absent).0)),
+                    Some(Fact::Made(game, end)) => {
+                        let result = end.map(|(winner, scores)| {
+                            let (black, white) = (&pairing.black, &pairing.white);
+                            let (b, w) = (Name::clone(black), Name::clone(white));
+                            oriented(b, w, winner, scores.0, scores.1)
+                        });
+                        (Some(game), result)
+                    }
+                    None => (None, None),
+                };
+                if let Some(result) = &result {
+                    t.played.push(result.clone());
+                }
+                t.boards.push(Board {
+                    pairing,
+                    game,
+                    result,
+                });
+            }
+        }
+        if over {
+            t.stage = Stage::Over;
+            t.boards.clear();
+        }
+        t
+    }
+
+    /// The round's games made and not yet over.
+    pub fn games_in_play(&self) -> impl Iterator<Item = GameId> + '_ {
+        (self.boards.iter())
+            .filter(|b| b.result.is_none())
+            .filter_map(|b| b.game)
     }
 
     fn finish(&mut self) -> Next {
@@ -511,7 +694,10 @@ mod tests {
             panic!("{next:?}")
         };
         assert_eq!((round, games.len()), (1, 0), "round 1 forfeited");
-        assert_eq!(forfeits, [(Name::from("p1"), Name::from("p0"))]);
+        assert_eq!(forfeits.len(), 1);
+        let away = &forfeits[0];
+        let p1_black = away.pairing.black.as_ref() == "p1";
+        assert_eq!(away.absent, [p1_black, !p1_black], "p1 away");
         let first = &t.standings()[0];
         assert_eq!(
             (&*first.name, first.half_points, first.disc_difference),
@@ -540,6 +726,88 @@ mod tests {
         assert!(t.start("ann", |_| true).is_ok());
         assert!(t.join(&Name::from("dee")).is_err());
         assert!(t.leave("bob").is_err());
+    }
+
+    #[test]
+    fn a_game_that_could_not_be_made_is_lost_by_the_absent_side() {
+        let players = names(2);
+        let mut t = Tourney::new(Kind::RoundRobin, Name::clone(&players[0]));
+        for p in &players {
+            t.join(p).unwrap();
+        }
+        let Next::Round { games, .. } = t.start("p0", |_| true).unwrap() else {
+            panic!("no round")
+        };
+        let game = &games[0];
+        let white_absent = [false, true];
+        let next = t.unmade(&game.black, &game.white, white_absent, |_| true);
+        assert!(matches!(next, Next::Round { round: 2, .. }), "{next:?}");
+        let first = &t.standings()[0];
+        assert_eq!((&first.name, first.half_points), (&game.black, 2));
+    }
+
+    #[test]
+    fn a_swiss_resumes_from_its_stored_facts_as_it_stood() {
+        use std::collections::HashMap;
+        let players = names(6);
+        let mut t = Tourney::new(Kind::Swiss(0), Name::clone(&players[0]));
+        for p in &players {
+            t.join(p).unwrap();
+        }
+        assert_eq!(t.rounds(), 3, "six players part in three rounds");
+        let mut facts: HashMap<(u32, String, String), Fact> = HashMap::new();
+        let mut next = t.start("p0", |name| name != "p5").unwrap();
+        let mut game = 0;
+        // Two rounds played out (p5 away for the first), the third begun
+        // with one game over, one in play and one not yet made.
+        for round in 1..=3u32 {
+            let Next::Round {
+                games, forfeits, ..
+            } = next
+            else {
+                panic!("{next:?}")
+            };
+            for Forfeit { pairing, absent } in forfeits {
+                let key = (round, pairing.black.to_string(), pairing.white.to_string());
+                facts.insert(key, Fact::Forfeit(absent));
+            }
+            next = Next::Wait;
+            for (i, g) in games.iter().enumerate() {
+                let key = (round, g.black.to_string(), g.white.to_string());
+                if round == 3 && i == 2 {
+                    continue;
+                }
+                game += 1;
+                t.game_made(&g.black, &g.white, game);
+                if round == 3 && i == 1 {
+                    facts.insert(key, Fact::Made(game, None));
+                    continue;
+                }
+                let end = (Some(Color::White), (20 + i as u32, 44 - i as u32));
+                facts.insert(key, Fact::Made(game, Some(end)));
+                next = t.game_over(game, end.0, end.1, |_| true);
+            }
+        }
+        let again = Tourney::resume(
+            Kind::Swiss(0),
+            Name::from("p0"),
+            players,
+            3,
+            false,
+            |r, p| {
+                facts
+                    .get(&(r, p.black.to_string(), p.white.to_string()))
+                    .copied()
+            },
+        );
+        assert_eq!(again.standings(), t.standings());
+        assert_eq!(again.stage(), Stage::Running(3));
+        assert_eq!(again.games_in_play().collect::<Vec<_>>(), [game]);
+        let mut again = again;
+        let Next::Round { round, games, .. } = again.resume_play(|_| true) else {
+            panic!("the unmade game is made on resuming")
+        };
+        assert_eq!((round, games.len()), (3, 1));
     }
 
     #[test]

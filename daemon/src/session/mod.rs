@@ -43,7 +43,7 @@ use crate::config::Config;
 use crate::lazy_list::LazyList;
 use crate::messages::{
     Answer, Answered, ChallengeOp, Connected, Create, Find, Gone, Join, Leave, ListGames,
-    ListPlayers, Login, MarkedBot, Name, Rematch, Seek, ToSession,
+    ListPlayers, Login, MarkedBot, Name, Rematch, Seek, ToSession, TourneyOp,
 };
 use crate::outbox::{Outbox, QueueError};
 use crate::peer::PeerKey;
@@ -117,6 +117,8 @@ pub struct LobbyPort {
     pub challenge: Recipient<ChallengeOp<SessionRef>>,
     /// `ACCOUNT bot`, once stored.
     pub marked_bot: Recipient<MarkedBot>,
+    /// `TOURNEY`.
+    pub tourney: Recipient<TourneyOp>,
 }
 
 /// What every session shares.

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use flipline::protocol::GameId;
+use flipline::protocol::{GameId, TourneyId};
 use rusqlite::Connection;
 
 use super::reader::open_reader;
@@ -30,13 +30,15 @@ impl Archive {
     }
 
     /// Finished games, by number; only `player`'s if given, only those ended on
-    /// or after `since` (`YYYY-MM-DD` or a full UTC time) if given.
+    /// or after `since` (`YYYY-MM-DD` or a full UTC time) if given, only
+    /// those of tournament `tourney` if given.
     pub fn finished_games(
         &self,
         player: Option<&str>,
         since: Option<&str>,
+        tourney: Option<TourneyId>,
     ) -> Result<Vec<GameRecord>, StoreError> {
-        records::finished(&self.conn, player, since).map_err(failed)
+        records::finished(&self.conn, player, since, tourney).map_err(failed)
     }
 
     /// One game, in whatever state.

@@ -266,7 +266,7 @@ mod tests {
         drop(reopened);
         let read = Archive::open(&db)
             .unwrap()
-            .finished_games(None, None)
+            .finished_games(None, None, None)
             .unwrap();
         assert_eq!(read.len(), 3);
         assert_eq!(

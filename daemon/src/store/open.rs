@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::mpsc::{Sender, channel};
 use std::thread::JoinHandle;
 
-use flipline::protocol::GameId;
+use flipline::protocol::{GameId, TourneyId};
 use rusqlite::Connection;
 
 use super::checkpoint;
@@ -21,6 +21,7 @@ use super::move_log::{Logged, MoveLog};
 use super::reader::{ToReader, open_reader, run_reader};
 use super::row::Damaged;
 use super::schema::{self, describe, refuse};
+use super::tourneys::{self, StoredTourney};
 use super::wal_watch::WalWatch;
 use super::writer::{StoreStats, ToWriter, Writer, run_writer};
 use super::{GameRecord, Store, StoreError, Write, records};
@@ -36,6 +37,10 @@ pub struct Opened {
     pub playing: Vec<GameRecord>,
     /// The number for the next new game.
     pub next_game: GameId,
+    /// The tournaments not over, and the last over.
+    pub tourneys: Vec<StoredTourney>,
+    /// The number for the next tournament.
+    pub next_tourney: TourneyId,
 }
 
 impl Store {
@@ -74,6 +79,8 @@ impl Store {
         }
         let playing = in_play.games;
         let next_game = records::next_game_id(&writer.conn).map_err(startup)?;
+        let tourneys = tourneys::load(&writer.conn).map_err(startup)?;
+        let next_tourney = tourneys::next_id(&writer.conn).map_err(startup)?;
         let reader = open_reader(path)?;
         let threads = StoreThreads::start(writer, reader, config, lock)?;
         let store = Store {
@@ -86,6 +93,8 @@ impl Store {
             threads,
             playing,
             next_game,
+            tourneys,
+            next_tourney,
         })
     }
 }

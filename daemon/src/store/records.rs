@@ -4,7 +4,9 @@
 
 use std::str::FromStr;
 
-use flipline::protocol::{ClockSpec, EndReason, GameId, GameResult, GameStatus, GameSummary};
+use flipline::protocol::{
+    ClockSpec, EndReason, GameId, GameResult, GameStatus, GameSummary, TourneyId,
+};
 use flipline::{Color, Move, Variant};
 use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, Row, params};
@@ -13,6 +15,7 @@ use super::move_log::{self, Logged, MoveLog};
 pub use super::row::StoredMove;
 use super::row::{Damaged, parsed, unreadable};
 use super::schema::NOW;
+use super::tourneys::TourneyWrite;
 
 /// Where a game stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,7 +137,11 @@ pub enum Write {
         start: Vec<Move>,
         /// Whether it counts for the ratings.
         rated: bool,
+        /// The tournament and round it is played for, if any.
+        tourney: Option<(TourneyId, u32)>,
     },
+    /// A tournament's rows change.
+    Tourney(TourneyWrite),
     /// A registered name is marked a program's (`ACCOUNT bot`); 0 rows if
     /// it is not registered.
     MarkBot {
@@ -209,6 +216,7 @@ impl Write {
             Write::Cancel { game } => format!("cancellation of game {game}"),
             Write::Register { name, .. } => format!("registration of {name}"),
             Write::MarkBot { name } => format!("marking {name} a program"),
+            Write::Tourney(write) => write.summary(),
         }
     }
 
@@ -232,11 +240,12 @@ impl Write {
                 status,
                 start,
                 rated,
+                tourney,
             } => {
                 let sql = format!(
                     "INSERT INTO games (id, variant, black, white, clock, status, started_at, \
-                     black_secret, white_secret, rated) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, {NOW}, ?7, ?8, ?9)"
+                     black_secret, white_secret, rated, tourney, tourney_round) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, {NOW}, ?7, ?8, ?9, ?10, ?11)"
                 );
                 let clock = clock.map(|c| c.to_string());
                 let row = params![
@@ -248,7 +257,9 @@ impl Write {
                     status.word(),
                     black_secret,
                     white_secret,
-                    rated
+                    rated,
+                    tourney.map(|t| t.0),
+                    tourney.map(|t| t.1)
                 ];
                 let mut changed = conn.prepare_cached(&sql)?.execute(row)?;
                 for (ply, mv) in (1u32..).zip(start) {
@@ -275,6 +286,7 @@ impl Write {
                 super::ratings::rate_if_rated(conn, *game, rating_period_days)?;
                 Ok(changed)
             }
+            Write::Tourney(write) => write.apply(conn),
             Write::MarkBot { name } => conn
                 .prepare_cached("UPDATE players SET bot = 1 WHERE name = ?1 COLLATE NOCASE")?
                 .execute(params![name]),
@@ -506,13 +518,14 @@ pub fn finished(
     conn: &Connection,
     player: Option<&str>,
     since: Option<&str>,
+    tourney: Option<TourneyId>,
 ) -> rusqlite::Result<Vec<GameRecord>> {
     let snapshot = conn.unchecked_transaction()?;
     let mut games = games_where(
         &snapshot,
         "status = 'over' AND (?1 IS NULL OR black = ?1 OR white = ?1) \
-         AND (?2 IS NULL OR ended_at >= ?2)",
-        &[&player, &since],
+         AND (?2 IS NULL OR ended_at >= ?2) AND (?3 IS NULL OR tourney = ?3)",
+        &[&player, &since, &tourney],
     )?;
     for game in &mut games {
         game.moves = moves_of(&snapshot, game.id)?;

@@ -20,7 +20,7 @@ pub const APPLICATION_ID: i32 = 0x464C_4950;
 /// The schema, one migration per version: `MIGRATIONS[n]` takes a file from
 /// version `n` to `n + 1`. Plain tables, so that `sqlite3 data/flipline.db`
 /// answers an operator's questions; times are UTC in ISO 8601.
-const MIGRATIONS: [&str; 5] = [
+const MIGRATIONS: [&str; 6] = [
     r"
 CREATE TABLE players (
     name          TEXT PRIMARY KEY,   -- the login name
@@ -115,6 +115,45 @@ CREATE TABLE rating_changes (
     after  REAL NOT NULL,   -- and after it
     PRIMARY KEY (game, name)
 );
+",
+    // 6: tournaments. Only facts are kept: who joined, which rounds began,
+    // which games were made for them (in the game's own row, written with
+    // it) and which were lost by abandon before a move; the pairings follow
+    // from those again (`rules::tourney_run::Tourney::resume`).
+    r"
+CREATE TABLE tourneys (
+    id         INTEGER PRIMARY KEY,
+    creator    TEXT NOT NULL,
+    spec       TEXT NOT NULL,                 -- as TOURNEY NEW takes it
+    round      INTEGER NOT NULL DEFAULT 0,    -- rounds begun; 0: open
+    over       INTEGER NOT NULL DEFAULT 0,
+    winner     TEXT,                          -- once over; NULL for a tie
+    created_at TEXT NOT NULL,
+    ended_at   TEXT
+);
+CREATE TABLE tourney_players (
+    tourney INTEGER NOT NULL REFERENCES tourneys (id),
+    seq     INTEGER NOT NULL,                 -- the order of joining
+    name    TEXT NOT NULL,
+    PRIMARY KEY (tourney, seq)
+);
+CREATE TABLE tourney_forfeits (
+    tourney INTEGER NOT NULL REFERENCES tourneys (id),
+    round   INTEGER NOT NULL,
+    black   TEXT NOT NULL,
+    white   TEXT NOT NULL,
+    absent  TEXT NOT NULL,                    -- X, O or both
+    PRIMARY KEY (tourney, round, black, white)
+);
+CREATE TABLE tourney_starts (
+    tourney     INTEGER NOT NULL REFERENCES tourneys (id),
+    start_group INTEGER NOT NULL,             -- the games that share it
+    moves       TEXT NOT NULL,
+    PRIMARY KEY (tourney, start_group)
+);
+ALTER TABLE games ADD COLUMN tourney INTEGER;        -- made for this tournament
+ALTER TABLE games ADD COLUMN tourney_round INTEGER;  -- in this round of it
+CREATE INDEX games_by_tourney ON games (tourney) WHERE tourney IS NOT NULL;
 ",
 ];
 

@@ -74,6 +74,7 @@ pub(crate) fn new_game(id: GameId, white: Option<&str>, start: &str) -> Write {
         },
         start: flipline::notation::parse_transcript(start).unwrap(),
         rated: false,
+        tourney: None,
     }
 }
 

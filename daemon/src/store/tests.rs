@@ -282,6 +282,7 @@ fn guests_secrets_are_kept_with_their_seats_while_in_play_only() {
         status: Status::Open,
         start,
         rated: false,
+        tourney: None,
     };
     block_on(store.commit(open)).unwrap();
     let bob = Some("1e".repeat(16));
@@ -320,6 +321,7 @@ fn guests_secrets_are_kept_with_their_seats_while_in_play_only() {
         status: Status::Open,
         start,
         rated: false,
+        tourney: None,
     };
     block_on(store.commit(open)).unwrap();
     block_on(store.commit(Write::Cancel { game: 2 })).unwrap();
@@ -680,21 +682,21 @@ fn the_archive_finds_finished_games_by_player_and_date() {
     store.write(Write::End { game: 1, result });
     block_on(store.commit(Write::End { game: 2, result })).unwrap();
     let archive = Archive::open(&path).unwrap();
-    let all = archive.finished_games(None, None).unwrap();
+    let all = archive.finished_games(None, None, None).unwrap();
     assert_eq!(all.iter().map(|g| g.id).collect::<Vec<_>>(), [1, 2]);
     assert_eq!(all[1].result, Some(result));
     assert_eq!(all[1].moves.len(), 2);
-    let bobs = archive.finished_games(Some("bob"), None).unwrap();
+    let bobs = archive.finished_games(Some("bob"), None, None).unwrap();
     assert_eq!(bobs.iter().map(|g| g.id).collect::<Vec<_>>(), [1]);
     assert!(
         archive
-            .finished_games(None, Some("2999-01-01"))
+            .finished_games(None, Some("2999-01-01"), None)
             .unwrap()
             .is_empty()
     );
     assert_eq!(
         archive
-            .finished_games(None, Some("2000-01-01"))
+            .finished_games(None, Some("2000-01-01"), None)
             .unwrap()
             .len(),
         2

@@ -201,6 +201,18 @@ fn parse_random_start(token: Option<&str>) -> Result<u8, ProtocolError> {
     }
 }
 
+impl std::str::FromStr for TourneySpec {
+    type Err = ProtocolError;
+
+    /// Reads the terms as `Display` writes them (and `TOURNEY NEW` takes
+    /// them, after `NEW`).
+    fn from_str(text: &str) -> Result<TourneySpec, ProtocolError> {
+        let mut words = text.split_whitespace();
+        let spec = parse_spec(&mut words)?;
+        Ok(spec)
+    }
+}
+
 impl fmt::Display for TourneySpec {
     /// The terms as `TOURNEY NEW` takes them, after `NEW`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -427,6 +439,7 @@ mod tests {
         assert_eq!(spec.clock.map(|c| c.base_ms), Some(60_000));
         let again = tourney(&format!("NEW {spec}")).unwrap();
         assert_eq!(again, TourneyCommand::New(spec), "printed as it parses");
+        assert_eq!(spec.to_string().parse::<TourneySpec>(), Ok(spec));
         for bad in [
             "",
             "new",

@@ -15,14 +15,14 @@ use crate::rules::{Name, Phase, Sitter};
 
 impl<R: Clone> LobbyCore<R> {
     /// Whether `name` is logged in with a password.
-    pub(super) fn is_member(&self, name: &str) -> bool {
+    pub fn is_member(&self, name: &str) -> bool {
         self.people
             .get(&Caseless(name))
             .is_some_and(|p| p.conn.is_some() && p.member)
     }
 
     /// The game in play `name` sits at, if any.
-    fn playing(&self, name: &str) -> Option<GameId> {
+    pub(super) fn playing(&self, name: &str) -> Option<GameId> {
         self.seat_of(name)
             .filter(|g| self.games.get(g).is_some_and(|e| e.phase == Phase::Playing))
     }
@@ -119,10 +119,11 @@ impl<R: Clone> LobbyCore<R> {
             clock: challenge.terms.clock,
             rated: challenge.terms.rated,
             start: challenge.terms.start,
+            tourney: None,
         };
         let game = next_id();
         let origin = Origin {
-            asker: conn,
+            asker: Some(conn),
             near: Some(from_conn),
         };
         self.launch(game, terms, seats, origin, &mut effects);

@@ -10,6 +10,7 @@ mod bots;
 mod login;
 mod play;
 mod seats;
+mod tourney;
 mod watch;
 
 use actix::{ActorContext, Context};
@@ -64,11 +65,7 @@ impl Session {
             Command::Rating { name, variant } => self.rating(ctx, name, variant),
             Command::Top { variant, count } => self.top(ctx, variant, count),
             Command::Account(mark) => self.account(ctx, mark),
-            Command::Tourney(_) => self.error(
-                ctx,
-                ErrorCode::Unavailable,
-                "tournaments are not served by this daemon yet",
-            ),
+            Command::Tourney(op) => self.tourney(ctx, op),
             Command::New(spec) => self.new_game(ctx, spec),
             Command::Join(game) => self.join(ctx, game),
             Command::Watch(game) => self.watch(ctx, game),
