@@ -539,3 +539,21 @@ fn the_example_challenge_bots_play_rated_games_from_random_starts() {
     assert_eq!(data.len(), 2, "{data:?}");
     assert!(data.iter().all(|l| l.ends_with(" bot")), "{data:?}");
 }
+
+#[test]
+fn a_script_makes_joins_and_shows_a_tournament_in_words() {
+    let daemon = start(test_config());
+    let addr = daemon.addr.to_string();
+    let input = "login ann pw-ann-tourney\ntourney new swiss rounds 1 clock 1+0\n\
+                 tourney join 1\ntourney list\ntourney show 1\nquit\n";
+    let (lines, code) = piped(&["--server", &addr], input);
+    assert_eq!(code, Some(0), "{lines:?}");
+    let listed = "tournament 1: swiss othello, clock 1+0, 1 player, open: tourney join 1";
+    assert!(lines.iter().any(|l| l == listed), "{lines:?}");
+    let standing = lines
+        .iter()
+        .find(|l| l.contains("ann") && l.contains("points"));
+    let standing = standing.unwrap_or_else(|| panic!("no standing: {lines:?}"));
+    assert!(standing.trim_start().starts_with("1. ann"), "{standing}");
+    assert!(standing.ends_with("discs +0"), "{standing}");
+}

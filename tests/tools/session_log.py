@@ -47,6 +47,7 @@ class Conn:
         self.sock = socket.create_connection(("127.0.0.1", daemon.port))
         self.sock.settimeout(0.3)
         self.buf = b""
+        self.seen = []  # every line received
         self.drain()
 
     def send(self, line):
@@ -62,6 +63,7 @@ class Conn:
                 line, self.buf = self.buf.split(b"\n", 1)
                 self.log.append(f"{self.name:<4}< {line.decode()}")
                 got.append(line.decode())
+                self.seen.append(line.decode())
                 end = time.time() + quiet
             try:
                 data = self.sock.recv(65536)
