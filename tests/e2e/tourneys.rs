@@ -124,6 +124,14 @@ fn run_to_the_end(mut clients: Vec<Client>, id: u64) -> Vec<Seen> {
         .collect()
 }
 
+/// Every game the players saw, once each, by number.
+fn all_games(seen: &[Seen]) -> Vec<(u64, String, String, String)> {
+    let mut games: Vec<_> = seen.iter().flat_map(|s| s.games.clone()).collect();
+    games.sort();
+    games.dedup();
+    games
+}
+
 /// `TOURNEY SHOW id`'s lines.
 fn standings(client: &mut Client, id: u64) -> Vec<StandingLine> {
     let (data, _) = client.ok(&format!("TOURNEY SHOW {id}"));
@@ -178,10 +186,7 @@ fn a_round_robin_of_four_plays_every_pair_twice_from_a_shared_start() {
     );
     let mut watcher = member(daemon.addr, "eve", "pw-eve-tourney");
     let seen = run_to_the_end(clients, id);
-    let mut games: Vec<(u64, String, String, String)> =
-        seen.iter().flat_map(|s| s.games.clone()).collect();
-    games.sort();
-    games.dedup();
+    let games = all_games(&seen);
     assert_eq!(games.len(), 12, "six pairs, twice each: {games:?}");
     for s in &seen {
         assert_eq!(s.games.len(), 6, "{} plays each other twice", s.client.name);
@@ -228,10 +233,7 @@ fn a_swiss_of_six_in_three_rounds_plays_nine_games_and_no_pair_twice() {
     clients[0].ok("END");
     clients[0].ok("LEAVE");
     let seen = run_to_the_end(clients, id);
-    let mut games: Vec<(u64, String, String, String)> =
-        seen.iter().flat_map(|s| s.games.clone()).collect();
-    games.sort();
-    games.dedup();
+    let games = all_games(&seen);
     assert_eq!(games.len(), 9, "three rounds of three games: {games:?}");
     let pairs: BTreeSet<BTreeSet<String>> = (games.iter())
         .map(|g| [g.1.clone(), g.2.clone()].into_iter().collect())

@@ -13,14 +13,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from session_log import Conn, Daemon, step  # noqa: E402
+from session_log import Conn, Daemon, slow  # noqa: E402
 
 daemon = Daemon(sys.argv[1])
-
-
-def slow(conn, line, others=()):
-    """A step that waits longer for its lines (a random start is drawn)."""
-    return step(conn, line, others, quiet=0.3)
 
 
 ann, zed = Conn(daemon, "ann"), Conn(daemon, "zed")

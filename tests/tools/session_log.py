@@ -83,3 +83,9 @@ def step(conn, line, others=(), quiet=0.15):
     for other in others:
         other.drain(quiet / 3)
     return got
+
+
+def slow(conn, line, others=()):
+    """A step that waits longer for its lines (a random start is drawn, a
+    game is stored first)."""
+    return step(conn, line, others, quiet=0.3)

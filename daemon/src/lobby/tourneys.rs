@@ -75,8 +75,12 @@ impl Handler<TourneyOp> for Lobby {
                 let _ = reply.send(Err(only_registered()));
             }
             (TourneyCommand::New(spec), Some(name)) => self.new_tourney(ctx, name, spec, reply),
-            (TourneyCommand::Join(id), Some(name)) => self.join_tourney(ctx, name, id, reply),
-            (TourneyCommand::Leave(id), Some(name)) => self.leave_tourney(ctx, name, id, reply),
+            (TourneyCommand::Join(id), Some(name)) => {
+                self.change_players(ctx, name, id, true, reply);
+            }
+            (TourneyCommand::Leave(id), Some(name)) => {
+                self.change_players(ctx, name, id, false, reply);
+            }
             (TourneyCommand::Start(id), Some(name)) => {
                 let core = &self.core;
                 let started = self.tourneys.start(id, &name, |n| core.free_to_play(n));
@@ -146,49 +150,37 @@ impl Lobby {
         });
     }
 
-    fn join_tourney(
+    /// `TOURNEY JOIN` (`joining`) or `LEAVE`: checked, stored, then done
+    /// (checked again: nothing else ran while the lobby waited).
+    fn change_players(
         &mut self,
         ctx: &mut Context<Self>,
         name: Name,
         id: TourneyId,
+        joining: bool,
         reply: TourneyReply,
     ) {
-        if let Err(e) = self.tourneys.may_join(id, &name) {
+        let checked = if joining {
+            self.tourneys.may_join(id, &name)
+        } else {
+            self.tourneys.may_leave(id, &name)
+        };
+        if let Err(e) = checked {
             let _ = reply.send(Err(e));
             return;
         }
-        let write = TourneyWrite::Join {
-            id,
-            name: name.to_string(),
+        let player = name.to_string();
+        let write = if joining {
+            TourneyWrite::Join { id, name: player }
+        } else {
+            TourneyWrite::Leave { id, name: player }
         };
         self.store_then(ctx, write, move |act, stored| {
-            let joined = stored.then(|| act.tourneys.join(id, &name));
-            let _ = reply.send(match joined {
-                Some(Ok(())) => Ok(TourneyAnswer::Done),
-                Some(Err(e)) => Err(e),
-                None => answer_if(false, TourneyAnswer::Done),
+            let changed = stored.then(|| match joining {
+                true => act.tourneys.join(id, &name),
+                false => act.tourneys.leave(id, &name),
             });
-        });
-    }
-
-    fn leave_tourney(
-        &mut self,
-        ctx: &mut Context<Self>,
-        name: Name,
-        id: TourneyId,
-        reply: TourneyReply,
-    ) {
-        if let Err(e) = self.tourneys.may_leave(id, &name) {
-            let _ = reply.send(Err(e));
-            return;
-        }
-        let write = TourneyWrite::Leave {
-            id,
-            name: name.to_string(),
-        };
-        self.store_then(ctx, write, move |act, stored| {
-            let left = stored.then(|| act.tourneys.leave(id, &name));
-            let _ = reply.send(match left {
+            let _ = reply.send(match changed {
                 Some(Ok(())) => Ok(TourneyAnswer::Done),
                 Some(Err(e)) => Err(e),
                 None => answer_if(false, TourneyAnswer::Done),

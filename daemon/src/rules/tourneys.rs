@@ -311,17 +311,9 @@ fn line(id: TourneyId, held: &Held) -> TourneyLine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use flipline::Variant;
 
     fn spec(kind: TourneyKind) -> TourneySpec {
-        TourneySpec {
-            kind,
-            rounds: None,
-            variant: Variant::Othello,
-            clock: None,
-            rated: false,
-            random_start: None,
-        }
+        TourneySpec::new(kind)
     }
 
     #[test]

@@ -68,6 +68,21 @@ pub struct TourneySpec {
     pub random_start: Option<u8>,
 }
 
+impl TourneySpec {
+    /// A tournament of `kind` on the defaults: othello, no clock, casual,
+    /// the usual start (and a Swiss's rounds decided at its start).
+    pub fn new(kind: TourneyKind) -> TourneySpec {
+        TourneySpec {
+            kind,
+            rounds: None,
+            variant: Variant::Othello,
+            clock: None,
+            rated: false,
+            random_start: None,
+        }
+    }
+}
+
 /// A `TOURNEY` command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TourneyCommand {
@@ -132,14 +147,7 @@ fn parse_spec<'a>(args: &mut impl Iterator<Item = &'a str>) -> Result<TourneySpe
         .next()
         .and_then(TourneyKind::from_word)
         .ok_or_else(|| ProtocolError::bad("TOURNEY NEW needs its kind: roundrobin or swiss"))?;
-    let mut spec = TourneySpec {
-        kind,
-        rounds: None,
-        variant: Variant::Othello,
-        clock: None,
-        rated: false,
-        random_start: None,
-    };
+    let mut spec = TourneySpec::new(kind);
     let (mut variant_given, mut rated_given) = (false, false);
     while let Some(token) = args.next() {
         match token.to_ascii_lowercase().as_str() {
