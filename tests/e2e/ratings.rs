@@ -13,7 +13,7 @@ use crate::challenges::member;
 /// Glicko-2 as "Example of the Glicko-2 system" (Glickman, 2013) writes
 /// it, apart from the daemon's code: (rating, RD, volatility) after one
 /// period with games `(opponent rating, opponent RD, score)`.
-fn glicko2(player: (f64, f64, f64), games: &[(f64, f64, f64)]) -> (f64, f64, f64) {
+pub fn glicko2(player: (f64, f64, f64), games: &[(f64, f64, f64)]) -> (f64, f64, f64) {
     const TAU: f64 = 0.5;
     let scale = 173.7178;
     let (mu, phi, sigma) = ((player.0 - 1500.0) / scale, player.1 / scale, player.2);

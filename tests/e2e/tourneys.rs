@@ -10,7 +10,10 @@ use std::time::{Duration, Instant};
 use flipline::protocol::{Event, Points, ServerLine, StandingLine, TourneyNews, TourneyStage};
 use flipline_tests::*;
 
+use flipd::store::Archive;
+
 use crate::challenges::member;
+use crate::ratings::glicko2;
 
 /// How long a whole tournament may take in a test before it fails.
 const TOURNEY_DEADLINE: Duration = Duration::from_secs(120);
@@ -459,10 +462,51 @@ fn four_example_bots_run_a_rated_round_robin_to_its_standings() {
     assert_balanced(&table, 12);
     let (top, _) = watcher.ok("TOP othello");
     assert_eq!(top.len(), 4, "{top:?}");
+    let config = daemon.config.clone();
+    drop(watcher);
+    daemon
+        .stop_keeping_store()
+        .unwrap_or_else(|e| panic!("stop: {e}"));
+    // The ratings are Glicko-2's, computed here apart from the daemon over
+    // the tournament's games in the order they ended (games sharing a
+    // player end in the order of their numbers).
+    let archive = Archive::open(&config.store.path).unwrap_or_else(|e| panic!("{e}"));
+    let mut games = (archive.finished_games(None, None, Some(1)))
+        .unwrap_or_else(|e| panic!("the tournament's games: {e}"));
+    assert_eq!(games.len(), 12);
+    games.sort_by(|a, b| (&a.ended_at, a.id).cmp(&(&b.ended_at, b.id)));
+    let mut expected: HashMap<String, (f64, f64, f64)> = HashMap::new();
+    for game in &games {
+        let (Some(black), Some(white), Some(result)) = (&game.black, &game.white, game.result)
+        else {
+            panic!("game {} has no players or result", game.id)
+        };
+        let start = (1500.0, 350.0, 0.06);
+        let (b, w) = (expected.get(black).copied(), expected.get(white).copied());
+        let (b, w) = (b.unwrap_or(start), w.unwrap_or(start));
+        let black_score = match result.winner {
+            Some(flipline::Color::Black) => 1.0,
+            Some(flipline::Color::White) => 0.0,
+            None => 0.5,
+        };
+        expected.insert(black.clone(), glicko2(b, &[(w.0, w.1, black_score)]));
+        expected.insert(white.clone(), glicko2(w, &[(b.0, b.1, 1.0 - black_score)]));
+    }
     for line in &top {
         let Event::Rating(rating) = event(line) else {
             panic!("{line}")
         };
         assert_eq!((rating.games, rating.bot), (6, true), "{line}");
+        let want = expected[&rating.name];
+        // The deviation grows by the seconds between games: rounding hides
+        // it, and the rating is within a point.
+        assert!(
+            (rating.rating - want.0.round() as i32).abs() <= 1,
+            "{line} {want:?}"
+        );
+        assert!(
+            (rating.rd - want.1.round() as i32).abs() <= 1,
+            "{line} {want:?}"
+        );
     }
 }
