@@ -372,4 +372,84 @@ mod tests {
             "counted once"
         );
     }
+
+    proptest::proptest! {
+        /// Any field, kind, absences, games that could not be made and
+        /// results: every tournament ends, its margins cancel, nobody
+        /// plays more games than rounds, and no game is left known.
+        #[test]
+        fn every_tournament_ends_and_leaves_no_game_behind(
+            count in 2usize..8,
+            swiss in proptest::option::of(0u32..5),
+            away in proptest::collection::vec(proptest::bool::weighted(0.15), 64),
+            unmade in proptest::collection::vec(proptest::bool::weighted(0.1), 64),
+            margins in proptest::collection::vec(-64i32..=64, 64),
+        ) {
+            let mut all = Tourneys::new(1);
+            let kind = match swiss {
+                Some(_) => TourneyKind::Swiss,
+                None => TourneyKind::RoundRobin,
+            };
+            let most = u32::try_from(count - 1).unwrap_or(1);
+            let spec = TourneySpec {
+                rounds: swiss.filter(|r| *r > 0).map(|r| r.min(most)),
+                ..TourneySpec::new(kind)
+            };
+            let id = all.create(&Name::from("p0"), spec).unwrap();
+            for i in 0..count {
+                all.join(id, &Name::from(format!("p{i}"))).unwrap();
+            }
+            let tick = std::cell::Cell::new(0usize);
+            let free = |_: &str| {
+                tick.set(tick.get() + 1);
+                !away.get(tick.get() % away.len()).copied().unwrap_or(false)
+            };
+            let mut next = all.start(id, "p0", free).unwrap();
+            let mut game = 0u64;
+            let mut steps = 0;
+            loop {
+                steps += 1;
+                proptest::prop_assert!(steps < 1000, "never ends");
+                next = match next {
+                    Next::Over(_) => break,
+                    Next::Wait => {
+                        return Err(proptest::test_runner::TestCaseError::fail("a round stalled"));
+                    }
+                    Next::Round { games, .. } if games.is_empty() => all.next_round(id, free),
+                    Next::Round { games, .. } => {
+                        let mut last = Next::Wait;
+                        for pairing in games {
+                            game += 1;
+                            let g = usize::try_from(game).unwrap_or(0);
+                            if unmade.get(g % unmade.len()).copied().unwrap_or(false) {
+                                let (b, w) = (&pairing.black, &pairing.white);
+                                last = all.unmade(id, b, w, [true, false], free);
+                                continue;
+                            }
+                            all.game_made(id, &pairing.black, &pairing.white, game);
+                            let margin = margins.get(g % margins.len()).copied().unwrap_or(0);
+                            let black = u32::try_from(32 + margin / 2).unwrap_or(32);
+                            let scores = (black, 64 - black);
+                            let winner = match scores.0.cmp(&scores.1) {
+                                std::cmp::Ordering::Greater => Some(Color::Black),
+                                std::cmp::Ordering::Less => Some(Color::White),
+                                std::cmp::Ordering::Equal => None,
+                            };
+                            if let Some((_, n)) = all.game_over(game, winner, scores, free) {
+                                last = n;
+                            }
+                        }
+                        last
+                    }
+                };
+            }
+            proptest::prop_assert!(all.by_game.is_empty(), "games left known: {:?}", all.by_game);
+            let table = all.standings(id).unwrap();
+            let discs: i32 = table.iter().map(|s| s.disc_difference).sum();
+            proptest::prop_assert_eq!(discs, 0);
+            let rounds = all.get(id).unwrap().tourney.rounds();
+            proptest::prop_assert!(table.iter().all(|s| s.games <= rounds), "{:?}", table);
+            proptest::prop_assert_eq!(all.list()[0].stage, TourneyStage::Over);
+        }
+    }
 }
