@@ -310,6 +310,10 @@ fn a_player_away_when_a_round_begins_loses_that_game_by_abandon() {
         played, 2,
         "one game made (two players see it), one forfeited"
     );
+    let mut seen = seen;
+    let player = seen.iter_mut().find(|s| !s.games.is_empty());
+    let player = player.unwrap_or_else(|| panic!("nobody played"));
+    assert!(player.client.err("REMATCH", 409).contains("tournament"));
 }
 
 #[test]
@@ -374,11 +378,17 @@ fn a_tournament_stopped_by_a_restart_goes_on_with_its_standings_and_ratings() {
             std::thread::spawn(move || play_tourney(client, id, None))
         })
         .collect();
-    for thread in threads {
-        thread
-            .join()
-            .unwrap_or_else(|_| panic!("a player's thread failed"));
-    }
+    let mut seen: Vec<Seen> = (threads.into_iter())
+        .map(|t| {
+            t.join()
+                .unwrap_or_else(|_| panic!("a player's thread failed"))
+        })
+        .collect();
+    let refused = seen[0].client.err("REMATCH", 409);
+    assert!(
+        refused.contains("tournament"),
+        "a recovered game is still its: {refused}"
+    );
     let after = standings(&mut watcher, id);
     assert!(after.iter().all(|s| s.games == 2), "{after:?}");
     assert_balanced(&after, 4);

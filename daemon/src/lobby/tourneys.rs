@@ -475,6 +475,9 @@ impl Handler<RecoverTourneys> for Lobby {
     fn handle(&mut self, RecoverTourneys(stored): RecoverTourneys, ctx: &mut Context<Self>) {
         for stored in stored {
             let (id, held) = resumed(stored);
+            for game in held.tourney.games_in_play() {
+                self.core.mark_tourney_game(game);
+            }
             self.tourneys.restore(id, held);
         }
         let grace = Duration::from_secs(self.services.config.grace_secs);

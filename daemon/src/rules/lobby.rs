@@ -246,6 +246,8 @@ pub struct Entry<R> {
     /// The rematch it started: a finished game starts at most one. (Game
     /// numbers start at 1.)
     rematch: Option<NonZeroU64>,
+    /// Whether a tournament made it (its next round follows: no rematch).
+    tourney: bool,
 }
 
 impl<R> Entry<R> {
@@ -839,6 +841,11 @@ impl<R: Clone> LobbyCore<R> {
         if entry.phase != Phase::Over {
             return Err(conflict(format!("game {game} is not over")));
         }
+        if entry.tourney {
+            return Err(conflict(format!(
+                "game {game} is a tournament's: no rematch, its next round starts by itself"
+            )));
+        }
         if let Some(next) = entry.rematch {
             let next = next.get();
             return Err(conflict(format!(
@@ -965,6 +972,8 @@ impl<R: Clone> LobbyCore<R> {
             rated,
             votes: [false; 2],
             rematch: None,
+            // Said by the tournaments once they are read back.
+            tourney: false,
             seats,
         };
         let persons: Vec<(Name, Option<GuestSecret>)> = (entry.seats.iter().zip(secrets))
@@ -1192,6 +1201,7 @@ impl<R: Clone> LobbyCore<R> {
             rated,
             votes: [false; 2],
             rematch: None,
+            tourney: tourney.is_some(),
         };
         self.insert_game(id, entry);
         for (name, attached) in persons {

@@ -34,6 +34,13 @@ impl<R: Clone> LobbyCore<R> {
         self.holder(name).is_some() && self.playing(name).is_none()
     }
 
+    /// Game `game`, recovered after a restart, is a tournament's.
+    pub fn mark_tourney_game(&mut self, game: GameId) {
+        if let Some(entry) = self.games.get_mut(&game) {
+            entry.tourney = true;
+        }
+    }
+
     /// The game a tournament round makes for `black` and `white` (held
     /// until stored; both learn their seat as a paired seeker does). Refused
     /// if either is not [`free_to_play`](Self::free_to_play) by now.
