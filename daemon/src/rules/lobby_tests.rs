@@ -117,6 +117,25 @@ impl Harness {
         self.settle(done)
     }
 
+    /// A tournament's round asks for a game between `black` and `white`.
+    fn tourney_game(&mut self, black: &str, white: &str) -> Result<GameId, u16> {
+        let next = &mut self.next;
+        let id = move || take(next);
+        let terms = super::lobby::TourneyTerms {
+            tourney: 1,
+            round: 1,
+            variant: Variant::Othello,
+            clock: None,
+            rated: false,
+            start: Vec::new(),
+        };
+        let (black, white) = (Name::from(black), Name::from(white));
+        let done = (self.core)
+            .tourney_game(&black, &white, terms, id)
+            .map_err(code)?;
+        self.settle(done)
+    }
+
     fn rematch(&mut self, name: &str) -> Result<Rematched, String> {
         let from = self.core.seat_of(name);
         let next = &mut self.next;
@@ -379,6 +398,8 @@ enum Op {
     Join(usize, GameId),
     Leave(usize, bool),
     Rematch(usize),
+    /// A tournament's round makes a game for two players.
+    TourneyGame(usize, usize),
     /// A game's table says it ended.
     End(GameId),
     /// A game's actor stops (only a game not in play ever does).
@@ -401,7 +422,8 @@ fn op() -> impl Strategy<Value = Op> {
         3 => (who.clone(), 0..3u8).prop_map(|(p, kind)| Op::New(p, kind)),
         3 => (who.clone(), game.clone()).prop_map(|(p, g)| Op::Join(p, g)),
         1 => (who.clone(), any::<bool>()).prop_map(|(p, w)| Op::Leave(p, w)),
-        3 => who.prop_map(Op::Rematch),
+        3 => who.clone().prop_map(Op::Rematch),
+        2 => (who.clone(), who).prop_map(|(a, b)| Op::TourneyGame(a, b)),
         2 => game.clone().prop_map(Op::End),
         1 => game.prop_map(Op::Close),
         1 => any::<bool>().prop_map(Op::Disk),
@@ -446,6 +468,15 @@ proptest! {
                 Op::Join(p, g) => h.join(PLAYERS[p], g).is_err(),
                 Op::Leave(p, watching) => h.leave(PLAYERS[p], watching).is_err(),
                 Op::Rematch(p) => h.rematch(PLAYERS[p]).is_err(),
+                Op::TourneyGame(a, b) if a == b => false,
+                Op::TourneyGame(a, b) => {
+                    let free = [a, b].map(|p| h.core.free_to_play(PLAYERS[p]));
+                    let made = h.tourney_game(PLAYERS[a], PLAYERS[b]);
+                    if made.is_ok() {
+                        prop_assert_eq!(free, [true, true], "made for a player not free");
+                    }
+                    made.is_err()
+                }
                 Op::End(g) => {
                     if h.phase(g) == Some(Phase::Playing) { h.core.ended(g); }
                     false
