@@ -72,9 +72,16 @@ pub struct Lobby {
     expiry_armed: bool,
     /// The tournaments.
     tourneys: Tourneys,
+    /// Their writes not yet stored, and the commands waiting for them.
+    tourney_writes: tourney_writes::TourneyWrites,
+    /// The games the store's moves ended as the daemon started, with
+    /// their results: told to their tournaments once those are read back.
+    recovery_ends: Vec<(GameId, GameResult)>,
 }
 
 mod challenging;
+mod tourney_recovery;
+mod tourney_writes;
 mod tourneys;
 
 /// A command or event that touches what a held decision touched: it runs
@@ -130,6 +137,8 @@ impl Lobby {
             waiting: Waiting::default(),
             expiry_armed: false,
             tourneys: Tourneys::new(next_tourney),
+            tourney_writes: tourney_writes::TourneyWrites::default(),
+            recovery_ends: Vec::new(),
         })
     }
 
@@ -540,6 +549,7 @@ impl Lobby {
                 game: record.id,
                 result,
             });
+            self.recovery_ends.push((record.id, result));
             return false;
         }
         let seats = [

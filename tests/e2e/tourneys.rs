@@ -520,3 +520,51 @@ fn four_example_bots_run_a_rated_round_robin_to_its_standings() {
         );
     }
 }
+
+#[test]
+fn tournament_commands_answer_ok_only_once_stored_and_a_frozen_store_holds_only_them() {
+    let faults = flipd::store::Faults::new();
+    let mut config = test_config();
+    config.store.faults = Some(faults.clone());
+    let daemon = start(config);
+    let (mut clients, id) = field(daemon.addr, &["ann", "bob"], "roundrobin tictactoe");
+    let mut cy = member(daemon.addr, "cy", "pw-cy-tourney");
+    faults.fail_writes();
+    assert!(
+        cy.err(&format!("TOURNEY JOIN {id}"), 503)
+            .contains("nothing changed")
+    );
+    assert!(
+        clients[0]
+            .err(&format!("TOURNEY START {id}"), 503)
+            .contains("nothing changed")
+    );
+    clients[0].err("TOURNEY NEW swiss", 503);
+    let line = listed(&mut cy, id);
+    assert_eq!(
+        (line.stage, line.players),
+        (TourneyStage::Open, 2),
+        "as it was"
+    );
+    let (all, _) = cy.ok("TOURNEY LIST");
+    assert_eq!(all.len(), 1, "the refused NEW made nothing: {all:?}");
+    faults.heal();
+    // Frozen: a command on the tournament waits for its write, and only it.
+    faults.freeze();
+    cy.send(&format!("TOURNEY JOIN {id}"));
+    let (who, _) = clients[1].ok("WHO");
+    assert_eq!(who.len(), 3, "the lobby answers meanwhile: {who:?}");
+    clients[1].send(&format!("TOURNEY LEAVE {id}"));
+    clients[1].expect_silence(Duration::from_millis(200));
+    faults.heal();
+    let (_, joined) = cy.final_reply("TOURNEY JOIN");
+    assert_eq!(joined, "OK");
+    let (_, left) = clients[1].final_reply("TOURNEY LEAVE");
+    assert_eq!(left, "OK", "answered after the join it waited for");
+    let line = listed(&mut cy, id);
+    assert_eq!(line.players, 2, "ann and cy");
+    clients[0].ok(&format!("TOURNEY START {id}"));
+    clients[0].expect_event(&format!("TOURNEY {id} round 1"));
+    cy.expect_event(&format!("TOURNEY {id} round 1"));
+    cy.expect_event("START ");
+}

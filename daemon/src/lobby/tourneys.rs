@@ -1,16 +1,11 @@
 //! The lobby actor's side of tournaments: the rules decide
-//! (`rules::tourneys`, `rules::tourney_run`), this stores what happened,
-//! tells the players, and makes each round's games through the lobby core
-//! as an accepted challenge's are.
-//!
-//! `TOURNEY NEW`, `JOIN` and `LEAVE` are answered once stored, and the
-//! lobby waits for that write (at most the store deadline): they are rare,
-//! and waiting keeps a tournament's players exactly what the store holds
-//! without tracking half-done joins. What a round does (its start, its
-//! forfeits, its end) is written without waiting, in order; its games are
-//! stored with their link to the tournament, in the game's own row.
+//! (`rules::tourneys`, `rules::tourney_run`), this stores what happened
+//! (`tourney_writes`: in order, each before it is acted on), tells the
+//! players, and makes each round's games through the lobby core as an
+//! accepted challenge's are. `TOURNEY NEW`, `JOIN`, `LEAVE` and `START`
+//! are answered once stored; a round's games are stored with their link
+//! to the tournament, in the game's own row.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -25,14 +20,12 @@ use tokio::sync::oneshot;
 
 use super::{Lobby, Waits, answered, take};
 use crate::engine_pool::DrawStart;
-use crate::messages::{Name, RecoverTourneys, ToSession, TourneyAnswer, TourneyOp};
+use crate::messages::{Name, ToSession, TourneyAnswer, TourneyOp};
 use crate::random::random_u64;
 use crate::rules::lobby::TourneyTerms;
-use crate::rules::tourney_run::{Fact, Forfeit, Next, Pairing, Tourney};
-use crate::rules::tourneys::{Held, kind_of};
+use crate::rules::tourney_run::{Forfeit, Next, Pairing};
 use crate::session::Reach;
-use crate::store::{StoredTourney, TourneyWrite, Write};
-use crate::store_deadline::within;
+use crate::store::{StoredForfeit, TourneyWrite};
 
 /// How long after a failed write a round's game is asked for again.
 const MAKE_RETRY: Duration = Duration::from_secs(1);
@@ -76,23 +69,19 @@ impl Handler<TourneyOp> for Lobby {
             }
             (TourneyCommand::New(spec), Some(name)) => self.new_tourney(ctx, name, spec, reply),
             (TourneyCommand::Join(id), Some(name)) => {
-                self.change_players(ctx, name, id, true, reply);
+                self.when_tourney_free(ctx, id, move |act, ctx| {
+                    act.change_players(ctx, name, id, true, reply);
+                });
             }
             (TourneyCommand::Leave(id), Some(name)) => {
-                self.change_players(ctx, name, id, false, reply);
+                self.when_tourney_free(ctx, id, move |act, ctx| {
+                    act.change_players(ctx, name, id, false, reply);
+                });
             }
             (TourneyCommand::Start(id), Some(name)) => {
-                let core = &self.core;
-                let started = self.tourneys.start(id, &name, |n| core.free_to_play(n));
-                match started {
-                    Ok(next) => {
-                        let _ = reply.send(Ok(TourneyAnswer::Done));
-                        self.carry_on(ctx, id, next);
-                    }
-                    Err(e) => {
-                        let _ = reply.send(Err(e));
-                    }
-                }
+                self.when_tourney_free(ctx, id, move |act, ctx| {
+                    act.start_tourney(ctx, name, id, reply);
+                });
             }
         }
         answered(answer)
@@ -102,27 +91,7 @@ impl Handler<TourneyOp> for Lobby {
 type TourneyReply = oneshot::Sender<Result<TourneyAnswer, ProtocolError>>;
 
 impl Lobby {
-    /// Commits `write`, holding the lobby until it is stored or the store
-    /// deadline passes, then `then` with whether it was stored.
-    fn store_then(
-        &mut self,
-        ctx: &mut Context<Self>,
-        write: TourneyWrite,
-        then: impl FnOnce(&mut Lobby, bool) + 'static,
-    ) {
-        let what = write.summary();
-        let commit = within(
-            self.live.store_deadline(),
-            self.services.store.commit(Write::Tourney(write)),
-        );
-        ctx.wait(commit.into_actor(self).map(move |stored, act, _| {
-            if let Err(error) = &stored {
-                tracing::error!(%error, what, "a tournament change could not be saved");
-            }
-            then(act, stored.is_ok());
-        }));
-    }
-
+    /// `TOURNEY NEW`: numbered, stored, then held and answered.
     fn new_tourney(
         &mut self,
         ctx: &mut Context<Self>,
@@ -130,7 +99,7 @@ impl Lobby {
         spec: TourneySpec,
         reply: TourneyReply,
     ) {
-        let id = match self.tourneys.create(&name, spec) {
+        let id = match self.tourneys.take_id(&name) {
             Ok(id) => id,
             Err(e) => {
                 let _ = reply.send(Err(e));
@@ -142,16 +111,15 @@ impl Lobby {
             creator: name.to_string(),
             spec,
         };
-        self.store_then(ctx, write, move |act, stored| {
-            if !stored {
-                act.tourneys.uncreate(id);
+        self.commit_tourney(ctx, id, write, move |act, _, stored| {
+            if stored {
+                act.tourneys.made(id, &name, spec);
             }
             let _ = reply.send(answer_if(stored, TourneyAnswer::Made(id)));
         });
     }
 
-    /// `TOURNEY JOIN` (`joining`) or `LEAVE`: checked, stored, then done
-    /// (checked again: nothing else ran while the lobby waited).
+    /// `TOURNEY JOIN` (`joining`) or `LEAVE`: checked, stored, then done.
     fn change_players(
         &mut self,
         ctx: &mut Context<Self>,
@@ -175,7 +143,8 @@ impl Lobby {
         } else {
             TourneyWrite::Leave { id, name: player }
         };
-        self.store_then(ctx, write, move |act, stored| {
+        self.commit_tourney(ctx, id, write, move |act, _, stored| {
+            // Checked again: nothing of this tournament ran meanwhile.
             let changed = stored.then(|| match joining {
                 true => act.tourneys.join(id, &name),
                 false => act.tourneys.leave(id, &name),
@@ -188,63 +157,95 @@ impl Lobby {
         });
     }
 
-    /// Carries out what a tournament does next: a round (told, its
-    /// forfeits stored, its games made), or its end.
+    /// `TOURNEY START`: its first round decided, stored with its forfeits,
+    /// then answered and carried out; put back as it was if not stored.
+    fn start_tourney(
+        &mut self,
+        ctx: &mut Context<Self>,
+        name: Name,
+        id: TourneyId,
+        reply: TourneyReply,
+    ) {
+        let before = self.tourneys.snapshot(id);
+        let core = &self.core;
+        let next = match self.tourneys.start(id, &name, |n| core.free_to_play(n)) {
+            Ok(next) => next,
+            Err(e) => {
+                let _ = reply.send(Err(e));
+                return;
+            }
+        };
+        let Some(write) = facts_of(id, &next) else {
+            let _ = reply.send(Ok(TourneyAnswer::Done));
+            return self.go_on(ctx, id, next);
+        };
+        self.commit_tourney(ctx, id, write, move |act, ctx, stored| {
+            let _ = reply.send(answer_if(stored, TourneyAnswer::Done));
+            match (stored, before) {
+                (true, _) => act.go_on(ctx, id, next),
+                (false, Some(before)) => act.tourneys.put_back(id, before),
+                (false, None) => {}
+            }
+        });
+    }
+
+    /// What a tournament does next, once stored: see [`Lobby::go_on`].
     fn carry_on(&mut self, ctx: &mut Context<Self>, id: TourneyId, next: Next) {
-        let mut next = next;
-        loop {
-            match next {
-                Next::Wait => return,
-                Next::Over(winner) => {
-                    let winner = winner.map(|w| w.to_string());
-                    tracing::info!(tourney = id, ?winner, "tournament over");
-                    let write = TourneyWrite::Over {
-                        id,
-                        winner: winner.clone(),
-                    };
-                    self.services.store.write(Write::Tourney(write));
-                    self.tell_players(id, TourneyNews::Over(winner));
-                    self.tourneys.over();
-                    return;
-                }
-                Next::Round {
+        match facts_of(id, &next) {
+            Some(write) => self.store_fact(ctx, id, write, move |act, ctx| {
+                act.go_on(ctx, id, next);
+            }),
+            None => self.go_on(ctx, id, next),
+        }
+    }
+
+    /// Carries out what a tournament does next, its facts stored: a round
+    /// (told to its players as it begins, its forfeits to who was there,
+    /// its games made), or its end.
+    fn go_on(&mut self, ctx: &mut Context<Self>, id: TourneyId, next: Next) {
+        match next {
+            Next::Wait => {}
+            Next::Over(winner) => {
+                let winner = winner.map(|w| w.to_string());
+                tracing::info!(tourney = id, ?winner, "tournament over");
+                self.tell_players(id, TourneyNews::Over(winner));
+                self.tourneys.over();
+            }
+            Next::Round {
+                round,
+                begins,
+                games,
+                forfeits,
+            } => {
+                tracing::info!(
+                    tourney = id,
                     round,
-                    games,
-                    forfeits,
-                } => {
-                    tracing::info!(tourney = id, round, games = games.len(), "tournament round");
-                    let write = TourneyWrite::Round { id, round };
-                    self.services.store.write(Write::Tourney(write));
+                    begins,
+                    games = games.len(),
+                    "tournament round"
+                );
+                if begins {
                     self.tell_players(id, TourneyNews::Round(round));
-                    for forfeit in &forfeits {
-                        self.forfeited(id, round, forfeit);
-                    }
-                    if games.is_empty() {
-                        let core = &self.core;
-                        next = self.tourneys.next_round(id, |n| core.free_to_play(n));
-                        continue;
-                    }
-                    for pairing in games {
-                        self.make_tourney_game(ctx, id, round, pairing);
-                    }
-                    return;
+                }
+                for forfeit in &forfeits {
+                    self.tell_forfeit(id, round, forfeit);
+                }
+                if games.is_empty() {
+                    let core = &self.core;
+                    let next = self.tourneys.next_round(id, |n| core.free_to_play(n));
+                    return self.carry_on(ctx, id, next);
+                }
+                for pairing in games {
+                    self.make_tourney_game(ctx, id, round, pairing);
                 }
             }
         }
     }
 
-    /// Stores a game lost by abandon before a move, and tells the player
-    /// who was there.
-    fn forfeited(&mut self, id: TourneyId, round: u32, forfeit: &Forfeit) {
+    /// Tells the player who was there that the other lost their game by
+    /// abandon.
+    fn tell_forfeit(&self, id: TourneyId, round: u32, forfeit: &Forfeit) {
         let Forfeit { pairing, absent } = forfeit;
-        let write = TourneyWrite::Forfeit {
-            id,
-            round,
-            black: pairing.black.to_string(),
-            white: pairing.white.to_string(),
-            absent: *absent,
-        };
-        self.services.store.write(Write::Tourney(write));
         let sides = [
             (&pairing.black, &pairing.white),
             (&pairing.white, &pairing.black),
@@ -318,8 +319,9 @@ impl Lobby {
                 group,
                 moves: start.clone(),
             };
-            act.services.store.write(Write::Tourney(write));
-            act.seat_tourney_game(ctx, id, round, pairing, start);
+            act.store_fact(ctx, id, write, move |act, ctx| {
+                act.seat_tourney_game(ctx, id, round, pairing, start);
+            });
         }));
     }
 
@@ -374,6 +376,8 @@ impl Lobby {
         });
     }
 
+    /// The pairing's game could not be made: scored as lost by abandon
+    /// (if the round still waited for it), stored, then what follows.
     fn tourney_game_unmade(
         &mut self,
         ctx: &mut Context<Self>,
@@ -382,15 +386,24 @@ impl Lobby {
         pairing: &Pairing,
         absent: [bool; 2],
     ) {
+        let core = &self.core;
+        let (black, white) = (&pairing.black, &pairing.white);
+        let free = |n: &str| core.free_to_play(n);
+        let Some(next) = self.tourneys.unmade(id, black, white, absent, free) else {
+            return;
+        };
         let forfeit = Forfeit {
             pairing: pairing.clone(),
             absent,
         };
-        self.forfeited(id, round, &forfeit);
-        let core = &self.core;
-        let (black, white) = (&pairing.black, &pairing.white);
-        let next = (self.tourneys).unmade(id, black, white, absent, |n| core.free_to_play(n));
-        self.carry_on(ctx, id, next);
+        let write = TourneyWrite::Forfeit {
+            id,
+            forfeit: stored_forfeit(round, &forfeit),
+        };
+        self.store_fact(ctx, id, write, move |act, ctx| {
+            act.tell_forfeit(id, round, &forfeit);
+            act.carry_on(ctx, id, next);
+        });
     }
 
     /// A game's end went out: if it is a tournament's, what follows.
@@ -411,12 +424,40 @@ impl Lobby {
     /// After a restart, once the players have had the seat grace to come
     /// back: each running tournament makes the games its round still needs,
     /// or begins its next round.
-    fn resume_tourneys(&mut self, ctx: &mut Context<Self>) {
+    pub(super) fn resume_tourneys(&mut self, ctx: &mut Context<Self>) {
         for id in self.tourneys.running() {
             let core = &self.core;
             let next = self.tourneys.resume_play(id, |n| core.free_to_play(n));
             self.carry_on(ctx, id, next);
         }
+    }
+}
+
+/// The write that makes `next` a fact: a round (begun or gone on) with its
+/// forfeits, or the end; nothing to wait for.
+fn facts_of(id: TourneyId, next: &Next) -> Option<TourneyWrite> {
+    match next {
+        Next::Wait => None,
+        Next::Over(winner) => Some(TourneyWrite::Over {
+            id,
+            winner: winner.as_ref().map(|w| w.to_string()),
+        }),
+        Next::Round {
+            round, forfeits, ..
+        } => Some(TourneyWrite::Round {
+            id,
+            round: *round,
+            forfeits: forfeits.iter().map(|f| stored_forfeit(*round, f)).collect(),
+        }),
+    }
+}
+
+fn stored_forfeit(round: u32, forfeit: &Forfeit) -> StoredForfeit {
+    StoredForfeit {
+        round,
+        black: forfeit.pairing.black.to_string(),
+        white: forfeit.pairing.white.to_string(),
+        absent: forfeit.absent,
     }
 }
 
@@ -428,59 +469,5 @@ fn answer_if(stored: bool, answer: TourneyAnswer) -> Result<TourneyAnswer, Proto
             ErrorCode::Unavailable,
             "the tournament change could not be saved, so nothing changed; try again",
         ))
-    }
-}
-
-/// A stored tournament as the rules hold it: its pairings drawn again from
-/// its facts.
-fn resumed(stored: StoredTourney) -> (TourneyId, Held) {
-    let StoredTourney {
-        id,
-        creator,
-        spec,
-        players,
-        round,
-        over,
-        games,
-        forfeits,
-        starts,
-    } = stored;
-    let same = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
-    let fact = |r: u32, p: &Pairing| {
-        let forfeit = (forfeits.iter())
-            .find(|f| f.round == r && same(&f.black, &p.black) && same(&f.white, &p.white));
-        if let Some(forfeit) = forfeit {
-            return Some(Fact::Forfeit(forfeit.absent));
-        }
-        (games.iter())
-            .rfind(|g| g.round == r && same(&g.black, &p.black) && same(&g.white, &p.white))
-            .map(|g| Fact::Made(g.game, g.result))
-    };
-    let players = players.into_iter().map(Name::from).collect();
-    let tourney = Tourney::resume(
-        kind_of(&spec),
-        Name::from(creator),
-        players,
-        round,
-        over,
-        fact,
-    );
-    let starts: HashMap<u32, Vec<Move>> = starts.into_iter().collect();
-    (id, Held::new(spec, tourney, starts))
-}
-
-impl Handler<RecoverTourneys> for Lobby {
-    type Result = ();
-
-    fn handle(&mut self, RecoverTourneys(stored): RecoverTourneys, ctx: &mut Context<Self>) {
-        for stored in stored {
-            let (id, held) = resumed(stored);
-            for game in held.tourney.games_in_play() {
-                self.core.mark_tourney_game(game);
-            }
-            self.tourneys.restore(id, held);
-        }
-        let grace = Duration::from_secs(self.services.config.grace_secs);
-        ctx.run_later(grace, |act, ctx| act.resume_tourneys(ctx));
     }
 }

@@ -62,16 +62,24 @@ struct Board {
     pairing: Pairing,
     game: Option<GameId>,
     result: Option<Played>,
+    /// Whether a `Next::Round` of this run asked the shell for its game
+    /// (not yet, for a board read back after a restart): it is asked for
+    /// once only.
+    requested: bool,
 }
 
 /// What the shell does next.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Next {
-    /// Round `round` begins: make these games (each player connected;
-    /// `forfeits` are the games whose absent players lost, already scored).
+    /// Round `round` begins, or goes on after a restart: make these games
+    /// (each player connected; `forfeits` are the games whose absent
+    /// players lost, already scored).
     Round {
         /// Its number, from 1.
         round: u32,
+        /// Whether it begins now (else it began before a restart, and
+        /// these are the games it still needs).
+        begins: bool,
         /// The games to make.
         games: Vec<Pairing>,
         /// The games lost by abandon before they began, already scored.
@@ -355,12 +363,14 @@ impl Tourney {
                 pairing,
                 game: None,
                 result: None,
+                requested: true,
             });
         }
         // With every game forfeited the round is over at once: the shell
         // tells the forfeits, then asks for the next round.
         Next::Round {
             round,
+            begins: true,
             games,
             forfeits,
         }
@@ -369,7 +379,10 @@ impl Tourney {
     /// The shell made the round's game for `black` v `white` as `game`.
     pub fn game_made(&mut self, black: &str, white: &str, game: GameId) {
         if let Some(board) = self.boards.iter_mut().find(|b| {
-            b.game.is_none() && same(&b.pairing.black, black) && same(&b.pairing.white, white)
+            b.game.is_none()
+                && b.result.is_none()
+                && same(&b.pairing.black, black)
+                && same(&b.pairing.white, white)
         }) {
             board.game = Some(game);
         }
@@ -378,32 +391,31 @@ impl Tourney {
     /// The round's game for `black` v `white` could not be made (a player
     /// was busy or gone by then): whoever is `absent` loses it by abandon.
     /// Once the round's last game is decided, the next round begins for
-    /// those `connected`, or the tournament ends.
+    /// those `connected`, or the tournament ends. `None` if the round has
+    /// no such game waiting to be made (nothing changes).
     pub fn unmade(
         &mut self,
         black: &str,
         white: &str,
         absent: [bool; 2],
         connected: impl Fn(&str) -> bool,
-    ) -> Next {
+    ) -> Option<Next> {
         let Stage::Running(round) = self.stage else {
-            return Next::Wait;
+            return None;
         };
-        let Some(board) = self.boards.iter_mut().find(|b| {
+        let board = self.boards.iter_mut().find(|b| {
             b.game.is_none()
                 && b.result.is_none()
                 && same(&b.pairing.black, black)
                 && same(&b.pairing.white, white)
-        }) else {
-            return Next::Wait;
-        };
+        })?;
         let (result, _) = forfeited(&board.pairing, absent);
         board.result = Some(result.clone());
         self.played.push(result);
         if self.boards.iter().any(|b| b.result.is_none()) {
-            return Next::Wait;
+            return Some(Next::Wait);
         }
-        self.begin_round(round.saturating_add(1), &connected)
+        Some(self.begin_round(round.saturating_add(1), &connected))
     }
 
     /// Whether `game` is one of the current round's.
@@ -435,12 +447,22 @@ impl Tourney {
         let Stage::Running(round) = self.stage else {
             return Next::Wait;
         };
+        if !self.settle(game, winner, scores) || self.boards.iter().any(|b| b.result.is_none()) {
+            return Next::Wait;
+        }
+        self.begin_round(round.saturating_add(1), &connected)
+    }
+
+    /// Game `game` of the round ended so: its result counts (whether it
+    /// was one of the round's games not over yet). The next round is not
+    /// begun: after a restart, [`resume_play`](Self::resume_play) does so.
+    pub fn settle(&mut self, game: GameId, winner: Option<Color>, scores: (u32, u32)) -> bool {
         let Some(board) = self
             .boards
             .iter_mut()
             .find(|b| b.game == Some(game) && b.result.is_none())
         else {
-            return Next::Wait;
+            return false;
         };
         let (black, white) = (
             Name::clone(&board.pairing.black),
@@ -449,10 +471,17 @@ impl Tourney {
         let result = oriented(black, white, winner, scores.0, scores.1);
         board.result = Some(result.clone());
         self.played.push(result);
-        if self.boards.iter().any(|b| b.result.is_none()) {
-            return Next::Wait;
+        true
+    }
+
+    /// Game `game` of the round is gone without a result (a restart did
+    /// not bring it back): its pairing waits to be made again.
+    pub fn lost_game(&mut self, game: GameId) {
+        let lost = (self.boards.iter_mut()).find(|b| b.game == Some(game) && b.result.is_none());
+        if let Some(board) = lost {
+            board.game = None;
+            board.requested = false;
         }
-        self.begin_round(round.saturating_add(1), &connected)
     }
 
     /// Carries on after a restart: the round's games never made are made
@@ -467,9 +496,10 @@ impl Tourney {
         let mut games = Vec::new();
         let mut forfeits = Vec::new();
         for board in &mut self.boards {
-            if board.game.is_some() || board.result.is_some() {
+            if board.requested || board.game.is_some() || board.result.is_some() {
                 continue;
             }
+            board.requested = true;
             let pairing = &board.pairing;
             let absent = [&pairing.black, &pairing.white].map(|p| !connected(p));
             if absent.iter().any(|a| *a) {
@@ -489,6 +519,7 @@ impl Tourney {
         }
         Next::Round {
             round,
+            begins: false,
             games,
             forfeits,
         }
@@ -542,6 +573,7 @@ impl Tourney {
                     pairing,
                     game,
                     result,
+                    requested: false,
                 });
             }
         }
@@ -689,6 +721,7 @@ mod tests {
             round,
             forfeits,
             games,
+            ..
         } = next
         else {
             panic!("{next:?}")
@@ -741,7 +774,12 @@ mod tests {
         let game = &games[0];
         let white_absent = [false, true];
         let next = t.unmade(&game.black, &game.white, white_absent, |_| true);
-        assert!(matches!(next, Next::Round { round: 2, .. }), "{next:?}");
+        assert!(
+            matches!(next, Some(Next::Round { round: 2, .. })),
+            "{next:?}"
+        );
+        let again = t.unmade(&game.black, &game.white, white_absent, |_| true);
+        assert_eq!(again, None, "decided once");
         let first = &t.standings()[0];
         assert_eq!((&first.name, first.half_points), (&game.black, 2));
     }
@@ -808,6 +846,55 @@ mod tests {
             panic!("the unmade game is made on resuming")
         };
         assert_eq!((round, games.len()), (3, 1));
+    }
+
+    #[test]
+    fn after_a_restart_a_pairing_is_asked_for_once_and_a_lost_game_again() {
+        let players = names(4);
+        let made = |round: u32, p: &Pairing| {
+            let game = u64::from(round) * 10 + u64::from(p.start_group % 64);
+            // Round 1's first game is over, its second in play.
+            let over = p.start_group.is_multiple_of(64);
+            Some(Fact::Made(
+                game,
+                over.then_some((Some(Color::Black), (40, 24))),
+            ))
+        };
+        let mut t = Tourney::resume(Kind::RoundRobin, Name::from("p0"), players, 1, false, made);
+        assert_eq!(t.games_in_play().collect::<Vec<_>>(), [11]);
+        assert_eq!(
+            t.resume_play(|_| true),
+            Next::Wait,
+            "the game in play plays on"
+        );
+        t.lost_game(11);
+        let Next::Round {
+            round,
+            begins,
+            games,
+            ..
+        } = t.resume_play(|_| true)
+        else {
+            panic!("the lost game is made again")
+        };
+        assert_eq!((round, begins, games.len()), (1, false, 1));
+        assert_eq!(t.resume_play(|_| true), Next::Wait, "asked for once");
+        let (black, white) = (&games[0].black, &games[0].white);
+        t.game_made(black, white, 12);
+        assert!(t.settle(12, None, (32, 32)), "its result counts");
+        assert!(!t.settle(12, None, (32, 32)), "once");
+        let next = t.resume_play(|_| true);
+        assert!(
+            matches!(
+                next,
+                Next::Round {
+                    round: 2,
+                    begins: true,
+                    ..
+                }
+            ),
+            "{next:?}"
+        );
     }
 
     #[test]

@@ -93,6 +93,14 @@ impl Tourneys {
         creator: &Name,
         spec: TourneySpec,
     ) -> Result<TourneyId, ProtocolError> {
+        let id = self.take_id(creator)?;
+        self.made(id, creator, spec);
+        Ok(id)
+    }
+
+    /// The number the next tournament gets, if `creator` may make one now
+    /// (it is taken: a number lost to a failed write is not given again).
+    pub fn take_id(&mut self, creator: &Name) -> Result<TourneyId, ProtocolError> {
         let live = self.live().count();
         if live >= MAX_LIVE {
             return Err(ProtocolError::new(
@@ -111,16 +119,14 @@ impl Tourneys {
         }
         let id = self.next_id;
         self.next_id = id.saturating_add(1);
-        let tourney = Tourney::new(kind_of(&spec), Name::clone(creator));
-        self.held
-            .insert(id, Held::new(spec, tourney, HashMap::new()));
-        self.forget_old();
         Ok(id)
     }
 
-    /// A tournament whose creation could not be stored is gone again.
-    pub fn uncreate(&mut self, id: TourneyId) {
-        self.held.remove(&id);
+    /// Holds the tournament `creator` made as `id` on `spec` (stored).
+    pub fn made(&mut self, id: TourneyId, creator: &Name, spec: TourneySpec) {
+        let tourney = Tourney::new(kind_of(&spec), Name::clone(creator));
+        (self.held).insert(id, Held::new(spec, tourney, HashMap::new()));
+        self.forget_old();
     }
 
     fn live(&self) -> impl Iterator<Item = (&TourneyId, &Held)> {
@@ -185,7 +191,8 @@ impl Tourneys {
         }
     }
 
-    /// The round's game for `black` v `white` could not be made.
+    /// The round's game for `black` v `white` could not be made; `None`
+    /// if the round has no such game waiting to be made.
     pub fn unmade(
         &mut self,
         id: TourneyId,
@@ -193,10 +200,21 @@ impl Tourneys {
         white: &str,
         absent: [bool; 2],
         free: impl Fn(&str) -> bool,
-    ) -> Next {
-        match self.held.get_mut(&id) {
-            Some(held) => held.tourney.unmade(black, white, absent, free),
-            None => Next::Wait,
+    ) -> Option<Next> {
+        let held = self.held.get_mut(&id)?;
+        held.tourney.unmade(black, white, absent, free)
+    }
+
+    /// Tournament `id` as it stands (to put back if its start is not
+    /// stored).
+    pub fn snapshot(&self, id: TourneyId) -> Option<Tourney> {
+        self.held.get(&id).map(|h| h.tourney.clone())
+    }
+
+    /// Puts tournament `id` back as `snapshot` had it.
+    pub fn put_back(&mut self, id: TourneyId, snapshot: Tourney) {
+        if let Some(held) = self.held.get_mut(&id) {
+            held.tourney = snapshot;
         }
     }
 
@@ -423,7 +441,7 @@ mod tests {
                             let g = usize::try_from(game).unwrap_or(0);
                             if unmade.get(g % unmade.len()).copied().unwrap_or(false) {
                                 let (b, w) = (&pairing.black, &pairing.white);
-                                last = all.unmade(id, b, w, [true, false], free);
+                                last = all.unmade(id, b, w, [true, false], free).unwrap_or(Next::Wait);
                                 continue;
                             }
                             all.game_made(id, &pairing.black, &pairing.white, game);

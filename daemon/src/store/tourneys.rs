@@ -37,25 +37,23 @@ pub enum TourneyWrite {
         /// Who.
         name: String,
     },
-    /// A round began.
+    /// A round began (or went on after a restart), with the games it lost
+    /// by abandon before a move: one transaction.
     Round {
         /// The tournament.
         id: TourneyId,
         /// Its number.
         round: u32,
+        /// Its games lost by abandon as it began.
+        forfeits: Vec<StoredForfeit>,
     },
-    /// A game of a round was lost by abandon before a move.
+    /// A game of a round was lost by abandon before a move (once the
+    /// round had begun: its game could not be made).
     Forfeit {
         /// The tournament.
         id: TourneyId,
-        /// The round.
-        round: u32,
-        /// Black.
-        black: String,
-        /// White.
-        white: String,
-        /// Which sides were away (black, white).
-        absent: [bool; 2],
+        /// The game.
+        forfeit: StoredForfeit,
     },
     /// The start the games of a start group share.
     Start {
@@ -82,9 +80,9 @@ impl TourneyWrite {
             TourneyWrite::New { id, .. } => format!("creation of tournament {id}"),
             TourneyWrite::Join { id, name } => format!("{name} joining tournament {id}"),
             TourneyWrite::Leave { id, name } => format!("{name} leaving tournament {id}"),
-            TourneyWrite::Round { id, round } => format!("round {round} of tournament {id}"),
-            TourneyWrite::Forfeit { id, round, .. } => {
-                format!("a forfeit in round {round} of tournament {id}")
+            TourneyWrite::Round { id, round, .. } => format!("round {round} of tournament {id}"),
+            TourneyWrite::Forfeit { id, forfeit } => {
+                format!("a forfeit in round {} of tournament {id}", forfeit.round)
             }
             TourneyWrite::Start { id, group, .. } => {
                 format!("start {group} of tournament {id}")
@@ -116,21 +114,20 @@ impl TourneyWrite {
                     "DELETE FROM tourney_players WHERE tourney = ?1 AND name = ?2 COLLATE NOCASE",
                 )?
                 .execute(params![id, name]),
-            TourneyWrite::Round { id, round } => conn
-                .prepare_cached("UPDATE tourneys SET round = MAX(round, ?2) WHERE id = ?1")?
-                .execute(params![id, round]),
-            TourneyWrite::Forfeit {
+            TourneyWrite::Round {
                 id,
                 round,
-                black,
-                white,
-                absent,
-            } => conn
-                .prepare_cached(
-                    "INSERT OR REPLACE INTO tourney_forfeits (tourney, round, black, white, absent) \
-                     VALUES (?1, ?2, ?3, ?4, ?5)",
-                )?
-                .execute(params![id, round, black, white, absent_word(*absent)]),
+                forfeits,
+            } => {
+                let mut changed = conn
+                    .prepare_cached("UPDATE tourneys SET round = MAX(round, ?2) WHERE id = ?1")?
+                    .execute(params![id, round])?;
+                for forfeit in forfeits {
+                    changed += store_forfeit(conn, *id, forfeit)?;
+                }
+                Ok(changed)
+            }
+            TourneyWrite::Forfeit { id, forfeit } => store_forfeit(conn, *id, forfeit),
             TourneyWrite::Start { id, group, moves } => conn
                 .prepare_cached(
                     "INSERT OR REPLACE INTO tourney_starts (tourney, start_group, moves) \
@@ -145,6 +142,20 @@ impl TourneyWrite {
             }
         }
     }
+}
+
+fn store_forfeit(conn: &Connection, id: TourneyId, f: &StoredForfeit) -> rusqlite::Result<usize> {
+    conn.prepare_cached(
+        "INSERT OR REPLACE INTO tourney_forfeits (tourney, round, black, white, absent) \
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(params![
+        id,
+        f.round,
+        f.black,
+        f.white,
+        absent_word(f.absent)
+    ])
 }
 
 fn absent_word(absent: [bool; 2]) -> &'static str {
@@ -307,7 +318,7 @@ fn games_of(conn: &Connection, id: TourneyId) -> rusqlite::Result<Vec<StoredTour
 fn forfeits_of(conn: &Connection, id: TourneyId) -> rusqlite::Result<Vec<StoredForfeit>> {
     let mut statement = conn.prepare_cached(
         "SELECT round, black, white, absent FROM tourney_forfeits WHERE tourney = ?1 \
-         ORDER BY round",
+         ORDER BY round, rowid",
     )?;
     let rows = statement.query_map(params![id], |r| {
         Ok(StoredForfeit {
@@ -386,7 +397,16 @@ mod tests {
                 id,
                 name: "Cy".into(),
             }),
-            tourney(TourneyWrite::Round { id, round: 1 }),
+            tourney(TourneyWrite::Round {
+                id,
+                round: 1,
+                forfeits: vec![StoredForfeit {
+                    round: 1,
+                    black: "bob".into(),
+                    white: "ann".into(),
+                    absent: [true, true],
+                }],
+            }),
             tourney(TourneyWrite::Start {
                 id,
                 group: 64,
@@ -394,10 +414,12 @@ mod tests {
             }),
             tourney(TourneyWrite::Forfeit {
                 id,
-                round: 1,
-                black: "dee".into(),
-                white: "bob".into(),
-                absent: [true, false],
+                forfeit: StoredForfeit {
+                    round: 1,
+                    black: "dee".into(),
+                    white: "bob".into(),
+                    absent: [true, false],
+                },
             }),
         ];
         for write in writes {
@@ -449,15 +471,17 @@ mod tests {
         );
         assert_eq!((stored.round, stored.over), (1, false));
         assert_eq!(stored.starts, [(64, parse_transcript("f5d6").unwrap())]);
-        assert_eq!(
-            stored.forfeits,
-            [StoredForfeit {
-                round: 1,
-                black: "dee".into(),
-                white: "bob".into(),
-                absent: [true, false],
-            }]
-        );
+        let forfeit = |black: &str, white: &str, absent| StoredForfeit {
+            round: 1,
+            black: black.into(),
+            white: white.into(),
+            absent,
+        };
+        let both = [
+            forfeit("bob", "ann", [true, true]),
+            forfeit("dee", "bob", [true, false]),
+        ];
+        assert_eq!(stored.forfeits, both, "at the round's start, then later");
         let played = StoredTourneyGame {
             round: 1,
             game,
