@@ -81,6 +81,20 @@ fn the_independent_computation_gives_the_papers_example() {
     assert!((volatility - 0.05999).abs() < 0.00001, "{volatility}");
 }
 
+/// That a `RATING` line shows `want` (rating, RD, volatility) as the
+/// daemon rounds it. The deviation grows by the seconds between games:
+/// rounding hides that, and the rating is within a point.
+pub fn assert_rating_near(line: &RatingLine, want: (f64, f64, f64)) {
+    assert!(
+        (line.rating - want.0.round() as i32).abs() <= 1,
+        "{line:?} {want:?}"
+    );
+    assert!(
+        (line.rd - want.1.round() as i32).abs() <= 1,
+        "{line:?} {want:?}"
+    );
+}
+
 /// The `RATED` line of `name` among `lines`: (before, after).
 fn rated(lines: &[String], name: &str) -> (i32, i32) {
     lines
@@ -159,16 +173,7 @@ fn rated_games_move_both_ratings_as_glicko2_says_and_a_restart_keeps_them() {
     let check = |client: &mut Client| {
         for (name, want) in ["ann", "bob"].iter().zip(expected) {
             let line = rating_of(client, name, "tictactoe");
-            // The deviation grows by the seconds between games: rounding
-            // hides it, and the rating is within a point.
-            assert!(
-                (line.rating - want.0.round() as i32).abs() <= 1,
-                "{line:?} {want:?}"
-            );
-            assert!(
-                (line.rd - want.1.round() as i32).abs() <= 1,
-                "{line:?} {want:?}"
-            );
+            assert_rating_near(&line, want);
             assert_eq!(line.games, 3);
             assert!(line.provisional, "RD {} is above 110", line.rd);
         }
