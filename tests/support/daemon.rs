@@ -86,6 +86,14 @@ impl TestDaemon {
 
 impl Drop for TestDaemon {
     fn drop(&mut self) {
+        // A test that failed with its store broken on purpose (frozen, or
+        // refusing writes) would otherwise wait for ever for the daemon's
+        // last writes: the store is mended first, and the failure shown.
+        if std::thread::panicking()
+            && let Some(faults) = &self.config.store.faults
+        {
+            faults.heal();
+        }
         drop(self.daemon.take());
         if let Some(dir) = self.store.parent() {
             remove_temp_dir(dir);
