@@ -74,9 +74,9 @@ pub struct Lobby {
     tourneys: Tourneys,
     /// Their writes not yet stored, and the commands waiting for them.
     tourney_writes: tourney_writes::TourneyWrites,
-    /// The games the store's moves ended as the daemon started, with
-    /// their results: told to their tournaments once those are read back.
-    recovery_ends: Vec<(GameId, GameResult)>,
+    /// The games the store's moves ended as the daemon started, for their
+    /// tournaments.
+    recovering: tourney_recovery::Recovering,
 }
 
 mod challenging;
@@ -138,7 +138,7 @@ impl Lobby {
             expiry_armed: false,
             tourneys: Tourneys::new(next_tourney),
             tourney_writes: tourney_writes::TourneyWrites::default(),
-            recovery_ends: Vec::new(),
+            recovering: tourney_recovery::Recovering::default(),
         })
     }
 
@@ -527,8 +527,9 @@ fn answered<T: 'static>(
 impl Lobby {
     /// Starts the actor of a game the store holds as in play, its people away
     /// and its bots in their seats. A game whose stored moves already end it
-    /// (its end was not written before the daemon stopped) is ended instead.
-    fn recover(&mut self, record: GameRecord) -> bool {
+    /// (its end was not written before the daemon stopped) is ended instead
+    /// (`end_at_recovery`: stored, then told to its tournament).
+    fn recover(&mut self, ctx: &mut Context<Self>, record: GameRecord) -> bool {
         let moves = record.transcript();
         let position = match replay_with_passes(record.variant, &moves) {
             Ok((position, _)) => position,
@@ -545,11 +546,7 @@ impl Lobby {
                 white: score.white,
                 reason: EndReason::Normal,
             };
-            self.services.store.write(Write::End {
-                game: record.id,
-                result,
-            });
-            self.recovery_ends.push((record.id, result));
+            self.end_at_recovery(ctx, record.id, result);
             return false;
         }
         let seats = [
@@ -587,10 +584,10 @@ impl Lobby {
 impl Handler<Recover> for Lobby {
     type Result = usize;
 
-    fn handle(&mut self, Recover(records): Recover, _: &mut Context<Self>) -> usize {
+    fn handle(&mut self, Recover(records): Recover, ctx: &mut Context<Self>) -> usize {
         let mut started = 0;
         for record in records {
-            started += usize::from(self.recover(record));
+            started += usize::from(self.recover(ctx, record));
         }
         started
     }

@@ -558,3 +558,50 @@ fn tournament_commands_answer_ok_only_once_stored_and_a_frozen_store_holds_only_
     cy.expect_event(&format!("TOURNEY {id} round 1"));
     cy.expect_event("START ");
 }
+
+#[test]
+fn a_round_game_its_stored_moves_ended_counts_after_a_restart_and_the_next_round_follows() {
+    let mut config = test_config();
+    config.grace_secs = 3;
+    let daemon = start(config);
+    let (mut clients, id) = field(daemon.addr, &["ann", "bob"], "roundrobin tictactoe");
+    clients[0].ok(&format!("TOURNEY START {id}"));
+    let first = parse_start(&clients[0].expect_event("START "));
+    let config = daemon.config.clone();
+    drop(clients);
+    daemon
+        .stop_keeping_store()
+        .unwrap_or_else(|e| panic!("stop: {e}"));
+    // The game's last moves were stored and its end was not (the daemon
+    // died between the two): black takes the a column.
+    let conn = rusqlite::Connection::open(&config.store.path).unwrap_or_else(|e| panic!("{e}"));
+    for (ply, square) in (1u32..).zip(["a1", "b1", "a2", "b2", "a3"]) {
+        conn.execute(
+            "INSERT INTO move_log (seq, game, ply, move, ms) \
+             SELECT COALESCE(MAX(seq), 0) + 1, ?1, ?2, ?3, 10 FROM move_log",
+            rusqlite::params![first.game, ply, square],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+    drop(conn);
+    let daemon = start(config);
+    let mut players: Vec<Client> = (["ann", "bob"].iter())
+        .map(|n| member(daemon.addr, n, &format!("pw-{n}-tourney")))
+        .collect();
+    for player in &mut players {
+        player.expect_event(&format!("TOURNEY {id} round 2"));
+    }
+    let mut watcher = Client::connect(daemon.addr);
+    let table = standings(&mut watcher, id);
+    let winner = table
+        .iter()
+        .find(|s| s.name == first.black)
+        .unwrap_or_else(|| panic!("{table:?}"));
+    assert_eq!((winner.half_points, winner.games), (2, 1), "{table:?}");
+    assert!(
+        table.iter().all(|s| s.games == 1),
+        "counted once: {table:?}"
+    );
+    let line = listed(&mut watcher, id);
+    assert_eq!((line.stage, line.round), (TourneyStage::Running, 2));
+}

@@ -1,20 +1,37 @@
 //! Tournaments after a restart: each is drawn again from its stored facts
 //! (`Tourney::resume`), told what became of its games in play (recovered,
 //! ended as the daemon started, or not brought back), and goes on once its
-//! players have had the seat grace to come back.
+//! players have had the seat grace to come back. A game the store's moves
+//! ended counts only once its end is stored (written again until it is),
+//! so that no later round is stored while it still reads as in play.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
+use actix::fut::{ActorFutureExt, WrapFuture};
 use actix::{AsyncContext, Context, Handler};
 use flipline::Move;
-use flipline::protocol::TourneyId;
+use flipline::protocol::{GameId, GameResult, TourneyId};
 
 use super::Lobby;
 use crate::messages::{Name, RecoverTourneys};
+use crate::rules::table::end_retry_delay;
 use crate::rules::tourney_run::{Fact, Pairing, Tourney};
 use crate::rules::tourneys::{Held, kind_of};
-use crate::store::StoredTourney;
+use crate::store::{StoredTourney, Write};
+
+/// The ends of games the store's moves ended as the daemon started.
+#[derive(Default)]
+pub(super) struct Recovering {
+    /// Stored, before the tournaments were read back.
+    stored: Vec<(GameId, GameResult)>,
+    /// Being stored.
+    storing: HashSet<GameId>,
+    /// Whether the tournaments are read back.
+    tourneys_read: bool,
+    /// Whether they were resumed (the seat grace is over).
+    resumed: bool,
+}
 
 /// A stored tournament as the rules hold it: its pairings drawn again from
 /// its facts.
@@ -51,16 +68,62 @@ fn resumed(stored: StoredTourney) -> (TourneyId, Held) {
 }
 
 impl Lobby {
+    /// Stores the end of `game`, which its stored moves ended, again and
+    /// again until it is stored; then its tournament, if any, counts it.
+    pub(super) fn end_at_recovery(
+        &mut self,
+        ctx: &mut Context<Self>,
+        game: GameId,
+        result: GameResult,
+    ) {
+        self.recovering.storing.insert(game);
+        self.store_recovered_end(ctx, game, result, 1);
+    }
+
+    fn store_recovered_end(
+        &mut self,
+        ctx: &mut Context<Self>,
+        game: GameId,
+        result: GameResult,
+        attempt: u32,
+    ) {
+        let commit = self.services.store.commit(Write::End { game, result });
+        ctx.spawn(commit.into_actor(self).map(move |stored, act, ctx| {
+            if let Err(error) = stored {
+                tracing::warn!(game, attempt, %error, "the end of a recovered game could not be saved; trying again");
+                let pause = end_retry_delay(attempt);
+                ctx.run_later(pause, move |act, ctx| {
+                    act.store_recovered_end(ctx, game, result, attempt.saturating_add(1));
+                });
+                return;
+            }
+            act.recovering.storing.remove(&game);
+            if !act.recovering.tourneys_read {
+                return act.recovering.stored.push((game, result));
+            }
+            let scores = (result.black, result.white);
+            let settled = act.tourneys.settle(game, result.winner, scores);
+            if let Some(id) = settled.filter(|_| act.recovering.resumed) {
+                let core = &act.core;
+                let next = act.tourneys.resume_play(id, |n| core.free_to_play(n));
+                act.carry_on(ctx, id, next);
+            }
+        }));
+    }
+
     /// What became of `held`'s games in play at the restart: one that the
-    /// store's moves ended is settled, one not brought back is to be made
-    /// again, one recovered is a tournament's (no rematch).
+    /// store's moves ended is settled (once its end is stored), one not
+    /// brought back is to be made again, one recovered is a tournament's
+    /// (no rematch).
     fn settle_recovered(&mut self, held: &mut Held) {
         let in_play: Vec<_> = held.tourney.games_in_play().collect();
         for game in in_play {
-            if let Some(result) = (self.recovery_ends.iter()).find(|(g, _)| *g == game) {
-                let (_, result) = result;
+            let stored = (self.recovering.stored.iter()).find(|(g, _)| *g == game);
+            if let Some((_, result)) = stored {
                 let scores = (result.black, result.white);
                 held.tourney.settle(game, result.winner, scores);
+            } else if self.recovering.storing.contains(&game) {
+                // Counted once its end is stored.
             } else if self.core.route(game).is_none() {
                 tracing::warn!(
                     game,
@@ -83,8 +146,12 @@ impl Handler<RecoverTourneys> for Lobby {
             self.settle_recovered(&mut held);
             self.tourneys.restore(id, held);
         }
-        self.recovery_ends = Vec::new();
+        self.recovering.stored = Vec::new();
+        self.recovering.tourneys_read = true;
         let grace = Duration::from_secs(self.services.config.grace_secs);
-        ctx.run_later(grace, |act, ctx| act.resume_tourneys(ctx));
+        ctx.run_later(grace, |act, ctx| {
+            act.recovering.resumed = true;
+            act.resume_tourneys(ctx);
+        });
     }
 }

@@ -190,7 +190,7 @@ impl Lobby {
     }
 
     /// What a tournament does next, once stored: see [`Lobby::go_on`].
-    fn carry_on(&mut self, ctx: &mut Context<Self>, id: TourneyId, next: Next) {
+    pub(super) fn carry_on(&mut self, ctx: &mut Context<Self>, id: TourneyId, next: Next) {
         match facts_of(id, &next) {
             Some(write) => self.store_fact(ctx, id, write, move |act, ctx| {
                 act.go_on(ctx, id, next);
@@ -209,7 +209,8 @@ impl Lobby {
                 let winner = winner.map(|w| w.to_string());
                 tracing::info!(tourney = id, ?winner, "tournament over");
                 self.tell_players(id, TourneyNews::Over(winner));
-                self.tourneys.over();
+                let writes = &self.tourney_writes;
+                self.tourneys.over(|t| writes.is_busy(t));
             }
             Next::Round {
                 round,

@@ -77,6 +77,19 @@ impl Tourneys {
         }
     }
 
+    /// Game `game`'s result counts in its tournament, if it has one, without
+    /// beginning the next round (see `Tourney::settle`): its tournament.
+    pub fn settle(
+        &mut self,
+        game: GameId,
+        winner: Option<Color>,
+        scores: (u32, u32),
+    ) -> Option<TourneyId> {
+        let id = self.by_game.remove(&game)?;
+        let held = self.held.get_mut(&id)?;
+        held.tourney.settle(game, winner, scores).then_some(id)
+    }
+
     /// Holds a tournament read back from the store; its games in play are
     /// known by their numbers from now on.
     pub fn restore(&mut self, id: TourneyId, held: Held) {
@@ -126,17 +139,17 @@ impl Tourneys {
     pub fn made(&mut self, id: TourneyId, creator: &Name, spec: TourneySpec) {
         let tourney = Tourney::new(kind_of(&spec), Name::clone(creator));
         (self.held).insert(id, Held::new(spec, tourney, HashMap::new()));
-        self.forget_old();
     }
 
     fn live(&self) -> impl Iterator<Item = (&TourneyId, &Held)> {
         (self.held.iter()).filter(|(_, h)| h.tourney.stage() != Stage::Over)
     }
 
-    /// Keeps the last [`OVER_HELD`] over tournaments.
-    fn forget_old(&mut self) {
+    /// Keeps the last [`OVER_HELD`] over tournaments, and any that `busy`
+    /// says the shell still works on (its end not yet told).
+    fn forget_old(&mut self, busy: impl Fn(TourneyId) -> bool) {
         let over: Vec<TourneyId> = (self.held.iter())
-            .filter(|(_, h)| h.tourney.stage() == Stage::Over)
+            .filter(|(id, h)| h.tourney.stage() == Stage::Over && !busy(**id))
             .map(|(id, _)| *id)
             .collect();
         for id in over.iter().take(over.len().saturating_sub(OVER_HELD)) {
@@ -268,9 +281,10 @@ impl Tourneys {
         }
     }
 
-    /// An over tournament leaves room for others.
-    pub fn over(&mut self) {
-        self.forget_old();
+    /// A tournament's end was told: the oldest over ones beyond
+    /// [`OVER_HELD`] go, but for those `busy`.
+    pub fn over(&mut self, busy: impl Fn(TourneyId) -> bool) {
+        self.forget_old(busy);
     }
 
     /// `TOURNEY LIST`'s lines, by number.
