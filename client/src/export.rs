@@ -21,7 +21,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use flipd::store::{Archive, GameRecord};
-use flipline::notation::{cells_string, parse_transcript, transcript_string};
+use flipline::notation::{parse_transcript, transcript_string};
 use flipline::protocol::{ClockSpec, EndReason, GameResult, GameStatus, GameSummary};
 use flipline::{Color, Game, Move, Variant};
 
@@ -227,7 +227,7 @@ pub fn ggf(record: &GameRecord) -> Option<String> {
     text.push_str(&format!(
         "TY[{game_type}]RE[{}]BO[{}]",
         ggf_result(&result),
-        ggf_board(&start)
+        crate::ggf_board::ggf_board(&start)
     ));
     text.push_str(&ggf_moves(start, &record.moves)?);
     text.push_str(";)");
@@ -277,27 +277,6 @@ pub fn ggf_result(result: &GameResult) -> String {
         EndReason::Time => ":t",
     };
     format!("{sign}{margin}.00{flag}")
-}
-
-/// The size, the rows (`*` black, `O` white, `-` empty) and the side to move.
-pub fn ggf_board(game: &Game) -> String {
-    let size = usize::from(game.size());
-    let cells: Vec<char> = cells_string(game)
-        .chars()
-        .map(|c| if c == 'X' { '*' } else { c })
-        .collect();
-    let rows: Vec<String> = cells
-        .chunks(size.max(1))
-        .map(|row| row.iter().collect())
-        .collect();
-    format!("{size} {} {}", rows.join(" "), ggf_side(game.to_move()))
-}
-
-fn ggf_side(color: Color) -> char {
-    match color {
-        Color::Black => '*',
-        Color::White => 'O',
-    }
 }
 
 /// `B[F5//1.23]W[D6//0.50]...`: each move with its side and, when known, the

@@ -72,7 +72,7 @@ fn variant(game: &GgfGame) -> Result<Variant, String> {
     candidates
         .iter()
         .copied()
-        .find(|&v| normalise_board(&crate::export::ggf_board(&Game::new(v))) == wanted)
+        .find(|&v| normalise_board(&crate::ggf_board::ggf_board(&Game::new(v))) == wanted)
         .ok_or_else(|| {
             format!("BO[{bo}]: not the start position of a TY[{ty}] game flipline plays")
         })

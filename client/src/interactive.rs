@@ -14,11 +14,11 @@ use rustyline::history::DefaultHistory;
 use rustyline::{ColorMode, Config, Editor};
 
 use crate::commands::{Input, game_moves, input_for, save_game, starts_a_game};
+use crate::connection::{Failure, PlayOptions, spawn_reader};
 use crate::helper::FlipHelper;
 use crate::link::Link;
 use crate::password::{self, login_line};
 use crate::paths::data_file;
-use crate::play::{Failure, PlayOptions, spawn_reader};
 use crate::screen;
 use crate::secret::{plain_login_name, shows_credential};
 use crate::terminal;

@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 
 use flipd::store::{Archive, GameRecord};
 
+use crate::connection::{Failure, PlayOptions};
 use crate::paths::data_file;
-use crate::play::{self, Failure};
+use crate::play;
 
 /// Starts an embedded daemon on a free loopback port, with its store in the
 /// user's data directory, and plays on it as `name`; an unfinished local game,
@@ -32,7 +33,7 @@ pub fn run(name: String, raw: bool) -> Result<(), Failure> {
         }
         None => crate::say!("local mode: try `new othello vs bot:3` or `new tictactoe hotseat`"),
     }
-    let options = play::PlayOptions {
+    let options = PlayOptions {
         server: daemon.addr.to_string(),
         name: Some(name),
         password: None,

@@ -6,12 +6,14 @@ mod backup_cmd;
 mod bot;
 mod civil;
 mod commands;
+mod connection;
 mod engine_cmd;
 mod engine_protocols;
 mod engine_score;
 mod export;
 mod external;
 mod game_analysis;
+mod ggf_board;
 mod ggf_game;
 mod ggf_read;
 mod helper;
@@ -44,7 +46,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::play::Failure;
+use crate::connection::{Failure, PlayOptions};
 
 /// flipline's client: play Othello and its cousins on a flipd server or offline,
 /// run the engine as a bot, measure the engine.
@@ -181,7 +183,7 @@ fn run_play(args: &PlayArgs) -> Result<(), Failure> {
         Some(_) => password::given(args.password_file.as_deref()).map_err(Failure::failed)?,
         None => None,
     };
-    let options = play::PlayOptions {
+    let options = PlayOptions {
         secrets_key: Some(server.clone()),
         server,
         name: args.name.clone(),

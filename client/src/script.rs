@@ -19,8 +19,8 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use crate::commands::{Input, game_moves, input_for, is_move, save_game, starts_a_game};
+use crate::connection::Failure;
 use crate::link::Link;
-use crate::play::Failure;
 use crate::screen;
 
 /// How long a script waits for an answer, or for the other side to move.

@@ -3,16 +3,11 @@
 //! so that command.rs stays a dispatcher.
 
 use super::clock::ClockSpec;
-use super::command::{SeatChoice, parse_seat, parse_variant};
 use super::error::{ProtocolError, one_line};
 use super::name::check_name;
+use super::words::{MAX_RANDOM_START, SeatChoice, parse_seat, parse_variant};
 use crate::square::Move;
 use crate::variant::Variant;
-
-/// The longest random start (`from random:N`): enough for program matches
-/// (GGS's random starts, XOT openings are 8 to 12 plies), short enough that
-/// drawing one stays cheap.
-pub const MAX_RANDOM_START: u8 = 20;
 
 /// Where a challenged game starts.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]

@@ -15,20 +15,9 @@ use super::error::{ProtocolError, one_line};
 use super::list_query::{ListQuery, WhoQuery};
 use super::name::check_name;
 use super::tourney::{TourneyCommand, parse_tourney};
+use super::words::{SeatChoice, parse_seat, parse_variant};
 use crate::square::Square;
 use crate::variant::Variant;
-
-/// Which colour the creator of a game takes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum SeatChoice {
-    /// Black.
-    Black,
-    /// White.
-    White,
-    /// Either, at random.
-    #[default]
-    Random,
-}
 
 /// Who the creator of a game plays against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -356,24 +345,6 @@ fn parse_decline<'a>(args: &mut impl Iterator<Item = &'a str>) -> Result<Command
             })?,
     };
     Ok(Command::Decline(id, reason))
-}
-
-pub(super) fn parse_variant(token: &str) -> Result<Variant, ProtocolError> {
-    token
-        .parse()
-        .map_err(|e: crate::ParseError| ProtocolError::bad(e.to_string()))
-}
-
-pub(super) fn parse_seat(token: Option<&str>) -> Result<SeatChoice, ProtocolError> {
-    match token.map(str::to_ascii_lowercase).as_deref() {
-        Some("x" | "black") => Ok(SeatChoice::Black),
-        Some("o" | "white") => Ok(SeatChoice::White),
-        Some("random") => Ok(SeatChoice::Random),
-        other => Err(ProtocolError::bad(format!(
-            "bad seat '{}' (expected X, O or random)",
-            one_line(other.unwrap_or(""))
-        ))),
-    }
 }
 
 fn parse_opponent(token: Option<&str>) -> Result<Opponent, ProtocolError> {

@@ -7,12 +7,12 @@ use std::fmt;
 
 use super::GameId;
 use super::clock::ClockSpec;
-use super::command::SeatChoice;
 use super::decline::DeclineReason;
 use super::result::EndReason;
 use super::status::{GameStatus, PlayerStatus};
 use super::summary::GameSummary;
 use super::tourney::{StandingLine, TourneyId, TourneyLine, TourneyNews};
+use super::words::SeatChoice;
 use crate::square::Square;
 use crate::variant::{Color, Variant};
 

@@ -23,6 +23,7 @@
 //!   `LIST`, `HISTORY` and `WHO` lines.
 //! - summary.rs: [`GameSummary`], one game's record, as `HISTORY` carries it.
 //! - tourney.rs: [`TourneyCommand`] and the `TOURNEY` and `STANDING` lines.
+//! - words.rs: [`SeatChoice`] and the argument words several commands share.
 //! - this file: [`GREETING`], [`GameId`], [`COMMAND_HELP`].
 
 mod challenge;
@@ -41,13 +42,13 @@ mod server_line;
 mod status;
 mod summary;
 mod tourney;
+mod words;
 
 pub use challenge::{
-    AccountMark, ChallengeSpec, MAX_RANDOM_START, MAX_TOP, RatingRange, SeekSpec, StartSpec,
-    parse_start,
+    AccountMark, ChallengeSpec, MAX_TOP, RatingRange, SeekSpec, StartSpec, parse_start,
 };
 pub use clock::ClockSpec;
-pub use command::{Command, DEFAULT_BOT_LEVEL, NewGame, Opponent, SeatChoice};
+pub use command::{Command, DEFAULT_BOT_LEVEL, NewGame, Opponent};
 pub use command_kind::CommandKind;
 pub use credential::{Credential, MAX_SECRET_LEN, SECRET_KEYWORD, valid_secret};
 pub use decline::DeclineReason;
@@ -64,6 +65,7 @@ pub use tourney::{
     MAX_SWISS_ROUNDS, Points, StandingLine, TourneyCommand, TourneyId, TourneyKind, TourneyLine,
     TourneyNews, TourneySpec, TourneyStage,
 };
+pub use words::{MAX_RANDOM_START, SeatChoice};
 
 /// The first line a server sends.
 pub const GREETING: &str = "HELLO flipline 1";

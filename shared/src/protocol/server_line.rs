@@ -4,7 +4,6 @@
 
 use super::GameId;
 use super::clock::ClockSpec;
-use super::command::SeatChoice;
 use super::decline::DeclineReason;
 use super::error::{ErrorCode, ProtocolError};
 use super::event::{Event, RatingLine};
@@ -12,6 +11,7 @@ use super::result::{EndReason, GameResult, optional_word};
 use super::status::{GameStatus, PlayerStatus};
 use super::summary::GameSummary;
 use super::tourney::{parse_standing, parse_tourney_line};
+use super::words::SeatChoice;
 use crate::square::Square;
 use crate::variant::Color;
 

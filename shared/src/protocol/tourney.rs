@@ -6,10 +6,9 @@
 
 use std::fmt;
 
-use super::challenge::MAX_RANDOM_START;
 use super::clock::ClockSpec;
-use super::command::parse_variant;
 use super::error::{ProtocolError, one_line};
+use super::words::{MAX_RANDOM_START, parse_variant};
 use crate::variant::Variant;
 
 /// Tournaments are numbered apart from games and challenges.
