@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-/// The embedded default configuration (config/default.ron).
-pub const DEFAULT_RON: &str = include_str!("../../config/default.ron");
+pub use crate::config_default::DEFAULT_RON;
 
 /// How errors name the embedded default.
 const EMBEDDED: &str = "<embedded default>";

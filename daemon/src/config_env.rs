@@ -12,7 +12,7 @@
 
 use ron::Value;
 
-use crate::config::DEFAULT_RON;
+use crate::config_default::DEFAULT_RON;
 
 /// What every variable's name starts with.
 pub const PREFIX: &str = "FLIPD_";

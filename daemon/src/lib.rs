@@ -45,6 +45,7 @@ pub mod admission;
 pub mod clock;
 pub mod codec;
 pub mod config;
+mod config_default;
 pub mod config_env;
 pub mod config_errors;
 pub mod descriptor_tables;
