@@ -21,6 +21,14 @@ fn text(path: &Path) -> String {
     path.display().to_string()
 }
 
+/// `flip export --format transcript` of the store at `db`, line by line.
+fn transcript_lines(db: &Path) -> Vec<String> {
+    let out = run_flip(&["export", "--db", &text(db), "--format", "transcript"]);
+    (String::from_utf8_lossy(&out.stdout).lines())
+        .map(String::from)
+        .collect()
+}
+
 fn read(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
 }
@@ -86,10 +94,12 @@ fn ggf_export_import_export_is_byte_for_byte_the_same() {
     );
     // The transcripts (results, moves with their passes) are the same too.
     let transcripts = |db: &Path| {
-        let out = run_flip(&["export", "--db", &text(db), "--format", "transcript"]);
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(|l| l.split_once(' ').map_or(l, |(_, rest)| rest).to_string())
+        (transcript_lines(db).iter())
+            .map(|l| {
+                l.split_once(' ')
+                    .map_or(l.as_str(), |(_, rest)| rest)
+                    .to_string()
+            })
             .filter(|l| !l.starts_with("tictactoe"))
             .collect::<Vec<_>>()
     };
@@ -229,11 +239,7 @@ fn hand_written_wthor_files_import_with_their_players() {
         said.contains("imported 2 games, 0 already in the store, skipped 1"),
         "{said}"
     );
-    let out = run_flip(&["export", "--db", &text(&db), "--format", "transcript"]);
-    let lines: Vec<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(String::from)
-        .collect();
+    let lines = transcript_lines(&db);
     let score = end.score();
     let winner = score
         .winner
@@ -262,8 +268,12 @@ fn hand_written_wthor_files_import_with_their_players() {
         &text(&numbered),
         &text(&dir.join("WTH_2001.wtb")),
     ]);
-    let out = run_flip(&["export", "--db", &text(&numbered), "--format", "transcript"]);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("2 othello 0 1 O:20-44:resign"));
+    let numbered_lines = transcript_lines(&numbered);
+    let resigned = "2 othello 0 1 O:20-44:resign";
+    assert!(
+        numbered_lines.iter().any(|l| l.contains(resigned)),
+        "{numbered_lines:?}"
+    );
     // A 10x10 file is refused whole, naming the file.
     let ten = dir.join("WTH_2002.wtb");
     std::fs::write(&ten, wthor_header(0, 0, 2002, 10)).unwrap_or_else(|e| panic!("{e}"));
@@ -305,11 +315,7 @@ fn a_ggs_archive_imports_its_games_and_names_what_it_skips() {
         said.contains("imported 2 games, 0 already in the store, skipped 2"),
         "{said}"
     );
-    let out = run_flip(&["export", "--db", &text(&db), "--format", "transcript"]);
-    let lines: Vec<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(String::from)
-        .collect();
+    let lines = transcript_lines(&db);
     // RE is black's result: in anti, black won 2 on time with the fewer discs.
     assert_eq!(
         lines,

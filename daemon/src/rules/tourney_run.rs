@@ -229,8 +229,8 @@ impl Tourney {
         self.kind
     }
 
-    /// `TOURNEY JOIN` from `name`.
-    pub fn join(&mut self, name: &Name) -> Result<(), ProtocolError> {
+    /// Whether `name` may join now (nothing changes).
+    pub fn may_join(&self, name: &str) -> Result<(), ProtocolError> {
         if self.stage != Stage::Open {
             return Err(refused(ErrorCode::Conflict, "the tournament has started"));
         }
@@ -241,23 +241,34 @@ impl Tourney {
             let message = format!("the tournament is full ({MAX_PLAYERS} players)");
             return Err(refused(ErrorCode::Conflict, message));
         }
+        Ok(())
+    }
+
+    /// `TOURNEY JOIN` from `name`.
+    pub fn join(&mut self, name: &Name) -> Result<(), ProtocolError> {
+        self.may_join(name)?;
         self.players.push(Name::clone(name));
         Ok(())
     }
 
-    /// `TOURNEY LEAVE` from `name`, before the start.
-    pub fn leave(&mut self, name: &str) -> Result<(), ProtocolError> {
+    /// Whether `name` may leave now, before the start (nothing changes).
+    pub fn may_leave(&self, name: &str) -> Result<(), ProtocolError> {
         if self.stage != Stage::Open {
             return Err(refused(
                 ErrorCode::Conflict,
                 "the tournament has started: its games are played or lost by abandon",
             ));
         }
-        let before = self.players.len();
-        self.players.retain(|p| !same(p, name));
-        if self.players.len() == before {
+        if !self.players.iter().any(|p| same(p, name)) {
             return Err(refused(ErrorCode::Conflict, "you are not in it"));
         }
+        Ok(())
+    }
+
+    /// `TOURNEY LEAVE` from `name`, before the start.
+    pub fn leave(&mut self, name: &str) -> Result<(), ProtocolError> {
+        self.may_leave(name)?;
+        self.players.retain(|p| !same(p, name));
         Ok(())
     }
 

@@ -168,7 +168,7 @@ impl Tourneys {
 
     /// Whether `name` may join `id` now (nothing changes).
     pub fn may_join(&self, id: TourneyId, name: &Name) -> Result<(), ProtocolError> {
-        self.get(id)?.tourney.clone().join(name)
+        self.get(id)?.tourney.may_join(name)
     }
 
     /// `TOURNEY JOIN`.
@@ -178,7 +178,7 @@ impl Tourneys {
 
     /// Whether `name` may leave `id` now (nothing changes).
     pub fn may_leave(&self, id: TourneyId, name: &str) -> Result<(), ProtocolError> {
-        self.get(id)?.tourney.clone().leave(name)
+        self.get(id)?.tourney.may_leave(name)
     }
 
     /// `TOURNEY LEAVE`.

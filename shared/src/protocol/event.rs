@@ -384,11 +384,7 @@ impl fmt::Display for Event {
                 clock,
                 rated,
             } => {
-                let side = match side {
-                    SeatChoice::Black => "X",
-                    SeatChoice::White => "O",
-                    SeatChoice::Random => "random",
-                };
+                let side = side.word();
                 let clock = clock.map_or_else(|| "-".to_string(), |c| c.to_string());
                 let rated = if *rated { "rated" } else { "casual" };
                 write!(f, "{id} {from} {variant} {side} {clock} {rated}")

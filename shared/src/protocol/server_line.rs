@@ -116,12 +116,7 @@ fn parse_server_line(line: &str) -> Option<ServerLine> {
             id: game()?,
             from: f.get(1)?.to_string(),
             variant: f.get(2)?.parse().ok()?,
-            side: match *f.get(3)? {
-                "X" => SeatChoice::Black,
-                "O" => SeatChoice::White,
-                "random" => SeatChoice::Random,
-                _ => return None,
-            },
+            side: SeatChoice::from_word(f.get(3)?)?,
             clock: optional(f.get(4)?, |c| ClockSpec::parse(c).ok())?,
             rated: optional_word(f.get(5)?, "casual", |w| (w == "rated").then_some(()))?.is_some(),
         }),

@@ -23,6 +23,24 @@ pub enum SeatChoice {
     Random,
 }
 
+impl SeatChoice {
+    /// The word a `CHALLENGE` line writes: `X`, `O` or `random`.
+    pub fn word(self) -> &'static str {
+        match self {
+            SeatChoice::Black => "X",
+            SeatChoice::White => "O",
+            SeatChoice::Random => "random",
+        }
+    }
+
+    /// Reads the word [`SeatChoice::word`] writes, exactly.
+    pub fn from_word(word: &str) -> Option<SeatChoice> {
+        [SeatChoice::Black, SeatChoice::White, SeatChoice::Random]
+            .into_iter()
+            .find(|s| s.word() == word)
+    }
+}
+
 pub(super) fn parse_variant(token: &str) -> Result<Variant, ProtocolError> {
     token
         .parse()
