@@ -605,3 +605,31 @@ fn a_round_game_its_stored_moves_ended_counts_after_a_restart_and_the_next_round
     let line = listed(&mut watcher, id);
     assert_eq!((line.stage, line.round), (TourneyStage::Running, 2));
 }
+
+#[test]
+fn joins_and_leaves_sent_in_one_write_are_answered_in_order_and_stored_so() {
+    let daemon = start(test_config());
+    let (mut clients, id) = field(daemon.addr, &["ann", "bob"], "swiss rounds 1");
+    let mut cy = member(daemon.addr, "cy", "pw-cy-tourney");
+    let lines =
+        format!("TOURNEY JOIN {id}\nTOURNEY LEAVE {id}\nTOURNEY JOIN {id}\nTOURNEY JOIN {id}\n");
+    cy.send_bytes(lines.as_bytes());
+    for want in ["OK", "OK", "OK"] {
+        assert_eq!(cy.final_reply("TOURNEY").1, want);
+    }
+    let (_, again) = cy.final_reply("TOURNEY JOIN");
+    assert!(again.starts_with("ERR 409"), "{again}");
+    let config = daemon.config.clone();
+    drop((clients.pop(), cy));
+    daemon
+        .stop_keeping_store()
+        .unwrap_or_else(|e| panic!("stop: {e}"));
+    let daemon = start(config);
+    let mut watcher = Client::connect(daemon.addr);
+    assert_eq!(
+        listed(&mut watcher, id).players,
+        3,
+        "as answered, after a restart"
+    );
+    drop(clients);
+}
