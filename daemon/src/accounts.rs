@@ -34,8 +34,8 @@ use flipline::protocol::{Credential, ErrorCode, ProtocolError};
 
 use crate::config::Passwords;
 use crate::hash_pool::{HashError, HashPool, Lane};
-use crate::peer::PeerKey;
 use crate::rules::guesses::{Guess, GuessLimits, Guesses, Refusal};
+use crate::rules::peer::PeerKey;
 use crate::rules::registrations::Registrations;
 use crate::store::{Store, Write};
 use crate::store_deadline::{StoreWait, not_answering, within};

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::live::Live;
-use crate::peer::PeerKey;
 use crate::rules::admission::{Limits, Places, Refusal};
+use crate::rules::peer::PeerKey;
 
 /// The places taken (see the module docs).
 #[derive(Debug, Default)]

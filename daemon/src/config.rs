@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::rules::table::Hints;
+
 pub use crate::config_default::DEFAULT_RON;
 
 /// How errors name the embedded default.
@@ -162,18 +164,6 @@ pub struct RateLimit {
     pub per_second: u32,
     /// Bucket size.
     pub burst: u32,
-}
-
-/// Which games allow `HINT`.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
-pub struct Hints {
-    /// Games against a bot.
-    pub bot_games: bool,
-    /// Hotseat games.
-    pub hotseat_games: bool,
-    /// Games between two connections.
-    pub human_games: bool,
 }
 
 /// A configuration that could not be read, naming the file and the place in it.

@@ -17,10 +17,12 @@
 //! - [`outbox`]: the bounded outbound queue and its writer task.
 //! - [`lobby`]: the lobby actor: the shell around the lobby core; game ids,
 //!   `LIST`, `WHO`, recovery.
-//! - [`rules`]: the pure cores: a game's table, and the lobby (who sits where).
+//! - [`rules`]: the crate `flipd-rules` (`daemon/rules`), the pure cores: a
+//!   game's table and its clocks, the lobby (who sits where), challenges,
+//!   tournaments, ratings, admission. No I/O: the compiler holds it so.
 //! - [`game`]: the game actor, one per game: the shell around its table.
-//! - [`clock`]: chess clocks; [`service_time`]: the time they count, less the
-//!   daemon's pauses (the clock policy).
+//! - [`service_time`]: the time the chess clocks count, less the daemon's
+//!   pauses (the clock policy).
 //! - [`lazy_list`]: a list kept as one pointer while empty.
 //! - [`engine_pool`]: engine threads for bot moves and hints, with deadlines.
 //! - [`messages`]: the messages between the actors.
@@ -42,7 +44,6 @@
 
 pub mod accounts;
 pub mod admission;
-pub mod clock;
 pub mod codec;
 pub mod config;
 mod config_default;
@@ -60,10 +61,8 @@ pub mod lobby;
 pub mod messages;
 pub mod metrics;
 pub mod outbox;
-pub mod peer;
 pub mod random;
 pub mod reload;
-pub mod rules;
 pub mod server;
 pub mod service_time;
 pub mod session;
@@ -71,6 +70,9 @@ pub mod store;
 pub mod store_deadline;
 pub mod waits;
 pub mod watch;
+
+/// The rules crate (`daemon/rules`): every decision the actors carry out.
+pub use flipd_rules as rules;
 
 pub use config::Config;
 pub use server::{DaemonThread, serve, serve_reloading};

@@ -16,8 +16,8 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::admission::ConnectionSlot;
-use crate::peer::PeerKey;
 use crate::rules::admission::Refusal;
+use crate::rules::peer::PeerKey;
 use crate::session::{self, Session, Shared};
 
 /// The listener: one per daemon, or one per worker thread when each has its

@@ -26,6 +26,8 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::rules::clock::Moment;
+
 /// How often the ticker reads the clock.
 pub const TICK: Duration = Duration::from_millis(100);
 
@@ -125,10 +127,13 @@ pub fn start() {
     let _ = clock();
 }
 
-/// The service time now.
-pub fn now() -> Instant {
+/// The service time now, as the rules count moments: microseconds since the
+/// service clock's epoch (or, without its ticker, since the first reading).
+pub fn now() -> Moment {
+    static FALLBACK_EPOCH: OnceLock<Instant> = OnceLock::new();
     let Some(clock) = clock() else {
-        return Instant::now();
+        let now = Instant::now();
+        return moment_since(*FALLBACK_EPOCH.get_or_init(|| now), now);
     };
     let (service, ended) = clock.read(Instant::now());
     if let Some(pause) = ended {
@@ -138,7 +143,12 @@ pub fn now() -> Instant {
             "the daemon did not run for {ms} ms: the game clocks give that time back"
         );
     }
-    service
+    moment_since(clock.epoch, service)
+}
+
+fn moment_since(epoch: Instant, at: Instant) -> Moment {
+    let micros = at.saturating_duration_since(epoch).as_micros();
+    Moment::from_micros(u64::try_from(micros).unwrap_or(u64::MAX))
 }
 
 #[cfg(test)]

@@ -95,9 +95,8 @@ pub(super) fn slow_down_message(wait: Option<Duration>) -> String {
 }
 
 /// A moment of a connection's input, as microseconds since the first such
-/// moment ([`crate::clock::micros_since`]): 8 bytes where an `Instant` takes
-/// 16, in every session. Its epoch is its own, apart from the games' stamps
-/// (which count service time).
+/// moment the process made: 8 bytes where an `Instant` takes 16, in every
+/// session.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) struct Moment(u64);
 
@@ -109,7 +108,9 @@ impl Moment {
 
     fn of(instant: Instant) -> Moment {
         static EPOCH: OnceLock<Instant> = OnceLock::new();
-        Moment(crate::clock::micros_since(&EPOCH, instant))
+        let epoch = *EPOCH.get_or_init(|| instant);
+        let micros = instant.saturating_duration_since(epoch).as_micros();
+        Moment(u64::try_from(micros).unwrap_or(u64::MAX))
     }
 
     /// The time from this moment to `later` (zero if `later` is earlier).

@@ -46,7 +46,7 @@ use crate::messages::{
     ListPlayers, Login, MarkedBot, Name, Rematch, Seek, ToSession, TourneyOp,
 };
 use crate::outbox::{Outbox, QueueError};
-use crate::peer::PeerKey;
+use crate::rules::peer::PeerKey;
 use crate::store::Store;
 use flipline::protocol::Reply;
 

@@ -3,7 +3,9 @@
 //! invariants in ARCHITECTURE.md.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::clock::Moment;
 
 use flipline::protocol::{ClockSpec, EndReason, Event, GameResult};
 use flipline::{Color, Game, Move, Variant};
@@ -11,17 +13,14 @@ use proptest::prelude::*;
 
 use super::table::{Effect, IfRefused, Played, Table, Timer, Turn, UndoStep, end_retry_delay};
 use super::{Name, Phase, Sitter};
-use crate::clock::Stamp;
-use crate::config::Hints;
+use crate::table::Hints;
 
 /// A connection in these tests: a number.
 type Conn = u32;
 
-/// A moment after the clock's first stamp (stamps before it all read as it).
-fn t0() -> Instant {
-    let now = Instant::now();
-    let _ = Stamp::of(now);
-    now
+/// The moment a test starts from.
+fn t0() -> Moment {
+    Moment::from_micros(1_000_000)
 }
 
 /// Ann (connection 1) and Bob (2) in play with `base_ms` each and no
@@ -47,8 +46,8 @@ fn person(name: &str, conn: Option<Conn>) -> Sitter<Conn> {
 /// and records what each connection hears.
 struct Driver {
     table: Table<Conn>,
-    now: Instant,
-    timers: HashMap<Timer, Instant>,
+    now: Moment,
+    timers: HashMap<Timer, Moment>,
     heard: HashMap<Conn, Vec<Event>>,
     /// Ends stored.
     results: Vec<GameResult>,

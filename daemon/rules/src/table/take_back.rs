@@ -15,7 +15,7 @@
 //! forced again), but never a move the game was started from (`NEW ...
 //! from`). The clocks go back to what they showed then.
 
-use std::time::Instant;
+use crate::clock::Moment;
 
 use flipline::protocol::{ErrorCode, Event, ProtocolError};
 use flipline::{Color, Game, Move};
@@ -151,7 +151,7 @@ impl<C: Clone> Table<C> {
 
     /// The take-back is stored: the game goes on after the `kept` moves,
     /// everyone hears of it, and the side to move's turn begins.
-    pub fn taken_back(&mut self, kept: &[(Move, Option<u64>)], now: Instant) -> Effects<C> {
+    pub fn taken_back(&mut self, kept: &[(Move, Option<u64>)], now: Moment) -> Effects<C> {
         if self.phase != Phase::Playing {
             return self.undo_failed();
         }

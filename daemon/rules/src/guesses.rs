@@ -22,14 +22,14 @@
 //! address or its name, which an attacker could otherwise reset by logging
 //! in to an account of their own. What a record counts is forgotten
 //! `FORGET_AFTER` after its last failure; each map keeps at most its bound
-//! of records (see [`crate::rules::bounded`]). Names are counted without
+//! of records (see [`crate::bounded`]). Names are counted without
 //! regard to case, so that `Ann` and `ann` share their counts.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use crate::bounded::{Forgettable, make_room};
 use crate::peer::PeerKey;
-use crate::rules::bounded::{Forgettable, make_room};
 
 /// Failures older than this (since a record's last) are forgotten.
 pub const FORGET_AFTER: Duration = Duration::from_secs(15 * 60);

@@ -8,8 +8,8 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use crate::bounded::{Forgettable, make_room};
 use crate::peer::PeerKey;
-use crate::rules::bounded::{Forgettable, make_room};
 
 /// The most addresses kept (an address whose allowance is full again is
 /// forgotten first).

@@ -1,6 +1,9 @@
-//! The daemon's rules above the board: pure code, no actors, no sockets, no
-//! disk, no clock reads (time comes in as an argument). The actors around them
-//! only feed them messages and timer firings and carry out what they return.
+//! flipd's rules above the board: pure code, no actors, no sockets, no disk,
+//! no clock reads and no process-wide state (time, randomness and stored facts
+//! come in as arguments). The daemon's actors only feed them messages and
+//! timer firings and carry out what they return. This crate depends on
+//! `flipline` and plain data crates only, so the compiler keeps it pure:
+//! nothing here can reach an actor, a socket or a file.
 //!
 //! - [`table`]: one game at its table: seats and who is connected, the phase,
 //!   the clocks, grace periods and abandonment, hotseat, the hint policy, and
@@ -8,25 +11,28 @@
 //! - [`lobby`]: names online, seeks and pairing, open games, rematches, and
 //!   the one place that knows where each player sits. `Lobby` is its shell.
 //! - [`admission`]: who may take a connection place (the cap, per address,
-//!   the places kept for players). `crate::admission` is its shell.
+//!   the places kept for players). The daemon's `admission` is its shell.
 //! - [`guesses`]: wrong passwords counted per name from an address, per
 //!   address and per name, so that parallel connections do not multiply
-//!   guesses and an attack does not hold the owner. `crate::accounts` keeps
+//!   guesses and an attack does not hold the owner. The daemon's `accounts` keeps
 //!   it; [`bounded`] keeps its maps (and the registrations') within a bound.
 //! - [`registrations`]: names registered per address, an allowance that
 //!   refills at `registrations_per_hour`.
+//! - [`clock`]: chess-clock arithmetic; [`peer`]: an address as the limits
+//!   count it.
 //!
-//! They live in the daemon rather than in `flipline` because they are the
+//! They live beside the daemon rather than in `flipline` because they are the
 //! server's policy (grace periods, hints, who may sit where), which neither the
-//! client nor the engine needs; they use only `flipline`, the daemon's pure
-//! clock arithmetic and plain data.
+//! client nor the engine needs.
 
 pub mod admission;
 pub mod bounded;
 pub mod challenges;
+pub mod clock;
 pub mod glicko;
 pub mod guesses;
 pub mod lobby;
+pub mod peer;
 pub mod registrations;
 pub mod table;
 pub mod tourney;

@@ -4,14 +4,16 @@
 //! stored; a challenge whose game could not be stored is open again). The
 //! open challenges themselves are `rules::challenges`.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::clock::Moment;
 
 use flipline::protocol::{DeclineReason, ErrorCode, Event, GameId, ProtocolError, SeatChoice};
 
 use super::caseless::Caseless;
 use super::{Done, GameTerms, LobbyCore, LobbyEffect, Origin, conflict, done, guests_unrated};
-use crate::rules::challenges::{Challenge, ChallengeId, Terms};
-use crate::rules::{Name, Phase, Sitter};
+use crate::challenges::{Challenge, ChallengeId, Terms};
+use crate::{Name, Phase, Sitter};
 
 impl<R: Clone> LobbyCore<R> {
     /// Whether `name` is logged in with a password.
@@ -49,7 +51,7 @@ impl<R: Clone> LobbyCore<R> {
         from: &Name,
         to: &str,
         terms: Terms,
-        now: Instant,
+        now: Moment,
         timeout: Duration,
     ) -> Result<Done<ChallengeId, R>, ProtocolError> {
         self.may_challenge(from, to, terms.rated)?;
@@ -161,7 +163,7 @@ impl<R: Clone> LobbyCore<R> {
 
     /// The challenges unanswered by `now` lapse: both sides hear `DECLINED
     /// ... timeout`.
-    pub fn expire_challenges(&mut self, now: Instant) -> Vec<LobbyEffect<R>> {
+    pub fn expire_challenges(&mut self, now: Moment) -> Vec<LobbyEffect<R>> {
         let mut effects = Vec::new();
         for challenge in self.challenges.expire(now) {
             let (id, reason) = (challenge.id, DeclineReason::Timeout);
@@ -179,7 +181,7 @@ impl<R: Clone> LobbyCore<R> {
     }
 
     /// When the next open challenge lapses.
-    pub fn next_challenge_expiry(&self) -> Option<Instant> {
+    pub fn next_challenge_expiry(&self) -> Option<Moment> {
         self.challenges.next_expiry()
     }
 

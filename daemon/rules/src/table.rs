@@ -20,7 +20,7 @@
 //! until it is stored ([`end_retry_delay`]). Either way, once it is stored
 //! [`Table::end_stored`] settles the table.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use flipline::notation::cells_string;
 use flipline::protocol::{
@@ -29,8 +29,7 @@ use flipline::protocol::{
 use flipline::{Color, Game, Move, MoveError, Outcome};
 
 use super::{COLORS, ConnId, Name, Phase, Sitter, bot_name, slot};
-use crate::clock::{Clocks, Stamp, millis};
-use crate::config::Hints;
+use crate::clock::{Clocks, Moment, millis};
 
 mod take_back;
 pub use take_back::{TakeBack, UndoStep};
@@ -153,7 +152,7 @@ enum Presence<C> {
     Here(C),
     /// Lost their connection while the game was in play, at this moment: the
     /// seat is kept for the grace period.
-    Away(Stamp),
+    Away(Moment),
     /// Gone from a game that is not in play.
     Left,
 }
@@ -218,7 +217,20 @@ pub struct MoveCommit {
 struct Undo {
     game: Game,
     clocks: Option<Clocks>,
-    turn_started: Stamp,
+    turn_started: Moment,
+}
+
+/// Which games allow `HINT`: the table's hint policy, set by the operator
+/// (the configuration's `hints`).
+#[derive(Clone, Copy, Debug, serde::Deserialize, serde::Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Hints {
+    /// Games against a bot.
+    pub bot_games: bool,
+    /// Hotseat games.
+    pub hotseat_games: bool,
+    /// Games between two connections.
+    pub human_games: bool,
 }
 
 /// The answer to a move: store it, or why not (and what that caused: a flag
@@ -255,7 +267,7 @@ pub struct Table<C> {
     /// Plies played, a move being stored included.
     ply: u32,
     /// When the side to move began its turn (what a move's stored time counts).
-    turn_started: Stamp,
+    turn_started: Moment,
     /// Times moves were taken back (see [`Turn`]).
     takebacks: u8,
     /// Whether the game counts for the ratings (no take-backs then).
@@ -284,7 +296,7 @@ impl<C: Clone> Table<C> {
         seats: [Sitter<C>; 2],
         start: &[(Move, Option<u64>)],
         rated: bool,
-        now: Instant,
+        now: Moment,
     ) -> Table<C> {
         let (game, clocks, ply) = replay(variant, clock, start);
         let [black, white] = seats.map(|s| match s {
@@ -308,7 +320,7 @@ impl<C: Clone> Table<C> {
             extras,
             phase: Phase::Open,
             ply,
-            turn_started: Stamp::of(now),
+            turn_started: now,
             takebacks: 0,
             rated,
             undo: UndoState::Idle,
@@ -380,7 +392,7 @@ impl<C: Clone> Table<C> {
 
     /// The first call: a game whose seats are all taken begins. A `recovered`
     /// game's people are not connected yet: each seat waits `grace` for them.
-    pub fn open(&mut self, recovered: bool, grace: Duration, now: Instant) -> Effects<C> {
+    pub fn open(&mut self, recovered: bool, grace: Duration, now: Moment) -> Effects<C> {
         let mut effects = Vec::new();
         if self.seats.iter().all(|s| !matches!(s, Seat::Open)) {
             self.begin(now, &mut effects);
@@ -390,7 +402,7 @@ impl<C: Clone> Table<C> {
             for color in COLORS {
                 let seat = &mut self.seats[slot(color)];
                 if let Seat::Person(p) = seat {
-                    p.presence = Presence::Away(Stamp::of(now));
+                    p.presence = Presence::Away(now);
                     if !waited.contains(&p.name) {
                         waited.push(Name::clone(&p.name));
                         effects.push(Effect::Schedule(Timer::Grace(color), grace));
@@ -404,7 +416,7 @@ impl<C: Clone> Table<C> {
     /// The lobby seated `name` in the open seat `color` (from `conn`, `None`
     /// if that connection is already gone: the lobby says so next): the game
     /// begins.
-    pub fn fill(&mut self, color: Color, name: Name, conn: Option<C>, now: Instant) -> Effects<C> {
+    pub fn fill(&mut self, color: Color, name: Name, conn: Option<C>, now: Moment) -> Effects<C> {
         let mut effects = Vec::new();
         if self.phase != Phase::Open || !matches!(self.seats[slot(color)], Seat::Open) {
             return effects;
@@ -419,7 +431,7 @@ impl<C: Clone> Table<C> {
 
     /// The game begins: the first turn starts, then everyone hears the whole
     /// state (its `CLOCK` with the first clock running).
-    fn begin(&mut self, now: Instant, effects: &mut Effects<C>) {
+    fn begin(&mut self, now: Moment, effects: &mut Effects<C>) {
         self.phase = Phase::Playing;
         let mut turn = Vec::new();
         self.next_turn(now, &mut turn);
@@ -428,9 +440,9 @@ impl<C: Clone> Table<C> {
     }
 
     /// Starts the clock of the side to move and lets a bot think.
-    fn next_turn(&mut self, now: Instant, effects: &mut Effects<C>) {
+    fn next_turn(&mut self, now: Moment, effects: &mut Effects<C>) {
         let side = self.game.to_move();
-        self.turn_started = Stamp::of(now);
+        self.turn_started = now;
         if let Some(clocks) = self.clocks_mut() {
             clocks.start(side, now);
             effects.push(self.flag_timer(now));
@@ -444,7 +456,7 @@ impl<C: Clone> Table<C> {
     }
 
     /// The timer that wakes the game when the running clock would reach zero.
-    fn flag_timer(&self, now: Instant) -> Effect<C> {
+    fn flag_timer(&self, now: Moment) -> Effect<C> {
         let left = self
             .clocks()
             .map_or(0, |c| c.left(self.game.to_move(), now));
@@ -488,7 +500,7 @@ impl<C: Clone> Table<C> {
     }
 
     /// `MOVE` or `PASS` from `name`.
-    pub fn play(&mut self, name: &str, mv: Move, now: Instant) -> Played<C> {
+    pub fn play(&mut self, name: &str, mv: Move, now: Moment) -> Played<C> {
         match self.mover(name) {
             Ok(side) => self.apply(side, mv, now),
             Err(e) => Played::Refused(e, Vec::new()),
@@ -498,7 +510,7 @@ impl<C: Clone> Table<C> {
     /// The engine's answer for the bot to move at `turn` (`None`: the engine
     /// had none; the first legal move is played rather than stall the game).
     /// `None` when the game has moved on meanwhile.
-    pub fn bot_answer(&mut self, turn: Turn, mv: Option<Move>, now: Instant) -> Option<Played<C>> {
+    pub fn bot_answer(&mut self, turn: Turn, mv: Option<Move>, now: Moment) -> Option<Played<C>> {
         let side = self.game.to_move();
         if self.phase != Phase::Playing
             || self.turn() != turn
@@ -523,7 +535,7 @@ impl<C: Clone> Table<C> {
 
     /// Checks `mv`, stops the mover's clock (it stands still while the move is
     /// stored) and applies it. A flag that fell ends the game instead.
-    fn apply(&mut self, side: Color, mv: Move, now: Instant) -> Played<C> {
+    fn apply(&mut self, side: Color, mv: Move, now: Moment) -> Played<C> {
         let mut next = self.game;
         if let Err(e) = next.apply(mv) {
             return Played::Refused(self.illegal(e), Vec::new());
@@ -539,7 +551,7 @@ impl<C: Clone> Table<C> {
             let effects = self.finish(EndReason::Time, Some(flagged.opponent()), IfRefused::Retry);
             return Played::Refused(conflict("your time ran out"), effects);
         }
-        let ms = millis(self.turn_started.until(Stamp::of(now)));
+        let ms = millis(now.saturating_duration_since(self.turn_started));
         self.game = next;
         self.ply = self.ply.saturating_add(1);
         Played::Commit(MoveCommit {
@@ -553,7 +565,7 @@ impl<C: Clone> Table<C> {
 
     /// The move is stored: everyone hears of it, then the game ends or the
     /// next turn begins.
-    pub fn committed(&mut self, commit: &MoveCommit, now: Instant) -> Effects<C> {
+    pub fn committed(&mut self, commit: &MoveCommit, now: Moment) -> Effects<C> {
         // A move answers an offer to take moves back: it is not taken up.
         if let UndoState::Asked(_) = self.undo {
             self.undo = UndoState::Idle;
@@ -582,7 +594,7 @@ impl<C: Clone> Table<C> {
     /// The store refused the move: the game is as it was before it, the same
     /// side to move, its clock running from when its turn began. A bot tries
     /// again a little later.
-    pub fn rolled_back(&mut self, commit: MoveCommit, now: Instant) -> Effects<C> {
+    pub fn rolled_back(&mut self, commit: MoveCommit, now: Moment) -> Effects<C> {
         self.game = commit.undo.game;
         if let (Some(clocks), Some(before)) = (self.clocks_mut(), commit.undo.clocks) {
             *clocks = before;
@@ -616,7 +628,7 @@ impl<C: Clone> Table<C> {
     }
 
     /// A timer this table asked for went off.
-    pub fn timer_fired(&mut self, timer: Timer, now: Instant) -> Effects<C> {
+    pub fn timer_fired(&mut self, timer: Timer, now: Moment) -> Effects<C> {
         if self.phase != Phase::Playing {
             return Vec::new();
         }
@@ -734,7 +746,7 @@ impl<C: Clone> Table<C> {
     /// back `then` (what the [`Effect::CommitEnd`] held) with the stop decided
     /// now, as people may have come back or gone while the commit was tried
     /// again.
-    pub fn end_stored(&mut self, then: Effects<C>, now: Instant) -> Effects<C> {
+    pub fn end_stored(&mut self, then: Effects<C>, now: Moment) -> Effects<C> {
         if let Some(clocks) = self.clocks_mut() {
             // A flag that fell is recorded as zero; otherwise the time stops as is.
             let _ = clocks.stop(now);
@@ -832,7 +844,7 @@ impl<C: Clone> Table<C> {
 
     /// `BOARD`: the position, while the game goes on the legal moves, and
     /// the clocks at `now`.
-    pub fn board(&self, now: Instant) -> Vec<Event> {
+    pub fn board(&self, now: Moment) -> Vec<Event> {
         let mut events = vec![self.board_event()];
         events.extend(self.turn_event());
         events.extend(self.clock_event(now));
@@ -841,7 +853,7 @@ impl<C: Clone> Table<C> {
 
     /// `CLOCK`: the time left at `now` and whose clock runs, in a game with
     /// clocks.
-    fn clock_event(&self, now: Instant) -> Option<Event> {
+    fn clock_event(&self, now: Moment) -> Option<Event> {
         self.clocks().map(|clocks| {
             let (black_ms, white_ms) = clocks.both(now);
             Event::Clock {
@@ -855,7 +867,7 @@ impl<C: Clone> Table<C> {
 
     /// `name` (seated here, the lobby has checked) is back, or again, on
     /// `conn` at `now`: their grace period ends and they get the whole state.
-    pub fn attach(&mut self, name: &str, conn: C, now: Instant) -> Effects<C> {
+    pub fn attach(&mut self, name: &str, conn: C, now: Moment) -> Effects<C> {
         let mut effects = Vec::new();
         for color in COLORS {
             if let Seat::Person(p) = &mut self.seats[slot(color)]
@@ -875,7 +887,7 @@ impl<C: Clone> Table<C> {
 
     /// `name` lost their connection. In play the seat is kept for `grace` and
     /// the others are told; otherwise they have left the table.
-    pub fn disconnected(&mut self, name: &str, grace: Duration, now: Instant) -> Effects<C> {
+    pub fn disconnected(&mut self, name: &str, grace: Duration, now: Moment) -> Effects<C> {
         let colors = self.colors_of(name);
         let mut effects = Vec::new();
         let Some(&first) = colors.first() else {
@@ -886,7 +898,7 @@ impl<C: Clone> Table<C> {
         }
         for &color in &colors {
             if let Seat::Person(p) = &mut self.seats[slot(color)] {
-                p.presence = Presence::Away(Stamp::of(now));
+                p.presence = Presence::Away(now);
             }
         }
         effects.push(Effect::Schedule(Timer::Grace(first), grace));
@@ -957,7 +969,7 @@ impl<C: Clone> Table<C> {
 
     /// `WATCH` from connection `id`, reached by `conn`: it follows the game
     /// from `now`, starting with the whole state.
-    pub fn watch(&mut self, id: ConnId, conn: C, now: Instant) -> Effects<C> {
+    pub fn watch(&mut self, id: ConnId, conn: C, now: Moment) -> Effects<C> {
         let extras = self.extras.get_or_insert_with(|| {
             Box::new(Extras {
                 clocks: None,
@@ -999,7 +1011,7 @@ impl<C: Clone> Table<C> {
 
     /// START, BOARD, TURN and CLOCK: the whole state at `now`, for a
     /// newcomer.
-    pub fn snapshot(&self, now: Instant) -> Vec<Event> {
+    pub fn snapshot(&self, now: Moment) -> Vec<Event> {
         let name = |c: Color| {
             self.seat(c)
                 .name()
@@ -1040,7 +1052,7 @@ impl<C: Clone> Table<C> {
 
     /// How long a bot may think: `engine_ms`, and under a clock a share of
     /// what is left.
-    pub fn think_budget(&self, engine_ms: u64, now: Instant) -> Duration {
+    pub fn think_budget(&self, engine_ms: u64, now: Moment) -> Duration {
         let mut ms = engine_ms;
         if let Some(clocks) = self.clocks() {
             let left = clocks.left(self.game.to_move(), now);

@@ -23,8 +23,8 @@ use flipline::protocol::{GameId, ProtocolError};
 
 use super::caseless::{Caseless, NameKey};
 use super::{Done, Entry, LobbyCore, LobbyEffect, Person, Seek};
-use crate::rules::Name;
-use crate::rules::challenges::Challenge;
+use crate::Name;
+use crate::challenges::Challenge;
 
 /// A decision held until its write commits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -282,7 +282,7 @@ impl<R: Clone> LobbyCore<R> {
     }
 
     /// Notes, in the running command's journal, the challenge it accepted.
-    pub(super) fn note_accepted(&mut self, challenge: &crate::rules::challenges::Challenge) {
+    pub(super) fn note_accepted(&mut self, challenge: &crate::challenges::Challenge) {
         if let Some(journal) = &mut self.holds.running {
             journal.accepted = Some(challenge.clone());
         }

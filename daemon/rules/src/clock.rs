@@ -1,10 +1,9 @@
 //! Chess clocks: base time plus an increment after each move; only the clock of
-//! the side to move runs. The moments they are given are service time (see
-//! [`crate::service_time`] for the clock policy: the daemon's pauses are not
-//! charged).
+//! the side to move runs. The moments they are given are the daemon's service
+//! time (its clock policy: the daemon's own pauses are not charged), passed in.
 
-use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::ops::Add;
+use std::time::Duration;
 
 use flipline::Color;
 use flipline::protocol::ClockSpec;
@@ -16,7 +15,7 @@ pub struct Clocks {
     /// Milliseconds left for black and white, as of the last stop.
     left_ms: [u64; 2],
     /// The side whose clock runs, and since when.
-    running: Option<(Color, Instant)>,
+    running: Option<(Color, Moment)>,
 }
 
 fn slot(color: Color) -> usize {
@@ -47,13 +46,13 @@ impl Clocks {
     }
 
     /// Starts `side`'s clock (stopping nothing: call [`Clocks::stop`] first).
-    pub fn start(&mut self, side: Color, now: Instant) {
+    pub fn start(&mut self, side: Color, now: Moment) {
         self.running = Some((side, now));
     }
 
     /// Stops the running clock at `now`. Returns `Err(side)` when that side's time
     /// ran out before `now`; otherwise its increment is added.
-    pub fn stop(&mut self, now: Instant) -> Result<(), Color> {
+    pub fn stop(&mut self, now: Moment) -> Result<(), Color> {
         let Some((side, since)) = self.running.take() else {
             return Ok(());
         };
@@ -74,7 +73,7 @@ impl Clocks {
     }
 
     /// Milliseconds left for `side` at `now`.
-    pub fn left(&self, side: Color, now: Instant) -> u64 {
+    pub fn left(&self, side: Color, now: Moment) -> u64 {
         let stored = self.left_ms.get(slot(side)).copied().unwrap_or(0);
         match self.running {
             Some((running, since)) if running == side => {
@@ -85,47 +84,50 @@ impl Clocks {
     }
 
     /// The side whose running clock has reached zero at `now`, if any.
-    pub fn flagged(&self, now: Instant) -> Option<Color> {
+    pub fn flagged(&self, now: Moment) -> Option<Color> {
         let (side, _) = self.running?;
         (self.left(side, now) == 0).then_some(side)
     }
 
     /// (black, white) milliseconds left at `now`, as `MOVED` carries them.
-    pub fn both(&self, now: Instant) -> (u64, u64) {
+    pub fn both(&self, now: Moment) -> (u64, u64) {
         (self.left(Color::Black, now), self.left(Color::White, now))
     }
 }
 
-/// A moment as microseconds since the daemon first made one: 8 bytes where an
-/// `Instant` takes 16, for the turn start every game keeps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Stamp(u64);
+/// A moment of the clock the games count (the daemon's service time), as
+/// microseconds from an origin the caller chose: 8 bytes where an `Instant`
+/// takes 16, in every game's table. The origin is the caller's, not a
+/// process-wide one, so the rules keep no state of their own and tests make
+/// moments up.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Moment(u64);
 
-impl Stamp {
-    /// The stamp of `instant` (moments before the first stamp count as it).
-    /// The first stamp made is the epoch: the games' moments are service
-    /// time ([`crate::service_time`]), which lags the monotonic clock by the
-    /// pauses given back, so an epoch read from the monotonic clock could be
-    /// later than every moment stamped after a pause.
-    pub fn of(instant: Instant) -> Stamp {
-        static EPOCH: OnceLock<Instant> = OnceLock::new();
-        Stamp(micros_since(&EPOCH, instant))
+impl Moment {
+    /// The moment `micros` microseconds after the origin.
+    pub const fn from_micros(micros: u64) -> Moment {
+        Moment(micros)
     }
 
-    /// The time from this stamp to `later` (zero if `later` is earlier).
-    pub fn until(self, later: Stamp) -> Duration {
-        Duration::from_micros(later.0.saturating_sub(self.0))
+    /// Microseconds since the origin.
+    pub const fn as_micros(self) -> u64 {
+        self.0
+    }
+
+    /// The time from `earlier` to this moment (zero if `earlier` is later).
+    pub fn saturating_duration_since(self, earlier: Moment) -> Duration {
+        Duration::from_micros(self.0.saturating_sub(earlier.0))
     }
 }
 
-/// Microseconds from `epoch` (set by the first moment given) to `instant`,
-/// saturating: 8 bytes for a moment where an `Instant` takes 16. Each kind
-/// of moment keeps an epoch of its own, so that moments of different clocks
-/// (service time, the wall's monotonic clock) never share one.
-pub fn micros_since(epoch: &'static OnceLock<Instant>, instant: Instant) -> u64 {
-    let epoch = *epoch.get_or_init(|| instant);
-    let micros = instant.saturating_duration_since(epoch).as_micros();
-    u64::try_from(micros).unwrap_or(u64::MAX)
+impl Add<Duration> for Moment {
+    type Output = Moment;
+
+    /// Saturating: a moment past the last one representable is that one.
+    fn add(self, later: Duration) -> Moment {
+        let micros = u64::try_from(later.as_micros()).unwrap_or(u64::MAX);
+        Moment(self.0.saturating_add(micros))
+    }
 }
 
 /// A duration in whole milliseconds, saturating.
@@ -138,25 +140,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stamps_measure_the_time_between_them() {
-        let _first = Stamp::of(Instant::now());
-        let start = Instant::now();
-        let later = start + Duration::from_millis(1500);
-        assert_eq!(
-            Stamp::of(start).until(Stamp::of(later)),
-            Duration::from_millis(1500)
-        );
-        assert_eq!(Stamp::of(later).until(Stamp::of(start)), Duration::ZERO);
-    }
-
-    #[test]
     fn only_the_running_clock_moves_and_increments_are_added() {
         let spec = ClockSpec {
             base_ms: 1000,
             increment_ms: 500,
         };
         let mut clocks = Clocks::new(spec);
-        let t0 = Instant::now();
+        let t0 = Moment::from_micros(1_000_000);
         clocks.start(Color::Black, t0);
         assert_eq!(clocks.both(t0 + Duration::from_millis(300)), (700, 1000));
         assert_eq!(clocks.stop(t0 + Duration::from_millis(300)), Ok(()));
@@ -179,7 +169,7 @@ mod tests {
         assert_eq!(clocks.charge(Color::Black, 2500), Ok(()));
         assert_eq!(clocks.charge(Color::White, 400), Ok(()));
         assert_eq!(clocks.charge(Color::Black, 100), Ok(()));
-        let t0 = Instant::now();
+        let t0 = Moment::from_micros(1_000_000);
         assert_eq!(clocks.both(t0), (10_000 - 2500 + 1000 - 100 + 1000, 10_600));
         assert_eq!(clocks.charge(Color::White, 10_600), Err(Color::White));
         assert_eq!(clocks.left(Color::White, t0), 0);

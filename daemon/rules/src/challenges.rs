@@ -8,7 +8,9 @@
 //! challenge it settled, for the shell to tell both players.
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::clock::Moment;
 
 use flipline::protocol::{ClockSpec, DeclineReason, ErrorCode, ProtocolError, SeatChoice};
 use flipline::{Move, Variant};
@@ -50,7 +52,7 @@ pub struct Challenge {
     /// For what.
     pub terms: Terms,
     /// When it lapses unanswered.
-    pub expires: Instant,
+    pub expires: Moment,
 }
 
 /// The open challenges (see the module docs).
@@ -83,7 +85,7 @@ impl Challenges {
         to: &Name,
         to_online: bool,
         terms: Terms,
-        now: Instant,
+        now: Moment,
         timeout: Duration,
     ) -> Result<&Challenge, ProtocolError> {
         self.check(from, to, to_online)?;
@@ -202,7 +204,7 @@ impl Challenges {
     }
 
     /// The challenges that lapsed by `now`, removed (`timeout`).
-    pub fn expire(&mut self, now: Instant) -> Vec<Challenge> {
+    pub fn expire(&mut self, now: Moment) -> Vec<Challenge> {
         let lapsed: Vec<ChallengeId> = (self.open.values())
             .filter(|c| c.expires <= now)
             .map(|c| c.id)
@@ -241,7 +243,7 @@ impl Challenges {
     }
 
     /// When the next challenge lapses, if any is open.
-    pub fn next_expiry(&self) -> Option<Instant> {
+    pub fn next_expiry(&self) -> Option<Moment> {
         self.open.values().map(|c| c.expires).min()
     }
 }
@@ -271,7 +273,7 @@ mod tests {
         c: &mut Challenges,
         from: &str,
         to: &str,
-        now: Instant,
+        now: Moment,
     ) -> Result<ChallengeId, u16> {
         let made = c.challenge(&name(from), &name(to), true, terms(), now, TIMEOUT);
         made.map(|c| c.id).map_err(|e| e.code.number())
@@ -279,7 +281,7 @@ mod tests {
 
     #[test]
     fn a_challenge_is_accepted_declined_or_cancelled_by_the_right_player_once() {
-        let (mut c, now) = (Challenges::new(), Instant::now());
+        let (mut c, now) = (Challenges::new(), Moment::from_micros(1_000_000));
         let one = challenge(&mut c, "ann", "bob", now).unwrap();
         let two = challenge(&mut c, "ann", "cid", now).unwrap();
         assert_ne!(one, two);
@@ -305,7 +307,7 @@ mod tests {
 
     #[test]
     fn nobody_challenges_themself_the_offline_or_the_same_player_twice() {
-        let (mut c, now) = (Challenges::new(), Instant::now());
+        let (mut c, now) = (Challenges::new(), Moment::from_micros(1_000_000));
         assert_eq!(challenge(&mut c, "ann", "Ann", now), Err(400));
         let offline = c.challenge(&name("ann"), &name("bob"), false, terms(), now, TIMEOUT);
         assert_eq!(
@@ -333,13 +335,13 @@ mod tests {
 
     #[test]
     fn challenges_lapse_at_their_time_and_go_with_their_players() {
-        let (mut c, now) = (Challenges::new(), Instant::now());
+        let (mut c, now) = (Challenges::new(), Moment::from_micros(1_000_000));
         let early = challenge(&mut c, "ann", "bob", now).unwrap();
         let later = challenge(&mut c, "cid", "ann", now + Duration::from_secs(30)).unwrap();
         let other = challenge(&mut c, "cid", "dan", now + Duration::from_secs(30)).unwrap();
         assert_eq!(c.next_expiry(), Some(now + TIMEOUT));
         assert!(
-            c.expire(now + TIMEOUT - Duration::from_millis(1))
+            c.expire(now + (TIMEOUT - Duration::from_millis(1)))
                 .is_empty()
         );
         let lapsed: Vec<_> = c.expire(now + TIMEOUT).iter().map(|c| c.id).collect();
@@ -359,7 +361,7 @@ mod tests {
             steps in prop::collection::vec((0u8..5, 0usize..4, 0usize..4, 0u64..12), 1..80)
         ) {
             let players = ["ann", "bob", "cid", "dan"];
-            let (mut c, start) = (Challenges::new(), Instant::now());
+            let (mut c, start) = (Challenges::new(), Moment::from_micros(1_000_000));
             let mut settled = std::collections::HashSet::new();
             let mut highest = 0;
             for (i, (step, a, b, id)) in steps.into_iter().enumerate() {

@@ -7,7 +7,7 @@ use flipline::protocol::{ClockSpec, GameId, ProtocolError, TourneyId};
 use flipline::{Move, Variant};
 
 use super::{Done, GameTerms, LobbyCore, Origin, conflict, done};
-use crate::rules::{Name, Sitter};
+use crate::{Name, Sitter};
 
 /// What a tournament's game is: its tournament and round, its game, clock
 /// and start, and whether it is rated.

@@ -8,7 +8,9 @@
 //! answers the writes of held decisions later, and refuses some.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::clock::Moment;
 
 use flipline::protocol::{ErrorCode, Event, GameId, NewGame, Opponent, ProtocolError, SeatChoice};
 use flipline::{Move, Variant};
@@ -17,7 +19,6 @@ use proptest::prelude::*;
 use super::lobby::{Held, LobbyCore, LobbyEffect, Order, Rematched, SeekWanted, Sought, Waiting};
 use super::table::{Effect, Played, Table, Timer, Turn};
 use super::{ConnId, Name, Phase};
-use crate::clock::Stamp;
 
 /// What a client's connection asks for.
 #[derive(Clone, Copy, Debug)]
@@ -97,7 +98,7 @@ struct Game {
 }
 
 struct World {
-    now: Instant,
+    now: Moment,
     grace: Duration,
     lobby: LobbyCore<GameId>,
     lobby_mail: VecDeque<ToLobby>,
@@ -109,13 +110,12 @@ struct World {
     next_game: GameId,
     games: BTreeMap<GameId, Game>,
     sessions: Vec<Session>,
-    timers: HashMap<(GameId, Timer), Instant>,
+    timers: HashMap<(GameId, Timer), Moment>,
 }
 
 impl World {
     fn new(scripts: Vec<Vec<Cmd>>) -> World {
-        let now = Instant::now();
-        let _ = Stamp::of(now);
+        let now = Moment::from_micros(1_000_000);
         let mut lobby = LobbyCore::new();
         let sessions = scripts
             .into_iter()

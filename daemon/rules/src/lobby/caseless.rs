@@ -11,7 +11,7 @@ use std::hash::{Hash, Hasher};
 
 use hashbrown::Equivalent;
 
-use crate::rules::Name;
+use crate::Name;
 
 /// A name as a map key: hashed and compared case-insensitively, kept in its
 /// first spelling.
