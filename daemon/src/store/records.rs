@@ -286,7 +286,7 @@ impl Write {
                 super::ratings::rate_if_rated(conn, *game, rating_period_days)?;
                 Ok(changed)
             }
-            Write::Tourney(write) => write.apply(conn),
+            Write::Tourney(write) => super::tourneys::apply(write, conn),
             Write::MarkBot { name } => conn
                 .prepare_cached("UPDATE players SET bot = 1 WHERE name = ?1 COLLATE NOCASE")?
                 .execute(params![name]),

@@ -5,141 +5,64 @@
 //! stood.
 
 use flipline::notation::{parse_transcript, transcript_string};
-use flipline::protocol::{GameId, TourneyId, TourneySpec};
+use flipline::protocol::{TourneyId, TourneySpec};
 use flipline::{Color, Move};
+
+pub use crate::rules::tourney_facts::{
+    StoredForfeit, StoredTourney, StoredTourneyGame, TourneyWrite,
+};
 use rusqlite::{Connection, params};
 
 use super::schema::NOW;
 
-/// A change to a tournament's rows.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TourneyWrite {
-    /// `TOURNEY NEW`.
-    New {
-        /// Its number.
-        id: TourneyId,
-        /// Who runs it.
-        creator: String,
-        /// Its terms.
-        spec: TourneySpec,
-    },
-    /// `TOURNEY JOIN`: 0 rows if the name is in it already.
-    Join {
-        /// The tournament.
-        id: TourneyId,
-        /// Who.
-        name: String,
-    },
-    /// `TOURNEY LEAVE`.
-    Leave {
-        /// The tournament.
-        id: TourneyId,
-        /// Who.
-        name: String,
-    },
-    /// A round began (or went on after a restart), with the games it lost
-    /// by abandon before a move: one transaction.
-    Round {
-        /// The tournament.
-        id: TourneyId,
-        /// Its number.
-        round: u32,
-        /// Its games lost by abandon as it began.
-        forfeits: Vec<StoredForfeit>,
-    },
-    /// A game of a round was lost by abandon before a move (once the
-    /// round had begun: its game could not be made).
-    Forfeit {
-        /// The tournament.
-        id: TourneyId,
-        /// The game.
-        forfeit: StoredForfeit,
-    },
-    /// The start the games of a start group share.
-    Start {
-        /// The tournament.
-        id: TourneyId,
-        /// The group.
-        group: u32,
-        /// Its moves.
-        moves: Vec<Move>,
-    },
-    /// The tournament ended.
-    Over {
-        /// The tournament.
-        id: TourneyId,
-        /// Its winner; `None` for a tie at the top.
-        winner: Option<String>,
-    },
-}
-
-impl TourneyWrite {
-    /// What the write is, for logs.
-    pub fn summary(&self) -> String {
-        match self {
-            TourneyWrite::New { id, .. } => format!("creation of tournament {id}"),
-            TourneyWrite::Join { id, name } => format!("{name} joining tournament {id}"),
-            TourneyWrite::Leave { id, name } => format!("{name} leaving tournament {id}"),
-            TourneyWrite::Round { id, round, .. } => format!("round {round} of tournament {id}"),
-            TourneyWrite::Forfeit { id, forfeit } => {
-                format!("a forfeit in round {} of tournament {id}", forfeit.round)
-            }
-            TourneyWrite::Start { id, group, .. } => {
-                format!("start {group} of tournament {id}")
-            }
-            TourneyWrite::Over { id, .. } => format!("end of tournament {id}"),
+/// Runs `write` on `conn`, inside the caller's transaction.
+pub fn apply(write: &TourneyWrite, conn: &Connection) -> rusqlite::Result<usize> {
+    match write {
+        TourneyWrite::New { id, creator, spec } => {
+            let sql = format!(
+                "INSERT INTO tourneys (id, creator, spec, created_at) VALUES (?1, ?2, ?3, {NOW})"
+            );
+            conn.prepare_cached(&sql)?
+                .execute(params![id, creator, spec.to_string()])
         }
-    }
-
-    /// Runs the write on `conn`, inside the caller's transaction.
-    pub fn apply(&self, conn: &Connection) -> rusqlite::Result<usize> {
-        match self {
-            TourneyWrite::New { id, creator, spec } => {
-                let sql = format!(
-                    "INSERT INTO tourneys (id, creator, spec, created_at) VALUES (?1, ?2, ?3, {NOW})"
-                );
-                conn.prepare_cached(&sql)?
-                    .execute(params![id, creator, spec.to_string()])
-            }
-            TourneyWrite::Join { id, name } => conn
-                .prepare_cached(
-                    "INSERT INTO tourney_players (tourney, seq, name) \
+        TourneyWrite::Join { id, name } => conn
+            .prepare_cached(
+                "INSERT INTO tourney_players (tourney, seq, name) \
                      SELECT ?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM tourney_players \
                      WHERE tourney = ?1), ?2 WHERE NOT EXISTS (SELECT 1 FROM tourney_players \
                      WHERE tourney = ?1 AND name = ?2 COLLATE NOCASE)",
-                )?
-                .execute(params![id, name]),
-            TourneyWrite::Leave { id, name } => conn
-                .prepare_cached(
-                    "DELETE FROM tourney_players WHERE tourney = ?1 AND name = ?2 COLLATE NOCASE",
-                )?
-                .execute(params![id, name]),
-            TourneyWrite::Round {
-                id,
-                round,
-                forfeits,
-            } => {
-                let mut changed = conn
-                    .prepare_cached("UPDATE tourneys SET round = MAX(round, ?2) WHERE id = ?1")?
-                    .execute(params![id, round])?;
-                for forfeit in forfeits {
-                    changed += store_forfeit(conn, *id, forfeit)?;
-                }
-                Ok(changed)
+            )?
+            .execute(params![id, name]),
+        TourneyWrite::Leave { id, name } => conn
+            .prepare_cached(
+                "DELETE FROM tourney_players WHERE tourney = ?1 AND name = ?2 COLLATE NOCASE",
+            )?
+            .execute(params![id, name]),
+        TourneyWrite::Round {
+            id,
+            round,
+            forfeits,
+        } => {
+            let mut changed = conn
+                .prepare_cached("UPDATE tourneys SET round = MAX(round, ?2) WHERE id = ?1")?
+                .execute(params![id, round])?;
+            for forfeit in forfeits {
+                changed += store_forfeit(conn, *id, forfeit)?;
             }
-            TourneyWrite::Forfeit { id, forfeit } => store_forfeit(conn, *id, forfeit),
-            TourneyWrite::Start { id, group, moves } => conn
-                .prepare_cached(
-                    "INSERT OR REPLACE INTO tourney_starts (tourney, start_group, moves) \
+            Ok(changed)
+        }
+        TourneyWrite::Forfeit { id, forfeit } => store_forfeit(conn, *id, forfeit),
+        TourneyWrite::Start { id, group, moves } => conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO tourney_starts (tourney, start_group, moves) \
                      VALUES (?1, ?2, ?3)",
-                )?
-                .execute(params![id, group, transcript_string(moves)]),
-            TourneyWrite::Over { id, winner } => {
-                let sql = format!(
-                    "UPDATE tourneys SET over = 1, winner = ?2, ended_at = {NOW} WHERE id = ?1"
-                );
-                conn.prepare_cached(&sql)?.execute(params![id, winner])
-            }
+            )?
+            .execute(params![id, group, transcript_string(moves)]),
+        TourneyWrite::Over { id, winner } => {
+            let sql = format!(
+                "UPDATE tourneys SET over = 1, winner = ?2, ended_at = {NOW} WHERE id = ?1"
+            );
+            conn.prepare_cached(&sql)?.execute(params![id, winner])
         }
     }
 }
@@ -172,57 +95,6 @@ fn absent_of(word: &str) -> [bool; 2] {
         "O" => [false, true],
         _ => [true, true],
     }
-}
-
-/// A game made for a tournament, as stored.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StoredTourneyGame {
-    /// The round it was made for.
-    pub round: u32,
-    /// The game.
-    pub game: GameId,
-    /// Black.
-    pub black: String,
-    /// White.
-    pub white: String,
-    /// Once over: the winner and the scores of its `OVER`.
-    pub result: Option<(Option<Color>, (u32, u32))>,
-}
-
-/// A game lost by abandon before a move, as stored.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StoredForfeit {
-    /// The round.
-    pub round: u32,
-    /// Black.
-    pub black: String,
-    /// White.
-    pub white: String,
-    /// Which sides were away.
-    pub absent: [bool; 2],
-}
-
-/// A tournament as stored.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StoredTourney {
-    /// Its number.
-    pub id: TourneyId,
-    /// Who runs it.
-    pub creator: String,
-    /// Its terms.
-    pub spec: TourneySpec,
-    /// Its players, in the order they joined.
-    pub players: Vec<String>,
-    /// Rounds begun (0: open).
-    pub round: u32,
-    /// Whether it is over.
-    pub over: bool,
-    /// Its games.
-    pub games: Vec<StoredTourneyGame>,
-    /// Its games lost by abandon before a move.
-    pub forfeits: Vec<StoredForfeit>,
-    /// The starts drawn, by start group.
-    pub starts: Vec<(u32, Vec<Move>)>,
 }
 
 /// The over tournaments read back at start besides those still running: a
