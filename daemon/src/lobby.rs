@@ -40,7 +40,7 @@ use crate::rules::Sitter;
 use crate::rules::lobby::{
     Done, Entry, Held, Launch, Left, LobbyCore, LobbyEffect, Rematched, Sought, Waiting,
 };
-use crate::rules::tourneys::Tourneys;
+use crate::rules::tourney_desk::TourneyDesk;
 use crate::session::{GameRequest, Reach, SeatRef, SessionRef};
 use crate::store::{GameRecord, Status, Store, StoredMove, Write};
 
@@ -70,18 +70,11 @@ pub struct Lobby {
     waiting: Waiting<Deferred>,
     /// Whether the lobby is to wake when the next challenge lapses.
     expiry_armed: bool,
-    /// The tournaments.
-    tourneys: Tourneys,
-    /// Their writes not yet stored, and the commands waiting for them.
-    tourney_writes: tourney_writes::TourneyWrites,
-    /// The games the store's moves ended as the daemon started, for their
-    /// tournaments.
-    recovering: tourney_recovery::Recovering,
+    /// The tournaments, and their writes not yet stored.
+    desk: TourneyDesk<tourneys::TourneyReply>,
 }
 
 mod challenging;
-mod tourney_recovery;
-mod tourney_writes;
 mod tourneys;
 
 /// A command or event that touches what a held decision touched: it runs
@@ -136,9 +129,7 @@ impl Lobby {
             core: LobbyCore::new(),
             waiting: Waiting::default(),
             expiry_armed: false,
-            tourneys: Tourneys::new(next_tourney),
-            tourney_writes: tourney_writes::TourneyWrites::default(),
-            recovering: tourney_recovery::Recovering::default(),
+            desk: TourneyDesk::new(next_tourney),
         })
     }
 

@@ -352,14 +352,7 @@ pub struct TourneyOp {
 }
 
 /// The lobby's answer to a `TOURNEY` command.
-pub enum TourneyAnswer {
-    /// `NEW`: the tournament made.
-    Made(flipline::protocol::TourneyId),
-    /// `JOIN`, `LEAVE`, `START`.
-    Done,
-    /// `LIST`, `SHOW`: the data lines.
-    Lines(Vec<Event>),
-}
+pub use crate::rules::tourney_desk::TourneyAnswer;
 
 /// The route to a game, for `WATCH`.
 pub struct Find<C>(pub GameId, pub PhantomData<fn() -> C>);

@@ -36,6 +36,7 @@ pub mod peer;
 pub mod registrations;
 pub mod table;
 pub mod tourney;
+pub mod tourney_desk;
 pub mod tourney_facts;
 pub mod tourney_run;
 pub mod tourneys;

@@ -69,6 +69,19 @@ pub enum TourneyWrite {
 }
 
 impl TourneyWrite {
+    /// The tournament it is a fact of.
+    pub fn tourney(&self) -> TourneyId {
+        match self {
+            TourneyWrite::New { id, .. }
+            | TourneyWrite::Join { id, .. }
+            | TourneyWrite::Leave { id, .. }
+            | TourneyWrite::Round { id, .. }
+            | TourneyWrite::Forfeit { id, .. }
+            | TourneyWrite::Start { id, .. }
+            | TourneyWrite::Over { id, .. } => *id,
+        }
+    }
+
     /// What the write is, for logs.
     pub fn summary(&self) -> String {
         match self {

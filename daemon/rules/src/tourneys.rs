@@ -218,16 +218,11 @@ impl Tourneys {
         held.tourney.unmade(black, white, absent, free)
     }
 
-    /// Tournament `id` as it stands (to put back if its start is not
-    /// stored).
-    pub fn snapshot(&self, id: TourneyId) -> Option<Tourney> {
-        self.held.get(&id).map(|h| h.tourney.clone())
-    }
-
-    /// Puts tournament `id` back as `snapshot` had it.
-    pub fn put_back(&mut self, id: TourneyId, snapshot: Tourney) {
+    /// Tournament `id` goes on as `tourney` (a `START` decided on a copy,
+    /// once stored).
+    pub fn put(&mut self, id: TourneyId, tourney: Tourney) {
         if let Some(held) = self.held.get_mut(&id) {
-            held.tourney = snapshot;
+            held.tourney = tourney;
         }
     }
 

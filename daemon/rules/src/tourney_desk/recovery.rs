@@ -8,20 +8,18 @@
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
-use actix::fut::{ActorFutureExt, WrapFuture};
-use actix::{AsyncContext, Context, Handler};
 use flipline::Move;
 use flipline::protocol::{GameId, GameResult, TourneyId};
 
-use super::Lobby;
-use crate::messages::{Name, RecoverTourneys};
-use crate::rules::table::end_retry_delay;
-use crate::rules::tourney_run::{Fact, Pairing, Tourney};
-use crate::rules::tourneys::{Held, kind_of};
-use crate::store::{StoredTourney, Write};
+use super::{Alarm, DeskEffect, Effects, Free, TourneyDesk};
+use crate::Name;
+use crate::table::end_retry_delay;
+use crate::tourney_facts::StoredTourney;
+use crate::tourney_run::{Fact, Pairing, Tourney};
+use crate::tourneys::{Held, kind_of};
 
 /// The ends of games the store's moves ended as the daemon started.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub(super) struct Recovering {
     /// Stored, before the tournaments were read back.
     stored: Vec<(GameId, GameResult)>,
@@ -67,55 +65,76 @@ fn resumed(stored: StoredTourney) -> (TourneyId, Held) {
     (id, Held::new(spec, tourney, starts))
 }
 
-impl Lobby {
-    /// Stores the end of `game`, which its stored moves ended, again and
-    /// again until it is stored; then its tournament, if any, counts it.
-    pub(super) fn end_at_recovery(
-        &mut self,
-        ctx: &mut Context<Self>,
-        game: GameId,
-        result: GameResult,
-    ) {
+impl<T> TourneyDesk<T> {
+    /// Game `game`'s stored moves ended it while the daemon was down: its
+    /// end is stored (again and again until it is), then its tournament,
+    /// if any, counts it.
+    pub fn recovered_end(&mut self, game: GameId, result: GameResult) -> Effects<T> {
         self.recovering.storing.insert(game);
-        self.store_recovered_end(ctx, game, result, 1);
+        vec![DeskEffect::StoreEnd(game, result, 1)]
     }
 
-    fn store_recovered_end(
+    /// The end of a recovered game was stored (`stored`) or not; `attempt`
+    /// is the attempt it was.
+    pub fn end_stored(
         &mut self,
-        ctx: &mut Context<Self>,
         game: GameId,
         result: GameResult,
         attempt: u32,
-    ) {
-        let commit = self.services.store.commit(Write::End { game, result });
-        ctx.spawn(commit.into_actor(self).map(move |stored, act, ctx| {
-            if let Err(error) = stored {
-                tracing::warn!(game, attempt, %error, "the end of a recovered game could not be saved; trying again");
-                let pause = end_retry_delay(attempt);
-                ctx.run_later(pause, move |act, ctx| {
-                    act.store_recovered_end(ctx, game, result, attempt.saturating_add(1));
-                });
-                return;
-            }
-            act.recovering.storing.remove(&game);
-            if !act.recovering.tourneys_read {
-                return act.recovering.stored.push((game, result));
-            }
-            let scores = (result.black, result.white);
-            let settled = act.tourneys.settle(game, result.winner, scores);
-            if let Some(id) = settled.filter(|_| act.recovering.resumed) {
-                let core = &act.core;
-                let next = act.tourneys.resume_play(id, |n| core.free_to_play(n));
-                act.carry_on(ctx, id, next);
-            }
-        }));
+        stored: bool,
+        free: Free,
+    ) -> Effects<T> {
+        let mut effects = Vec::new();
+        if !stored {
+            let again = Alarm::RewriteEnd(game, result, attempt.saturating_add(1));
+            effects.push(DeskEffect::Wake(end_retry_delay(attempt), again));
+            return effects;
+        }
+        self.recovering.storing.remove(&game);
+        if !self.recovering.tourneys_read {
+            self.recovering.stored.push((game, result));
+            return effects;
+        }
+        let scores = (result.black, result.white);
+        let settled = self.tourneys.settle(game, result.winner, scores);
+        if let Some(id) = settled.filter(|_| self.recovering.resumed) {
+            let next = self.tourneys.resume_play(id, free);
+            self.carry_on(id, next, free, &mut effects);
+        }
+        effects
+    }
+
+    /// The tournaments read back from the store, once the games in play
+    /// are (`in_lobby` says which the lobby brought back): held again, and
+    /// resumed after `grace`.
+    pub fn restore(
+        &mut self,
+        stored: Vec<StoredTourney>,
+        in_lobby: impl Fn(GameId) -> bool,
+        grace: Duration,
+    ) -> Effects<T> {
+        let mut effects = Vec::new();
+        for stored in stored {
+            let (id, mut held) = resumed(stored);
+            self.settle_recovered(&mut held, &in_lobby, &mut effects);
+            self.tourneys.restore(id, held);
+        }
+        self.recovering.stored = Vec::new();
+        self.recovering.tourneys_read = true;
+        effects.push(DeskEffect::Wake(grace, Alarm::Resume));
+        effects
     }
 
     /// What became of `held`'s games in play at the restart: one that the
     /// store's moves ended is settled (once its end is stored), one not
     /// brought back is to be made again, one recovered is a tournament's
     /// (no rematch).
-    fn settle_recovered(&mut self, held: &mut Held) {
+    fn settle_recovered(
+        &mut self,
+        held: &mut Held,
+        in_lobby: &impl Fn(GameId) -> bool,
+        effects: &mut Effects<T>,
+    ) {
         let in_play: Vec<_> = held.tourney.games_in_play().collect();
         for game in in_play {
             let stored = (self.recovering.stored.iter()).find(|(g, _)| *g == game);
@@ -124,34 +143,23 @@ impl Lobby {
                 held.tourney.settle(game, result.winner, scores);
             } else if self.recovering.storing.contains(&game) {
                 // Counted once its end is stored.
-            } else if self.core.route(game).is_none() {
-                tracing::warn!(
-                    game,
-                    "a tournament's game was not brought back: it is made again"
-                );
+            } else if !in_lobby(game) {
                 held.tourney.lost_game(game);
+                effects.push(DeskEffect::Remade(game));
             } else {
-                self.core.mark_tourney_game(game);
+                effects.push(DeskEffect::MarkGame(game));
             }
         }
     }
-}
 
-impl Handler<RecoverTourneys> for Lobby {
-    type Result = ();
-
-    fn handle(&mut self, RecoverTourneys(stored): RecoverTourneys, ctx: &mut Context<Self>) {
-        for stored in stored {
-            let (id, mut held) = resumed(stored);
-            self.settle_recovered(&mut held);
-            self.tourneys.restore(id, held);
+    /// After a restart, once the players have had the seat grace to come
+    /// back: each running tournament makes the games its round still needs,
+    /// or begins its next round.
+    pub(super) fn resume(&mut self, free: Free, effects: &mut Effects<T>) {
+        self.recovering.resumed = true;
+        for id in self.tourneys.running() {
+            let next = self.tourneys.resume_play(id, free);
+            self.carry_on(id, next, free, effects);
         }
-        self.recovering.stored = Vec::new();
-        self.recovering.tourneys_read = true;
-        let grace = Duration::from_secs(self.services.config.grace_secs);
-        ctx.run_later(grace, |act, ctx| {
-            act.recovering.resumed = true;
-            act.resume_tourneys(ctx);
-        });
     }
 }
