@@ -2,7 +2,7 @@
 //! each is held until stored.
 //!
 //! The desk owns the tournaments ([`Tourneys`]) and, per tournament, one
-//! line of writes in the order they were decided ([`Line`]). Nothing the
+//! line of writes in the order they were decided. Nothing the
 //! desk decides is acted on or answered before its write is stored:
 //! - a command's write (`TOURNEY NEW`, `JOIN`, `LEAVE`, `START`) is tried
 //!   once; stored, it is applied and answered `OK`; refused, it is answered
