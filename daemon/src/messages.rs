@@ -258,11 +258,13 @@ pub struct ChallengeOp<C> {
 
 /// One step of a challenge.
 pub enum ChallengeStep {
-    /// `CHALLENGE`: to whom, on what terms (a random start already drawn).
-    Make(String, crate::rules::challenges::Terms),
-    /// Whether a `CHALLENGE` to this name (rated or not) would be taken:
-    /// asked before its random start is drawn.
-    Check(String, bool),
+    /// `CHALLENGE`: to whom, on what terms, from what start (the terms'
+    /// own start is filled in from it).
+    Make(
+        String,
+        crate::rules::challenges::Terms,
+        flipline::protocol::StartSpec,
+    ),
     /// `ACCEPT`.
     Accept(crate::rules::challenges::ChallengeId),
     /// `DECLINE`.

@@ -33,6 +33,7 @@ pub mod glicko;
 pub mod guesses;
 pub mod lobby;
 pub mod peer;
+pub mod ratings;
 pub mod registrations;
 pub mod table;
 pub mod tourney;

@@ -16,7 +16,7 @@ use std::num::NonZeroU64;
 use flipline::notation::replay_with_passes;
 use flipline::protocol::{
     ClockSpec, ErrorCode, Event, GameId, NewGame, Opponent, PlayerStatus, ProtocolError,
-    RatingRange, SeatChoice, TourneyId,
+    RatingRange, SeatChoice, SeekSpec, TourneyId,
 };
 use flipline::{Color, Move, Variant};
 
@@ -30,7 +30,7 @@ mod journal;
 mod tourney_games;
 
 use caseless::{Caseless, NameKey};
-pub use challenging::not_online;
+pub use challenging::{StartPlan, no_random_start, not_online};
 pub use guest_secret::GuestSecret;
 pub use tourney_games::TourneyTerms;
 
@@ -424,7 +424,31 @@ pub struct SeekWanted {
     pub rated: Option<RatedSeek>,
 }
 
+/// A `from MOVES` start, as `NEW` and `CHALLENGE` take one: legal, passes
+/// written out, not the end of the game.
+pub fn checked_start(variant: Variant, moves: &[Move]) -> Result<Vec<Move>, ProtocolError> {
+    let (position, start) =
+        replay_with_passes(variant, moves).map_err(|e| ProtocolError::bad(format!("from: {e}")))?;
+    if position.is_over() {
+        return Err(ProtocolError::bad("from: those moves end the game"));
+    }
+    Ok(start)
+}
+
 impl SeekWanted {
+    /// What `spec` asks for; a rated seek pairs by `rating` (see
+    /// [`crate::ratings::seek_rating`]), which a casual one ignores.
+    pub fn asked(spec: &SeekSpec, rating: i32) -> SeekWanted {
+        SeekWanted {
+            variant: spec.variant,
+            clock: spec.clock,
+            rated: spec.rated.then_some(RatedSeek {
+                rating,
+                range: spec.range,
+            }),
+        }
+    }
+
     /// A casual game of `variant` with `clock`.
     pub fn casual(variant: Variant, clock: Option<ClockSpec>) -> SeekWanted {
         SeekWanted {
@@ -667,11 +691,7 @@ impl<R: Clone> LobbyCore<R> {
     ) -> Result<Done<GameId, R>, ProtocolError> {
         let conn = self.logged_in(name)?;
         self.check_free(name)?;
-        let (position, start) = replay_with_passes(spec.variant, &spec.from)
-            .map_err(|e| ProtocolError::bad(format!("from: {e}")))?;
-        if position.is_over() {
-            return Err(ProtocolError::bad("from: those moves end the game"));
-        }
+        let start = checked_start(spec.variant, &spec.from)?;
         let mut effects = Vec::new();
         self.vacate(name, &mut effects);
         self.withdraw_seek(name);

@@ -5,20 +5,35 @@
 //! A random schedule picks who runs next, so commands pipelined by one client
 //! and sent by several at once interleave in every order the actors allow;
 //! the invariants are checked after every step and at the end. The store
-//! answers the writes of held decisions later, and refuses some.
+//! answers the writes of held decisions and of tournaments later, and
+//! refuses some. Challenges (made, accepted, declined, cancelled, lapsed,
+//! their challenger gone) and tournaments (made, joined, left, started,
+//! their games made, refused or lost by abandon) run beside the games.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::Duration;
 
 use crate::clock::Moment;
 
-use flipline::protocol::{ErrorCode, Event, GameId, NewGame, Opponent, ProtocolError, SeatChoice};
+use flipline::protocol::{
+    DeclineReason, ErrorCode, Event, GameId, GameResult, NewGame, Opponent, ProtocolError,
+    SeatChoice, TourneyCommand, TourneyId, TourneyKind, TourneyNews, TourneySpec, TourneyStage,
+};
 use flipline::{Move, Variant};
 use proptest::prelude::*;
 
-use super::lobby::{Held, LobbyCore, LobbyEffect, Order, Rematched, SeekWanted, Sought, Waiting};
+use super::challenges::Terms;
+use super::lobby::{
+    Held, LobbyCore, LobbyEffect, Order, Rematched, SeekWanted, Sought, TourneyTerms, Waiting,
+};
 use super::table::{Effect, Played, Table, Timer, Turn};
+use super::tourney_desk::{Alarm, DeskEffect, TourneyDesk};
+use super::tourney_facts::TourneyWrite;
+use super::tourney_run::Pairing;
 use super::{ConnId, Name, Phase};
+
+/// How long a challenge stays open here.
+const CHALLENGE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// What a client's connection asks for.
 #[derive(Clone, Copy, Debug)]
@@ -33,6 +48,16 @@ enum Cmd {
     End,
     Leave,
     Rematch,
+    /// `CHALLENGE` the player with this number (mod the field).
+    Challenge(usize),
+    /// `ACCEPT` the last challenge heard.
+    Accept,
+    /// `DECLINE` the last challenge heard.
+    Decline,
+    /// `CANCEL` the last challenge made.
+    Cancel,
+    /// A `TOURNEY` command.
+    Tourney(TourneyCommand),
     Quit,
 }
 
@@ -46,6 +71,22 @@ enum ToLobby {
     Stored(Held, bool),
     /// The shell's timer after a failed write: pair seeks left side by side.
     PairWaiting,
+    /// A game's end went out (for its tournament).
+    Announced(GameId, GameResult),
+    /// The store's answer to a tournament's write.
+    TourneyStored(TourneyWrite, bool),
+    /// The desk asks for a round's game.
+    MakeGame(Pairing, TourneyTerms),
+    /// An alarm the desk set went off.
+    Wake(Alarm),
+    /// The open challenges lapse now.
+    Expire,
+}
+
+/// A write the store answers later.
+enum StoreJob {
+    Held(Held),
+    Tourney(TourneyWrite),
 }
 
 /// A decision held for its write: who asked, the answer and the effects
@@ -55,6 +96,8 @@ struct HeldWork {
     conn: Option<ConnId>,
     reply: Option<GameId>,
     effects: Vec<LobbyEffect<GameId>>,
+    /// A tournament's game: the desk hears whether it was made.
+    tourney: Option<(Pairing, TourneyTerms)>,
 }
 
 /// A message on its way to a table.
@@ -89,6 +132,8 @@ struct Session {
     /// Games whose `START` this session read before it was given its seat
     /// there: a command it answered with would have gone elsewhere.
     unseated_starts: Vec<GameId>,
+    /// Challenges it made, newest last.
+    challenges_made: Vec<u64>,
 }
 
 struct Game {
@@ -104,13 +149,21 @@ struct World {
     lobby_mail: VecDeque<ToLobby>,
     /// Lobby work waiting for a held decision, as the shell keeps it.
     waiting: Waiting<ToLobby>,
-    /// Writes of held decisions the store has not answered yet, in order.
-    store: VecDeque<Held>,
+    /// Writes the store has not answered yet, in order.
+    store: VecDeque<StoreJob>,
     held: HashMap<Held, HeldWork>,
     next_game: GameId,
     games: BTreeMap<GameId, Game>,
     sessions: Vec<Session>,
     timers: HashMap<(GameId, Timer), Moment>,
+    desk: TourneyDesk<ConnId>,
+    /// Alarms the desk set, in the order set.
+    alarms: VecDeque<Alarm>,
+    /// Tournament rounds stored, and each pairing's game made.
+    rounds_stored: Vec<(TourneyId, u32)>,
+    pairings_made: Vec<(TourneyId, u32, Name, Name)>,
+    /// A broken rule seen while carrying out effects.
+    broken: Option<String>,
 }
 
 impl World {
@@ -137,6 +190,7 @@ impl World {
                     heard: Vec::new(),
                     known: Vec::new(),
                     unseated_starts: Vec::new(),
+                    challenges_made: Vec::new(),
                 }
             })
             .collect();
@@ -152,6 +206,11 @@ impl World {
             games: BTreeMap::new(),
             sessions,
             timers: HashMap::new(),
+            desk: TourneyDesk::new(1),
+            alarms: VecDeque::new(),
+            rounds_stored: Vec::new(),
+            pairings_made: Vec::new(),
+            broken: None,
         }
     }
 
@@ -182,7 +241,10 @@ impl World {
         if !self.store.is_empty() {
             who.push(Runner::Store);
         }
-        if !self.timers.is_empty() {
+        if !self.alarms.is_empty() {
+            who.push(Runner::Alarm);
+        }
+        if !self.timers.is_empty() || self.lobby.next_challenge_expiry().is_some() {
             who.push(Runner::Clock);
         }
         who
@@ -191,9 +253,19 @@ impl World {
     fn step(&mut self, runner: Runner, mail_first: bool, stored: bool) {
         match runner {
             Runner::Lobby => self.run_lobby(),
-            Runner::Store => {
-                if let Some(held) = self.store.pop_front() {
+            Runner::Store => match self.store.pop_front() {
+                Some(StoreJob::Held(held)) => {
                     self.lobby_mail.push_back(ToLobby::Stored(held, stored));
+                }
+                Some(StoreJob::Tourney(write)) => {
+                    self.lobby_mail
+                        .push_back(ToLobby::TourneyStored(write, stored));
+                }
+                None => {}
+            },
+            Runner::Alarm => {
+                if let Some(alarm) = self.alarms.pop_front() {
+                    self.lobby_mail.push_back(ToLobby::Wake(alarm));
                 }
             }
             Runner::Game(id) => self.run_game(id),
@@ -220,20 +292,37 @@ impl World {
                 self.lobby.waits_for(Some(&self.session(*conn).name), game)
             }
             ToLobby::Gone(conn) => self.lobby.waits_for(Some(&self.session(*conn).name), None),
-            ToLobby::Ended(game) | ToLobby::Closed(game) => self.lobby.waits_for(None, Some(*game)),
-            ToLobby::Stored(..) | ToLobby::PairWaiting => None,
+            ToLobby::Ended(game) | ToLobby::Closed(game) | ToLobby::Announced(game, _) => {
+                self.lobby.waits_for(None, Some(*game))
+            }
+            ToLobby::MakeGame(pairing, _) => (self.lobby.waits_for(Some(&pairing.black), None))
+                .or_else(|| self.lobby.waits_for(Some(&pairing.white), None)),
+            ToLobby::Stored(..)
+            | ToLobby::PairWaiting
+            | ToLobby::TourneyStored(..)
+            | ToLobby::Wake(_)
+            | ToLobby::Expire => None,
         };
         if let Some(held) = waits {
             return self.waiting.push(held, msg);
         }
         match msg {
+            ToLobby::Ask(conn, Cmd::Tourney(command)) => {
+                let name = Name::clone(&self.session(conn).name);
+                let member = Some(name).filter(|n| self.lobby.is_member(n));
+                let lobby = &self.lobby;
+                let effects =
+                    (self.desk).command(member, command, conn, &|n| lobby.free_to_play(n));
+                self.desk_effects(effects);
+            }
             ToLobby::Ask(conn, cmd) => match self.lobby_command(conn, cmd) {
                 Ok((reply, effects, Some(held))) => {
-                    self.store.push_back(held);
+                    self.store.push_back(StoreJob::Held(held));
                     let work = HeldWork {
                         conn: Some(conn),
                         reply,
                         effects,
+                        tourney: None,
                     };
                     self.held.insert(held, work);
                 }
@@ -252,6 +341,109 @@ impl World {
             ToLobby::Closed(game) => self.lobby.closed(game),
             ToLobby::Stored(held, stored) => self.settle(held, stored),
             ToLobby::PairWaiting => self.pair_waiting(),
+            ToLobby::Announced(game, result) => {
+                let lobby = &self.lobby;
+                let effects = (self.desk).game_over(game, &result, &|n| lobby.free_to_play(n));
+                self.desk_effects(effects);
+            }
+            ToLobby::TourneyStored(write, stored) => self.tourney_stored(write, stored),
+            ToLobby::MakeGame(pairing, terms) => self.make_tourney_game(pairing, terms),
+            ToLobby::Wake(alarm) => {
+                let lobby = &self.lobby;
+                let effects = self.desk.wake(alarm, &|n| lobby.free_to_play(n));
+                self.desk_effects(effects);
+            }
+            ToLobby::Expire => {
+                let effects = self.lobby.expire_challenges(self.now);
+                self.lobby_effects(effects);
+            }
+        }
+    }
+
+    /// The store answered a tournament's write.
+    fn tourney_stored(&mut self, write: TourneyWrite, stored: bool) {
+        if let (true, TourneyWrite::Round { id, round, .. }) = (stored, &write) {
+            self.rounds_stored.push((*id, *round));
+        }
+        let lobby = &self.lobby;
+        let effects = (self.desk).stored(write.tourney(), stored, &|n| lobby.free_to_play(n));
+        self.desk_effects(effects);
+    }
+
+    /// A round's game, made as the lobby shell makes it: held until
+    /// stored, or lost by abandon if a player is not free.
+    fn make_tourney_game(&mut self, pairing: Pairing, terms: TourneyTerms) {
+        let next = &mut self.next_game;
+        let id = move || {
+            *next += 1;
+            *next - 1
+        };
+        let (black, white) = (&pairing.black, &pairing.white);
+        let Ok(done) = (self.lobby).tourney_game(black, white, terms.clone(), id) else {
+            let lobby = &self.lobby;
+            let effects = (self.desk).game_unmade(pairing, &terms, &|n| lobby.free_to_play(n));
+            return self.desk_effects(effects);
+        };
+        let Some(held) = done.held else {
+            self.broken = Some("a tournament's game not held for its write".into());
+            return;
+        };
+        self.store.push_back(StoreJob::Held(held));
+        let work = HeldWork {
+            conn: None,
+            reply: Some(done.reply),
+            effects: done.effects,
+            tourney: Some((pairing, terms)),
+        };
+        self.held.insert(held, work);
+    }
+
+    /// Carries out what the desk decided.
+    fn desk_effects(&mut self, effects: Vec<DeskEffect<ConnId>>) {
+        for effect in effects {
+            match effect {
+                DeskEffect::Store(write) => self.store.push_back(StoreJob::Tourney(write)),
+                DeskEffect::Reply(conn, answer) => self.answer(conn, answer.map(|_| None)),
+                DeskEffect::Tell(name, event) => self.tell_name(&name, event),
+                DeskEffect::DrawStart {
+                    tourney,
+                    round,
+                    pairing,
+                    ..
+                } => {
+                    let lobby = &self.lobby;
+                    let free = |n: &str| lobby.free_to_play(n);
+                    let drawn = self
+                        .desk
+                        .start_drawn(tourney, round, pairing, Vec::new(), &free);
+                    self.desk_effects(drawn);
+                }
+                DeskEffect::MakeGame(pairing, terms) => {
+                    self.lobby_mail.push_back(ToLobby::MakeGame(pairing, terms));
+                }
+                DeskEffect::Wake(_, alarm) => self.alarms.push_back(alarm),
+                DeskEffect::MarkGame(game) => self.lobby.mark_tourney_game(game),
+                DeskEffect::StoreEnd(..) | DeskEffect::Remade(_) => {
+                    self.broken = Some("a restart's effect with no restart".into());
+                }
+            }
+        }
+    }
+
+    /// Tells `name`, if online, `event`; a round is told only once stored.
+    fn tell_name(&mut self, name: &str, event: Event) {
+        if let Event::TourneyNews {
+            id,
+            news: TourneyNews::Round(round),
+        } = &event
+            && !self.rounds_stored.contains(&(*id, *round))
+        {
+            self.broken = Some(format!("round {round} of {id} told before stored"));
+        }
+        if let Some(conn) = self.lobby.holder(name) {
+            self.session_mut(conn)
+                .mailbox
+                .push_back(ToSession::Events(vec![event]));
         }
     }
 
@@ -266,11 +458,12 @@ impl World {
         };
         match done.held {
             Some(held) => {
-                self.store.push_back(held);
+                self.store.push_back(StoreJob::Held(held));
                 let work = HeldWork {
                     conn: None,
                     reply: Some(done.reply),
                     effects: done.effects,
+                    tourney: None,
                 };
                 self.held.insert(held, work);
             }
@@ -289,17 +482,39 @@ impl World {
                 self.answer(conn, Ok(work.reply));
             }
             self.lobby_effects(work.effects);
+            if let (Some((pairing, terms)), Some(game)) = (work.tourney, work.reply) {
+                self.tourney_game_made(&pairing, &terms, game);
+            }
         } else {
             self.lobby.not_stored(held);
             if let Some(conn) = work.conn {
                 let refused = ProtocolError::new(ErrorCode::Unavailable, "not saved");
                 self.answer(conn, Err(refused));
             }
+            if let Some((pairing, terms)) = work.tourney {
+                let effects = self.desk.game_refused(pairing, terms);
+                self.desk_effects(effects);
+            }
             self.lobby_mail.push_back(ToLobby::PairWaiting);
         }
         for msg in self.waiting.take(held) {
             self.lobby_handle(msg);
         }
+    }
+
+    /// A round's game is stored: made once per pairing.
+    fn tourney_game_made(&mut self, pairing: &Pairing, terms: &TourneyTerms, game: GameId) {
+        let key = (
+            terms.tourney,
+            terms.round,
+            Name::clone(&pairing.black),
+            Name::clone(&pairing.white),
+        );
+        if self.pairings_made.contains(&key) {
+            self.broken = Some(format!("{key:?} made twice"));
+        }
+        self.pairings_made.push(key);
+        self.desk.game_made(pairing, terms, game);
     }
 
     #[allow(clippy::type_complexity, reason = "a command's whole outcome")]
@@ -358,7 +573,48 @@ impl World {
                 };
                 (game, done.effects, done.held)
             }
-            Cmd::Move | Cmd::End | Cmd::Quit => (None, Vec::new(), None),
+            Cmd::Challenge(to) => {
+                let to = Name::clone(&self.sessions[to % self.sessions.len()].name);
+                let terms = Terms {
+                    variant: Variant::Othello,
+                    side: SeatChoice::Random,
+                    clock: None,
+                    rated: false,
+                    start: Vec::new(),
+                };
+                let (now, timeout) = (self.now, CHALLENGE_TIMEOUT);
+                let done = self.lobby.challenge(&name, &to, terms, now, timeout)?;
+                self.session_mut(conn).challenges_made.push(done.reply);
+                (None, done.effects, done.held)
+            }
+            Cmd::Accept | Cmd::Decline => {
+                let mut heard = self.session(conn).heard.iter().rev();
+                let last = heard.find_map(|e| match e {
+                    Event::Challenged { id, .. } => Some(*id),
+                    _ => None,
+                });
+                let id = last.unwrap_or(0);
+                if let Cmd::Decline = cmd {
+                    let done = self.lobby.decline(&name, id, DeclineReason::Generic)?;
+                    (None, done.effects, done.held)
+                } else {
+                    let done =
+                        self.lobby
+                            .accept(&name, id, id_for_accept(&mut self.next_game), coin)?;
+                    (Some(done.reply), done.effects, done.held)
+                }
+            }
+            Cmd::Cancel => {
+                let id = self
+                    .session(conn)
+                    .challenges_made
+                    .last()
+                    .copied()
+                    .unwrap_or(0);
+                let done = self.lobby.cancel_challenge(&name, id)?;
+                (None, done.effects, done.held)
+            }
+            Cmd::Move | Cmd::End | Cmd::Quit | Cmd::Tourney(_) => (None, Vec::new(), None),
         };
         Ok((reply, effects, held))
     }
@@ -395,9 +651,11 @@ impl World {
                 LobbyEffect::ToGame(game, order) => {
                     self.send_to_game(game, ToTable::Seating(order))
                 }
-                LobbyEffect::StoreSeats { .. }
-                | LobbyEffect::StoreCancel(_)
-                | LobbyEffect::Tell(..) => {}
+                LobbyEffect::Tell(conn, events) => {
+                    let mail = ToSession::Events(events);
+                    self.session_mut(conn).mailbox.push_back(mail);
+                }
+                LobbyEffect::StoreSeats { .. } | LobbyEffect::StoreCancel(_) => {}
             }
         }
     }
@@ -507,7 +765,12 @@ impl World {
                 // The store always takes it here; the actor waits, so `then`
                 // follows at once.
                 Effect::CommitEnd { then, .. } => self.table_effects(id, then),
-                Effect::Ended(_) => self.lobby_mail.push_back(ToLobby::Ended(id)),
+                Effect::Ended(result) => {
+                    // The lobby hears the end first; its tournament, once
+                    // the end has gone out.
+                    self.lobby_mail.push_back(ToLobby::Ended(id));
+                    self.lobby_mail.push_back(ToLobby::Announced(id, result));
+                }
                 Effect::Stop => {
                     let pending = match self.games.get_mut(&id) {
                         Some(game) => {
@@ -593,13 +856,19 @@ impl World {
         s.reply = Some(reply);
     }
 
-    /// Moves time to the next timer and fires it.
+    /// Moves time to the next timer (or challenge lapsing) and fires it.
     fn tick(&mut self) {
         let next = self
             .timers
             .iter()
             .min_by_key(|(_, at)| **at)
             .map(|(k, at)| (*k, *at));
+        let lapse = self.lobby.next_challenge_expiry();
+        if let Some(lapse) = lapse.filter(|l| next.is_none_or(|(_, at)| *l <= at)) {
+            self.now = self.now.max(lapse);
+            self.lobby_mail.push_back(ToLobby::Expire);
+            return;
+        }
         if let Some(((game, timer), at)) = next {
             self.timers.remove(&(game, timer));
             self.now = self.now.max(at);
@@ -620,6 +889,9 @@ impl World {
     /// `Cancel`: nobody can join it any more).
     fn check(&self) -> Result<(), String> {
         self.lobby.check_invariants()?;
+        if let Some(broken) = &self.broken {
+            return Err(broken.clone());
+        }
         for s in &self.sessions {
             if let Some(game) = s.unseated_starts.first() {
                 return Err(format!("{} read START {game} before its seat", s.name));
@@ -642,6 +914,14 @@ impl World {
     }
 }
 
+/// The game numbers an `ACCEPT` takes from.
+fn id_for_accept(next: &mut GameId) -> impl FnOnce() -> GameId + '_ {
+    move || {
+        *next += 1;
+        *next - 1
+    }
+}
+
 /// Connections are numbered from 1, as the daemon numbers them.
 fn conn_of(index: usize) -> ConnId {
     index as ConnId + 1
@@ -657,6 +937,7 @@ enum Runner {
     Game(GameId),
     Session(usize),
     Store,
+    Alarm,
     Clock,
 }
 
@@ -671,7 +952,102 @@ fn cmd() -> impl Strategy<Value = Cmd> {
         2 => Just(Cmd::End),
         1 => Just(Cmd::Leave),
         3 => Just(Cmd::Rematch),
+        2 => (0..3usize).prop_map(Cmd::Challenge),
+        2 => Just(Cmd::Accept),
+        1 => Just(Cmd::Decline),
+        1 => Just(Cmd::Cancel),
+        3 => tourney_cmd().prop_map(Cmd::Tourney),
     ]
+}
+
+fn tourney_cmd() -> impl Strategy<Value = TourneyCommand> {
+    let kind = prop_oneof![Just(TourneyKind::RoundRobin), Just(TourneyKind::Swiss)];
+    prop_oneof![
+        1 => kind.prop_map(|k| TourneyCommand::New(TourneySpec::new(k))),
+        3 => (1..3u64).prop_map(TourneyCommand::Join),
+        1 => (1..3u64).prop_map(TourneyCommand::Leave),
+        2 => (1..3u64).prop_map(TourneyCommand::Start),
+        1 => Just(TourneyCommand::List),
+    ]
+}
+
+/// Runs `scripts` (each session's, `QUIT` added) under `schedule` until
+/// nothing can run, checking the invariants after every step and at the end.
+fn run_world(
+    scripts: Vec<Vec<Cmd>>,
+    schedule: Vec<(prop::sample::Index, bool, u8)>,
+) -> Result<World, TestCaseError> {
+    let mut world = World::new(scripts);
+    for session in &mut world.sessions {
+        session.script.push_back(Cmd::Quit);
+    }
+    let mut picks = schedule.into_iter();
+    let mut steps = 0;
+    loop {
+        let runnable = world.runnable();
+        if runnable.is_empty() {
+            break;
+        }
+        // The clock runs only when nothing else can, once the schedule
+        // has run out: so timers fire between any two steps before that.
+        // One write in four is refused while the schedule lasts.
+        let (runner, mail_first, stored) = match picks.next() {
+            Some((index, mail_first, disk)) => (
+                runnable[index.index(runnable.len())],
+                mail_first,
+                disk >= 64,
+            ),
+            None => {
+                let not_clock = runnable.iter().find(|r| !matches!(r, Runner::Clock));
+                (not_clock.copied().unwrap_or(Runner::Clock), true, true)
+            }
+        };
+        world.step(runner, mail_first, stored);
+        steps += 1;
+        prop_assert!(steps < 100_000, "the world settles");
+        prop_assert_eq!(world.check(), Ok(()), "after {:?}", runner);
+    }
+    for s in &world.sessions {
+        prop_assert_eq!(s.sent, s.replies, "{} got one reply per command", s.name);
+        prop_assert!(s.closed);
+    }
+    for (id, game) in &world.games {
+        prop_assert!(
+            game.stopped,
+            "game {} still runs ({:?})",
+            id,
+            game.table.phase()
+        );
+    }
+    prop_assert_eq!(world.lobby.game_count(), 0);
+    prop_assert_eq!(world.lobby.held_count(), 0);
+    prop_assert!(world.waiting.is_empty());
+    prop_assert!(
+        world.lobby.open_challenges().is_empty(),
+        "challenges left open"
+    );
+    for line in world.desk.tourneys().list() {
+        prop_assert!(
+            line.stage != TourneyStage::Running,
+            "tournament {} still runs",
+            line.id
+        );
+        prop_assert!(
+            !world.desk.is_busy(line.id),
+            "tournament {} has writes left",
+            line.id
+        );
+    }
+    Ok(world)
+}
+
+type Schedule = Vec<(prop::sample::Index, bool, u8)>;
+
+fn schedule() -> impl Strategy<Value = Schedule> {
+    prop::collection::vec(
+        (any::<prop::sample::Index>(), any::<bool>(), any::<u8>()),
+        2000,
+    )
 }
 
 proptest! {
@@ -680,49 +1056,48 @@ proptest! {
     /// Three clients, each pipelining a script, under any schedule: no
     /// player ever sits at two tables open or in play; every command gets
     /// exactly one reply; once everyone has gone and the grace period has
-    /// run out, no game is left in play and every table has stopped.
+    /// run out, no game is left in play, every table has stopped, no
+    /// challenge is open and no tournament runs.
     #[test]
     fn any_schedule_keeps_one_game_per_player_and_leaves_nothing_behind(
         scripts in prop::collection::vec(prop::collection::vec(cmd(), 1..25), 3),
-        schedule in prop::collection::vec((any::<prop::sample::Index>(), any::<bool>(), any::<u8>()), 2000),
+        schedule in schedule(),
     ) {
-        let mut world = World::new(scripts);
-        for session in &mut world.sessions {
-            session.script.push_back(Cmd::Quit);
-        }
-        let mut picks = schedule.into_iter();
-        let mut steps = 0;
-        loop {
-            let runnable = world.runnable();
-            if runnable.is_empty() {
-                break;
-            }
-            // The clock runs only when nothing else can, once the schedule
-            // has run out: so timers fire between any two steps before that.
-            // One write in four is refused while the schedule lasts.
-            let (runner, mail_first, stored) = match picks.next() {
-                Some((index, mail_first, disk)) => {
-                    (runnable[index.index(runnable.len())], mail_first, disk >= 64)
-                }
-                None => {
-                    let not_clock = runnable.iter().find(|r| !matches!(r, Runner::Clock));
-                    (not_clock.copied().unwrap_or(Runner::Clock), true, true)
-                }
+        run_world(scripts, schedule)?;
+    }
+
+    /// A tournament made, joined by all and started, beside random
+    /// commands (challenges among them), under any schedule: its rounds are
+    /// told only once stored, each pairing's game is made once, and it
+    /// ends once everyone has gone, with no write left.
+    #[test]
+    fn a_tournament_among_random_commands_ends_with_every_round_stored(
+        kind in prop_oneof![Just(TourneyKind::RoundRobin), Just(TourneyKind::Swiss)],
+        rest in prop::collection::vec(prop::collection::vec(cmd(), 0..15), 3),
+        schedule in schedule(),
+    ) {
+        let scripts = rest.into_iter().enumerate().map(|(i, rest)| {
+            let mut script = match i {
+                0 => vec![
+                    Cmd::Tourney(TourneyCommand::New(TourneySpec::new(kind))),
+                    Cmd::Tourney(TourneyCommand::Join(1)),
+                ],
+                _ => vec![Cmd::Tourney(TourneyCommand::Join(1))],
             };
-            world.step(runner, mail_first, stored);
-            steps += 1;
-            prop_assert!(steps < 100_000, "the world settles");
-            prop_assert_eq!(world.check(), Ok(()), "after {:?}", runner);
-        }
-        for s in &world.sessions {
-            prop_assert_eq!(s.sent, s.replies, "{} got one reply per command", s.name);
-            prop_assert!(s.closed);
-        }
-        for (id, game) in &world.games {
-            prop_assert!(game.stopped, "game {} still runs ({:?})", id, game.table.phase());
-        }
-        prop_assert_eq!(world.lobby.game_count(), 0);
-        prop_assert_eq!(world.lobby.held_count(), 0);
-        prop_assert!(world.waiting.is_empty());
+            // Started late, after the others have likely joined; moves to
+            // play its games meanwhile.
+            script.extend([Cmd::Move; 4]);
+            if i == 0 {
+                script.push(Cmd::Tourney(TourneyCommand::Start(1)));
+            }
+            script.extend(rest);
+            script.extend([Cmd::Move; 30]);
+            script
+        });
+        let world = run_world(scripts.collect(), schedule)?;
+        let started = world.rounds_stored.iter().any(|(id, _)| *id == 1);
+        prop_assume!(started, "the tournament did not start");
+        let lines = world.desk.tourneys().list();
+        prop_assert_eq!(lines.first().map(|l| l.stage), Some(TourneyStage::Over));
     }
 }

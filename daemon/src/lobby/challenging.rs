@@ -4,14 +4,18 @@
 
 use std::time::Duration;
 
+use actix::fut::{ActorFutureExt, WrapFuture};
 use actix::{AsyncContext, Context, Handler, ResponseFuture};
 use flipline::protocol::ProtocolError;
 use tokio::sync::oneshot;
 
-use super::{Lobby, Waits, answered, coin, take};
+use super::{Lobby, Reply, Waits, answered, coin, take};
+use crate::engine_pool::DrawStart;
 use crate::messages::{ChallengeAnswer, ChallengeOp, ChallengeStep};
+use crate::random::random_u64;
 use crate::rules::Name;
-use crate::rules::challenges::ChallengeId;
+use crate::rules::challenges::{ChallengeId, Terms};
+use crate::rules::lobby::{StartPlan, no_random_start};
 use crate::service_time;
 use crate::session::SessionRef;
 
@@ -35,7 +39,7 @@ impl Handler<ChallengeOp<SessionRef>> for Lobby {
     fn handle(&mut self, msg: ChallengeOp<SessionRef>, ctx: &mut Context<Self>) -> Self::Result {
         let (reply, answer) = oneshot::channel();
         let id = match &msg.op {
-            ChallengeStep::Make(..) | ChallengeStep::Check(..) => None,
+            ChallengeStep::Make(..) => None,
             ChallengeStep::Accept(id)
             | ChallengeStep::Decline(id, _)
             | ChallengeStep::Cancel(id) => Some(*id),
@@ -44,16 +48,22 @@ impl Handler<ChallengeOp<SessionRef>> for Lobby {
         self.when_free(ctx, waits, move |act, ctx| {
             let ChallengeOp { name, op, .. } = msg;
             match op {
-                ChallengeStep::Make(to, terms) => {
-                    let timeout = Duration::from_secs(act.services.config.challenge_timeout_secs);
-                    let now = service_time::now();
-                    let decided = act.core.challenge(&name, &to, terms, now, timeout);
-                    act.conclude(ctx, decided, reply, |_, id| Ok(ChallengeAnswer::Made(id)));
-                    act.arm_challenge_expiry(ctx);
-                }
-                ChallengeStep::Check(to, rated) => {
-                    let checked = act.core.may_challenge(&name, &to, rated);
-                    let _ = reply.send(checked.map(|()| ChallengeAnswer::Done));
+                ChallengeStep::Make(to, terms, start) => {
+                    match act.core.challenge_start(&name, &to, &terms, &start) {
+                        Err(refused) => {
+                            let _ = reply.send(Err(refused));
+                        }
+                        Ok(StartPlan::Ready(moves)) => {
+                            let terms = Terms {
+                                start: moves,
+                                ..terms
+                            };
+                            act.make_challenge(ctx, name, &to, terms, reply);
+                        }
+                        Ok(StartPlan::Draw(plies)) => {
+                            act.draw_for_challenge(ctx, name, to, terms, plies, reply);
+                        }
+                    }
                 }
                 ChallengeStep::Accept(id) => {
                     let next = &mut act.next_game;
@@ -76,7 +86,61 @@ impl Handler<ChallengeOp<SessionRef>> for Lobby {
     }
 }
 
+/// Where a challenge step's answer goes.
+type ChallengeReply = Reply<ChallengeAnswer<SessionRef>>;
+
 impl Lobby {
+    /// `CHALLENGE` on `terms`, its start ready: decided, open until the
+    /// timeout.
+    fn make_challenge(
+        &mut self,
+        ctx: &mut Context<Self>,
+        name: Name,
+        to: &str,
+        terms: Terms,
+        reply: ChallengeReply,
+    ) {
+        let timeout = Duration::from_secs(self.services.config.challenge_timeout_secs);
+        let now = service_time::now();
+        let decided = self.core.challenge(&name, to, terms, now, timeout);
+        self.conclude(ctx, decided, reply, |_, id| Ok(ChallengeAnswer::Made(id)));
+        self.arm_challenge_expiry(ctx);
+    }
+
+    /// Draws a random start of `plies` moves on the engine pool, then
+    /// decides the challenge from it (once nothing it touches is held).
+    fn draw_for_challenge(
+        &mut self,
+        ctx: &mut Context<Self>,
+        name: Name,
+        to: String,
+        terms: Terms,
+        plies: u8,
+        reply: ChallengeReply,
+    ) {
+        let variant = terms.variant;
+        let draw = DrawStart {
+            variant,
+            plies: usize::from(plies),
+            seed: random_u64(),
+        };
+        let request = self.services.engine.send(draw);
+        ctx.spawn(request.into_actor(self).map(move |drawn, act, ctx| {
+            let Some(moves) = drawn.ok().flatten() else {
+                let _ = reply.send(Err(no_random_start(variant, plies)));
+                return;
+            };
+            let waits = touching_challenge(Name::clone(&name), None);
+            act.when_free(ctx, waits, move |act, ctx| {
+                let terms = Terms {
+                    start: moves,
+                    ..terms
+                };
+                act.make_challenge(ctx, name, &to, terms, reply);
+            });
+        }));
+    }
+
     /// Wakes the lobby when the next open challenge lapses, unless it is
     /// woken already (challenges lapse in the order they were made, all
     /// after the same timeout, so the wake-up set is never too late).

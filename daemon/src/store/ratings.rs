@@ -10,47 +10,12 @@
 //! ratings are a function of the stored games alone: [`recompute`] replays
 //! them, in the order they ended, to the same values.
 
-use flipline::protocol::{GameId, RatingLine};
+use flipline::protocol::GameId;
 use flipline::{Color, Variant};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::rules::glicko::{self, Rating};
-
-/// A rating as stored, with what `RATING` shows of it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StoredRating {
-    /// The name, as registered.
-    pub name: String,
-    /// The game.
-    pub variant: Variant,
-    /// The rating.
-    pub rating: Rating,
-    /// Rated games played.
-    pub games: u32,
-    /// Whether the name is marked a program's.
-    pub bot: bool,
-}
-
-impl StoredRating {
-    /// The protocol's `RATING` line.
-    pub fn line(&self) -> RatingLine {
-        RatingLine {
-            name: self.name.clone(),
-            variant: self.variant,
-            rating: rounded(self.rating.rating),
-            rd: rounded(self.rating.rd),
-            games: self.games,
-            provisional: self.rating.provisional(),
-            bot: self.bot,
-        }
-    }
-}
-
-/// A rating shown: whole points.
-pub fn rounded(value: f64) -> i32 {
-    // Ratings stay within a few thousand: the cast cannot saturate.
-    value.round() as i32
-}
+pub use crate::rules::ratings::{StoredRating, rounded};
 
 /// A rated game's change to one player: before and after.
 #[derive(Clone, Debug, PartialEq)]

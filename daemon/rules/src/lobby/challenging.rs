@@ -8,12 +8,31 @@ use std::time::Duration;
 
 use crate::clock::Moment;
 
-use flipline::protocol::{DeclineReason, ErrorCode, Event, GameId, ProtocolError, SeatChoice};
+use flipline::protocol::{
+    DeclineReason, ErrorCode, Event, GameId, ProtocolError, SeatChoice, StartSpec,
+};
+use flipline::{Move, Variant};
 
 use super::caseless::Caseless;
-use super::{Done, GameTerms, LobbyCore, LobbyEffect, Origin, conflict, done, guests_unrated};
+use super::{
+    Done, GameTerms, LobbyCore, LobbyEffect, Origin, checked_start, conflict, done, guests_unrated,
+};
 use crate::challenges::{Challenge, ChallengeId, Terms};
 use crate::{Name, Phase, Sitter};
+
+/// Where a challenge's start comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StartPlan {
+    /// These moves (none: the usual start).
+    Ready(Vec<Move>),
+    /// A random start of this many moves, to be drawn.
+    Draw(u8),
+}
+
+/// The refusal when no random start of `plies` moves could be drawn.
+pub fn no_random_start(variant: Variant, plies: u8) -> ProtocolError {
+    ProtocolError::bad(format!("{variant} has no start of {plies} random moves"))
+}
 
 impl<R: Clone> LobbyCore<R> {
     /// Whether `name` is logged in with a password.
@@ -42,6 +61,27 @@ impl<R: Clone> LobbyCore<R> {
             return Err(guests_unrated());
         }
         self.challenges.check(from, to, to_conn.is_some())
+    }
+
+    /// How a `CHALLENGE` from `from` to `to` gets its start: ready (the
+    /// usual one, or `from MOVES` checked), or to be drawn at random, asked
+    /// only once the challenge would be taken, so that a refused one costs
+    /// the engine nothing. Nothing changes.
+    pub fn challenge_start(
+        &self,
+        from: &Name,
+        to: &str,
+        terms: &Terms,
+        start: &StartSpec,
+    ) -> Result<StartPlan, ProtocolError> {
+        match start {
+            StartSpec::Initial => Ok(StartPlan::Ready(Vec::new())),
+            StartSpec::Moves(moves) => checked_start(terms.variant, moves).map(StartPlan::Ready),
+            StartSpec::Random(plies) => {
+                self.may_challenge(from, to, terms.rated)?;
+                Ok(StartPlan::Draw(*plies))
+            }
+        }
     }
 
     /// `CHALLENGE` from `from` to `to` on `terms`, open until `timeout` from

@@ -1,7 +1,7 @@
 //! The commands bots rely on: `CHALLENGE`, `ACCEPT`, `DECLINE`, `CANCEL`, a
-//! rated `SEEK`, `RATING`, `TOP` and `ACCOUNT`. The lobby decides challenges and pairings; the store keeps the
-//! ratings and marks (each read waits at most the store deadline); the
-//! engine pool draws random starts.
+//! rated `SEEK`, `RATING`, `TOP` and `ACCOUNT`. The lobby decides challenges
+//! and pairings, the rules crate what the ratings show; this reads the store
+//! (each read waits at most the store deadline) and passes them along.
 
 use std::future::Future;
 use std::marker::PhantomData;
@@ -9,18 +9,16 @@ use std::marker::PhantomData;
 use actix::fut::{ActorFutureExt, WrapFuture};
 use actix::{AsyncContext, Context};
 use flipline::Variant;
-use flipline::notation::replay_with_passes;
 use flipline::protocol::{
-    AccountMark, ChallengeSpec, ErrorCode, Event, ProtocolError, Reply, SeekSpec, StartSpec,
+    AccountMark, ChallengeSpec, ErrorCode, Event, ProtocolError, RatingLine, Reply, SeekSpec,
 };
 
-use crate::engine_pool::DrawStart;
 use crate::messages::{Answer, ChallengeAnswer, ChallengeOp, ChallengeStep, MarkedBot, Seek};
-use crate::random::random_u64;
 use crate::rules::challenges::Terms;
-use crate::rules::lobby::{RatedSeek, SeekWanted};
+use crate::rules::lobby::SeekWanted;
+use crate::rules::ratings::{StoredRating, rating_lines, seek_rating};
 use crate::session::Session;
-use crate::store::{StoreError, StoredRating, Write, rounded};
+use crate::store::{StoreError, Write};
 use crate::store_deadline::{StoreWait, not_answering, within};
 
 /// A store read's failure as the client hears it.
@@ -71,7 +69,7 @@ impl Session {
             return;
         };
         if !spec.rated {
-            return self.ask_seek(ctx, name, seek_wanted(&spec, None));
+            return self.ask_seek(ctx, name, SeekWanted::asked(&spec, 0));
         }
         let read = self
             .shared
@@ -83,8 +81,8 @@ impl Session {
             read.into_actor(self)
                 .map(move |found, act, ctx| match found {
                     Ok(ratings) => {
-                        let rating = ratings.first().map_or(1500, |r| rounded(r.rating.rating));
-                        act.ask_seek(ctx, name, seek_wanted(&spec, Some(rating)));
+                        let rating = seek_rating(ratings.first());
+                        act.ask_seek(ctx, name, SeekWanted::asked(&spec, rating));
                     }
                     Err(wait) => act.reply(ctx, Err(store_refusal("SEEK", wait))),
                 }),
@@ -116,8 +114,8 @@ impl Session {
         );
     }
 
-    /// `CHALLENGE`: its start checked (or drawn, for `from random:N`), then
-    /// the lobby's decision.
+    /// `CHALLENGE`: the lobby checks its start (or draws one, for `from
+    /// random:N`) and decides.
     pub(super) fn challenge(&mut self, ctx: &mut Context<Self>, spec: ChallengeSpec) {
         let Some(name) = self.logged_in(ctx) else {
             return;
@@ -130,74 +128,17 @@ impl Session {
             rated,
             start,
         } = spec;
-        let terms = move |start| Terms {
+        let terms = Terms {
             variant,
             side,
             clock,
             rated,
-            start,
+            start: Vec::new(),
         };
-        match start {
-            StartSpec::Initial => {
-                self.challenge_step(ctx, name, ChallengeStep::Make(to, terms(vec![])))
-            }
-            StartSpec::Moves(moves) => match checked_start(variant, &moves) {
-                Ok(start) => self.challenge_step(ctx, name, ChallengeStep::Make(to, terms(start))),
-                Err(e) => self.reply(ctx, Err(e)),
-            },
-            StartSpec::Random(plies) => {
-                // Asked first, so that a challenge the lobby would refuse
-                // costs the engine nothing.
-                let check = ChallengeOp {
-                    name: crate::messages::Name::clone(&name),
-                    op: ChallengeStep::Check(to.clone(), rated),
-                    route: PhantomData,
-                };
-                let shared = std::sync::Arc::clone(&self.shared);
-                self.ask(
-                    ctx,
-                    &shared.lobby.challenge,
-                    check,
-                    move |act, ctx, checked| match checked {
-                        Ok(_) => act.draw_and_challenge(ctx, name, to, terms, plies),
-                        Err(e) => act.reply(ctx, Err(e)),
-                    },
-                );
-            }
-        }
+        self.challenge_step(ctx, name, ChallengeStep::Make(to, terms, start));
     }
 
-    /// Draws a random start of `plies` moves on the engine pool, then makes
-    /// the challenge from it.
-    fn draw_and_challenge(
-        &mut self,
-        ctx: &mut Context<Self>,
-        name: crate::messages::Name,
-        to: String,
-        terms: impl Fn(Vec<flipline::Move>) -> Terms + Copy + 'static,
-        plies: u8,
-    ) {
-        let variant = terms(Vec::new()).variant;
-        let draw = DrawStart {
-            variant,
-            plies: usize::from(plies),
-            seed: random_u64(),
-        };
-        let request = self.shared.engine.send(draw);
-        self.await_answer(ctx, request, move |act, ctx, drawn| match drawn {
-            Some(start) => {
-                act.challenge_step(ctx, name, ChallengeStep::Make(to, terms(start)));
-            }
-            None => act.error(
-                ctx,
-                ErrorCode::BadRequest,
-                format!("{variant} has no start of {plies} random moves"),
-            ),
-        });
-    }
-
-    /// `ACCEPT`, `DECLINE`, `CANCEL` and a checked `CHALLENGE`: the lobby's
-    /// answer.
+    /// `CHALLENGE`, `ACCEPT`, `DECLINE`, `CANCEL`: the lobby's answer.
     pub(super) fn challenge_step(
         &mut self,
         ctx: &mut Context<Self>,
@@ -251,24 +192,9 @@ impl Session {
             Ok((registration, ratings))
         };
         self.read_store(ctx, "RATING", read, move |_, _, (registration, ratings)| {
-            let Some(registration) = registration else {
-                return Err(ProtocolError::new(
-                    ErrorCode::NotFound,
-                    format!("'{name}' is not a registered name: only those are rated"),
-                ));
-            };
-            let lines = if ratings.is_empty() {
-                vec![StoredRating {
-                    name: registration.name,
-                    variant: variant.unwrap_or(Variant::Othello),
-                    rating: crate::rules::glicko::START,
-                    games: 0,
-                    bot: false,
-                }]
-            } else {
-                ratings
-            };
-            Ok(rating_lines(&lines))
+            let registered = registration.map(|r| r.name);
+            let lines = rating_lines(&name, registered, variant, ratings)?;
+            Ok(data_lines(lines))
         });
     }
 
@@ -276,7 +202,9 @@ impl Session {
     pub(super) fn top(&mut self, ctx: &mut Context<Self>, variant: Option<Variant>, count: u32) {
         let variant = variant.unwrap_or(Variant::Othello);
         let read = self.shared.store.top(variant, count);
-        self.read_store(ctx, "TOP", read, |_, _, top| Ok(rating_lines(&top)));
+        self.read_store(ctx, "TOP", read, |_, _, top| {
+            Ok(data_lines(top.iter().map(StoredRating::line).collect()))
+        });
     }
 
     /// `ACCOUNT bot`: a registered name marks itself a program's, for good.
@@ -314,34 +242,9 @@ impl Session {
     }
 }
 
-fn seek_wanted(spec: &SeekSpec, rating: Option<i32>) -> SeekWanted {
-    SeekWanted {
-        variant: spec.variant,
-        clock: spec.clock,
-        rated: rating.map(|rating| RatedSeek {
-            rating,
-            range: spec.range,
-        }),
-    }
-}
-
-/// A `from MOVES` start, as `NEW` takes one: legal, passes written out, not
-/// the end of the game.
-fn checked_start(
-    variant: Variant,
-    moves: &[flipline::Move],
-) -> Result<Vec<flipline::Move>, ProtocolError> {
-    let (position, start) =
-        replay_with_passes(variant, moves).map_err(|e| ProtocolError::bad(format!("from: {e}")))?;
-    if position.is_over() {
-        return Err(ProtocolError::bad("from: those moves end the game"));
-    }
-    Ok(start)
-}
-
-fn rating_lines(ratings: &[StoredRating]) -> Answer {
-    let data: String = (ratings.iter())
-        .map(|r| format!("{}\n", Event::Rating(r.line())))
+fn data_lines(ratings: Vec<RatingLine>) -> Answer {
+    let data: String = (ratings.into_iter())
+        .map(|line| format!("{}\n", Event::Rating(line)))
         .collect();
     Answer::data(data)
 }
