@@ -40,6 +40,7 @@ use crate::rules::Sitter;
 use crate::rules::lobby::{
     Done, Entry, Held, Launch, Left, LobbyCore, LobbyEffect, Rematched, Sought, Waiting,
 };
+use crate::rules::refusal::Refusal;
 use crate::rules::tourney_desk::TourneyDesk;
 use crate::session::{GameRequest, Reach, SeatRef, SessionRef};
 use crate::store::{GameRecord, Status, Store, StoredMove, Write};
@@ -163,20 +164,20 @@ impl Lobby {
     fn conclude<T: 'static, U: 'static>(
         &mut self,
         ctx: &mut Context<Self>,
-        decided: Result<Done<T, SeatRef>, ProtocolError>,
+        decided: Result<Done<T, SeatRef>, Refusal>,
         reply: Reply<U>,
-        answer: impl FnOnce(&mut Lobby, T) -> Result<U, ProtocolError> + 'static,
+        answer: impl FnOnce(&mut Lobby, T) -> Result<U, Refusal> + 'static,
     ) {
         let done = match decided {
             Ok(done) => done,
             Err(refused) => {
-                let _ = reply.send(Err(refused));
+                let _ = reply.send(Err(refused.into()));
                 return;
             }
         };
         let Some(held) = done.held else {
             self.carry_out_all(done.effects);
-            let _ = reply.send(answer(self, done.reply));
+            let _ = reply.send(answer(self, done.reply).map_err(Into::into));
             return;
         };
         // A decision is held for the one write it needs (a new game, or the
@@ -194,15 +195,12 @@ impl Lobby {
                 Ok(()) => {
                     act.core.stored(held);
                     act.carry_out_all(done.effects);
-                    let _ = reply.send(answer(act, done.reply));
+                    let _ = reply.send(answer(act, done.reply).map_err(Into::into));
                 }
                 Err(error) => {
                     act.core.not_stored(held);
                     tracing::error!(%error, "a new game or seat could not be saved");
-                    let _ = reply.send(Err(ProtocolError::new(
-                        ErrorCode::Unavailable,
-                        "the game could not be saved, so nothing changed; try again",
-                    )));
+                    let _ = reply.send(Err(Refusal::GameNotSaved.into()));
                     // A pairing put back may leave its seek beside another
                     // for the same game; paired once the store may work
                     // again, and no busier than that while it fails.
@@ -326,13 +324,8 @@ impl Lobby {
     }
 
     /// The route the session asking gets for a game the core just seated it in.
-    fn route(&self, game: GameId) -> Result<SeatRef, ProtocolError> {
-        self.core.route(game).cloned().ok_or_else(|| {
-            ProtocolError::new(
-                flipline::protocol::ErrorCode::NotFound,
-                format!("no game {game}"),
-            )
-        })
+    fn route(&self, game: GameId) -> Result<SeatRef, Refusal> {
+        self.core.route(game).cloned().ok_or(Refusal::NoGame(game))
     }
 }
 

@@ -12,10 +12,11 @@ use std::time::Duration;
 
 use crate::clock::Moment;
 
-use flipline::protocol::{ClockSpec, DeclineReason, ErrorCode, ProtocolError, SeatChoice};
+use flipline::protocol::{ClockSpec, DeclineReason, SeatChoice};
 use flipline::{Move, Variant};
 
 use super::Name;
+use crate::refusal::Refusal;
 
 /// A challenge's number: challenges are numbered apart from games.
 pub type ChallengeId = u64;
@@ -63,10 +64,6 @@ pub struct Challenges {
     open: BTreeMap<ChallengeId, Challenge>,
 }
 
-fn refused(code: ErrorCode, message: impl Into<String>) -> ProtocolError {
-    ProtocolError::new(code, message)
-}
-
 fn same(a: &str, b: &str) -> bool {
     a.eq_ignore_ascii_case(b)
 }
@@ -87,7 +84,7 @@ impl Challenges {
         terms: Terms,
         now: Moment,
         timeout: Duration,
-    ) -> Result<&Challenge, ProtocolError> {
+    ) -> Result<&Challenge, Refusal> {
         self.check(from, to, to_online)?;
         self.last += 1;
         let challenge = Challenge {
@@ -104,29 +101,20 @@ impl Challenges {
     /// [`Challenges::challenge`] checks first, and what is asked before a
     /// random start is drawn for a challenge, so that one that would be
     /// refused costs the engine nothing.
-    pub fn check(&self, from: &str, to: &str, to_online: bool) -> Result<(), ProtocolError> {
+    pub fn check(&self, from: &str, to: &str, to_online: bool) -> Result<(), Refusal> {
         if same(from, to) {
-            return Err(refused(
-                ErrorCode::BadRequest,
-                "you cannot challenge yourself",
-            ));
+            return Err(Refusal::ChallengeSelf);
         }
         if !to_online {
-            return Err(refused(
-                ErrorCode::NotFound,
-                format!("'{to}' is not online"),
-            ));
+            return Err(Refusal::NotOnline(Name::from(to)));
         }
         if let Some(open) = self.between(from, to) {
-            let message = format!("you have challenged '{to}' already: challenge {}", open.id);
-            return Err(refused(ErrorCode::Conflict, message));
+            let to = Name::from(to);
+            return Err(Refusal::ChallengedAlready { to, id: open.id });
         }
         let out = self.open.values().filter(|c| same(&c.from, from)).count();
         if out >= MAX_OPEN_PER_CHALLENGER {
-            let message = format!(
-                "you have {MAX_OPEN_PER_CHALLENGER} challenges open: CANCEL one, or wait for answers"
-            );
-            return Err(refused(ErrorCode::TooMany, message));
+            return Err(Refusal::TooManyChallenges);
         }
         Ok(())
     }
@@ -140,14 +128,9 @@ impl Challenges {
 
     /// Removes and gives an open challenge asked about by `by`, who must be
     /// its challenged (`challenged`) or its challenger.
-    fn take(
-        &mut self,
-        id: ChallengeId,
-        by: &str,
-        challenged: bool,
-    ) -> Result<Challenge, ProtocolError> {
+    fn take(&mut self, id: ChallengeId, by: &str, challenged: bool) -> Result<Challenge, Refusal> {
         let Some(challenge) = self.open.get(&id) else {
-            return Err(refused(ErrorCode::NotFound, format!("no challenge {id}")));
+            return Err(Refusal::NoChallenge(id));
         };
         let party = if challenged {
             &challenge.to
@@ -155,24 +138,14 @@ impl Challenges {
             &challenge.from
         };
         if !same(party, by) {
-            let whose = if challenged {
-                "addressed to you"
-            } else {
-                "yours"
-            };
-            return Err(refused(
-                ErrorCode::Forbidden,
-                format!("challenge {id} is not {whose}"),
-            ));
+            return Err(Refusal::NotYourChallenge { id, challenged });
         }
-        self.open
-            .remove(&id)
-            .ok_or_else(|| refused(ErrorCode::NotFound, format!("no challenge {id}")))
+        self.open.remove(&id).ok_or(Refusal::NoChallenge(id))
     }
 
     /// `ACCEPT id` from `by`: the challenge, for the lobby to make its game.
     /// (If the lobby cannot, it puts it back with [`Challenges::restore`].)
-    pub fn accept(&mut self, id: ChallengeId, by: &str) -> Result<Challenge, ProtocolError> {
+    pub fn accept(&mut self, id: ChallengeId, by: &str) -> Result<Challenge, Refusal> {
         self.take(id, by, true)
     }
 
@@ -183,17 +156,16 @@ impl Challenges {
         id: ChallengeId,
         by: &str,
         reason: DeclineReason,
-    ) -> Result<Challenge, ProtocolError> {
+    ) -> Result<Challenge, Refusal> {
         if !reason.is_a_players() {
-            let message = format!("'{reason}' is the daemon's reason, not a player's");
-            return Err(refused(ErrorCode::BadRequest, message));
+            return Err(Refusal::DaemonsReason(reason));
         }
         self.take(id, by, true)
     }
 
     /// `CANCEL id` from `by`, who made it: the challenge, for the
     /// challenged to hear of (`cancelled`).
-    pub fn cancel(&mut self, id: ChallengeId, by: &str) -> Result<Challenge, ProtocolError> {
+    pub fn cancel(&mut self, id: ChallengeId, by: &str) -> Result<Challenge, Refusal> {
         self.take(id, by, false)
     }
 
@@ -251,6 +223,7 @@ impl Challenges {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use flipline::protocol::ErrorCode;
     use proptest::prelude::*;
 
     const TIMEOUT: Duration = Duration::from_secs(60);
@@ -276,7 +249,7 @@ mod tests {
         now: Moment,
     ) -> Result<ChallengeId, u16> {
         let made = c.challenge(&name(from), &name(to), true, terms(), now, TIMEOUT);
-        made.map(|c| c.id).map_err(|e| e.code.number())
+        made.map(|c| c.id).map_err(|e| e.code().number())
     }
 
     #[test]
@@ -285,20 +258,26 @@ mod tests {
         let one = challenge(&mut c, "ann", "bob", now).unwrap();
         let two = challenge(&mut c, "ann", "cid", now).unwrap();
         assert_ne!(one, two);
-        assert_eq!(c.accept(one, "ann").unwrap_err().code, ErrorCode::Forbidden);
-        assert_eq!(c.cancel(one, "bob").unwrap_err().code, ErrorCode::Forbidden);
+        assert_eq!(
+            c.accept(one, "ann").unwrap_err().code(),
+            ErrorCode::Forbidden
+        );
+        assert_eq!(
+            c.cancel(one, "bob").unwrap_err().code(),
+            ErrorCode::Forbidden
+        );
         assert_eq!(
             c.accept(one, "BOB").unwrap().to.as_ref(),
             "bob",
             "in any case"
         );
         assert_eq!(
-            c.accept(one, "bob").unwrap_err().code,
+            c.accept(one, "bob").unwrap_err().code(),
             ErrorCode::NotFound,
             "once"
         );
         let daemons = c.decline(two, "cid", DeclineReason::Timeout).unwrap_err();
-        assert_eq!(daemons.code, ErrorCode::BadRequest);
+        assert_eq!(daemons.code(), ErrorCode::BadRequest);
         assert_eq!(c.decline(two, "cid", DeclineReason::Later).unwrap().id, two);
         let three = challenge(&mut c, "ann", "bob", now).unwrap();
         assert_eq!(c.cancel(three, "ann").unwrap().id, three);
@@ -311,7 +290,7 @@ mod tests {
         assert_eq!(challenge(&mut c, "ann", "Ann", now), Err(400));
         let offline = c.challenge(&name("ann"), &name("bob"), false, terms(), now, TIMEOUT);
         assert_eq!(
-            offline.map(|c| c.id).map_err(|e| e.code),
+            offline.map(|c| c.id).map_err(|e| e.code()),
             Err(ErrorCode::NotFound)
         );
         let first = challenge(&mut c, "ann", "bob", now).unwrap();

@@ -34,6 +34,7 @@ pub mod guesses;
 pub mod lobby;
 pub mod peer;
 pub mod ratings;
+pub mod refusal;
 pub mod registrations;
 pub mod table;
 pub mod tourney;

@@ -15,13 +15,14 @@ use std::num::NonZeroU64;
 
 use flipline::notation::replay_with_passes;
 use flipline::protocol::{
-    ClockSpec, ErrorCode, Event, GameId, NewGame, Opponent, PlayerStatus, ProtocolError,
-    RatingRange, SeatChoice, SeekSpec, TourneyId,
+    ClockSpec, Event, GameId, NewGame, Opponent, PlayerStatus, RatingRange, SeatChoice, SeekSpec,
+    TourneyId,
 };
 use flipline::{Color, Move, Variant};
 
 use super::challenges::Challenges;
 use super::{COLORS, ConnId, Name, Phase, Sitter, bot_name, slot};
+use crate::refusal::Refusal;
 
 mod caseless;
 mod challenging;
@@ -402,17 +403,6 @@ impl<R> Default for LobbyCore<R> {
     }
 }
 
-fn conflict(message: impl Into<String>) -> ProtocolError {
-    ProtocolError::new(ErrorCode::Conflict, message)
-}
-
-fn guests_unrated() -> ProtocolError {
-    ProtocolError::new(
-        ErrorCode::Forbidden,
-        "rated games are for registered names: LOGIN name password registers one",
-    )
-}
-
 /// What a `SEEK` asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SeekWanted {
@@ -426,11 +416,11 @@ pub struct SeekWanted {
 
 /// A `from MOVES` start, as `NEW` and `CHALLENGE` take one: legal, passes
 /// written out, not the end of the game.
-pub fn checked_start(variant: Variant, moves: &[Move]) -> Result<Vec<Move>, ProtocolError> {
+pub fn checked_start(variant: Variant, moves: &[Move]) -> Result<Vec<Move>, Refusal> {
     let (position, start) =
-        replay_with_passes(variant, moves).map_err(|e| ProtocolError::bad(format!("from: {e}")))?;
+        replay_with_passes(variant, moves).map_err(|e| Refusal::BadStart(e.to_string()))?;
     if position.is_over() {
-        return Err(ProtocolError::bad("from: those moves end the game"));
+        return Err(Refusal::StartEnds);
     }
     Ok(start)
 }
@@ -459,11 +449,7 @@ impl SeekWanted {
     }
 }
 
-fn not_in_game() -> ProtocolError {
-    ProtocolError::new(ErrorCode::Forbidden, "you are not in a game")
-}
-
-fn done<T, R>(reply: T, effects: Vec<LobbyEffect<R>>) -> Result<Done<T, R>, ProtocolError> {
+fn done<T, R>(reply: T, effects: Vec<LobbyEffect<R>>) -> Result<Done<T, R>, Refusal> {
     Ok(Done {
         reply,
         effects,
@@ -537,19 +523,16 @@ impl<R: Clone> LobbyCore<R> {
         name: &Name,
         conn: ConnId,
         guest: Option<GuestLogin>,
-    ) -> Result<LoggedIn, ProtocolError> {
+    ) -> Result<LoggedIn, Refusal> {
         let Some(conn) = NonZeroU64::new(conn) else {
-            return Err(ProtocolError::new(
-                ErrorCode::Unavailable,
-                "no such connection",
-            ));
+            return Err(Refusal::NoSuchConnection);
         };
         let known = self.people.get_key_value(&Caseless(name));
         let spelling = known.map_or_else(|| Name::clone(name), |(key, _)| Name::clone(&key.0));
         let person = known.map(|(_, person)| *person).unwrap_or_default();
         match person.conn {
             Some(holder) if holder != conn => {
-                return Err(conflict(format!("name '{spelling}' is in use")));
+                return Err(Refusal::NameInUse(Name::from(spelling)));
             }
             Some(_) => {}
             None => check_hold(&spelling, &person, guest.as_ref())?,
@@ -611,11 +594,11 @@ impl<R: Clone> LobbyCore<R> {
         wanted: SeekWanted,
         next_id: impl FnOnce() -> GameId,
         coin: bool,
-    ) -> Result<Done<Sought, R>, ProtocolError> {
+    ) -> Result<Done<Sought, R>, Refusal> {
         let conn = self.logged_in(name)?;
         self.check_free(name)?;
         if wanted.rated.is_some() && !self.is_member(name) {
-            return Err(guests_unrated());
+            return Err(Refusal::RatedForMembers);
         }
         let mut effects = Vec::new();
         self.vacate(name, &mut effects);
@@ -688,7 +671,7 @@ impl<R: Clone> LobbyCore<R> {
         spec: &NewGame,
         next_id: impl FnOnce() -> GameId,
         coin: bool,
-    ) -> Result<Done<GameId, R>, ProtocolError> {
+    ) -> Result<Done<GameId, R>, Refusal> {
         let conn = self.logged_in(name)?;
         self.check_free(name)?;
         let start = checked_start(spec.variant, &spec.from)?;
@@ -728,12 +711,9 @@ impl<R: Clone> LobbyCore<R> {
         &mut self,
         name: &Name,
         game: GameId,
-    ) -> Result<Done<(GameId, Color), R>, ProtocolError> {
+    ) -> Result<Done<(GameId, Color), R>, Refusal> {
         let conn = self.logged_in(name)?;
-        let entry = self
-            .games
-            .get(&game)
-            .ok_or_else(|| ProtocolError::new(ErrorCode::NotFound, format!("no game {game}")))?;
+        let entry = self.games.get(&game).ok_or(Refusal::NoGame(game))?;
         let mut effects = Vec::new();
         if let Some(&color) = entry.colors_of(name).first() {
             if self.seat_of(name) != Some(game) {
@@ -753,12 +733,12 @@ impl<R: Clone> LobbyCore<R> {
             .into_iter()
             .find(|&c| entry.seats[slot(c)].is_none())
             .filter(|_| entry.phase == Phase::Open)
-            .ok_or_else(|| conflict(format!("game {game} has no free seat")))?;
+            .ok_or(Refusal::NoFreeSeat(game))?;
         self.check_free(name)?;
         self.vacate(name, &mut effects);
         self.withdraw_seek(name);
         let Some(entry) = self.game_mut(game) else {
-            return Err(conflict(format!("game {game} has no free seat")));
+            return Err(Refusal::NoFreeSeat(game));
         };
         entry.seats[slot(free)] = Some(Occupant::Person(Name::clone(name)));
         entry.phase = Phase::Playing;
@@ -782,11 +762,7 @@ impl<R: Clone> LobbyCore<R> {
     }
 
     /// What [`LobbyCore::leave`] decides.
-    fn decide_leave(
-        &mut self,
-        name: &Name,
-        watching: bool,
-    ) -> Result<Done<Left, R>, ProtocolError> {
+    fn decide_leave(&mut self, name: &Name, watching: bool) -> Result<Done<Left, R>, Refusal> {
         let mut effects = Vec::new();
         if let Some(game) = self.seat_of(name) {
             self.check_free(name)?;
@@ -800,7 +776,7 @@ impl<R: Clone> LobbyCore<R> {
         if self.withdraw_seek(name) {
             return done(Left::SeekWithdrawn, effects);
         }
-        Err(conflict("nothing to leave"))
+        Err(Refusal::NothingToLeave)
     }
 
     /// Pairs the first two seeks waiting for the same game, if two are: a
@@ -838,10 +814,9 @@ impl<R: Clone> LobbyCore<R> {
         second: usize,
         next_id: impl FnOnce() -> GameId,
         coin: bool,
-    ) -> Result<Done<GameId, R>, ProtocolError> {
-        let gone = || conflict("the seek is gone");
-        let later = self.remove_seek(second).ok_or_else(gone)?;
-        let older = self.remove_seek(first).ok_or_else(gone)?;
+    ) -> Result<Done<GameId, R>, Refusal> {
+        let later = self.remove_seek(second).ok_or(Refusal::SeekGone)?;
+        let older = self.remove_seek(first).ok_or(Refusal::SeekGone)?;
         let mut effects = Vec::new();
         // Connections are numbered from 1: nobody is the asker, and both
         // are told their seat.
@@ -854,23 +829,19 @@ impl<R: Clone> LobbyCore<R> {
         &mut self,
         name: &Name,
         next_id: impl FnOnce() -> GameId,
-    ) -> Result<Done<Rematched, R>, ProtocolError> {
+    ) -> Result<Done<Rematched, R>, Refusal> {
         let conn = self.logged_in(name)?;
-        let game = self.seat_of(name).ok_or_else(not_in_game)?;
-        let entry = self.games.get(&game).ok_or_else(not_in_game)?;
+        let game = self.seat_of(name).ok_or(Refusal::NotInGame)?;
+        let entry = self.games.get(&game).ok_or(Refusal::NotInGame)?;
         if entry.phase != Phase::Over {
-            return Err(conflict(format!("game {game} is not over")));
+            return Err(Refusal::NotOver(game));
         }
         if entry.tourney {
-            return Err(conflict(format!(
-                "game {game} is a tournament's: no rematch, its next round starts by itself"
-            )));
+            return Err(Refusal::TourneyGameRematch(game));
         }
         if let Some(next) = entry.rematch {
             let next = next.get();
-            return Err(conflict(format!(
-                "game {game} was rematched as game {next}"
-            )));
+            return Err(Refusal::Rematched { game, next });
         }
         let present = |other: &Name| {
             self.people
@@ -883,11 +854,11 @@ impl<R: Clone> LobbyCore<R> {
             Some(Occupant::Person(other)) => !present(other),
         });
         if opponent_left {
-            return Err(conflict("your opponent has left"));
+            return Err(Refusal::OpponentLeft);
         }
         let colors = entry.colors_of(name);
         let Some(entry) = self.game_mut(game) else {
-            return Err(not_in_game());
+            return Err(Refusal::NotInGame);
         };
         for color in colors {
             entry.votes[slot(color)] = true;
@@ -1062,13 +1033,12 @@ impl<R: Clone> LobbyCore<R> {
         }
     }
 
-    fn logged_in(&self, name: &str) -> Result<ConnId, ProtocolError> {
-        self.holder(name)
-            .ok_or_else(|| ProtocolError::new(ErrorCode::Unauthorized, "LOGIN first"))
+    fn logged_in(&self, name: &str) -> Result<ConnId, Refusal> {
+        self.holder(name).ok_or(Refusal::NotLoggedIn)
     }
 
     /// Refuses a new seat to someone seated in a game in play.
-    fn check_free(&self, name: &str) -> Result<(), ProtocolError> {
+    fn check_free(&self, name: &str) -> Result<(), Refusal> {
         match self.seat_of(name) {
             Some(game)
                 if self
@@ -1076,12 +1046,8 @@ impl<R: Clone> LobbyCore<R> {
                     .get(&game)
                     .is_some_and(|e| e.phase == Phase::Playing) =>
             {
-                let what = if self.people.get(&Caseless(name)).is_some_and(|p| p.attached) {
-                    "END resigns it".to_string()
-                } else {
-                    format!("JOIN {game} takes your seat back")
-                };
-                Err(conflict(format!("game {game} is in play: {what}")))
+                let attached = self.people.get(&Caseless(name)).is_some_and(|p| p.attached);
+                Err(Refusal::InPlay { game, attached })
             }
             _ => Ok(()),
         }
@@ -1261,7 +1227,7 @@ impl<R: Clone> LobbyCore<R> {
         wanted: SeekWanted,
         next_id: impl FnOnce() -> GameId,
         coin: bool,
-    ) -> Result<Done<Sought, R>, ProtocolError> {
+    ) -> Result<Done<Sought, R>, Refusal> {
         self.transact(|core| core.decide_seek(name, wanted, next_id, coin))
     }
 
@@ -1273,23 +1239,19 @@ impl<R: Clone> LobbyCore<R> {
         spec: &NewGame,
         next_id: impl FnOnce() -> GameId,
         coin: bool,
-    ) -> Result<Done<GameId, R>, ProtocolError> {
+    ) -> Result<Done<GameId, R>, Refusal> {
         self.transact(|core| core.decide_new_game(name, spec, next_id, coin))
     }
 
     /// `JOIN game` from `name`: the open seat (held until the seats are
     /// stored), or `name`'s own seat again.
-    pub fn join(
-        &mut self,
-        name: &Name,
-        game: GameId,
-    ) -> Result<Done<(GameId, Color), R>, ProtocolError> {
+    pub fn join(&mut self, name: &Name, game: GameId) -> Result<Done<(GameId, Color), R>, Refusal> {
         self.transact(|core| core.decide_join(name, game))
     }
 
     /// `LEAVE` from `name`, whose connection `watching` games or not: the seat
     /// of a game not in play, else the watching, else the seek.
-    pub fn leave(&mut self, name: &Name, watching: bool) -> Result<Done<Left, R>, ProtocolError> {
+    pub fn leave(&mut self, name: &Name, watching: bool) -> Result<Done<Left, R>, Refusal> {
         self.transact(|core| core.decide_leave(name, watching))
     }
 
@@ -1300,7 +1262,7 @@ impl<R: Clone> LobbyCore<R> {
         &mut self,
         name: &Name,
         next_id: impl FnOnce() -> GameId,
-    ) -> Result<Done<Rematched, R>, ProtocolError> {
+    ) -> Result<Done<Rematched, R>, Refusal> {
         self.transact(|core| core.decide_rematch(name, next_id))
     }
 }
@@ -1337,22 +1299,20 @@ fn occupant(sitter: Sitter<ConnId>) -> Option<Occupant> {
 /// connection: free when nothing holds it; a guest's seat only with the
 /// guest's secret; a registered name's seat with its password (checked
 /// before).
-fn check_hold(
-    name: &str,
-    person: &Person,
-    guest: Option<&GuestLogin>,
-) -> Result<(), ProtocolError> {
+fn check_hold(name: &str, person: &Person, guest: Option<&GuestLogin>) -> Result<(), Refusal> {
     let Some(secret) = person.secret else {
         return Ok(());
     };
     match guest {
         Some(login) if secret.matches(login.shown.as_ref()) => Ok(()),
-        Some(GuestLogin { shown: Some(_), .. }) => Err(conflict(format!(
-            "name '{name}' is held for its guest: that is not the secret its login was given"
-        ))),
-        _ => Err(conflict(format!(
-            "name '{name}' is held for its guest's seat: LOGIN {name} secret <the secret its OK gave> takes it back"
-        ))),
+        Some(GuestLogin { shown: Some(_), .. }) => Err(Refusal::HeldForGuest {
+            name: Name::from(name),
+            wrong_secret: true,
+        }),
+        _ => Err(Refusal::HeldForGuest {
+            name: Name::from(name),
+            wrong_secret: false,
+        }),
     }
 }
 
@@ -1407,7 +1367,7 @@ impl<R: Clone> LobbyCore<R> {
             }
             let later = self.seeks.iter().skip(i + 1);
             if let Some(other) = (later.into_iter())
-                .find(|o| o.variant == seek.variant && o.clock == seek.clock)
+                .find(|o| o.matches(seek))
                 .filter(|_| !self.unpaired)
             {
                 return Err(format!(

@@ -2,11 +2,12 @@
 //! guest's seat held through a disconnect given back only to the guest's
 //! secret.
 
-use flipline::protocol::{ErrorCode, Opponent, ProtocolError};
+use flipline::protocol::{ErrorCode, Opponent};
 
 use super::lobby::{GuestLogin, GuestSecret, LoggedIn};
 use super::lobby_tests::Harness;
 use super::{ConnId, Name};
+use crate::refusal::Refusal;
 
 const FIRST: GuestSecret = secret(1);
 const SECOND: GuestSecret = secret(2);
@@ -22,7 +23,7 @@ fn as_guest(
     conn: ConnId,
     shown: Option<GuestSecret>,
     fresh: GuestSecret,
-) -> Result<LoggedIn, ProtocolError> {
+) -> Result<LoggedIn, Refusal> {
     let guest = GuestLogin { shown, fresh };
     h.core.login(&Name::from(name), conn, Some(guest))
 }
@@ -45,22 +46,22 @@ fn ann_away_from_her_seat() -> (Harness, u64) {
 fn a_held_guest_seat_is_given_back_only_to_its_secret() {
     let (mut h, game) = ann_away_from_her_seat();
     let stranger = as_guest(&mut h, "ann", 3, None, SECOND).unwrap_err();
-    assert_eq!(stranger.code, ErrorCode::Conflict);
+    assert_eq!(stranger.code(), ErrorCode::Conflict);
     assert!(
-        stranger.message.contains("LOGIN ann secret"),
+        stranger.to_string().contains("LOGIN ann secret"),
         "{}",
-        stranger.message
+        stranger.to_string()
     );
     let guess = as_guest(&mut h, "ANN", 3, Some(SECOND), SECOND).unwrap_err();
-    assert_eq!(guess.code, ErrorCode::Conflict);
+    assert_eq!(guess.code(), ErrorCode::Conflict);
     assert!(
-        guess.message.contains("not the secret"),
+        guess.to_string().contains("not the secret"),
         "{}",
-        guess.message
+        guess.to_string()
     );
     let registered = h.core.login(&Name::from("ann"), 3, None).unwrap_err();
     assert_eq!(
-        registered.code,
+        registered.code(),
         ErrorCode::Conflict,
         "a password is no secret"
     );
@@ -85,7 +86,7 @@ fn names_that_differ_in_case_are_one_name_spelled_the_first_way() {
     let mut h = Harness::new();
     h.login("Vic", 1);
     let taken = h.core.login(&Name::from("vic"), 2, None).unwrap_err();
-    assert_eq!(taken.message, "name 'Vic' is in use");
+    assert_eq!(taken.to_string(), "name 'Vic' is in use");
     let again = h.core.login(&Name::from("VIC"), 1, None).unwrap();
     assert_eq!(&*again.name, "Vic");
     let game = h.new_game("Vic", Opponent::Bot(1)).unwrap();

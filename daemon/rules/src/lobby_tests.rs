@@ -143,7 +143,7 @@ impl Harness {
         let done = self
             .core
             .rematch(&Name::from(name), id)
-            .map_err(|e| e.message)?;
+            .map_err(|e| e.to_string())?;
         let reply = self.settle(done).map_err(|code| code.to_string())?;
         if let (Rematched::Game(_), Some(from)) = (reply, from) {
             *self.rematches.entry(from).or_default() += 1;
@@ -167,8 +167,8 @@ fn take(next: &mut GameId) -> GameId {
     *next - 1
 }
 
-fn code(e: flipline::protocol::ProtocolError) -> u16 {
-    e.code.number()
+fn code(e: crate::refusal::Refusal) -> u16 {
+    e.code().number()
 }
 
 #[test]
@@ -366,7 +366,7 @@ fn a_lost_connection_keeps_a_seat_in_play_and_closes_an_open_game() {
         from: Vec::new(),
     };
     let refused = h.core.new_game(&Name::from("bob"), &spec, || 99, true);
-    let message = refused.map(|_| ()).map_err(|e| e.message);
+    let message = refused.map(|_| ()).map_err(|e| e.to_string());
     assert_eq!(
         message,
         Err(format!(
@@ -384,7 +384,7 @@ fn a_lost_connection_keeps_a_seat_in_play_and_closes_an_open_game() {
     assert!(
         h.core
             .login(&Name::from("bob"), 6, None)
-            .is_err_and(|e| e.code == ErrorCode::Conflict)
+            .is_err_and(|e| e.code() == ErrorCode::Conflict)
     );
 }
 

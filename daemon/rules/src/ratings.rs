@@ -4,9 +4,10 @@
 //! store reads and writes the rows.
 
 use flipline::Variant;
-use flipline::protocol::{ErrorCode, ProtocolError, RatingLine};
+use flipline::protocol::RatingLine;
 
 use crate::glicko::{self, Rating};
+use crate::refusal::Refusal;
 
 /// A rating as stored, with what `RATING` shows of it.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,12 +53,9 @@ pub fn rating_lines(
     registered: Option<String>,
     variant: Option<Variant>,
     stored: Vec<StoredRating>,
-) -> Result<Vec<RatingLine>, ProtocolError> {
+) -> Result<Vec<RatingLine>, Refusal> {
     let Some(name) = registered else {
-        return Err(ProtocolError::new(
-            ErrorCode::NotFound,
-            format!("'{asked}' is not a registered name: only those are rated"),
-        ));
+        return Err(Refusal::NotRegistered(asked.to_string()));
     };
     if stored.is_empty() {
         let start = StoredRating {
@@ -81,6 +79,7 @@ pub fn seek_rating(stored: Option<&StoredRating>) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use flipline::protocol::ErrorCode;
 
     fn stored(rating: f64) -> StoredRating {
         StoredRating {
@@ -114,6 +113,6 @@ mod tests {
             Ok((1499, "Ann".into()))
         );
         let none = rating_lines("zed", None, None, vec![]);
-        assert_eq!(none.map_err(|e| e.code), Err(ErrorCode::NotFound));
+        assert_eq!(none.map_err(|e| e.code()), Err(ErrorCode::NotFound));
     }
 }

@@ -16,21 +16,23 @@ use std::time::Duration;
 use crate::clock::Moment;
 
 use flipline::protocol::{
-    DeclineReason, ErrorCode, Event, GameId, GameResult, NewGame, Opponent, ProtocolError,
-    SeatChoice, TourneyCommand, TourneyId, TourneyKind, TourneyNews, TourneySpec, TourneyStage,
+    DeclineReason, Event, GameId, GameResult, NewGame, Opponent, SeatChoice, TourneyCommand,
+    TourneyId, TourneyKind, TourneyNews, TourneySpec, TourneyStage,
 };
 use flipline::{Move, Variant};
 use proptest::prelude::*;
 
 use super::challenges::Terms;
 use super::lobby::{
-    Held, LobbyCore, LobbyEffect, Order, Rematched, SeekWanted, Sought, TourneyTerms, Waiting,
+    Held, LobbyCore, LobbyEffect, Order, RatedSeek, Rematched, SeekWanted, Sought, TourneyTerms,
+    Waiting,
 };
-use super::table::{Effect, Played, Table, Timer, Turn};
+use super::table::{Effect, Played, Table, Timer, Turn, UndoStep};
 use super::tourney_desk::{Alarm, DeskEffect, TourneyDesk};
 use super::tourney_facts::TourneyWrite;
 use super::tourney_run::Pairing;
 use super::{ConnId, Name, Phase};
+use crate::refusal::Refusal;
 
 /// How long a challenge stays open here.
 const CHALLENGE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -42,6 +44,10 @@ enum Cmd {
     NewOpen,
     NewHotseat,
     Seek,
+    /// A rated `SEEK` at this rating, any opponent.
+    SeekRated(i32),
+    /// `UNDO`.
+    Undo,
     /// `JOIN` of the game with this number.
     Join(GameId),
     Move,
@@ -120,7 +126,7 @@ struct Session {
     seat: Option<GameId>,
     /// Waiting for the reply to the last command (its reply, once here).
     waiting: bool,
-    reply: Option<Result<Option<GameId>, ProtocolError>>,
+    reply: Option<Result<Option<GameId>, Refusal>>,
     mailbox: VecDeque<ToSession>,
     sent: usize,
     replies: usize,
@@ -140,6 +146,8 @@ struct Game {
     table: Table<ConnId>,
     mailbox: VecDeque<ToTable>,
     stopped: bool,
+    /// The moves stored, each with its time (what `UNDO` reads).
+    moves: Vec<(Move, Option<u64>)>,
 }
 
 struct World {
@@ -488,8 +496,7 @@ impl World {
         } else {
             self.lobby.not_stored(held);
             if let Some(conn) = work.conn {
-                let refused = ProtocolError::new(ErrorCode::Unavailable, "not saved");
-                self.answer(conn, Err(refused));
+                self.answer(conn, Err(Refusal::GameNotSaved));
             }
             if let Some((pairing, terms)) = work.tourney {
                 let effects = self.desk.game_refused(pairing, terms);
@@ -522,7 +529,7 @@ impl World {
         &mut self,
         conn: ConnId,
         cmd: Cmd,
-    ) -> Result<(Option<GameId>, Vec<LobbyEffect<GameId>>, Option<Held>), ProtocolError> {
+    ) -> Result<(Option<GameId>, Vec<LobbyEffect<GameId>>, Option<Held>), Refusal> {
         let name = Name::clone(&self.session(conn).name);
         let next = &mut self.next_game;
         let id = move || {
@@ -547,10 +554,18 @@ impl World {
                 let done = self.lobby.new_game(&name, &spec(opponent), id, coin)?;
                 (Some(done.reply), done.effects, done.held)
             }
-            Cmd::Seek => {
-                let done =
-                    self.lobby
-                        .seek(&name, SeekWanted::casual(Variant::Othello, None), id, coin)?;
+            Cmd::Seek | Cmd::SeekRated(_) => {
+                let wanted = match cmd {
+                    Cmd::SeekRated(rating) => SeekWanted {
+                        rated: Some(RatedSeek {
+                            rating,
+                            range: None,
+                        }),
+                        ..SeekWanted::casual(Variant::Othello, None)
+                    },
+                    _ => SeekWanted::casual(Variant::Othello, None),
+                };
+                let done = self.lobby.seek(&name, wanted, id, coin)?;
                 let game = match done.reply {
                     Sought::Paired(game) => Some(game),
                     Sought::Seeking => None,
@@ -614,7 +629,9 @@ impl World {
                 let done = self.lobby.cancel_challenge(&name, id)?;
                 (None, done.effects, done.held)
             }
-            Cmd::Move | Cmd::End | Cmd::Quit | Cmd::Tourney(_) => (None, Vec::new(), None),
+            Cmd::Move | Cmd::End | Cmd::Undo | Cmd::Quit | Cmd::Tourney(_) => {
+                (None, Vec::new(), None)
+            }
         };
         Ok((reply, effects, held))
     }
@@ -643,6 +660,7 @@ impl World {
                             table,
                             mailbox: VecDeque::new(),
                             stopped: false,
+                            moves: Vec::new(),
                         },
                     );
                     self.lobby.set_route(launch.id, launch.id);
@@ -672,8 +690,7 @@ impl World {
 
     fn refuse(&mut self, msg: ToTable) {
         if let ToTable::Ask(conn, _) = msg {
-            let gone = ProtocolError::new(ErrorCode::NotFound, "that game has ended");
-            self.answer(conn, Err(gone));
+            self.answer(conn, Err(Refusal::GameGone));
         }
     }
 
@@ -686,6 +703,7 @@ impl World {
         };
         let now = self.now;
         let table = &mut game.table;
+        let moves = &mut game.moves;
         let (reply, effects) = match msg {
             ToTable::Ask(conn, cmd) => {
                 let name = Name::clone(&self.sessions[index_of(conn)].name);
@@ -698,10 +716,14 @@ impl World {
                             .next()
                             .map_or(Move::Pass, Move::Place);
                         match table.play(&name, mv, now) {
-                            Played::Commit(commit) => (Ok(None), table.committed(&commit, now)),
+                            Played::Commit(commit) => {
+                                moves.push((commit.mv, Some(commit.ms)));
+                                (Ok(None), table.committed(&commit, now))
+                            }
                             Played::Refused(e, effects) => (Err(e), effects),
                         }
                     }
+                    Cmd::Undo => take_back(table, moves, &name, now),
                     _ => match table.resign(&name) {
                         Ok(effects) => (Ok(None), effects),
                         Err(e) => (Err(e), Vec::new()),
@@ -723,7 +745,10 @@ impl World {
             }
             ToTable::Timer(timer) => (None, table.timer_fired(timer, now)),
             ToTable::Bot(turn) => match table.bot_answer(turn, None, now) {
-                Some(Played::Commit(commit)) => (None, table.committed(&commit, now)),
+                Some(Played::Commit(commit)) => {
+                    moves.push((commit.mv, Some(commit.ms)));
+                    (None, table.committed(&commit, now))
+                }
                 Some(Played::Refused(_, effects)) => (None, effects),
                 None => (None, Vec::new()),
             },
@@ -840,17 +865,17 @@ impl World {
                 s.seat = None;
                 self.lobby_mail.push_back(ToLobby::Gone(conn));
             }
-            Cmd::Move | Cmd::End => match s.seat {
+            Cmd::Move | Cmd::End | Cmd::Undo => match s.seat {
                 Some(game) if self.games.get(&game).is_some_and(|g| !g.stopped) => {
                     self.send_to_game(game, ToTable::Ask(conn, cmd));
                 }
-                _ => s.reply = Some(Err(ProtocolError::bad("you are not in a game"))),
+                _ => s.reply = Some(Err(Refusal::NotInGame)),
             },
             _ => self.lobby_mail.push_back(ToLobby::Ask(conn, cmd)),
         }
     }
 
-    fn answer(&mut self, conn: ConnId, reply: Result<Option<GameId>, ProtocolError>) {
+    fn answer(&mut self, conn: ConnId, reply: Result<Option<GameId>, Refusal>) {
         let s = self.session_mut(conn);
         assert!(s.waiting && s.reply.is_none(), "one reply per command");
         s.reply = Some(reply);
@@ -914,6 +939,31 @@ impl World {
     }
 }
 
+/// `UNDO` from `name`, carried out as the game's shell does (the store
+/// takes the take-back at once here): allowed, the stored moves read, the
+/// other player asked or the moves taken back.
+fn take_back(
+    table: &mut Table<ConnId>,
+    moves: &mut Vec<(Move, Option<u64>)>,
+    name: &str,
+    now: Moment,
+) -> (Result<Option<GameId>, Refusal>, Vec<Effect<ConnId>>) {
+    let allowed = table
+        .undo(name)
+        .and_then(|t| t.keep(moves).map(|keep| (t, keep)));
+    let (take_back, keep) = match allowed {
+        Ok(allowed) => allowed,
+        Err(e) => return (Err(e), table.undo_failed()),
+    };
+    match table.undo_allowed(name, &take_back) {
+        UndoStep::Asked(effects) => (Ok(None), effects),
+        UndoStep::Store => {
+            moves.truncate(usize::try_from(keep).unwrap_or(usize::MAX));
+            (Ok(None), table.taken_back(moves, now))
+        }
+    }
+}
+
 /// The game numbers an `ACCEPT` takes from.
 fn id_for_accept(next: &mut GameId) -> impl FnOnce() -> GameId + '_ {
     move || {
@@ -947,6 +997,8 @@ fn cmd() -> impl Strategy<Value = Cmd> {
         2 => Just(Cmd::NewOpen),
         1 => Just(Cmd::NewHotseat),
         3 => Just(Cmd::Seek),
+        2 => prop_oneof![Just(1400), Just(1500), Just(1700)].prop_map(Cmd::SeekRated),
+        2 => Just(Cmd::Undo),
         3 => (1..10u64).prop_map(Cmd::Join),
         6 => Just(Cmd::Move),
         2 => Just(Cmd::End),
@@ -1066,10 +1118,11 @@ proptest! {
         run_world(scripts, schedule)?;
     }
 
-    /// A tournament made, joined by all and started, beside random
-    /// commands (challenges among them), under any schedule: its rounds are
-    /// told only once stored, each pairing's game is made once, and it
-    /// ends once everyone has gone, with no write left.
+    /// A tournament made, joined by all and started (unless the store
+    /// refused those writes), beside random commands (challenges among
+    /// them), under any schedule: its rounds are told only once stored,
+    /// each pairing's game is made once, and it ends once everyone has gone,
+    /// with no write left.
     #[test]
     fn a_tournament_among_random_commands_ends_with_every_round_stored(
         kind in prop_oneof![Just(TourneyKind::RoundRobin), Just(TourneyKind::Swiss)],
@@ -1084,11 +1137,14 @@ proptest! {
                 ],
                 _ => vec![Cmd::Tourney(TourneyCommand::Join(1))],
             };
-            // Started late, after the others have likely joined; moves to
-            // play its games meanwhile.
-            script.extend([Cmd::Move; 4]);
-            if i == 0 {
-                script.push(Cmd::Tourney(TourneyCommand::Start(1)));
+            // Started late, after the others have likely joined, and asked
+            // again in case it was too early; moves to play its games
+            // meanwhile.
+            for _ in 0..3 {
+                script.extend([Cmd::Move; 4]);
+                if i == 0 {
+                    script.push(Cmd::Tourney(TourneyCommand::Start(1)));
+                }
             }
             script.extend(rest);
             script.extend([Cmd::Move; 30]);
@@ -1096,8 +1152,11 @@ proptest! {
         });
         let world = run_world(scripts.collect(), schedule)?;
         let started = world.rounds_stored.iter().any(|(id, _)| *id == 1);
-        prop_assume!(started, "the tournament did not start");
-        let lines = world.desk.tourneys().list();
-        prop_assert_eq!(lines.first().map(|l| l.stage), Some(TourneyStage::Over));
+        // The store refuses some writes, `NEW`'s and the joins' too: then
+        // the tournament never starts, and the run still checks the rest.
+        if started {
+            let lines = world.desk.tourneys().list();
+            prop_assert_eq!(lines.first().map(|l| l.stage), Some(TourneyStage::Over));
+        }
     }
 }

@@ -23,13 +23,12 @@
 use std::time::Duration;
 
 use flipline::notation::cells_string;
-use flipline::protocol::{
-    ClockSpec, EndReason, ErrorCode, Event, GameId, GameResult, ProtocolError,
-};
+use flipline::protocol::{ClockSpec, EndReason, Event, GameId, GameResult};
 use flipline::{Color, Game, Move, MoveError, Outcome};
 
 use super::{COLORS, ConnId, Name, Phase, Sitter, bot_name, slot};
 use crate::clock::{Clocks, Moment, millis};
+use crate::refusal::Refusal;
 
 mod take_back;
 pub use take_back::{TakeBack, UndoStep};
@@ -240,7 +239,7 @@ pub enum Played<C> {
     /// Applied: store it, then [`Table::committed`] or [`Table::rolled_back`].
     Commit(MoveCommit),
     /// Refused.
-    Refused(ProtocolError, Effects<C>),
+    Refused(Refusal, Effects<C>),
 }
 
 /// What most games lack, boxed apart: the clocks and the spectators.
@@ -274,14 +273,6 @@ pub struct Table<C> {
     rated: bool,
     /// Where `UNDO` stands (see `take_back.rs`).
     undo: UndoState,
-}
-
-fn forbidden(message: impl Into<String>) -> ProtocolError {
-    ProtocolError::new(ErrorCode::Forbidden, message)
-}
-
-fn conflict(message: impl Into<String>) -> ProtocolError {
-    ProtocolError::new(ErrorCode::Conflict, message)
 }
 
 impl<C: Clone> Table<C> {
@@ -475,27 +466,27 @@ impl<C: Clone> Table<C> {
             .collect()
     }
 
-    fn no_seat(&self) -> ProtocolError {
-        forbidden(format!("you have no seat in game {}", self.id))
+    fn no_seat(&self) -> Refusal {
+        Refusal::NoSeat(self.id)
     }
 
     /// The colour `name` may move for now, or why not. (On every move: no
     /// list of colours is built.)
-    fn mover(&self, name: &str) -> Result<Color, ProtocolError> {
+    fn mover(&self, name: &str) -> Result<Color, Refusal> {
         let seated = |c: Color| self.seat(c).person(name).is_some();
         if !COLORS.into_iter().any(seated) {
             return Err(self.no_seat());
         }
         match self.phase {
-            Phase::Open => return Err(conflict(format!("game {} has not started", self.id))),
-            Phase::Over => return Err(conflict(format!("game {} is over", self.id))),
+            Phase::Open => return Err(Refusal::NotStarted(self.id)),
+            Phase::Over => return Err(Refusal::GameOver(self.id)),
             Phase::Playing => {}
         }
         let to_move = self.game.to_move();
         if seated(to_move) {
             Ok(to_move)
         } else {
-            Err(forbidden("not your turn"))
+            Err(Refusal::NotYourTurn)
         }
     }
 
@@ -549,7 +540,7 @@ impl<C: Clone> Table<C> {
             && let Err(flagged) = clocks.stop(now)
         {
             let effects = self.finish(EndReason::Time, Some(flagged.opponent()), IfRefused::Retry);
-            return Played::Refused(conflict("your time ran out"), effects);
+            return Played::Refused(Refusal::TimeRanOut, effects);
         }
         let ms = millis(now.saturating_duration_since(self.turn_started));
         self.game = next;
@@ -611,7 +602,7 @@ impl<C: Clone> Table<C> {
         effects
     }
 
-    fn illegal(&self, error: MoveError) -> ProtocolError {
+    fn illegal(&self, error: MoveError) -> Refusal {
         let legal = self.game.legal_moves();
         let legal = if legal.is_empty() {
             "pass".to_string()
@@ -619,11 +610,8 @@ impl<C: Clone> Table<C> {
             legal.to_string()
         };
         match error {
-            MoveError::GameOver => conflict(format!("game {} is over", self.id)),
-            MoveError::MustMove(_) => {
-                ProtocolError::new(ErrorCode::IllegalMove, format!("{error}"))
-            }
-            _ => ProtocolError::new(ErrorCode::IllegalMove, format!("{error}; legal: {legal}")),
+            MoveError::GameOver => Refusal::GameOver(self.id),
+            error => Refusal::Illegal { error, legal },
         }
     }
 
@@ -793,13 +781,13 @@ impl<C: Clone> Table<C> {
     /// `END` from `name`: they resign (in a hotseat game, the side to move
     /// does). Nothing of it is timed before it is stored: the clocks stop
     /// in [`Table::end_stored`].
-    pub fn resign(&mut self, name: &str) -> Result<Effects<C>, ProtocolError> {
+    pub fn resign(&mut self, name: &str) -> Result<Effects<C>, Refusal> {
         let colors = self.colors_of(name);
         let Some(&mine) = colors.first() else {
             return Err(self.no_seat());
         };
         if self.phase != Phase::Playing {
-            return Err(conflict(format!("game {} is not in play", self.id)));
+            return Err(Refusal::NotInPlay(self.id));
         }
         let loser = if colors.len() == 2 {
             self.game.to_move()
@@ -814,7 +802,7 @@ impl<C: Clone> Table<C> {
     }
 
     /// `SAY` from `name`: chat to everyone in the game, seated people only.
-    pub fn say(&self, name: &str, text: String) -> Result<Effects<C>, ProtocolError> {
+    pub fn say(&self, name: &str, text: String) -> Result<Effects<C>, Refusal> {
         if self.colors_of(name).is_empty() {
             return Err(self.no_seat());
         }
@@ -827,7 +815,7 @@ impl<C: Clone> Table<C> {
 
     /// `HINT` from `name`: the position to think about, if `hints` allows
     /// hints in this game and it is `name`'s turn.
-    pub fn hint(&self, name: &str, hints: &Hints) -> Result<Game, ProtocolError> {
+    pub fn hint(&self, name: &str, hints: &Hints) -> Result<Game, Refusal> {
         self.mover(name)?;
         let bot = self.seats.iter().any(|s| matches!(s, Seat::Bot(_)));
         let [black, white] = &self.seats;
@@ -838,7 +826,7 @@ impl<C: Clone> Table<C> {
         if allowed {
             Ok(self.game)
         } else {
-            Err(forbidden("hints are off in this game"))
+            Err(Refusal::HintsOff)
         }
     }
 

@@ -447,7 +447,7 @@ fn hints_follow_the_policy_and_the_turn() {
         people
             .table
             .hint("ann", &policy)
-            .is_err_and(|e| e.message.contains("hints are off"))
+            .is_err_and(|e| e.to_string().contains("hints are off"))
     );
     assert!(
         people
@@ -459,7 +459,7 @@ fn hints_follow_the_policy_and_the_turn() {
                     ..policy
                 }
             )
-            .is_err_and(|e| e.message.contains("not your turn"))
+            .is_err_and(|e| e.to_string().contains("not your turn"))
     );
 }
 
@@ -869,14 +869,14 @@ fn moves_the_game_started_from_are_never_taken_back() {
     assert!(
         take_back
             .keep(&start)
-            .is_err_and(|e| e.message.contains("no move"))
+            .is_err_and(|e| e.to_string().contains("no move"))
     );
     let mut moved = start.clone();
     moved.push(("c3".parse().unwrap(), Some(10)));
     assert!(
         take_back
             .keep(&moved)
-            .is_err_and(|e| e.message.contains("moved on")),
+            .is_err_and(|e| e.to_string().contains("moved on")),
         "the stored moves are not what the table counted"
     );
 }

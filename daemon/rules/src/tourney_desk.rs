@@ -26,8 +26,7 @@ use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
 use flipline::protocol::{
-    ErrorCode, Event, GameId, GameResult, ProtocolError, TourneyCommand, TourneyId, TourneyNews,
-    TourneySpec,
+    Event, GameId, GameResult, TourneyCommand, TourneyId, TourneyNews, TourneySpec,
 };
 use flipline::{Move, Variant};
 
@@ -42,6 +41,7 @@ mod recovery;
 #[cfg(test)]
 mod tests;
 
+use crate::refusal::Refusal;
 use recovery::Recovering;
 
 /// How long after the store refused a round's game it is asked for again.
@@ -72,7 +72,7 @@ pub enum DeskEffect<T> {
     /// (the attempt it is), then call [`TourneyDesk::end_stored`].
     StoreEnd(GameId, GameResult, u32),
     /// Answer a command.
-    Reply(T, Result<TourneyAnswer, ProtocolError>),
+    Reply(T, Result<TourneyAnswer, Refusal>),
     /// Tell `name`, if online.
     Tell(Name, Event),
     /// Draw a random start of `plies` moves in `variant` for `pairing`'s
@@ -198,20 +198,6 @@ pub struct TourneyDesk<T> {
 /// Effects, in order.
 pub type Effects<T> = Vec<DeskEffect<T>>;
 
-fn only_registered() -> ProtocolError {
-    ProtocolError::new(
-        ErrorCode::Forbidden,
-        "tournaments are for registered names: LOGIN name password registers one",
-    )
-}
-
-fn not_saved() -> ProtocolError {
-    ProtocolError::new(
-        ErrorCode::Unavailable,
-        "the tournament change could not be saved, so nothing changed; try again",
-    )
-}
-
 impl<T> TourneyDesk<T> {
     /// No tournaments; the next is numbered `next_id`.
     pub fn new(next_id: TourneyId) -> TourneyDesk<T> {
@@ -245,7 +231,7 @@ impl<T> TourneyDesk<T> {
             TourneyCommand::Start(id) => (Some(id), Order::Start),
         };
         let Some(name) = member else {
-            return vec![DeskEffect::Reply(reply, Err(only_registered()))];
+            return vec![DeskEffect::Reply(reply, Err(Refusal::TourneysForMembers))];
         };
         // A new tournament's number is taken now: its line is its own.
         let line = match id.map_or_else(|| self.tourneys.take_id(&name), Ok) {
@@ -270,7 +256,7 @@ impl<T> TourneyDesk<T> {
     }
 
     /// `TOURNEY SHOW`'s lines.
-    fn show(&self, id: TourneyId) -> Result<TourneyAnswer, ProtocolError> {
+    fn show(&self, id: TourneyId) -> Result<TourneyAnswer, Refusal> {
         let standings = self.tourneys.standings(id)?;
         Ok(TourneyAnswer::Lines(
             standings.into_iter().map(Event::Standing).collect(),
@@ -351,7 +337,7 @@ impl<T> TourneyDesk<T> {
         id: TourneyId,
         by: &str,
         free: Free,
-    ) -> Result<(TourneyWrite, Apply), ProtocolError> {
+    ) -> Result<(TourneyWrite, Apply), Refusal> {
         let mut copy = self.tourneys.get(id)?.tourney.clone();
         let next = copy.start(by, free)?;
         let write = facts_of(id, &next).unwrap_or(TourneyWrite::Round {
@@ -372,7 +358,7 @@ impl<T> TourneyDesk<T> {
             Some(Writing::Command(_, apply, reply)) => {
                 let answer = match stored {
                     true => self.apply(id, apply, free, &mut effects),
-                    false => Err(not_saved()),
+                    false => Err(Refusal::NotSaved),
                 };
                 // The answer first, then what the command set going.
                 effects.insert(0, DeskEffect::Reply(reply, answer));
@@ -407,7 +393,7 @@ impl<T> TourneyDesk<T> {
         apply: Apply,
         free: Free,
         effects: &mut Effects<T>,
-    ) -> Result<TourneyAnswer, ProtocolError> {
+    ) -> Result<TourneyAnswer, Refusal> {
         match apply {
             Apply::Made(creator, spec) => {
                 self.tourneys.made(id, &creator, spec);

@@ -14,10 +14,11 @@
 //!   from the standings so far; with an odd field one player has a bye.
 
 use flipline::Color;
-use flipline::protocol::{ErrorCode, GameId, ProtocolError};
+use flipline::protocol::GameId;
 
 use super::Name;
 use super::tourney::{Played, Standing, round_robin, standings, swiss_round};
+use crate::refusal::Refusal;
 
 /// The most players one tournament takes.
 pub const MAX_PLAYERS: usize = 64;
@@ -104,10 +105,6 @@ pub struct Tourney {
     byes: Vec<Name>,
     /// The round robin's rounds, planned at the start.
     plan: Vec<Vec<(Name, Name)>>,
-}
-
-fn refused(code: ErrorCode, message: impl Into<String>) -> ProtocolError {
-    ProtocolError::new(code, message)
 }
 
 fn same(a: &str, b: &str) -> bool {
@@ -230,43 +227,39 @@ impl Tourney {
     }
 
     /// Whether `name` may join now (nothing changes).
-    pub fn may_join(&self, name: &str) -> Result<(), ProtocolError> {
+    pub fn may_join(&self, name: &str) -> Result<(), Refusal> {
         if self.stage != Stage::Open {
-            return Err(refused(ErrorCode::Conflict, "the tournament has started"));
+            return Err(Refusal::TourneyStarted);
         }
         if self.players.iter().any(|p| same(p, name)) {
-            return Err(refused(ErrorCode::Conflict, "you are in it already"));
+            return Err(Refusal::AlreadyIn);
         }
         if self.players.len() >= MAX_PLAYERS {
-            let message = format!("the tournament is full ({MAX_PLAYERS} players)");
-            return Err(refused(ErrorCode::Conflict, message));
+            return Err(Refusal::TourneyFull);
         }
         Ok(())
     }
 
     /// `TOURNEY JOIN` from `name`.
-    pub fn join(&mut self, name: &Name) -> Result<(), ProtocolError> {
+    pub fn join(&mut self, name: &Name) -> Result<(), Refusal> {
         self.may_join(name)?;
         self.players.push(Name::clone(name));
         Ok(())
     }
 
     /// Whether `name` may leave now, before the start (nothing changes).
-    pub fn may_leave(&self, name: &str) -> Result<(), ProtocolError> {
+    pub fn may_leave(&self, name: &str) -> Result<(), Refusal> {
         if self.stage != Stage::Open {
-            return Err(refused(
-                ErrorCode::Conflict,
-                "the tournament has started: its games are played or lost by abandon",
-            ));
+            return Err(Refusal::TourneyStartedLeave);
         }
         if !self.players.iter().any(|p| same(p, name)) {
-            return Err(refused(ErrorCode::Conflict, "you are not in it"));
+            return Err(Refusal::NotIn);
         }
         Ok(())
     }
 
     /// `TOURNEY LEAVE` from `name`, before the start.
-    pub fn leave(&mut self, name: &str) -> Result<(), ProtocolError> {
+    pub fn leave(&mut self, name: &str) -> Result<(), Refusal> {
         self.may_leave(name)?;
         self.players.retain(|p| !same(p, name));
         Ok(())
@@ -274,25 +267,15 @@ impl Tourney {
 
     /// `TOURNEY START` from `by`: the first round, for the players
     /// `connected` says are online.
-    pub fn start(
-        &mut self,
-        by: &str,
-        connected: impl Fn(&str) -> bool,
-    ) -> Result<Next, ProtocolError> {
+    pub fn start(&mut self, by: &str, connected: impl Fn(&str) -> bool) -> Result<Next, Refusal> {
         if !same(by, &self.creator) {
-            return Err(refused(
-                ErrorCode::Forbidden,
-                "only the tournament's creator starts it",
-            ));
+            return Err(Refusal::OnlyCreatorStarts);
         }
         if self.stage != Stage::Open {
-            return Err(refused(ErrorCode::Conflict, "the tournament has started"));
+            return Err(Refusal::TourneyStarted);
         }
         if self.players.len() < 2 {
-            return Err(refused(
-                ErrorCode::Conflict,
-                "a tournament needs two players",
-            ));
+            return Err(Refusal::NeedsTwo);
         }
         if self.kind == Kind::Swiss(0) {
             self.kind = Kind::Swiss(swiss_rounds_for(self.players.len()));
@@ -300,8 +283,8 @@ impl Tourney {
         if let Kind::Swiss(rounds) = self.kind {
             let most = u32::try_from(self.players.len() - 1).unwrap_or(u32::MAX);
             if rounds == 0 || rounds > most {
-                let message = format!("{rounds} Swiss rounds for {} players", self.players.len());
-                return Err(refused(ErrorCode::BadRequest, message));
+                let players = self.players.len();
+                return Err(Refusal::SwissRounds { rounds, players });
             }
         }
         self.plan = round_robin(&self.players);
@@ -633,6 +616,7 @@ impl Tourney {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use flipline::protocol::ErrorCode;
     use proptest::prelude::*;
 
     fn names(count: usize) -> Vec<Name> {
@@ -764,7 +748,7 @@ mod tests {
         t.join(&Name::from("bob")).unwrap();
         t.join(&Name::from("cy")).unwrap();
         assert_eq!(
-            t.start("bob", |_| true).unwrap_err().code,
+            t.start("bob", |_| true).unwrap_err().code(),
             ErrorCode::Forbidden
         );
         assert!(t.start("ann", |_| true).is_ok());

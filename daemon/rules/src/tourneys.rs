@@ -7,13 +7,13 @@
 use std::collections::{BTreeMap, HashMap};
 
 use flipline::protocol::{
-    ErrorCode, GameId, ProtocolError, StandingLine, TourneyId, TourneyKind, TourneyLine,
-    TourneySpec, TourneyStage,
+    GameId, StandingLine, TourneyId, TourneyKind, TourneyLine, TourneySpec, TourneyStage,
 };
 use flipline::{Color, Move};
 
 use super::Name;
 use super::tourney_run::{Kind, Next, Stage, Tourney};
+use crate::refusal::Refusal;
 
 /// Tournaments not over that one name may run at once.
 pub const MAX_RUN_BY_ONE: usize = 4;
@@ -61,11 +61,8 @@ pub struct Tourneys {
     next_id: TourneyId,
 }
 
-fn not_found(id: TourneyId) -> ProtocolError {
-    ProtocolError::new(
-        ErrorCode::NotFound,
-        format!("no tournament {id} (TOURNEY LIST lists them)"),
-    )
+fn not_found(id: TourneyId) -> Refusal {
+    Refusal::NoTourney(id)
 }
 
 impl Tourneys {
@@ -101,11 +98,7 @@ impl Tourneys {
     }
 
     /// `TOURNEY NEW` from `creator`, who runs it: its number.
-    pub fn create(
-        &mut self,
-        creator: &Name,
-        spec: TourneySpec,
-    ) -> Result<TourneyId, ProtocolError> {
+    pub fn create(&mut self, creator: &Name, spec: TourneySpec) -> Result<TourneyId, Refusal> {
         let id = self.take_id(creator)?;
         self.made(id, creator, spec);
         Ok(id)
@@ -113,22 +106,16 @@ impl Tourneys {
 
     /// The number the next tournament gets, if `creator` may make one now
     /// (it is taken: a number lost to a failed write is not given again).
-    pub fn take_id(&mut self, creator: &Name) -> Result<TourneyId, ProtocolError> {
+    pub fn take_id(&mut self, creator: &Name) -> Result<TourneyId, Refusal> {
         let live = self.live().count();
         if live >= MAX_LIVE {
-            return Err(ProtocolError::new(
-                ErrorCode::TooMany,
-                format!("{MAX_LIVE} tournaments are under way: try again when one is over"),
-            ));
+            return Err(Refusal::TooManyTourneys);
         }
         let own = (self.live())
             .filter(|(_, h)| h.tourney.creator().eq_ignore_ascii_case(creator))
             .count();
         if own >= MAX_RUN_BY_ONE {
-            return Err(ProtocolError::new(
-                ErrorCode::TooMany,
-                format!("you run {MAX_RUN_BY_ONE} tournaments already"),
-            ));
+            return Err(Refusal::RunsTooMany);
         }
         let id = self.next_id;
         self.next_id = id.saturating_add(1);
@@ -158,31 +145,31 @@ impl Tourneys {
     }
 
     /// Tournament `id`.
-    pub fn get(&self, id: TourneyId) -> Result<&Held, ProtocolError> {
+    pub fn get(&self, id: TourneyId) -> Result<&Held, Refusal> {
         self.held.get(&id).ok_or_else(|| not_found(id))
     }
 
-    fn get_mut(&mut self, id: TourneyId) -> Result<&mut Held, ProtocolError> {
+    fn get_mut(&mut self, id: TourneyId) -> Result<&mut Held, Refusal> {
         self.held.get_mut(&id).ok_or_else(|| not_found(id))
     }
 
     /// Whether `name` may join `id` now (nothing changes).
-    pub fn may_join(&self, id: TourneyId, name: &Name) -> Result<(), ProtocolError> {
+    pub fn may_join(&self, id: TourneyId, name: &Name) -> Result<(), Refusal> {
         self.get(id)?.tourney.may_join(name)
     }
 
     /// `TOURNEY JOIN`.
-    pub fn join(&mut self, id: TourneyId, name: &Name) -> Result<(), ProtocolError> {
+    pub fn join(&mut self, id: TourneyId, name: &Name) -> Result<(), Refusal> {
         self.get_mut(id)?.tourney.join(name)
     }
 
     /// Whether `name` may leave `id` now (nothing changes).
-    pub fn may_leave(&self, id: TourneyId, name: &str) -> Result<(), ProtocolError> {
+    pub fn may_leave(&self, id: TourneyId, name: &str) -> Result<(), Refusal> {
         self.get(id)?.tourney.may_leave(name)
     }
 
     /// `TOURNEY LEAVE`.
-    pub fn leave(&mut self, id: TourneyId, name: &str) -> Result<(), ProtocolError> {
+    pub fn leave(&mut self, id: TourneyId, name: &str) -> Result<(), Refusal> {
         self.get_mut(id)?.tourney.leave(name)
     }
 
@@ -192,7 +179,7 @@ impl Tourneys {
         id: TourneyId,
         by: &str,
         free: impl Fn(&str) -> bool,
-    ) -> Result<Next, ProtocolError> {
+    ) -> Result<Next, Refusal> {
         self.get_mut(id)?.tourney.start(by, free)
     }
 
@@ -290,7 +277,7 @@ impl Tourneys {
     }
 
     /// `TOURNEY SHOW id`'s lines, best first; tied players share a rank.
-    pub fn standings(&self, id: TourneyId) -> Result<Vec<StandingLine>, ProtocolError> {
+    pub fn standings(&self, id: TourneyId) -> Result<Vec<StandingLine>, Refusal> {
         let table = self.get(id)?.tourney.standings();
         let mut lines: Vec<StandingLine> = Vec::with_capacity(table.len());
         for (i, standing) in table.iter().enumerate() {
@@ -338,6 +325,7 @@ fn line(id: TourneyId, held: &Held) -> TourneyLine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use flipline::protocol::ErrorCode;
 
     fn spec(kind: TourneyKind) -> TourneySpec {
         TourneySpec::new(kind)
@@ -351,12 +339,12 @@ mod tests {
             assert_eq!(all.create(&ann, spec(TourneyKind::Swiss)), Ok(expected));
         }
         let refused = all.create(&Name::from("ANN"), spec(TourneyKind::Swiss));
-        assert_eq!(refused.unwrap_err().code, ErrorCode::TooMany);
+        assert_eq!(refused.unwrap_err().code(), ErrorCode::TooMany);
         assert!(
             all.create(&Name::from("bob"), spec(TourneyKind::RoundRobin))
                 .is_ok()
         );
-        assert_eq!(all.get(99).unwrap_err().code, ErrorCode::NotFound);
+        assert_eq!(all.get(99).unwrap_err().code(), ErrorCode::NotFound);
     }
 
     #[test]

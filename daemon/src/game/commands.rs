@@ -58,7 +58,7 @@ impl GameActor {
             Played::Commit(commit) => GameResponse::AfterCommit(Box::pin(self.store_move(commit))),
             Played::Refused(e, effects) => {
                 self.carry_out(ctx, effects);
-                GameResponse::Now(Err(e))
+                GameResponse::Now(Err(e.into()))
             }
         }
     }
@@ -80,7 +80,7 @@ impl GameActor {
                 return GameResponse::Now(Ok(Answer::data(data)));
             }
         };
-        GameResponse::Now(outcome.map(|effects| {
+        GameResponse::Now(outcome.map_err(Into::into).map(|effects| {
             self.carry_out(ctx, effects);
             Answer::default()
         }))

@@ -51,7 +51,7 @@ impl GameActor {
     pub(super) fn resign(&mut self, ctx: &mut Context<Self>, name: &str) -> GameResponse {
         let mut effects = match self.table.resign(name) {
             Ok(effects) => effects,
-            Err(e) => return GameResponse::Now(Err(e)),
+            Err(e) => return GameResponse::Now(Err(e.into())),
         };
         let (result, then) = match effects.pop() {
             Some(Effect::CommitEnd { result, then, .. }) => (result, then),

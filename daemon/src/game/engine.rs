@@ -50,7 +50,7 @@ impl GameActor {
                             ctx.wait(stored.map(|_, _, _| ()));
                         }
                         Some(Played::Refused(e, effects)) => {
-                            tracing::warn!(game = act.id(), error = %e.message, "bot move refused");
+                            tracing::warn!(game = act.id(), error = %e, "bot move refused");
                             act.carry_out(ctx, effects);
                         }
                         None => {}
@@ -65,7 +65,7 @@ impl GameActor {
     pub(super) fn hint(&mut self, name: &str) -> ResponseActFuture<Self, Answered> {
         let position = match self.table.hint(name, &self.services.config.hints) {
             Ok(position) => position,
-            Err(e) => return ready(Err(e)),
+            Err(e) => return ready(Err(e.into())),
         };
         let job = Think {
             game: position,

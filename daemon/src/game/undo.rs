@@ -19,7 +19,7 @@ use crate::store::StoreError;
 impl GameActor {
     pub(super) fn undo(&mut self, name: &str) -> GameResponse {
         match self.table.undo(name) {
-            Err(e) => GameResponse::Now(Err(e)),
+            Err(e) => GameResponse::Now(Err(e.into())),
             Ok(take_back) => {
                 let name = name.to_string();
                 GameResponse::AfterCommit(Box::pin(self.take_back(name, take_back)))

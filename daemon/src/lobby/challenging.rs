@@ -51,7 +51,7 @@ impl Handler<ChallengeOp<SessionRef>> for Lobby {
                 ChallengeStep::Make(to, terms, start) => {
                     match act.core.challenge_start(&name, &to, &terms, &start) {
                         Err(refused) => {
-                            let _ = reply.send(Err(refused));
+                            let _ = reply.send(Err(refused.into()));
                         }
                         Ok(StartPlan::Ready(moves)) => {
                             let terms = Terms {
@@ -127,7 +127,7 @@ impl Lobby {
         let request = self.services.engine.send(draw);
         ctx.spawn(request.into_actor(self).map(move |drawn, act, ctx| {
             let Some(moves) = drawn.ok().flatten() else {
-                let _ = reply.send(Err(no_random_start(variant, plies)));
+                let _ = reply.send(Err(no_random_start(variant, plies).into()));
                 return;
             };
             let waits = touching_challenge(Name::clone(&name), None);

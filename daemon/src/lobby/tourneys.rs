@@ -110,7 +110,7 @@ impl Lobby {
                 self.store_end_for_desk(ctx, game, result, attempt);
             }
             DeskEffect::Reply(reply, answer) => {
-                let _ = reply.send(answer);
+                let _ = reply.send(answer.map_err(Into::into));
             }
             DeskEffect::Tell(name, event) => self.tell(&name, &event),
             DeskEffect::DrawStart {

@@ -47,6 +47,7 @@ use crate::messages::{
 };
 use crate::outbox::{Outbox, QueueError};
 use crate::rules::peer::PeerKey;
+use crate::rules::refusal::Refusal;
 use crate::store::Store;
 use flipline::protocol::Reply;
 
@@ -265,6 +266,11 @@ impl Session {
         self.reply(ctx, Err(ProtocolError::new(code, message)));
     }
 
+    /// Replies with a refusal the rules word (`rules::refusal`).
+    fn refuse(&mut self, ctx: &mut Context<Self>, refusal: Refusal) {
+        self.reply(ctx, Err(refusal.into()));
+    }
+
     /// Sends `msg` to `to` and hands the answer to `then`, holding back input and
     /// events meanwhile (see the module docs).
     fn ask<M, F>(&mut self, ctx: &mut Context<Self>, to: &Recipient<M>, msg: M, then: F)
@@ -287,7 +293,7 @@ impl Session {
             .into_actor(self)
             .map(move |answer, act, ctx| match answer {
                 Ok(answer) => then(act, ctx, answer),
-                Err(_) => act.error(ctx, ErrorCode::NotFound, "that game has ended"),
+                Err(_) => act.refuse(ctx, Refusal::GameGone),
             });
         ctx.wait(request);
     }

@@ -8,16 +8,13 @@ use std::time::Duration;
 
 use crate::clock::Moment;
 
-use flipline::protocol::{
-    DeclineReason, ErrorCode, Event, GameId, ProtocolError, SeatChoice, StartSpec,
-};
+use flipline::protocol::{DeclineReason, Event, GameId, SeatChoice, StartSpec};
 use flipline::{Move, Variant};
 
 use super::caseless::Caseless;
-use super::{
-    Done, GameTerms, LobbyCore, LobbyEffect, Origin, checked_start, conflict, done, guests_unrated,
-};
+use super::{Done, GameTerms, LobbyCore, LobbyEffect, Origin, checked_start, done};
 use crate::challenges::{Challenge, ChallengeId, Terms};
+use crate::refusal::Refusal;
 use crate::{Name, Phase, Sitter};
 
 /// Where a challenge's start comes from.
@@ -30,8 +27,8 @@ pub enum StartPlan {
 }
 
 /// The refusal when no random start of `plies` moves could be drawn.
-pub fn no_random_start(variant: Variant, plies: u8) -> ProtocolError {
-    ProtocolError::bad(format!("{variant} has no start of {plies} random moves"))
+pub fn no_random_start(variant: Variant, plies: u8) -> Refusal {
+    Refusal::NoRandomStart { variant, plies }
 }
 
 impl<R: Clone> LobbyCore<R> {
@@ -50,15 +47,18 @@ impl<R: Clone> LobbyCore<R> {
 
     /// Whether `from` may challenge `to` now (a rated game if `rated`):
     /// nothing changes. Asked before a random start is drawn.
-    pub fn may_challenge(&self, from: &Name, to: &str, rated: bool) -> Result<(), ProtocolError> {
+    pub fn may_challenge(&self, from: &Name, to: &str, rated: bool) -> Result<(), Refusal> {
         self.logged_in(from)?;
         self.check_free(from)?;
         let to_conn = self.holder(to);
         if let Some(game) = self.playing(to).filter(|_| to_conn.is_some()) {
-            return Err(conflict(format!("'{to}' is playing game {game}")));
+            return Err(Refusal::Playing {
+                name: Name::from(to),
+                game,
+            });
         }
         if rated && (!self.is_member(from) || (to_conn.is_some() && !self.is_member(to))) {
-            return Err(guests_unrated());
+            return Err(Refusal::RatedForMembers);
         }
         self.challenges.check(from, to, to_conn.is_some())
     }
@@ -73,7 +73,7 @@ impl<R: Clone> LobbyCore<R> {
         to: &str,
         terms: &Terms,
         start: &StartSpec,
-    ) -> Result<StartPlan, ProtocolError> {
+    ) -> Result<StartPlan, Refusal> {
         match start {
             StartSpec::Initial => Ok(StartPlan::Ready(Vec::new())),
             StartSpec::Moves(moves) => checked_start(terms.variant, moves).map(StartPlan::Ready),
@@ -93,7 +93,7 @@ impl<R: Clone> LobbyCore<R> {
         terms: Terms,
         now: Moment,
         timeout: Duration,
-    ) -> Result<Done<ChallengeId, R>, ProtocolError> {
+    ) -> Result<Done<ChallengeId, R>, Refusal> {
         self.may_challenge(from, to, terms.rated)?;
         let known = self.people.get_key_value(&Caseless(to));
         let to_name = known.map_or_else(|| Name::from(to), |(key, _)| Name::clone(&key.0));
@@ -118,7 +118,7 @@ impl<R: Clone> LobbyCore<R> {
         id: ChallengeId,
         next_id: impl FnOnce() -> GameId,
         coin: bool,
-    ) -> Result<Done<GameId, R>, ProtocolError> {
+    ) -> Result<Done<GameId, R>, Refusal> {
         self.transact(|core| core.decide_accept(by, id, next_id, coin))
     }
 
@@ -128,16 +128,16 @@ impl<R: Clone> LobbyCore<R> {
         id: ChallengeId,
         next_id: impl FnOnce() -> GameId,
         coin: bool,
-    ) -> Result<Done<GameId, R>, ProtocolError> {
+    ) -> Result<Done<GameId, R>, Refusal> {
         let conn = self.logged_in(by)?;
         let challenge = self.take_challenge(id, by)?;
         let from = Name::clone(&challenge.from);
         let Some(from_conn) = self.holder(&from) else {
-            return Err(conflict(format!("'{from}' is not online")));
+            return Err(Refusal::ChallengerGone(from));
         };
         self.check_free(by)?;
         if let Some(game) = self.playing(&from) {
-            return Err(conflict(format!("'{from}' is playing game {game}")));
+            return Err(Refusal::Playing { name: from, game });
         }
         let mut effects = Vec::new();
         for name in [by, &from] {
@@ -178,7 +178,7 @@ impl<R: Clone> LobbyCore<R> {
         by: &Name,
         id: ChallengeId,
         reason: DeclineReason,
-    ) -> Result<Done<(), R>, ProtocolError> {
+    ) -> Result<Done<(), R>, Refusal> {
         self.logged_in(by)?;
         let challenge = self.challenges.decline(id, by, reason)?;
         let mut effects = Vec::new();
@@ -188,11 +188,7 @@ impl<R: Clone> LobbyCore<R> {
 
     /// `CANCEL id` from `by`, who made it: the challenged hears `DECLINED
     /// ... cancelled`.
-    pub fn cancel_challenge(
-        &mut self,
-        by: &Name,
-        id: ChallengeId,
-    ) -> Result<Done<(), R>, ProtocolError> {
+    pub fn cancel_challenge(&mut self, by: &Name, id: ChallengeId) -> Result<Done<(), R>, Refusal> {
         self.logged_in(by)?;
         let challenge = self.challenges.cancel(id, by)?;
         let mut effects = Vec::new();
@@ -261,7 +257,7 @@ impl<R: Clone> LobbyCore<R> {
 
     /// Takes challenge `id`, addressed to `by`, for accepting: the running
     /// command's journal keeps it, so that a game not stored opens it again.
-    fn take_challenge(&mut self, id: ChallengeId, by: &str) -> Result<Challenge, ProtocolError> {
+    fn take_challenge(&mut self, id: ChallengeId, by: &str) -> Result<Challenge, Refusal> {
         let challenge = self.challenges.accept(id, by)?;
         self.note_accepted(&challenge);
         Ok(challenge)
@@ -293,9 +289,6 @@ fn challenged(challenge: &Challenge) -> Event {
 
 /// A challenge to a name not online is refused with `ERR 404`; the words
 /// say how to find who is.
-pub fn not_online(name: &str) -> ProtocolError {
-    ProtocolError::new(
-        ErrorCode::NotFound,
-        format!("'{name}' is not online (WHO lists who is)"),
-    )
+pub fn not_online(name: &str) -> Refusal {
+    Refusal::NotOnlineWho(Name::from(name))
 }

@@ -19,12 +19,13 @@
 use std::collections::HashMap;
 use std::num::NonZeroU64;
 
-use flipline::protocol::{GameId, ProtocolError};
+use flipline::protocol::GameId;
 
 use super::caseless::{Caseless, NameKey};
 use super::{Done, Entry, LobbyCore, LobbyEffect, Person, Seek};
 use crate::Name;
 use crate::challenges::Challenge;
+use crate::refusal::Refusal;
 
 /// A decision held until its write commits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -97,8 +98,8 @@ impl<R: Clone> LobbyCore<R> {
     /// it had changed; a decision that needs a write is held (`Done::held`).
     pub(super) fn transact<T>(
         &mut self,
-        command: impl FnOnce(&mut Self) -> Result<Done<T, R>, ProtocolError>,
-    ) -> Result<Done<T, R>, ProtocolError> {
+        command: impl FnOnce(&mut Self) -> Result<Done<T, R>, Refusal>,
+    ) -> Result<Done<T, R>, Refusal> {
         self.holds.running = Some(Journal::default());
         let result = command(self);
         let journal = self.holds.running.take().unwrap_or_default();

@@ -3,10 +3,11 @@
 //! two players, made as an accepted challenge's is (held until stored; the
 //! store links it to its tournament in the same write).
 
-use flipline::protocol::{ClockSpec, GameId, ProtocolError, TourneyId};
+use flipline::protocol::{ClockSpec, GameId, TourneyId};
 use flipline::{Move, Variant};
 
-use super::{Done, GameTerms, LobbyCore, Origin, conflict, done};
+use super::{Done, GameTerms, LobbyCore, Origin, done};
+use crate::refusal::Refusal;
 use crate::{Name, Sitter};
 
 /// What a tournament's game is: its tournament and round, its game, clock
@@ -50,7 +51,7 @@ impl<R: Clone> LobbyCore<R> {
         white: &Name,
         terms: TourneyTerms,
         next_id: impl FnOnce() -> GameId,
-    ) -> Result<Done<GameId, R>, ProtocolError> {
+    ) -> Result<Done<GameId, R>, Refusal> {
         self.transact(|core| core.decide_tourney_game(black, white, terms, next_id))
     }
 
@@ -60,11 +61,11 @@ impl<R: Clone> LobbyCore<R> {
         white: &Name,
         terms: TourneyTerms,
         next_id: impl FnOnce() -> GameId,
-    ) -> Result<Done<GameId, R>, ProtocolError> {
+    ) -> Result<Done<GameId, R>, Refusal> {
         let mut conns = Vec::new();
         for name in [black, white] {
             if !self.free_to_play(name) {
-                return Err(conflict(format!("'{name}' is not free to play")));
+                return Err(Refusal::NotFree(Name::clone(name)));
             }
             conns.extend(self.holder(name));
         }

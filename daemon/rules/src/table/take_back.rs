@@ -17,12 +17,11 @@
 
 use crate::clock::Moment;
 
-use flipline::protocol::{ErrorCode, Event, ProtocolError};
+use flipline::protocol::Event;
 use flipline::{Color, Game, Move};
 
-use super::{
-    COLORS, Effect, Effects, Phase, Seat, Table, Timer, UndoState, conflict, replay, slot,
-};
+use super::{COLORS, Effect, Effects, Phase, Seat, Table, Timer, UndoState, replay, slot};
+use crate::refusal::Refusal;
 
 /// What `UNDO` does once the moves are known to allow it.
 #[derive(Debug, PartialEq)]
@@ -55,9 +54,9 @@ impl TakeBack {
 
     /// How many of the game's `moves` (each with its time, `None` for a move
     /// it was started from) stay, or why none can be taken back.
-    pub fn keep(&self, moves: &[(Move, Option<u64>)]) -> Result<u32, ProtocolError> {
+    pub fn keep(&self, moves: &[(Move, Option<u64>)]) -> Result<u32, Refusal> {
         if u32::try_from(moves.len()).ok() != Some(self.plies) {
-            return Err(conflict("the game moved on; UNDO again"));
+            return Err(Refusal::MovedOn);
         }
         let mut game = self.start;
         let mut last = None;
@@ -71,8 +70,8 @@ impl TakeBack {
                 break;
             }
         }
-        let index = last.ok_or_else(|| conflict("there is no move of yours to take back"))?;
-        u32::try_from(index).map_err(|_| conflict("there is no move of yours to take back"))
+        let index = last.ok_or(Refusal::NothingToTakeBack)?;
+        u32::try_from(index).map_err(|_| Refusal::NothingToTakeBack)
     }
 }
 
@@ -81,27 +80,22 @@ impl<C: Clone> Table<C> {
     /// player's, if they asked and this agrees), or why not. Until it is
     /// settled ([`Table::undo_allowed`] asks, [`Table::taken_back`],
     /// [`Table::undo_failed`]) a bot's answer is held back.
-    pub fn undo(&mut self, name: &str) -> Result<TakeBack, ProtocolError> {
+    pub fn undo(&mut self, name: &str) -> Result<TakeBack, Refusal> {
         let colors = self.colors_of(name);
         let Some(&mine) = colors.first() else {
             return Err(self.no_seat());
         };
         if self.phase != Phase::Playing {
-            return Err(conflict(format!("game {} is not in play", self.id)));
+            return Err(Refusal::NotInPlay(self.id));
         }
         if self.rated {
-            return Err(ProtocolError::new(
-                ErrorCode::Forbidden,
-                "moves are not taken back in a rated game",
-            ));
+            return Err(Refusal::RatedTakeBack);
         }
         let alone = colors.len() == 2 || !matches!(self.seat(mine.opponent()), Seat::Person(_));
         let (whose, ask): (&[Color], bool) = match self.undo {
             _ if alone => (&colors, false),
             UndoState::Asked(asker) if asker == mine => {
-                return Err(conflict(
-                    "you asked already: the other player has not agreed",
-                ));
+                return Err(Refusal::TakeBackAsked);
             }
             UndoState::Asked(asker) => (&[asker], false),
             _ => (&colors, true),

@@ -26,7 +26,7 @@ fn all_free(_: &str) -> bool {
 fn replies(effects: &Effects<u32>) -> Vec<(u32, Result<TourneyAnswer, ErrorCode>)> {
     (effects.iter())
         .filter_map(|e| match e {
-            DeskEffect::Reply(to, answer) => Some((*to, answer.clone().map_err(|e| e.code))),
+            DeskEffect::Reply(to, answer) => Some((*to, answer.clone().map_err(|e| e.code()))),
             _ => None,
         })
         .collect()

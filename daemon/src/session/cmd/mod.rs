@@ -20,6 +20,7 @@ use super::Session;
 use super::limits::slow_down_message;
 use crate::codec::Line;
 use crate::messages::{Action, Answer, ChallengeStep, ListGames, ListPlayers};
+use crate::rules::refusal::Refusal;
 use flipline::protocol::Reply;
 
 impl Session {
@@ -34,7 +35,7 @@ impl Session {
         match line {
             Line::Text(text) => match Command::parse(&text) {
                 Ok(command) if command.needs_login() && self.name.is_none() => {
-                    self.error(ctx, ErrorCode::Unauthorized, "LOGIN first")
+                    self.refuse(ctx, Refusal::NotLoggedIn)
                 }
                 Ok(command) => self.dispatch(ctx, command),
                 Err(e) => self.reply(ctx, Err(e)),

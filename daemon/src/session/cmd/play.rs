@@ -6,9 +6,9 @@
 //! `SlowMoves`.
 
 use actix::Context;
-use flipline::protocol::ErrorCode;
 
 use crate::messages::{Action, ToGame};
+use crate::rules::refusal::Refusal;
 use crate::session::{SeatRef, Session};
 
 impl Session {
@@ -28,7 +28,7 @@ impl Session {
     /// the busiest path (no copy of the game's address per move).
     pub(super) fn play(&mut self, ctx: &mut Context<Self>, action: Action) {
         let (Some(seat), Some(name)) = (&self.seat, self.login_name()) else {
-            return self.error(ctx, ErrorCode::Forbidden, "you are not in a game");
+            return self.refuse(ctx, Refusal::NotInGame);
         };
         let is_move = matches!(action, Action::Move(_) | Action::Pass);
         let request = seat.tx.send(ToGame::Play {
@@ -48,7 +48,7 @@ impl Session {
 
     pub(super) fn board(&mut self, ctx: &mut Context<Self>) {
         let Some(seat) = self.current_game(true) else {
-            return self.error(ctx, ErrorCode::Forbidden, "you are not in a game");
+            return self.refuse(ctx, Refusal::NotInGame);
         };
         // Spectators have no seat; any name reads the board.
         let name = self.login_name().cloned().unwrap_or_default();
@@ -62,7 +62,7 @@ impl Session {
     pub(super) fn hint(&mut self, ctx: &mut Context<Self>) {
         let (Some(seat), Some(name)) = (self.current_game(false), self.login_name().cloned())
         else {
-            return self.error(ctx, ErrorCode::Forbidden, "you are not in a game");
+            return self.refuse(ctx, Refusal::NotInGame);
         };
         let request = seat.tx.send(ToGame::Hint { name });
         self.await_answer(ctx, request, |act, ctx, result| act.reply(ctx, result));

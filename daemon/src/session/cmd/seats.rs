@@ -9,10 +9,11 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use actix::{Context, Message, Recipient};
-use flipline::protocol::{ErrorCode, ProtocolError};
+use flipline::protocol::ProtocolError;
 
 use crate::messages::{Answer, Create, Join, Leave, Name, Rematch};
 use crate::rules::lobby::Left;
+use crate::rules::refusal::Refusal;
 use crate::session::{LobbyPort, SeatRef, Session};
 use flipline::protocol::Reply;
 
@@ -43,7 +44,7 @@ impl Session {
     pub(super) fn logged_in(&mut self, ctx: &mut Context<Self>) -> Option<Name> {
         let name = self.login_name().cloned();
         if name.is_none() {
-            self.error(ctx, ErrorCode::Unauthorized, "LOGIN first");
+            self.refuse(ctx, Refusal::NotLoggedIn);
         }
         name
     }
@@ -133,7 +134,7 @@ impl Session {
     /// `LEAVE` before `LOGIN`: only watching can be left.
     fn stop_watching(&mut self, ctx: &mut Context<Self>) {
         if self.watching.is_empty() {
-            return self.error(ctx, ErrorCode::Conflict, "nothing to leave");
+            return self.refuse(ctx, Refusal::NothingToLeave);
         }
         self.unwatch_all();
         self.reply(ctx, Ok(Answer::default()));

@@ -13,6 +13,7 @@ use actix::{AsyncContext, Context, Message, Recipient};
 use flipline::protocol::{ErrorCode, Event, ProtocolError};
 
 use crate::messages::{Answer, Find, ToGame};
+use crate::rules::refusal::Refusal;
 use crate::session::{LobbyPort, SeatRef, Session};
 use crate::store_deadline::{StoreWait, not_answering, within};
 use flipline::protocol::Reply;
@@ -30,7 +31,7 @@ impl Session {
             Find(game, PhantomData),
             move |act, ctx, found| match found {
                 Some(seat) => then(act, ctx, seat),
-                None => act.error(ctx, ErrorCode::NotFound, format!("no game {game}")),
+                None => act.refuse(ctx, Refusal::NoGame(game)),
             },
         );
     }
@@ -68,10 +69,7 @@ impl Session {
                     "{}\n",
                     Event::History(record.summary())
                 ))),
-                Ok(None) => Err(ProtocolError::new(
-                    ErrorCode::NotFound,
-                    format!("no game {game}"),
-                )),
+                Ok(None) => Err(Refusal::NoGame(game).into()),
                 Err(StoreWait::NotAnswering) => {
                     tracing::warn!(game, "HISTORY: the store did not answer in time");
                     Err(not_answering())
