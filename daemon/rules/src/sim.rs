@@ -34,6 +34,8 @@ use super::tourney_run::Pairing;
 use super::{ConnId, Name, Phase};
 use crate::refusal::Refusal;
 
+mod restart;
+
 /// How long a challenge stays open here.
 const CHALLENGE_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -172,6 +174,10 @@ struct World {
     pairings_made: Vec<(TourneyId, u32, Name, Name)>,
     /// A broken rule seen while carrying out effects.
     broken: Option<String>,
+    /// What the store holds, for a restart.
+    stored: restart::Stored,
+    /// Whether the daemon was restarted.
+    restarted: bool,
 }
 
 impl World {
@@ -219,6 +225,8 @@ impl World {
             rounds_stored: Vec::new(),
             pairings_made: Vec::new(),
             broken: None,
+            stored: restart::Stored::default(),
+            restarted: false,
         }
     }
 
@@ -373,6 +381,9 @@ impl World {
         if let (true, TourneyWrite::Round { id, round, .. }) = (stored, &write) {
             self.rounds_stored.push((*id, *round));
         }
+        if stored {
+            self.stored.fact(write.clone());
+        }
         let lobby = &self.lobby;
         let effects = (self.desk).stored(write.tourney(), stored, &|n| lobby.free_to_play(n));
         self.desk_effects(effects);
@@ -431,8 +442,15 @@ impl World {
                 }
                 DeskEffect::Wake(_, alarm) => self.alarms.push_back(alarm),
                 DeskEffect::MarkGame(game) => self.lobby.mark_tourney_game(game),
-                DeskEffect::StoreEnd(..) | DeskEffect::Remade(_) => {
-                    self.broken = Some("a restart's effect with no restart".into());
+                DeskEffect::StoreEnd(game, result, attempt) => {
+                    self.stored.ended(game, result);
+                    let lobby = &self.lobby;
+                    let free = |n: &str| lobby.free_to_play(n);
+                    let stored = self.desk.end_stored(game, result, attempt, true, &free);
+                    self.desk_effects(stored);
+                }
+                DeskEffect::Remade(game) => {
+                    self.broken = Some(format!("game {game} was stored yet not brought back"));
                 }
             }
         }
@@ -640,6 +658,7 @@ impl World {
         for effect in effects {
             match effect {
                 LobbyEffect::Launch(launch) => {
+                    self.stored.launched(&launch);
                     for &conn in &launch.seated {
                         let seated = ToSession::Seated(launch.id);
                         self.session_mut(conn).mailbox.push_back(seated);
@@ -673,7 +692,10 @@ impl World {
                     let mail = ToSession::Events(events);
                     self.session_mut(conn).mailbox.push_back(mail);
                 }
-                LobbyEffect::StoreSeats { .. } | LobbyEffect::StoreCancel(_) => {}
+                LobbyEffect::StoreSeats {
+                    game, black, white, ..
+                } => self.stored.seats(game, [black, white]),
+                LobbyEffect::StoreCancel(game) => self.stored.cancelled(game),
             }
         }
     }
@@ -789,7 +811,10 @@ impl World {
                 Effect::Think { turn, .. } => self.send_to_game(id, ToTable::Bot(turn)),
                 // The store always takes it here; the actor waits, so `then`
                 // follows at once.
-                Effect::CommitEnd { then, .. } => self.table_effects(id, then),
+                Effect::CommitEnd { result, then, .. } => {
+                    self.stored.ended(id, result);
+                    self.table_effects(id, then);
+                }
                 Effect::Ended(result) => {
                     // The lobby hears the end first; its tournament, once
                     // the end has gone out.
@@ -1028,6 +1053,7 @@ fn tourney_cmd() -> impl Strategy<Value = TourneyCommand> {
 fn run_world(
     scripts: Vec<Vec<Cmd>>,
     schedule: Vec<(prop::sample::Index, bool, u8)>,
+    restart_at: Option<usize>,
 ) -> Result<World, TestCaseError> {
     let mut world = World::new(scripts);
     for session in &mut world.sessions {
@@ -1056,6 +1082,10 @@ fn run_world(
         };
         world.step(runner, mail_first, stored);
         steps += 1;
+        if restart_at == Some(steps) {
+            world.restart();
+            prop_assert_eq!(world.check(), Ok(()), "after the restart");
+        }
         prop_assert!(steps < 100_000, "the world settles");
         prop_assert_eq!(world.check(), Ok(()), "after {:?}", runner);
     }
@@ -1105,29 +1135,33 @@ fn schedule() -> impl Strategy<Value = Schedule> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
-    /// Three clients, each pipelining a script, under any schedule: no
-    /// player ever sits at two tables open or in play; every command gets
-    /// exactly one reply; once everyone has gone and the grace period has
+    /// Three clients, each pipelining a script, under any schedule, the
+    /// daemon sometimes restarted in the middle: no player ever sits at two
+    /// tables open or in play; every command gets exactly one reply (or its
+    /// connection closes, at a restart); once everyone has gone and the grace period has
     /// run out, no game is left in play, every table has stopped, no
     /// challenge is open and no tournament runs.
     #[test]
     fn any_schedule_keeps_one_game_per_player_and_leaves_nothing_behind(
         scripts in prop::collection::vec(prop::collection::vec(cmd(), 1..25), 3),
         schedule in schedule(),
+        restart_at in proptest::option::weighted(0.3, 1..400usize),
     ) {
-        run_world(scripts, schedule)?;
+        run_world(scripts, schedule, restart_at)?;
     }
 
     /// A tournament made, joined by all and started (unless the store
     /// refused those writes), beside random commands (challenges among
-    /// them), under any schedule: its rounds are told only once stored,
-    /// each pairing's game is made once, and it ends once everyone has gone,
-    /// with no write left.
+    /// them), under any schedule, the daemon perhaps restarted in the middle
+    /// (its cores made again from what was stored): its rounds are told
+    /// only once stored, each pairing's game is made once, and it ends once
+    /// everyone has gone, with no write left.
     #[test]
     fn a_tournament_among_random_commands_ends_with_every_round_stored(
         kind in prop_oneof![Just(TourneyKind::RoundRobin), Just(TourneyKind::Swiss)],
         rest in prop::collection::vec(prop::collection::vec(cmd(), 0..15), 3),
         schedule in schedule(),
+        restart_at in proptest::option::of(1..400usize),
     ) {
         let scripts = rest.into_iter().enumerate().map(|(i, rest)| {
             let mut script = match i {
@@ -1150,7 +1184,7 @@ proptest! {
             script.extend([Cmd::Move; 30]);
             script
         });
-        let world = run_world(scripts.collect(), schedule)?;
+        let world = run_world(scripts.collect(), schedule, restart_at)?;
         let started = world.rounds_stored.iter().any(|(id, _)| *id == 1);
         // The store refuses some writes, `NEW`'s and the joins' too: then
         // the tournament never starts, and the run still checks the rest.
