@@ -24,10 +24,7 @@ use std::time::Duration;
 
 use actix::fut::{ActorFutureExt, WrapFuture};
 use actix::{Actor, Addr, ArbiterHandle, AsyncContext, Context, Handler, ResponseFuture};
-use flipline::notation::replay_with_passes;
-use flipline::protocol::{
-    EndReason, ErrorCode, Event, GameId, GameResult, ProtocolError, TourneyId,
-};
+use flipline::protocol::{ErrorCode, Event, GameId, ProtocolError, TourneyId};
 use tokio::sync::oneshot;
 
 use crate::config::Config;
@@ -40,6 +37,7 @@ use crate::rules::Sitter;
 use crate::rules::lobby::{
     Done, Entry, Held, Launch, Left, LobbyCore, LobbyEffect, Rematched, Sought, Waiting,
 };
+use crate::rules::lobby::{PAIR_RETRY, stored_game_state};
 use crate::rules::refusal::Refusal;
 use crate::rules::tourney_desk::TourneyDesk;
 use crate::session::{GameRequest, Reach, SeatRef, SessionRef};
@@ -94,9 +92,6 @@ type Job = Box<dyn FnOnce(&mut Lobby, &mut Context<Lobby>)>;
 fn touching(name: Option<Name>, game: Option<GameId>) -> Waits {
     Box::new(move |core| core.waits_for(name.as_deref(), game))
 }
-
-/// How long after a failed write seeks left side by side are paired.
-const PAIR_RETRY: Duration = Duration::from_secs(1);
 
 /// Where a command's answer goes, now or once its write commits.
 type Reply<T> = oneshot::Sender<Result<T, ProtocolError>>;
@@ -202,8 +197,7 @@ impl Lobby {
                     tracing::error!(%error, "a new game or seat could not be saved");
                     let _ = reply.send(Err(Refusal::GameNotSaved.into()));
                     // A pairing put back may leave its seek beside another
-                    // for the same game; paired once the store may work
-                    // again, and no busier than that while it fails.
+                    // for the same game.
                     ctx.run_later(PAIR_RETRY, |act, ctx| act.pair_waiting(ctx));
                 }
             }
@@ -514,24 +508,16 @@ impl Lobby {
     /// (its end was not written before the daemon stopped) is ended instead
     /// (`end_at_recovery`: stored, then told to its tournament).
     fn recover(&mut self, ctx: &mut Context<Self>, record: GameRecord) -> bool {
-        let moves = record.transcript();
-        let position = match replay_with_passes(record.variant, &moves) {
-            Ok((position, _)) => position,
+        match stored_game_state(record.variant, &record.transcript()) {
+            Ok(None) => {}
+            Ok(Some(result)) => {
+                self.end_at_recovery(ctx, record.id, result);
+                return false;
+            }
             Err(e) => {
                 tracing::error!(game = record.id, error = %e, "a stored game does not replay");
                 return false;
             }
-        };
-        if position.is_over() {
-            let score = position.score();
-            let result = GameResult {
-                winner: score.winner,
-                black: score.black,
-                white: score.white,
-                reason: EndReason::Normal,
-            };
-            self.end_at_recovery(ctx, record.id, result);
-            return false;
         }
         let seats = [
             Sitter::from_stored(record.black.as_deref()),

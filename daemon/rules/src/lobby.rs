@@ -414,6 +414,32 @@ pub struct SeekWanted {
     pub rated: Option<RatedSeek>,
 }
 
+/// How long after a failed write seeks left side by side are paired
+/// ([`LobbyCore::pair_waiting`]): once the store may work again, and no
+/// busier than that while it fails.
+pub const PAIR_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// What a game the store holds as in play is at a restart: to resume, or
+/// already ended by its stored moves (its end was not stored before the
+/// daemon stopped), with the result its `OVER` gives. `Err` if its moves do
+/// not replay.
+pub fn stored_game_state(
+    variant: Variant,
+    moves: &[Move],
+) -> Result<Option<flipline::protocol::GameResult>, flipline::notation::ParseError> {
+    let (position, _) = replay_with_passes(variant, moves)?;
+    if !position.is_over() {
+        return Ok(None);
+    }
+    let score = position.score();
+    Ok(Some(flipline::protocol::GameResult {
+        winner: score.winner,
+        black: score.black,
+        white: score.white,
+        reason: flipline::protocol::EndReason::Normal,
+    }))
+}
+
 /// A `from MOVES` start, as `NEW` and `CHALLENGE` take one: legal, passes
 /// written out, not the end of the game.
 pub fn checked_start(variant: Variant, moves: &[Move]) -> Result<Vec<Move>, Refusal> {

@@ -506,3 +506,16 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_stored_game_its_moves_ended_is_ended_at_a_restart_and_others_resume() {
+    use crate::lobby::stored_game_state;
+    use flipline::notation::parse_transcript;
+    let won = parse_transcript("a1 b1 a2 b2 a3").unwrap();
+    let ended = stored_game_state(Variant::TicTacToe, &won).unwrap();
+    assert_eq!(ended.map(|r| r.winner), Some(Some(Color::Black)));
+    let going = parse_transcript("a1 b1").unwrap();
+    assert_eq!(stored_game_state(Variant::TicTacToe, &going), Ok(None));
+    let bad = parse_transcript("a1 a1").unwrap();
+    assert!(stored_game_state(Variant::TicTacToe, &bad).is_err());
+}

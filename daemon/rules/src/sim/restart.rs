@@ -220,12 +220,19 @@ impl World {
             let names = stored.seats.clone();
             let seats = names.map(|n| Sitter::<u64>::from_stored(n.as_deref()));
             let (variant, clock, rated) = (stored.variant, stored.clock, stored.rated);
+            let moves = moves.get(&id).cloned().unwrap_or_default();
+            let played: Vec<Move> = moves.iter().map(|(mv, _)| *mv).collect();
+            if let Ok(Some(result)) = crate::lobby::stored_game_state(variant, &played) {
+                // Its end was not stored: stored now, then counted.
+                let effects = self.desk.recovered_end(id, result);
+                self.desk_effects(effects);
+                continue;
+            }
             let recovered =
                 (self.lobby).recover(id, variant, clock, seats.clone(), [None, None], rated);
             if !recovered {
                 continue;
             }
-            let moves = moves.get(&id).cloned().unwrap_or_default();
             let now = self.now;
             let mut table = Table::new(id, variant, clock, seats, &moves, rated, now);
             let effects = table.open(true, self.grace, now);
