@@ -28,7 +28,7 @@ use flipline::protocol::{ErrorCode, Event, GameId, ProtocolError, TourneyId};
 use tokio::sync::oneshot;
 
 use crate::config::Config;
-use crate::engine_pool::EngineWorker;
+use crate::engine_pool::{DrawStart, EngineWorker};
 use crate::game::{GameActor, GameServices, GameSetup};
 use crate::live::Live;
 use crate::messages::*;
@@ -291,6 +291,22 @@ impl Lobby {
         });
         let handle = GameActor::spawn_on(worker.as_ref(), setup, seated);
         self.core.set_route(id, handle);
+    }
+
+    /// A random start of `plies` moves in `variant`, drawn on the engine
+    /// pool (`None` if there is none, or the pool is gone).
+    fn draw_start(
+        &self,
+        variant: flipline::Variant,
+        plies: u8,
+    ) -> impl std::future::Future<Output = Option<Vec<flipline::Move>>> + 'static {
+        let draw = DrawStart {
+            variant,
+            plies: usize::from(plies),
+            seed: random_u64(),
+        };
+        let request = self.services.engine.send(draw);
+        async move { request.await.ok().flatten() }
     }
 
     /// Asks every connection to close if it has been idle past the timeout: one

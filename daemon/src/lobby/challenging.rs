@@ -10,9 +10,7 @@ use flipline::protocol::ProtocolError;
 use tokio::sync::oneshot;
 
 use super::{Lobby, Reply, Waits, answered, coin, take};
-use crate::engine_pool::DrawStart;
 use crate::messages::{ChallengeAnswer, ChallengeOp, ChallengeStep};
-use crate::random::random_u64;
 use crate::rules::Name;
 use crate::rules::challenges::{ChallengeId, Terms};
 use crate::rules::lobby::{StartPlan, no_random_start};
@@ -119,14 +117,9 @@ impl Lobby {
         reply: ChallengeReply,
     ) {
         let variant = terms.variant;
-        let draw = DrawStart {
-            variant,
-            plies: usize::from(plies),
-            seed: random_u64(),
-        };
-        let request = self.services.engine.send(draw);
+        let request = self.draw_start(variant, plies);
         ctx.spawn(request.into_actor(self).map(move |drawn, act, ctx| {
-            let Some(moves) = drawn.ok().flatten() else {
+            let Some(moves) = drawn else {
                 let _ = reply.send(Err(no_random_start(variant, plies).into()));
                 return;
             };

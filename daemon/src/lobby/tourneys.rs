@@ -13,9 +13,7 @@ use flipline::protocol::{Event, GameId, GameResult, ProtocolError};
 use tokio::sync::oneshot;
 
 use super::{Lobby, Waits, answered, take};
-use crate::engine_pool::DrawStart;
 use crate::messages::{Name, RecoverTourneys, ToSession, TourneyAnswer, TourneyOp};
-use crate::random::random_u64;
 use crate::rules::lobby::TourneyTerms;
 use crate::rules::tourney_desk::{DeskEffect, Effects, Free, TourneyDesk};
 use crate::rules::tourney_run::Pairing;
@@ -120,14 +118,9 @@ impl Lobby {
                 variant,
                 plies,
             } => {
-                let draw = DrawStart {
-                    variant,
-                    plies: usize::from(plies),
-                    seed: random_u64(),
-                };
-                let request = self.services.engine.send(draw);
+                let request = self.draw_start(variant, plies);
                 ctx.spawn(request.into_actor(self).map(move |drawn, act, ctx| {
-                    let start = drawn.ok().flatten().unwrap_or_else(|| {
+                    let start = drawn.unwrap_or_else(|| {
                         tracing::warn!(tourney, %variant, plies, "no random start drawn; the usual start instead");
                         Vec::new()
                     });

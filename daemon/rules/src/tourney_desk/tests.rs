@@ -58,6 +58,15 @@ fn open_kind(desk: &mut Desk, kind: TourneyKind, players: &[&str]) -> TourneyId 
     id
 }
 
+/// The first game `effects` ask for.
+fn first_game(effects: &Effects<u32>) -> (&Pairing, &TourneyTerms) {
+    let asked = effects.iter().find_map(|e| match e {
+        DeskEffect::MakeGame(pairing, terms) => Some((pairing, terms)),
+        _ => None,
+    });
+    asked.unwrap_or_else(|| panic!("no game asked for: {effects:?}"))
+}
+
 #[test]
 fn a_command_is_answered_once_stored_and_a_refused_one_changes_nothing() {
     let mut desk = Desk::new(1);
@@ -142,12 +151,7 @@ fn a_refused_fact_is_written_again_and_acted_on_only_once_stored() {
     let id = open_with(&mut desk, &["p0", "p1"]);
     desk.command(name("p0"), TourneyCommand::Start(id), 1, &all_free);
     let started = desk.stored(id, true, &all_free);
-    let Some(DeskEffect::MakeGame(pairing, terms)) = started
-        .iter()
-        .find(|e| matches!(e, DeskEffect::MakeGame(..)))
-    else {
-        panic!("no game asked for: {started:?}");
-    };
+    let (pairing, terms) = first_game(&started);
     desk.game_made(pairing, terms, 40);
     let result = GameResult {
         winner: Some(Color::Black),
@@ -200,12 +204,7 @@ fn a_game_that_cannot_be_made_is_lost_by_whoever_is_away() {
     let id = open_with(&mut desk, &["p0", "p1"]);
     desk.command(name("p0"), TourneyCommand::Start(id), 1, &all_free);
     let started = desk.stored(id, true, &all_free);
-    let Some(DeskEffect::MakeGame(pairing, terms)) = started
-        .iter()
-        .find(|e| matches!(e, DeskEffect::MakeGame(..)))
-    else {
-        panic!("no game asked for");
-    };
+    let (pairing, terms) = first_game(&started);
     let away = Name::clone(&pairing.white);
     let free = move |n: &str| n != &*away;
     let unmade = desk.game_unmade(pairing.clone(), terms, &free);
