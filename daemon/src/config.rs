@@ -95,7 +95,7 @@ pub struct StoreConfig {
     pub rating_period_days: u32,
     /// Faults switched on by failure tests; never read from a file.
     #[serde(skip)]
-    pub faults: Option<crate::store::faults::Faults>,
+    pub faults: Option<crate::faults::Faults>,
 }
 
 /// SQLite's `synchronous` setting for the store, as it applies in WAL mode.

@@ -28,6 +28,11 @@
 //! - [`messages`]: the messages between the actors.
 //! - [`store`]: the SQLite store: one writer thread committing in batches, a
 //!   reader thread, recovery at start, and [`store::Archive`] for exports.
+//! - [`faults`]: the switch the failure tests hand a daemon to make its
+//!   store's writes fail or its disk freeze (below both `config` and `store`).
+//! - [`store_stats`]: the store writer's counts (queue, refusals, commit
+//!   times), which the writer adds to and the metrics read; [`durations`]:
+//!   the histogram they and the metrics' counters keep.
 //! - [`store_deadline`]: how long a command waits for the store before
 //!   `ERR 503`.
 //! - [`accounts`]: `LOGIN` with passwords: the budgets of wrong passwords and
@@ -50,7 +55,9 @@ mod config_default;
 pub mod config_env;
 pub mod config_errors;
 pub mod descriptor_tables;
+pub mod durations;
 pub mod engine_pool;
+pub mod faults;
 pub mod game;
 pub mod hangup;
 pub mod hash_pool;
@@ -68,6 +75,7 @@ pub mod service_time;
 pub mod session;
 pub mod store;
 pub mod store_deadline;
+pub mod store_stats;
 pub mod waits;
 pub mod watch;
 
