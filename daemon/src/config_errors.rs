@@ -10,6 +10,7 @@ fn section_of(type_name: &str) -> &'static str {
     match type_name {
         "PartialStore" | "StoreConfig" => "store",
         "PartialPasswords" | "Passwords" => "passwords",
+        "PartialMetrics" | "MetricsConfig" => "metrics",
         "RateLimit" => "rate_limit",
         "Hints" => "hints",
         "Synchronous" => "store.synchronous",

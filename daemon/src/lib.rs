@@ -40,7 +40,8 @@
 //! - [`hash_pool`]: the password threads (argon2 off the actor threads) and
 //!   their bounded queue, logins first.
 //! - [`waits`]: how a wait is told to a client.
-//! - [`config`]: the RON configuration and its embedded default.
+//! - [`config`]: the RON configuration: every setting declared once (with
+//!   [`config_table`]'s `settings!`), config/default.ron held equal to it.
 //! - [`watch`]: the daemon watching itself: late threads, slow moves.
 //! - [`reload`], [`hangup`], [`live`]: SIGHUP: which settings a running daemon
 //!   takes from its file read again, the signal's loop, and the live values
@@ -54,6 +55,9 @@ pub mod config;
 mod config_default;
 pub mod config_env;
 pub mod config_errors;
+pub mod config_table;
+#[cfg(test)]
+mod config_tests;
 pub mod descriptor_tables;
 pub mod durations;
 pub mod engine_pool;
