@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::rules::table::Hints;
 
 pub use crate::config_default::DEFAULT_RON;
-use crate::config_table::{Setting, Value, at_least, at_most, must, settings, whole};
+use crate::config_table::{Setting, Value, at_least, at_most, must, settings, variable, whole};
 use crate::faults::Faults;
 
 settings! {
@@ -308,17 +308,10 @@ impl Config {
     pub fn to_environment(&self) -> Vec<(String, String)> {
         let mut named = Vec::new();
         Value::environment(self, "", &mut named);
-        let settings = Config::settings();
-        let variable = |name: &str| {
-            settings
-                .iter()
-                .find(|s| s.name == name)
-                .map(Setting::variable)
-        };
-        named
+        let variables = named
             .into_iter()
-            .filter_map(|(name, value)| Some((variable(&name)?, value)))
-            .collect()
+            .map(|(name, value)| (variable(&name), value));
+        variables.collect()
     }
 
     /// These settings with the environment's `FLIPD_...` variables over them

@@ -37,9 +37,15 @@ pub struct Setting {
 impl Setting {
     /// The environment variable that sets it: `FLIPD_STORE_PATH`.
     pub fn variable(&self) -> String {
-        let name = self.name.replace('.', "_").to_ascii_uppercase();
-        format!("{PREFIX}{name}")
+        variable(&self.name)
     }
+}
+
+/// The environment variable that sets the setting `name` (as a file names
+/// it: `store.path`): `FLIPD_STORE_PATH`.
+pub fn variable(name: &str) -> String {
+    let name = name.replace('.', "_").to_ascii_uppercase();
+    format!("{PREFIX}{name}")
 }
 
 /// A setting's type: how a file gives it and what it holds within.

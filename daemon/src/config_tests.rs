@@ -179,6 +179,59 @@ fn a_variable_that_is_not_its_settings_value_is_refused_by_name() {
     );
 }
 
+// A configuration file's mistakes, as config_errors.rs words them.
+
+fn refusal(text: &str) -> String {
+    match Config::parse(text, "f.ron") {
+        Ok(_) => panic!("{text} was taken"),
+        Err(e) => e.message,
+    }
+}
+
+#[test]
+fn mistakes_name_the_setting_as_the_file_does() {
+    let unknown = refusal("(foo: 1)");
+    assert!(
+        unknown.starts_with("1:2: `foo` is not a setting; there are listen, "),
+        "{unknown}"
+    );
+    assert!(!unknown.contains("Partial"), "{unknown}");
+    let nested = refusal("(store: (sync: full))");
+    assert!(
+        nested.contains("`store.sync` is not a setting; there are path, synchronous"),
+        "{nested}"
+    );
+    let variant = refusal("(store: (synchronous: fsync))");
+    assert!(
+        variant.ends_with("store.synchronous: `fsync` is not one of full or normal"),
+        "{variant}"
+    );
+    let kind = refusal("(\n    grace_secs: \"x\",\n)");
+    assert!(kind.starts_with("2:"), "{kind}");
+    assert!(
+        kind.ends_with(": grace_secs: expected a whole number (0 or more)"),
+        "{kind}"
+    );
+    let missing = refusal("(rate_limit: (per_second: 5))");
+    assert!(
+        missing.ends_with("rate_limit needs burst too (a group is given whole)"),
+        "{missing}"
+    );
+    let text = refusal("(listen: 5)");
+    assert!(text.ends_with("listen: expected a quoted string"), "{text}");
+    for message in [unknown, nested, variant, kind, missing, text] {
+        for internal in ["Partial", "Synchronous", "RateLimit", "StoreConfig"] {
+            assert!(!message.contains(internal), "{message}");
+        }
+    }
+}
+
+#[test]
+fn a_file_of_comments_only_is_every_default() {
+    let empty = Config::parse("// only a comment\n", "f.ron").unwrap();
+    assert_eq!(empty, Config::embedded().unwrap());
+}
+
 fn text() -> impl Strategy<Value = String> {
     any::<String>()
 }
