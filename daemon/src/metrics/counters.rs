@@ -9,46 +9,13 @@ use std::time::Duration;
 
 use flipline::protocol::ErrorCode;
 
-/// The upper bounds of the latency buckets, in seconds (Prometheus's `le`).
-pub const BUCKETS: [f64; 12] = [
-    0.000_25, 0.000_5, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0,
-];
-
-/// A histogram of durations: a count per bucket (not cumulative: summed up
-/// when read), the count and the sum.
-#[derive(Debug, Default)]
-struct Histogram {
-    buckets: [AtomicU64; BUCKETS.len()],
-    count: AtomicU64,
-    sum_us: AtomicU64,
-}
-
-impl Histogram {
-    fn observe(&self, took: Duration) {
-        let seconds = took.as_secs_f64();
-        let bucket = BUCKETS.iter().position(|&le| seconds <= le);
-        if let Some(slot) = bucket.and_then(|b| self.buckets.get(b)) {
-            slot.fetch_add(1, Ordering::Relaxed);
-        }
-        self.count.fetch_add(1, Ordering::Relaxed);
-        let us = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
-        self.sum_us.fetch_add(us, Ordering::Relaxed);
-    }
-
-    fn add_to(&self, total: &mut Durations) {
-        for (sum, slot) in total.buckets.iter_mut().zip(&self.buckets) {
-            *sum += slot.load(Ordering::Relaxed);
-        }
-        total.count += self.count.load(Ordering::Relaxed);
-        total.sum_us += self.sum_us.load(Ordering::Relaxed);
-    }
-}
+use crate::durations::Histogram;
+pub use crate::durations::{BUCKETS, Durations};
 
 /// One thread's counters.
 #[derive(Debug, Default)]
 struct ThreadCounters {
     moves: Histogram,
-    commits: Histogram,
     errors: [AtomicU64; ErrorCode::ALL.len()],
 }
 
@@ -78,7 +45,6 @@ impl Registry {
         let mut totals = Totals::default();
         for thread in threads.iter() {
             thread.moves.add_to(&mut totals.moves);
-            thread.commits.add_to(&mut totals.commits);
             for (sum, slot) in totals.errors.iter_mut().zip(&thread.errors) {
                 *sum += slot.load(Ordering::Relaxed);
             }
@@ -99,11 +65,6 @@ pub fn moved(took: Duration) {
     MINE.with(|mine| mine.moves.observe(took));
 }
 
-/// A batch of the store committed in `took`.
-pub fn committed(took: Duration) {
-    MINE.with(|mine| mine.commits.observe(took));
-}
-
 /// A command answered with `code`.
 pub fn refused(code: ErrorCode) {
     if let Some(index) = ErrorCode::ALL.iter().position(|&c| c == code) {
@@ -115,24 +76,11 @@ pub fn refused(code: ErrorCode) {
     }
 }
 
-/// A histogram as read: per-bucket counts (not cumulative), count, sum.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Durations {
-    /// The count in each of [`BUCKETS`], apart.
-    pub buckets: [u64; BUCKETS.len()],
-    /// Every observation, those past the last bucket too.
-    pub count: u64,
-    /// Their sum, in microseconds.
-    pub sum_us: u64,
-}
-
 /// Every thread's counts, summed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Totals {
     /// Moves, line read to reply.
     pub moves: Durations,
-    /// The store's commits.
-    pub commits: Durations,
     /// Error replies by code, in the order of `ErrorCode::ALL`.
     pub errors: [u64; ErrorCode::ALL.len()],
 }
@@ -155,7 +103,6 @@ mod tests {
                     let mine = registry.join();
                     mine.moves.observe(Duration::from_micros(300));
                     mine.moves.observe(Duration::from_secs(3));
-                    mine.commits.observe(Duration::from_millis(3));
                     mine.errors[6].fetch_add(1, Ordering::Relaxed);
                 });
             }
@@ -169,7 +116,6 @@ mod tests {
             "300 µs in the 0.5 ms bucket, 3 s in none"
         );
         assert_eq!(totals.moves.sum_us, 3 * (300 + 3_000_000));
-        assert_eq!(totals.commits.buckets[4], 3, "3 ms in the 5 ms bucket");
         assert_eq!(totals.errors[6], 3);
         assert_eq!(ErrorCode::ALL[6], ErrorCode::IllegalMove);
     }

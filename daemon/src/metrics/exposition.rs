@@ -29,6 +29,8 @@ pub struct Gauges {
 #[derive(Debug)]
 struct Scrape {
     totals: Totals,
+    /// The store's commit times (the store's own, not the threads').
+    commits: Durations,
     gauges: Gauges,
 }
 
@@ -82,12 +84,7 @@ impl Collector for Scrape {
             &self.totals.moves,
         )?;
         let help = "Time of the store's commits (one a batch of writes), in seconds.";
-        histogram(
-            &mut encoder,
-            "flipline_commit_seconds",
-            help,
-            &self.totals.commits,
-        )?;
+        histogram(&mut encoder, "flipline_commit_seconds", help, &self.commits)?;
         let help = "Commands answered ERR, by code.";
         let mut family =
             encoder.encode_descriptor("flipline_errors", help, None, MetricType::Counter)?;
@@ -101,10 +98,15 @@ impl Collector for Scrape {
     }
 }
 
-/// The text of a scrape of `totals` and `gauges`.
-pub fn text(totals: Totals, gauges: Gauges) -> String {
+/// The text of a scrape of `totals`, the store's `commits` and `gauges`.
+pub fn text(totals: Totals, commits: Durations, gauges: Gauges) -> String {
     let mut registry = Registry::default();
-    registry.register_collector(Box::new(Scrape { totals, gauges }));
+    let scrape = Scrape {
+        totals,
+        commits,
+        gauges,
+    };
+    registry.register_collector(Box::new(scrape));
     let mut text = String::new();
     match prometheus_client::encoding::prometheus_text::encode(&mut text, &registry) {
         Ok(()) => text,
@@ -129,7 +131,7 @@ mod tests {
             store_queue: 1,
             engine_queue: 0,
         };
-        let text = text(totals, gauges);
+        let text = text(totals, Durations::default(), gauges);
         for line in [
             "# TYPE flipline_games_in_play gauge",
             "flipline_games_in_play 3",

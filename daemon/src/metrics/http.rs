@@ -67,7 +67,8 @@ fn respond(head: &str, sources: &Sources) -> Vec<u8> {
     let path = target.split('?').next().unwrap_or_default();
     match (method, path) {
         ("GET", "/metrics") => {
-            let text = exposition::text(counters::totals(), gauges(sources));
+            let commits = sources.store.commit_times();
+            let text = exposition::text(counters::totals(), commits, gauges(sources));
             reply(200, "text/plain; version=0.0.4; charset=utf-8", text)
         }
         ("GET", "/healthz") => match health(sources) {

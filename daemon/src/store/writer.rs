@@ -8,7 +8,6 @@
 //! `checkpoint`). Before each batch it checks that the WAL is still the
 //! file SQLite writes (see `wal_watch`); once it is not, every write fails.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Receiver;
 
 use flipline::protocol::GameId;
@@ -20,6 +19,8 @@ use super::move_log::MoveLog;
 use super::schema::describe;
 use super::wal_watch::{Wal, WalWatch};
 use super::{Faults, StoreError, StoredMove, Write, failed};
+// Re-exported for the opening, which starts the writer with them.
+pub(super) use crate::store_stats::StoreStats;
 
 /// A write's answer: the rows it changed, once committed.
 type WriteAnswer = oneshot::Sender<Result<usize, StoreError>>;
@@ -43,62 +44,6 @@ pub(super) enum ToWriter {
     Close,
 }
 
-/// Counts of the writer's work, for the log and for measuring group commit.
-#[derive(Debug, Default)]
-pub struct StoreStats {
-    transactions: AtomicU64,
-    writes: AtomicU64,
-    largest_batch: AtomicU64,
-    /// Writes sent and not yet taken by the writer.
-    queued: AtomicU64,
-    /// Whether the last batch was refused whole (a full or failing disk, a
-    /// lost WAL): what `/healthz` reports.
-    refusing: std::sync::atomic::AtomicBool,
-}
-
-impl StoreStats {
-    /// Writes waiting for the writer now.
-    pub fn queued(&self) -> u64 {
-        self.queued.load(Ordering::Relaxed)
-    }
-
-    /// Whether the store refuses writes now (its last batch was refused).
-    pub fn refusing(&self) -> bool {
-        self.refusing.load(Ordering::Relaxed)
-    }
-
-    pub(super) fn sent(&self) {
-        self.queued.fetch_add(1, Ordering::Relaxed);
-    }
-
-    fn taken(&self, writes: usize) {
-        let writes = u64::try_from(writes).unwrap_or(u64::MAX);
-        let _ = (self.queued).fetch_update(Ordering::Relaxed, Ordering::Relaxed, |q| {
-            Some(q.saturating_sub(writes))
-        });
-    }
-
-    fn set_refusing(&self, refusing: bool) {
-        self.refusing.store(refusing, Ordering::Relaxed);
-    }
-
-    /// (transactions committed, writes in them, the largest batch).
-    pub fn snapshot(&self) -> (u64, u64, u64) {
-        (
-            self.transactions.load(Ordering::Relaxed),
-            self.writes.load(Ordering::Relaxed),
-            self.largest_batch.load(Ordering::Relaxed),
-        )
-    }
-
-    fn committed(&self, batch: usize) {
-        let batch = u64::try_from(batch).unwrap_or(u64::MAX);
-        self.transactions.fetch_add(1, Ordering::Relaxed);
-        self.writes.fetch_add(batch, Ordering::Relaxed);
-        self.largest_batch.fetch_max(batch, Ordering::Relaxed);
-    }
-}
-
 /// The writer: blocks for a request, drains the queue into one batch, commits
 /// it, answers; until told to close.
 pub(super) fn run_writer(
@@ -120,7 +65,7 @@ pub(super) fn run_writer(
             let writes = batch.len();
             writer.commit_batch(&mut batch, stats);
             let took = started.elapsed();
-            crate::metrics::counters::committed(took);
+            stats.batch_took(took);
             warn_if_slow(took, writes);
         }
         for (game, answer) in asks.drain(..) {
@@ -317,9 +262,7 @@ impl Writer {
         &mut self,
         writes: impl Iterator<Item = &'a Write>,
     ) -> rusqlite::Result<Vec<usize>> {
-        if let Some(faults) = &self.faults {
-            faults.before_write()?;
-        }
+        super::faults::before_write(self.faults.as_ref())?;
         self.log.begin();
         let period = self.rating_period_days;
         let result = transaction(&mut self.conn, &mut self.log, writes, period);
