@@ -1,9 +1,10 @@
 //! `LOGIN`: the password (or the guest rule) is checked first, by the
 //! accounts, whose slow parts run on the store's reader thread and the hash
-//! threads rather than on this one (the store's each within the deadline); only then is the name claimed in the
-//! lobby, which refuses a name another connection holds. The session keeps
-//! the name once the lobby has given it: until then `on_line` refuses the
-//! commands that need a login.
+//! threads rather than on this one (the store's each within the deadline; a
+//! guest's needs neither: the registered names are in memory); only then is
+//! the name claimed in the lobby, which refuses a name another connection
+//! holds. The session keeps the name once the lobby has given it: until then
+//! `on_line` refuses the commands that need a login.
 
 use std::sync::Arc;
 
