@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHasher, PasswordVerifier, phc::PasswordHash};
-use flipline::protocol::{Credential, ErrorCode, ProtocolError};
+use flipline::protocol::{Credential, ErrorCode, ProtocolError, Reason};
 use tokio::sync::oneshot;
 
 use crate::config::Passwords;
@@ -215,9 +215,8 @@ impl Accounts {
                 ));
             }
             (Known::Registered(spelled), None) => {
-                return Err(unauthorized(format!(
-                    "'{spelled}' is registered: LOGIN {spelled} <password>"
-                )));
+                let message = format!("'{spelled}' is registered: LOGIN {spelled} <password>");
+                return Err(unauthorized(Reason::PasswordNeeded.append_to(&message)));
             }
             (Known::Free, Some(password)) => {
                 return Ok(Checked::Unregistered { name, password });

@@ -137,7 +137,8 @@ fn a_guest_logs_in_while_the_stores_file_system_is_frozen() {
     let mut other = Client::connect(addr);
     let registered = other.err("LOGIN REG", 401);
     assert!(
-        registered.starts_with("ERR 401 'Reg' is registered"),
+        registered.starts_with("ERR 401 'Reg' is registered")
+            && registered.ends_with(" [password-needed]"),
         "from memory, as spelled: {registered}"
     );
     assert_not_answering(&member.line());
