@@ -135,6 +135,17 @@ fn being_registered(name: &str) -> ProtocolError {
     )
 }
 
+/// The reply to a guest's `LOGIN` of a name registered or being registered.
+fn not_for_guests(name: &str, known: Known) -> ProtocolError {
+    match known {
+        Known::Registered(spelled) => {
+            let message = format!("'{spelled}' is registered: LOGIN {spelled} <password>");
+            unauthorized(Reason::PasswordNeeded.append_to(&message))
+        }
+        Known::Registering | Known::Free => being_registered(name),
+    }
+}
+
 /// The reply when the password threads did not do a job.
 fn hash_trouble(error: HashError) -> ProtocolError {
     match error {
@@ -207,17 +218,16 @@ impl Accounts {
             Some(Credential::Secret(_)) | None => None,
         };
         let password = match (self.known(&name), password) {
-            (Known::Registering, _) => return Err(being_registered(&name)),
             (Known::Free, None) if self.guests => return Ok(Checked::Guest(name)),
             (Known::Free, None) => {
                 return Err(unauthorized(
                     "guests may not play here: LOGIN name password registers a name",
                 ));
             }
-            (Known::Registered(spelled), None) => {
-                let message = format!("'{spelled}' is registered: LOGIN {spelled} <password>");
-                return Err(unauthorized(Reason::PasswordNeeded.append_to(&message)));
+            (known @ (Known::Registering | Known::Registered(_)), None) => {
+                return Err(not_for_guests(&name, known));
             }
+            (Known::Registering, Some(_)) => return Err(being_registered(&name)),
             (Known::Free, Some(password)) => {
                 return Ok(Checked::Unregistered { name, password });
             }
@@ -248,6 +258,18 @@ impl Accounts {
                 tracing::error!(%name, "a registered name is not in the store");
                 Err(unavailable())
             }
+        }
+    }
+
+    /// Whether `name`, just given to a guest by the lobby, is still free:
+    /// checked again once the lobby holds it, because a registration begun
+    /// after [`Accounts::check`] let the guest through may have given the
+    /// name back to the lobby since (a registration given up on at its
+    /// deadline); the lobby holding it now, none can begin.
+    pub fn still_free(&self, name: &str) -> Result<(), ProtocolError> {
+        match self.known(name) {
+            Known::Free => Ok(()),
+            known => Err(not_for_guests(name, known)),
         }
     }
 
