@@ -320,10 +320,9 @@ impl Bot {
                 let more = self.args.rounds.is_none_or(|r| self.played < r);
                 return Ok(more.then(|| self.seek_line()));
             }
-            ServerLine::Err(e)
-                if e.code.number() == 401
-                    || (e.code.number() == 409 && e.message.contains("name")) =>
-            {
+            // The name was taken or refused at `LOGIN` (`log_in`), never
+            // here: a 409 now is about a game, and only a 401 ends the bot.
+            ServerLine::Err(e) if e.code.number() == 401 => {
                 return Err(escape(&e.to_string()));
             }
             ServerLine::Err(e) if e.code.number() == 404 => {

@@ -1,6 +1,6 @@
 //! A registered name's password: where it comes from (`--password-file`,
 //! `FLIP_PASSWORD`, or typed without echo when a plain `login NAME` is
-//! answered that the name is registered), the type that holds it without
+//! answered that the name is registered: `[password-needed]`), the type that holds it without
 //! ever printing it, and the `LOGIN` line that shows it. It is kept in
 //! memory only, for the logins of `--reconnect`.
 
@@ -8,7 +8,7 @@ use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
-use flipline::protocol::{Command, Credential, ErrorCode, ServerLine};
+use flipline::protocol::{Command, Credential, ErrorCode, Reason, ServerLine};
 
 /// The variable that gives the password for `--name`'s login.
 pub const ENV: &str = "FLIP_PASSWORD";
@@ -113,22 +113,15 @@ pub fn given(file: Option<&Path>) -> Result<Option<Password>, String> {
     }
 }
 
-/// Whether the reply `line` to a plain `LOGIN name` says that the name is
-/// registered and needs its password (`ERR 401 'ann' is registered: ...`),
-/// so that the person may be asked for it.
-pub fn asks_for_password(line: &str, name: &str) -> bool {
+/// Whether the reply `line` to a plain `LOGIN` says that the name is
+/// registered and needs its password (`ERR 401 ... [password-needed]`), so
+/// that the person may be asked for it. The reason word says so, not the
+/// text, which is for people.
+pub fn asks_for_password(line: &str) -> bool {
     let ServerLine::Err(e) = ServerLine::parse(line) else {
         return false;
     };
-    let Some(rest) = e.message.strip_prefix('\'') else {
-        return false;
-    };
-    e.code == ErrorCode::Unauthorized
-        && rest
-            .split_once("' is registered")
-            .is_some_and(|(registered, _)| {
-                !name.is_empty() && registered.eq_ignore_ascii_case(name)
-            })
+    e.code == ErrorCode::Unauthorized && Reason::of(&e.message) == Some(Reason::PasswordNeeded)
 }
 
 /// What a key typed at the password prompt did.
@@ -288,22 +281,21 @@ mod tests {
     }
 
     #[test]
-    fn only_a_registered_names_401_asks_for_the_password() {
-        let registered = "ERR 401 'Ann' is registered: LOGIN Ann <password>";
-        assert!(asks_for_password(registered, "ann"));
-        assert!(asks_for_password(registered, "Ann"));
-        assert!(!asks_for_password(registered, "bob"));
-        assert!(!asks_for_password(registered, ""));
+    fn only_a_401_with_its_reason_word_asks_for_the_password() {
+        let registered = "ERR 401 'Ann' is registered: LOGIN Ann <password> [password-needed]";
+        assert!(asks_for_password(registered));
+        assert!(asks_for_password("ERR 401 other words [password-needed]"));
+        // The text alone says nothing: it is for people.
         assert!(!asks_for_password(
-            "ERR 401 wrong password for 'ann'",
-            "ann"
+            "ERR 401 'Ann' is registered: LOGIN Ann <password>"
         ));
+        assert!(!asks_for_password("ERR 401 wrong password for 'ann'"));
         assert!(!asks_for_password(
-            "ERR 401 guests may not play here: LOGIN name password registers a name",
-            "ann"
+            "ERR 401 guests may not play here: LOGIN name password registers a name"
         ));
-        assert!(!asks_for_password("ERR 409 'ann' is registered: x", "ann"));
-        assert!(!asks_for_password("OK ann", "ann"));
+        assert!(!asks_for_password("ERR 409 'ann' in use [password-needed]"));
+        assert!(!asks_for_password("ERR 401 [password-needed] at the start"));
+        assert!(!asks_for_password("OK ann"));
     }
 
     #[test]

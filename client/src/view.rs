@@ -8,7 +8,7 @@ use flipline::engine::WIN_FACTOR;
 use flipline::notation::parse_board;
 use flipline::protocol::{
     ClockSpec, Command, CommandKind, EndReason, Event, GameId, GameSummary, NewGame, Opponent,
-    Reply, ServerLine,
+    Reason, Reply, ServerLine,
 };
 
 use crate::engine_score::{in_hundredths, score_text};
@@ -53,10 +53,6 @@ pub struct Style {
     /// Server lines as they are, no rendering.
     pub raw: bool,
 }
-
-/// How the server's `INFO` line starts when it closes a connection that has
-/// not logged in in time.
-const LOGIN_DEADLINE_INFO: &str = "closing: no LOGIN within";
 
 /// The client's view of the server: its name, its games, its unanswered commands.
 #[derive(Debug, Default)]
@@ -533,10 +529,7 @@ impl View {
                     // Refused: of no more use.
                     self.password = None;
                 }
-                if sent.secret.is_none()
-                    && sent.password.is_none()
-                    && asks_for_password(line, &sent.name)
-                {
+                if sent.secret.is_none() && sent.password.is_none() && asks_for_password(line) {
                     self.password_wanted = Some(sent.name);
                 }
                 vec![message]
@@ -629,7 +622,9 @@ impl View {
             Event::TourneyNews { id, news } => vec![crate::tourney_view::news(id, &news)],
             Event::Standing(line) => vec![crate::tourney_view::standing(&line)],
             Event::Info(text) => {
-                self.closed_for_login |= text.starts_with(LOGIN_DEADLINE_INFO);
+                // The reason word, not the text: the server closes the
+                // connection for want of a login.
+                self.closed_for_login |= Reason::of(&text) == Some(Reason::LoginDeadline);
                 vec![format!("* {}", escape(&text))]
             }
             Event::UndoAsked { game, name } => self.on_undo_asked(game, &name),
@@ -1523,11 +1518,11 @@ mod tests {
         view.sent("LOGIN ann");
         let out = feed(
             &mut view,
-            &["ERR 401 'ann' is registered: LOGIN ann <password>"],
+            &["ERR 401 'ann' is registered: LOGIN ann <password> [password-needed]"],
         );
         assert_eq!(
             out,
-            ["error 401: 'ann' is registered: LOGIN ann <password>"]
+            ["error 401: 'ann' is registered: LOGIN ann <password> [password-needed]"]
         );
         assert_eq!(view.password_wanted.as_deref(), Some("ann"));
         assert_eq!(view.login_answer, Some(false));
@@ -1536,13 +1531,13 @@ mod tests {
         view.sent("LOGIN ann tiger");
         feed(
             &mut view,
-            &["ERR 401 'ann' is registered: LOGIN ann <password>"],
+            &["ERR 401 'ann' is registered: LOGIN ann <password> [password-needed]"],
         );
         assert_eq!(view.password_wanted, None);
         view.sent("LOGIN ann secret 0f3a");
         feed(
             &mut view,
-            &["ERR 401 'ann' is registered: LOGIN ann <password>"],
+            &["ERR 401 'ann' is registered: LOGIN ann <password> [password-needed]"],
         );
         assert_eq!(view.password_wanted, None);
     }

@@ -412,9 +412,9 @@ fn a_connection_closed_for_want_of_a_login_is_made_again_by_the_next_command() {
     let mut flip = Flip::start(&["--server", &addr], &data.0);
     let mut first = server.accept();
     flip.until(&format!("connected to {addr}: HELLO flipline 1"));
-    first.send("INFO closing: no LOGIN within 30 s");
+    first.send("INFO closing: no LOGIN within 30 s [login-deadline]");
     drop(first);
-    flip.until("* closing: no LOGIN within 30 s");
+    flip.until("* closing: no LOGIN within 30 s [login-deadline]");
     flip.until(
         "the server closes connections that do not log in in time; \
          the next command connects again (login NAME to play)",

@@ -349,7 +349,7 @@ fn a_registered_name_typed_at_the_prompt_asks_for_its_password_unechoed() {
     pty.until_row("flip>");
     pty.type_keys("login ann\r");
     conn.expect("login ann");
-    conn.send("ERR 401 'ann' is registered: LOGIN ann <password>");
+    conn.send("ERR 401 'ann' is registered: LOGIN ann <password> [password-needed]");
     pty.until_row("password for ann:");
     pty.type_keys("hunter22\r");
     conn.expect("LOGIN ann hunter22");
@@ -357,7 +357,7 @@ fn a_registered_name_typed_at_the_prompt_asks_for_its_password_unechoed() {
     let rows = pty.until_row("logged in as ann");
     assert!(
         rows.iter()
-            .any(|r| r == "error 401: 'ann' is registered: LOGIN ann <password>"),
+            .any(|r| r == "error 401: 'ann' is registered: LOGIN ann <password> [password-needed]"),
         "{rows:?}"
     );
     pty.until_row("flip>");

@@ -21,23 +21,33 @@
 //! logged: what carries one (the jobs of the password threads) does not even
 //! implement `Debug`.
 //!
-//! Every login reads the store (a guest's name too: it may be registered, and
-//! must not be taken without its password), so each store request waits at
-//! most the deadline the caller gives (see [`crate::store_deadline`]).
+//! Which names are registered is known without the store: [`RegisteredNames`]
+//! is loaded with them at start and told of each registration once the store
+//! has answered it, so a `LOGIN` without a password (a guest's, or the 401 of
+//! a registered name) never waits for the disk. Only what needs the stored
+//! hash (a password checked against a registered name) and the registration's
+//! commit go to the store, each waiting at most the deadline the caller gives
+//! (see [`crate::store_deadline`]). The store's answer to a registration is
+//! awaited by a task of its own, not by the connection, so the set learns it
+//! even when the connection has given up or gone: until then the name is in
+//! flight, neither free nor registered, and a `LOGIN` of it is `ERR 503`.
 
+use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHasher, PasswordVerifier, phc::PasswordHash};
-use flipline::protocol::{Credential, ErrorCode, ProtocolError};
+use flipline::protocol::{Credential, ErrorCode, ProtocolError, Reason};
+use tokio::sync::oneshot;
 
 use crate::config::Passwords;
 use crate::hash_pool::{HashError, HashPool, Lane};
 use crate::rules::guesses::{Guess, GuessLimits, Guesses, Refusal};
 use crate::rules::peer::PeerKey;
+use crate::rules::registered::{RegisteredNames, Standing};
 use crate::rules::registrations::Registrations;
-use crate::store::{Store, Write};
+use crate::store::{Store, StoreError, Write};
 use crate::store_deadline::{StoreWait, not_answering, within};
 use crate::waits;
 
@@ -84,6 +94,14 @@ pub struct Accounts {
     registrations_per_hour: u32,
     guesses: Mutex<Guesses>,
     registrations: Mutex<Registrations>,
+    names: Mutex<RegisteredNames>,
+}
+
+/// What [`Standing`] says of a name, owned, to act on after the lock.
+enum Known {
+    Free,
+    Registered(String),
+    Registering,
 }
 
 fn unauthorized(message: impl Into<String>) -> ProtocolError {
@@ -105,6 +123,26 @@ fn store_trouble(wait: StoreWait) -> ProtocolError {
             not_answering()
         }
         StoreWait::Failed(_) => unavailable(),
+    }
+}
+
+/// The reply to a `LOGIN` of a name whose registration the store has not
+/// answered yet: it may be registered, or not.
+fn being_registered(name: &str) -> ProtocolError {
+    ProtocolError::new(
+        ErrorCode::Unavailable,
+        format!("'{name}' is being registered, try again"),
+    )
+}
+
+/// The reply to a guest's `LOGIN` of a name registered or being registered.
+fn not_for_guests(name: &str, known: Known) -> ProtocolError {
+    match known {
+        Known::Registered(spelled) => {
+            let message = format!("'{spelled}' is registered: LOGIN {spelled} <password>");
+            unauthorized(Reason::PasswordNeeded.append_to(&message))
+        }
+        Known::Registering | Known::Free => being_registered(name),
     }
 }
 
@@ -135,8 +173,15 @@ fn refused(name: &str, refusal: Refusal) -> ProtocolError {
 }
 
 impl Accounts {
-    /// Checks with `store` and hashes on `pool`, under the `passwords` limits.
-    pub fn new(store: Store, pool: HashPool, guests: bool, passwords: &Passwords) -> Accounts {
+    /// Checks with `store`, whose registered names are `names`, and hashes
+    /// on `pool`, under the `passwords` limits.
+    pub fn new(
+        store: Store,
+        names: RegisteredNames,
+        pool: HashPool,
+        guests: bool,
+        passwords: &Passwords,
+    ) -> Accounts {
         Accounts {
             store,
             pool,
@@ -150,14 +195,17 @@ impl Accounts {
             registrations_per_hour: passwords.registrations_per_hour,
             guesses: Mutex::new(Guesses::default()),
             registrations: Mutex::new(Registrations::default()),
+            names: Mutex::new(names),
         }
     }
 
     /// Whether `name` may log in from `peer` with `password` (registering
     /// the name if it is free and a password is given). Errors are 401, 429
     /// when a guess or a registration is over its budget, or 503 when the
-    /// store or the hash threads fail or are busy, or when the store does not
-    /// answer within `deadline` (each request to it waits that long at most).
+    /// store or the hash threads fail or are busy, when the store does not
+    /// answer within `deadline` (each request to it waits that long at most),
+    /// or while a registration of the name is in flight. Only a password
+    /// for a registered name reads the store.
     pub async fn check(
         self: Arc<Self>,
         name: String,
@@ -169,19 +217,27 @@ impl Accounts {
             Some(Credential::Password(password)) => Some(password),
             Some(Credential::Secret(_)) | None => None,
         };
+        let password = match (self.known(&name), password) {
+            (Known::Free, None) if self.guests => return Ok(Checked::Guest(name)),
+            (Known::Free, None) => {
+                return Err(unauthorized(
+                    "guests may not play here: LOGIN name password registers a name",
+                ));
+            }
+            (known @ (Known::Registering | Known::Registered(_)), None) => {
+                return Err(not_for_guests(&name, known));
+            }
+            (Known::Registering, Some(_)) => return Err(being_registered(&name)),
+            (Known::Free, Some(password)) => {
+                return Ok(Checked::Unregistered { name, password });
+            }
+            (Known::Registered(_), Some(password)) => password,
+        };
         let stored = within(deadline, self.store.registration(name.clone()))
             .await
             .map_err(store_trouble)?;
-        match (stored, password) {
-            (None, None) if self.guests => Ok(Checked::Guest(name)),
-            (None, None) => Err(unauthorized(
-                "guests may not play here: LOGIN name password registers a name",
-            )),
-            (Some(known), None) => Err(unauthorized(format!(
-                "'{0}' is registered: LOGIN {0} <password>",
-                known.name
-            ))),
-            (Some(known), Some(password)) => {
+        match stored {
+            Some(known) => {
                 let name = known.name.clone();
                 let marks = crate::rules::lobby::Marks {
                     rating: known.othello_rating.map(|r| {
@@ -197,7 +253,32 @@ impl Accounts {
                 self.verify(known.name, password, known.hash, peer).await?;
                 Ok(Checked::Member(name, marks))
             }
-            (None, Some(password)) => Ok(Checked::Unregistered { name, password }),
+            None => {
+                // Registered names are never removed: the file changed under us.
+                tracing::error!(%name, "a registered name is not in the store");
+                Err(unavailable())
+            }
+        }
+    }
+
+    /// Whether `name`, just given to a guest by the lobby, is still free:
+    /// checked again once the lobby holds it, because a registration begun
+    /// after [`Accounts::check`] let the guest through may have given the
+    /// name back to the lobby since (a registration given up on at its
+    /// deadline); the lobby holding it now, none can begin.
+    pub fn still_free(&self, name: &str) -> Result<(), ProtocolError> {
+        match self.known(name) {
+            Known::Free => Ok(()),
+            known => Err(not_for_guests(name, known)),
+        }
+    }
+
+    /// What the registered names say of `name`.
+    fn known(&self, name: &str) -> Known {
+        match self.lock_names().standing(name) {
+            Standing::Free => Known::Free,
+            Standing::Registered(spelled) => Known::Registered(spelled.to_string()),
+            Standing::Registering => Known::Registering,
         }
     }
 
@@ -232,13 +313,12 @@ impl Accounts {
                 return Err(hash_trouble(error));
             }
         };
-        let write = Write::Register {
-            name: name.clone(),
-            hash,
+        let inserted = match self.commit_registration(&name, hash) {
+            Ok(answer) => within(deadline, answer).await.map_err(store_trouble)?,
+            Err(Known::Registering) => return Err(being_registered(&name)),
+            // Registered by another connection meanwhile (see below).
+            Err(_) => 0,
         };
-        let inserted = within(deadline, self.store.commit(write))
-            .await
-            .map_err(store_trouble)?;
         if inserted == 1 {
             tracing::info!(%name, "registered a name");
             return Ok(());
@@ -249,6 +329,45 @@ impl Accounts {
             .map_err(store_trouble)?
             .ok_or_else(unavailable)?;
         self.verify(stored.name, password, stored.hash, peer).await
+    }
+
+    /// Sends `name`'s registration to the store, unless the name is
+    /// registered or being registered already. The store's answer is
+    /// awaited by a task of its own, which tells the registered names
+    /// (whether or not anyone still waits for it) and passes it on to the
+    /// returned future.
+    fn commit_registration(
+        self: &Arc<Self>,
+        name: &str,
+        hash: String,
+    ) -> Result<impl Future<Output = Result<usize, StoreError>> + use<>, Known> {
+        if let Err(standing) = self.lock_names().begin(name) {
+            return Err(match standing {
+                Standing::Registering => Known::Registering,
+                Standing::Registered(spelled) => Known::Registered(spelled.to_string()),
+                Standing::Free => Known::Free,
+            });
+        }
+        let name = name.to_string();
+        let write = Write::Register {
+            name: name.clone(),
+            hash,
+        };
+        let commit = self.store.commit(write);
+        let (tell, answer) = oneshot::channel();
+        let accounts = Arc::clone(self);
+        actix::spawn(async move {
+            let answered = commit.await;
+            match &answered {
+                // 0 rows: registered already in another case; either way it is now.
+                Ok(_) => accounts.lock_names().settle(&name, true),
+                Err(StoreError::Failed(_)) => accounts.lock_names().settle(&name, false),
+                // No answer (the daemon is stopping): it may be stored; stays in flight.
+                Err(StoreError::Closed | StoreError::Open { .. }) => {}
+            }
+            let _ = tell.send(answered);
+        });
+        Ok(async move { answer.await.map_err(|_| StoreError::Closed)? })
     }
 
     /// Checks `password` against `hash` for `name`, if the guess is within
@@ -325,6 +444,10 @@ impl Accounts {
 
     fn lock_guesses(&self) -> MutexGuard<'_, Guesses> {
         self.guesses.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn lock_names(&self) -> MutexGuard<'_, RegisteredNames> {
+        self.names.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn lock_registrations(&self) -> MutexGuard<'_, Registrations> {

@@ -115,6 +115,7 @@ where
             next_game: opened.next_game,
             tourneys: opened.tourneys,
             next_tourney: opened.next_tourney,
+            registered: opened.registered,
         };
         actix::spawn(watch_thread("lobby".to_string()));
         let served = async {
@@ -187,6 +188,7 @@ struct Recovery {
     next_game: flipline::protocol::GameId,
     tourneys: Vec<crate::store::StoredTourney>,
     next_tourney: flipline::protocol::TourneyId,
+    registered: crate::rules::registered::RegisteredNames,
 }
 
 async fn start(
@@ -217,6 +219,7 @@ async fn start(
         next_game,
         tourneys,
         next_tourney,
+        registered,
     } = recovery;
     let live = Arc::new(Live::new(&config));
     let lobby = Lobby::start(
@@ -244,7 +247,7 @@ async fn start(
     let pool = HashPool::start(passwords.hash_threads, passwords.hash_queue).map_err(|e| {
         std::io::Error::new(e.kind(), format!("cannot start the password threads: {e}"))
     })?;
-    let accounts = Accounts::new(store.clone(), pool, config.guests, passwords);
+    let accounts = Accounts::new(store.clone(), registered, pool, config.guests, passwords);
     let store_stats = store.live_stats();
     // A player's address keeps the places kept for players as long as a
     // seat is kept for a player who went.

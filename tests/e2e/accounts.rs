@@ -4,6 +4,7 @@
 
 use std::time::{Duration, Instant};
 
+use flipline::protocol::{ErrorCode, Reason, ServerLine};
 use flipline_tests::*;
 
 /// Logs in on a new connection; returns the final reply line.
@@ -20,7 +21,14 @@ fn a_password_registers_the_name_and_is_needed_from_then_on() {
     assert_eq!(ann.command("LOGIN ann s3cret-tiger").1, "OK ann");
     ann.ok("QUIT");
     let guest = login(addr, "LOGIN ann");
-    assert!(guest.starts_with("ERR 401 'ann' is registered"), "{guest}");
+    let ServerLine::Err(registered) = ServerLine::parse(&guest) else {
+        panic!("{guest}");
+    };
+    assert_eq!(
+        (registered.code, Reason::of(&registered.message)),
+        (ErrorCode::Unauthorized, Some(Reason::PasswordNeeded)),
+        "{guest}"
+    );
     let wrong = login(addr, "LOGIN ann S3cret-tiger");
     assert_eq!(wrong, "ERR 401 wrong password for 'ann'");
     let mut ann = Client::connect(addr);

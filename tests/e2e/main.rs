@@ -18,6 +18,7 @@ mod external_engine;
 mod frozen;
 mod games;
 mod guessing;
+mod guest_login;
 mod import;
 mod limits;
 mod load;

@@ -18,6 +18,8 @@
 //!   it; [`bounded`] keeps its maps (and the registrations') within a bound.
 //! - [`registrations`]: names registered per address, an allowance that
 //!   refills at `registrations_per_hour`.
+//! - [`registered`]: the registered names themselves, case-folded, and the
+//!   registrations in flight, so that a guest's `LOGIN` reads no store.
 //! - [`clock`]: chess-clock arithmetic; [`peer`]: an address as the limits
 //!   count it.
 //!
@@ -35,6 +37,7 @@ pub mod lobby;
 pub mod peer;
 pub mod ratings;
 pub mod refusal;
+pub mod registered;
 pub mod registrations;
 pub mod table;
 pub mod tourney;

@@ -16,6 +16,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use actix::{ActorContext, Context, Handler, Message};
+use flipline::protocol::Reason;
 
 use super::limits::Moment;
 use super::{Session, SessionRef};
@@ -95,7 +96,8 @@ impl Handler<LoginDue> for Session {
             return;
         }
         let secs = self.shared.live.login_deadline().as_secs();
-        let notice = format!("INFO closing: no LOGIN within {secs} s\n");
+        let text = format!("closing: no LOGIN within {secs} s");
+        let notice = format!("INFO {}\n", Reason::LoginDeadline.append_to(&text));
         self.send_text(ctx, Arc::from(notice));
         ctx.stop();
     }

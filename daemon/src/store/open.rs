@@ -1,7 +1,7 @@
 //! Opening the store: the lock that keeps a second daemon off it (see
 //! `lock`), the checks and migrations (see `schema`), the recovery data
-//! (games left open cancelled, the games in play, the next game number),
-//! then the two threads.
+//! (games left open cancelled, the games in play, the next game number,
+//! the registered names), then the two threads.
 //! Recovery runs on the writer's connection before its thread takes it over,
 //! so the daemon serves nobody until the file is checked and the games to
 //! resume are known. [`StoreThreads`] holds the threads, which hold the lock
@@ -26,6 +26,7 @@ use super::wal_watch::WalWatch;
 use super::writer::{StoreStats, ToWriter, Writer, run_writer};
 use super::{GameRecord, Store, StoreError, Write, records};
 use crate::config::StoreConfig;
+use crate::rules::registered::RegisteredNames;
 
 /// An opened store and what the daemon needs from it to start.
 pub struct Opened {
@@ -41,6 +42,8 @@ pub struct Opened {
     pub tourneys: Vec<StoredTourney>,
     /// The number for the next tournament.
     pub next_tourney: TourneyId,
+    /// Every registered name, for the accounts.
+    pub registered: RegisteredNames,
 }
 
 impl Store {
@@ -81,6 +84,7 @@ impl Store {
         let next_game = records::next_game_id(&writer.conn).map_err(startup)?;
         let tourneys = tourneys::load(&writer.conn).map_err(startup)?;
         let next_tourney = tourneys::next_id(&writer.conn).map_err(startup)?;
+        let registered = records::registered_names(&writer.conn).map_err(startup)?;
         let reader = open_reader(path)?;
         let threads = StoreThreads::start(writer, reader, config, lock)?;
         let store = Store {
@@ -95,6 +99,7 @@ impl Store {
             next_game,
             tourneys,
             next_tourney,
+            registered,
         })
     }
 }
@@ -208,5 +213,34 @@ impl StoreThreads {
             largest_batch = largest,
             "store closed: {writes} writes in {transactions} transactions"
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{block_on, config, temp_path};
+    use super::*;
+
+    #[test]
+    fn the_registered_names_are_loaded_at_start_whatever_their_case() {
+        let path = temp_path("registered-names");
+        let opened = Store::open(&config(&path)).unwrap();
+        assert!(opened.registered.is_empty());
+        for name in ["Vic", "ann"] {
+            let hash = "$argon2id$not-checked-here".to_string();
+            let write = Write::Register {
+                name: name.to_string(),
+                hash,
+            };
+            assert_eq!(block_on(opened.store.commit(write)), Ok(1));
+        }
+        opened.threads.close();
+        let opened = Store::open(&config(&path)).unwrap();
+        let registered = &opened.registered;
+        assert_eq!(registered.len(), 2);
+        assert_eq!(registered.registered("vic"), Some("Vic"));
+        assert_eq!(registered.registered("ANN"), Some("ann"));
+        assert_eq!(registered.registered("bob"), None);
+        opened.threads.close();
     }
 }

@@ -16,6 +16,7 @@ pub use super::row::StoredMove;
 use super::row::{Damaged, parsed, unreadable};
 use super::schema::NOW;
 use super::tourneys::TourneyWrite;
+use crate::rules::registered::RegisteredNames;
 
 /// Where a game stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -548,6 +549,19 @@ pub fn next_game_id(conn: &Connection) -> rusqlite::Result<GameId> {
                (SELECT COALESCE(MAX(reserved), 0) FROM game_numbers))";
     let last: GameId = conn.query_row(sql, [], |r| r.get(0))?;
     Ok(last.saturating_add(1))
+}
+
+/// Every registered name, as registered, read one row at a time into the
+/// daemon's set (which folds their case as the lookups here do): the set
+/// is what answers a guest's `LOGIN`, so that it reads no store.
+pub fn registered_names(conn: &Connection) -> rusqlite::Result<RegisteredNames> {
+    let mut names = RegisteredNames::new();
+    let mut statement = conn.prepare("SELECT name FROM players")?;
+    let mut rows = statement.query([])?;
+    while let Some(row) = rows.next()? {
+        names.insert(row.get_ref(0)?.as_str()?);
+    }
+    Ok(names)
 }
 
 /// A registered name, found without regard to case: its spelling as

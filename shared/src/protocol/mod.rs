@@ -19,6 +19,8 @@
 //! - error.rs: [`ErrorCode`] and [`ProtocolError`], the `ERR` side.
 //! - clock.rs: [`ClockSpec`], the `M+S` clock.
 //! - result.rs: [`EndReason`] and [`GameResult`], how a game ended.
+//! - reason.rs: [`Reason`], the stable word an `ERR` or `INFO` line ends in
+//!   where a program acts on it.
 //! - status.rs: [`GameStatus`] and [`PlayerStatus`], the status words of
 //!   `LIST`, `HISTORY` and `WHO` lines.
 //! - summary.rs: [`GameSummary`], one game's record, as `HISTORY` carries it.
@@ -36,6 +38,7 @@ mod error;
 mod event;
 mod list_query;
 mod name;
+mod reason;
 mod reply;
 mod result;
 mod server_line;
@@ -56,6 +59,7 @@ pub use error::{ErrorCode, ProtocolError, is_unsafe_in_a_line, one_line};
 pub use event::{Event, Played, RatingLine};
 pub use list_query::{ListQuery, WhoQuery};
 pub use name::{BOT_NAME_PREFIX, MAX_NAME_LEN, NameError, check_name, is_line_keyword, valid_name};
+pub use reason::Reason;
 pub use reply::{Reply, ReplyError};
 pub use result::{EndReason, GameResult};
 pub use server_line::{REPLY_KEYWORDS, ServerLine};

@@ -1,9 +1,10 @@
 //! `LOGIN`: the password (or the guest rule) is checked first, by the
 //! accounts, whose slow parts run on the store's reader thread and the hash
-//! threads rather than on this one (the store's each within the deadline); only then is the name claimed in the
-//! lobby, which refuses a name another connection holds. The session keeps
-//! the name once the lobby has given it: until then `on_line` refuses the
-//! commands that need a login.
+//! threads rather than on this one (the store's each within the deadline; a
+//! guest's needs neither: the registered names are in memory); only then is
+//! the name claimed in the lobby, which refuses a name another connection
+//! holds. The session keeps the name once the lobby has given it: until then
+//! `on_line` refuses the commands that need a login.
 
 use std::sync::Arc;
 
@@ -74,6 +75,7 @@ impl Session {
         password: Option<String>,
         marks: Marks,
     ) {
+        let as_guest = guest.is_some();
         let login = Login {
             name: Name::from(name),
             id: self.id,
@@ -88,6 +90,10 @@ impl Session {
             };
             act.name = Some(Box::new(Name::clone(&logged_in.name)));
             act.shared.admission.logged_in(act.peer);
+            if as_guest && let Err(e) = act.shared.accounts.still_free(&logged_in.name) {
+                act.give_name_back();
+                return act.reply(ctx, Err(e));
+            }
             let guest = logged_in.secret.is_some();
             tracing::info!(id = act.id, name = %logged_in.name, guest, "logged in");
             match password {
@@ -109,19 +115,23 @@ impl Session {
                 .map(move |registered, act, ctx| match registered {
                     Ok(()) => act.reply(ctx, Ok(Answer::ok(Reply::Name(name.to_string())))),
                     Err(e) => {
-                        // The name goes back; the connection stays the
-                        // lobby's to reach.
-                        let gone = Gone {
-                            id: act.id,
-                            name: act.name.take().map(|name| *name),
-                            closed: false,
-                        };
-                        act.shared.lobby.gone.do_send(gone);
-                        act.shared.admission.logged_out(act.peer);
+                        act.give_name_back();
                         act.reply(ctx, Err(e));
                     }
                 }),
         );
+    }
+
+    /// Gives the name this connection holds back to the lobby (nobody holds
+    /// it then); the connection stays the lobby's to reach.
+    fn give_name_back(&mut self) {
+        let gone = Gone {
+            id: self.id,
+            name: self.name.take().map(|name| *name),
+            closed: false,
+        };
+        self.shared.lobby.gone.do_send(gone);
+        self.shared.admission.logged_out(self.peer);
     }
 }
 
