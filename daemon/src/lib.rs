@@ -36,7 +36,9 @@
 //! - [`store_deadline`]: how long a command waits for the store before
 //!   `ERR 503`.
 //! - [`accounts`]: `LOGIN` with passwords: the budgets of wrong passwords and
-//!   of registrations, the back-off after a wrong one, guests.
+//!   of registrations, the back-off after a wrong one, guests, and the
+//!   registered names kept in memory (a `LOGIN` without a password reads no
+//!   store).
 //! - [`hash_pool`]: the password threads (argon2 off the actor threads) and
 //!   their bounded queue, logins first.
 //! - [`waits`]: how a wait is told to a client.
