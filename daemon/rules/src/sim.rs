@@ -1192,5 +1192,6 @@ proptest! {
             let lines = world.desk.tourneys().list();
             prop_assert_eq!(lines.first().map(|l| l.stage), Some(TourneyStage::Over));
         }
+        prop_assert_eq!(world.stored.one_result_per_pairing(), Ok(()));
     }
 }

@@ -164,6 +164,28 @@ fn replace_forfeit(t: &mut StoredTourney, forfeit: crate::tourney_facts::StoredF
     t.forfeits.push(forfeit);
 }
 
+impl Stored {
+    /// Every pairing of every round an over tournament began ends in one
+    /// stored result: its game's end, or a forfeit, never both nor two.
+    pub(super) fn one_result_per_pairing(&self) -> Result<(), String> {
+        for t in self.tourneys().into_iter().filter(|t| t.over) {
+            let mut results: BTreeMap<(u32, String, String), usize> = BTreeMap::new();
+            for g in &t.games {
+                let key = (g.round, g.black.to_lowercase(), g.white.to_lowercase());
+                *results.entry(key).or_default() += usize::from(g.result.is_some());
+            }
+            for f in &t.forfeits {
+                let key = (f.round, f.black.to_lowercase(), f.white.to_lowercase());
+                *results.entry(key).or_default() += 1;
+            }
+            if let Some((pairing, n)) = results.iter().find(|(_, n)| **n != 1) {
+                return Err(format!("tournament {}: {pairing:?} has {n} results", t.id));
+            }
+        }
+        Ok(())
+    }
+}
+
 impl World {
     /// The daemon stops and starts again (see the module docs).
     pub(super) fn restart(&mut self) {
