@@ -114,7 +114,7 @@ impl Challenges {
         }
         let out = self.open.values().filter(|c| same(&c.from, from)).count();
         if out >= MAX_OPEN_PER_CHALLENGER {
-            return Err(Refusal::TooManyChallenges);
+            return Err(Refusal::TooManyChallenges(MAX_OPEN_PER_CHALLENGER));
         }
         Ok(())
     }

@@ -10,9 +10,10 @@ use flipline::protocol::{DeclineReason, ErrorCode, GameId, ProtocolError, Tourne
 use flipline::{MoveError, Variant};
 
 use crate::Name;
-use crate::challenges::{ChallengeId, MAX_OPEN_PER_CHALLENGER};
-use crate::tourney_run::MAX_PLAYERS;
-use crate::tourneys::{MAX_LIVE, MAX_RUN_BY_ONE};
+
+/// A challenge's number (as `rules::challenges` numbers them; the refusal
+/// names no module above it, so that none imports the other back).
+type ChallengeId = u64;
 
 /// A command refused by a core (see the module docs).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -128,8 +129,8 @@ pub enum Refusal {
         /// The open challenge.
         id: ChallengeId,
     },
-    /// Too many challenges open.
-    TooManyChallenges,
+    /// Too many challenges open: the most one may have.
+    TooManyChallenges(usize),
     /// No open challenge with that number.
     NoChallenge(ChallengeId),
     /// A challenge that is not the asker's to answer (`challenged`) or to
@@ -157,18 +158,18 @@ pub enum Refusal {
     // Tournaments.
     /// No tournament with that number.
     NoTourney(TourneyId),
-    /// The daemon runs as many tournaments as it holds.
-    TooManyTourneys,
-    /// The asker runs as many as one name may.
-    RunsTooMany,
+    /// The daemon runs as many tournaments as it holds: that many.
+    TooManyTourneys(usize),
+    /// The asker runs as many as one name may: that many.
+    RunsTooMany(usize),
     /// `JOIN` or `START` of a running tournament.
     TourneyStarted,
     /// `LEAVE` of a running tournament.
     TourneyStartedLeave,
     /// `JOIN` twice.
     AlreadyIn,
-    /// `JOIN` of a full tournament.
-    TourneyFull,
+    /// `JOIN` of a full tournament: its most players.
+    TourneyFull(usize),
     /// `LEAVE` of one the asker is not in.
     NotIn,
     /// `START` by someone else than the creator.
@@ -215,7 +216,7 @@ impl Refusal {
             | ChallengeSelf
             | DaemonsReason(_)
             | SwissRounds { .. } => ErrorCode::BadRequest,
-            TooManyChallenges | TooManyTourneys | RunsTooMany => ErrorCode::TooMany,
+            TooManyChallenges(_) | TooManyTourneys(_) | RunsTooMany(_) => ErrorCode::TooMany,
             _ => ErrorCode::Conflict,
         }
     }
@@ -298,9 +299,9 @@ impl fmt::Display for Refusal {
             ChallengedAlready { to, id } => {
                 write!(f, "you have challenged '{to}' already: challenge {id}")
             }
-            TooManyChallenges => write!(
+            TooManyChallenges(most) => write!(
                 f,
-                "you have {MAX_OPEN_PER_CHALLENGER} challenges open: CANCEL one, or wait for answers"
+                "you have {most} challenges open: CANCEL one, or wait for answers"
             ),
             NoChallenge(id) => write!(f, "no challenge {id}"),
             NotYourChallenge {
@@ -313,17 +314,17 @@ impl fmt::Display for Refusal {
             Playing { name, game } => write!(f, "'{name}' is playing game {game}"),
             NotFree(name) => write!(f, "'{name}' is not free to play"),
             NoTourney(id) => write!(f, "no tournament {id} (TOURNEY LIST lists them)"),
-            TooManyTourneys => write!(
+            TooManyTourneys(most) => write!(
                 f,
-                "{MAX_LIVE} tournaments are under way: try again when one is over"
+                "{most} tournaments are under way: try again when one is over"
             ),
-            RunsTooMany => write!(f, "you run {MAX_RUN_BY_ONE} tournaments already"),
+            RunsTooMany(most) => write!(f, "you run {most} tournaments already"),
             TourneyStarted => f.write_str("the tournament has started"),
             TourneyStartedLeave => {
                 f.write_str("the tournament has started: its games are played or lost by abandon")
             }
             AlreadyIn => f.write_str("you are in it already"),
-            TourneyFull => write!(f, "the tournament is full ({MAX_PLAYERS} players)"),
+            TourneyFull(most) => write!(f, "the tournament is full ({most} players)"),
             NotIn => f.write_str("you are not in it"),
             OnlyCreatorStarts => f.write_str("only the tournament's creator starts it"),
             NeedsTwo => f.write_str("a tournament needs two players"),
@@ -414,7 +415,7 @@ mod tests {
             NotOnline(ann()),
             NotOnlineWho(ann()),
             ChallengedAlready { to: ann(), id: 3 },
-            TooManyChallenges,
+            TooManyChallenges(16),
             NoChallenge(3),
             NotYourChallenge {
                 id: 3,
@@ -432,12 +433,12 @@ mod tests {
             },
             NotFree(ann()),
             NoTourney(2),
-            TooManyTourneys,
-            RunsTooMany,
+            TooManyTourneys(256),
+            RunsTooMany(4),
             TourneyStarted,
             TourneyStartedLeave,
             AlreadyIn,
-            TourneyFull,
+            TourneyFull(64),
             NotIn,
             OnlyCreatorStarts,
             NeedsTwo,
@@ -482,7 +483,7 @@ mod tests {
             legal: "pass".into(),
         };
         assert_eq!(illegal.code().number(), 422);
-        assert_eq!(Refusal::TooManyChallenges.code().number(), 429);
+        assert_eq!(Refusal::TooManyChallenges(16).code().number(), 429);
         assert_eq!(Refusal::GameNotSaved.code().number(), 503);
         assert_eq!(Refusal::NotOnline(Name::from("a")).code().number(), 404);
         assert_eq!(

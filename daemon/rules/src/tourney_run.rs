@@ -235,7 +235,7 @@ impl Tourney {
             return Err(Refusal::AlreadyIn);
         }
         if self.players.len() >= MAX_PLAYERS {
-            return Err(Refusal::TourneyFull);
+            return Err(Refusal::TourneyFull(MAX_PLAYERS));
         }
         Ok(())
     }

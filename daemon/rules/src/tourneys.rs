@@ -109,13 +109,13 @@ impl Tourneys {
     pub fn take_id(&mut self, creator: &Name) -> Result<TourneyId, Refusal> {
         let live = self.live().count();
         if live >= MAX_LIVE {
-            return Err(Refusal::TooManyTourneys);
+            return Err(Refusal::TooManyTourneys(MAX_LIVE));
         }
         let own = (self.live())
             .filter(|(_, h)| h.tourney.creator().eq_ignore_ascii_case(creator))
             .count();
         if own >= MAX_RUN_BY_ONE {
-            return Err(Refusal::RunsTooMany);
+            return Err(Refusal::RunsTooMany(MAX_RUN_BY_ONE));
         }
         let id = self.next_id;
         self.next_id = id.saturating_add(1);
