@@ -21,21 +21,32 @@ import time
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("server")
-    parser.add_argument("name")
-    parser.add_argument("password")
-    parser.add_argument("--games", type=int, default=1)
-    parser.add_argument("--variants", default="othello")
-    parser.add_argument("--challenge", metavar="NAME")
-    parser.add_argument("--rated", action="store_true")
-    parser.add_argument("--random-start", type=int, metavar="N")
-    parser.add_argument("--tourney-join", action="store_true")
-    parser.add_argument("--tourney-new", metavar="TERMS")
-    parser.add_argument("--tourney-size", type=int, default=2)
+    parser = argparse.ArgumentParser(
+        description="Plays rated games on challenge and in tournaments, random legal moves.")
+    parser.add_argument("server", help="the daemon, host[:port] (port 7341 if none)")
+    parser.add_argument("name", help="the name to register, or log in with")
+    parser.add_argument("password", help="its password")
+    parser.add_argument("--games", type=int, default=1, help="games to play (default 1)")
+    parser.add_argument("--variants", default="othello",
+                        help="games accepted, comma-separated (default othello)")
+    parser.add_argument("--challenge", metavar="NAME", help="challenge NAME (again after 'later')")
+    parser.add_argument("--rated", action="store_true", help="make the challenge rated")
+    parser.add_argument("--random-start", type=int, metavar="N",
+                        help="the challenge starts after N random moves")
+    parser.add_argument("--tourney-join", action="store_true",
+                        help="join the first open tournament and play it")
+    parser.add_argument("--tourney-new", metavar="TERMS",
+                        help="make a tournament (TOURNEY NEW's terms), start it and play it")
+    parser.add_argument("--tourney-size", type=int, default=2,
+                        help="players the made tournament waits for (default 2)")
     args = parser.parse_args()
-    host, port = args.server.rsplit(":", 1)
-    conn = socket.create_connection((host, int(port)))
+    host, _, port = args.server.partition(":")
+    try:
+        conn = socket.create_connection((host, int(port or 7341)), timeout=10)
+    except (OSError, ValueError) as e:
+        sys.exit(f"{sys.argv[0]}: cannot connect to {args.server}: "
+                 f"{getattr(e, 'strerror', None) or e}")
+    conn.settimeout(None)
     lines = conn.makefile("r", encoding="utf-8", newline="\n")
     send = lambda text: conn.sendall((text + "\n").encode())
     assert lines.readline().startswith("HELLO flipline 1")
@@ -139,6 +150,8 @@ def play_tourney(lines, send, args, tourney, me):
             send("PASS" if moves == "pass" else "MOVE " + random.choice(moves.split(",")))
         elif words[0] == "OVER" and words[1] in me:
             print(f"game {words[1]}: winner {words[2]}, {words[3]}-{words[4]} ({words[5]})")
+        elif words[0] == "RATED" and words[2] == args.name:  # RATED <game> <name> <before> <after>
+            print(f"game {words[1]}: rated {words[3]} -> {words[4]}")
         elif words[:3] == ["TOURNEY", str(tourney), "round"]:
             print(f"tournament {tourney}: round {words[3]}")
         elif words[:3] == ["TOURNEY", str(tourney), "over"]:
@@ -187,4 +200,9 @@ def play(lines, send, args, variants, challenge, conn, me, played):
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except OSError as e:  # the connection broke while playing
+        sys.exit(f"{sys.argv[0]}: the connection to the daemon failed: {e.strerror or e}")
+    except KeyboardInterrupt:
+        sys.exit(130)

@@ -1,20 +1,40 @@
 #!/usr/bin/env python3
 """A complete flipline bot: logs in, seeks games and answers TURN with a random move.
 
-usage: random_bot.py [host:port] [name] [games] [variant]
+usage: random_bot.py [host[:port]] [name] [games] [variant]
 Only the standard library; the server sends the legal moves, so no rules are needed.
 """
+import argparse
 import random
 import socket
 import sys
 
 
+def arguments():
+    parser = argparse.ArgumentParser(
+        description="Logs in to a flipline daemon, seeks games and plays random legal moves.")
+    parser.add_argument("server", nargs="?", default="127.0.0.1:7341",
+                        help="the daemon, host[:port] (default 127.0.0.1:7341)")
+    parser.add_argument("name", nargs="?", default="randombot", help="the name to play as")
+    parser.add_argument("games", nargs="?", type=int, default=1, help="games to play (default 1)")
+    parser.add_argument("variant", nargs="?", default="othello", help="the game (default othello)")
+    return parser.parse_args()
+
+
+def connect(server):
+    """A connection to host[:port], or the program ends with a sentence."""
+    host, _, port = server.partition(":")
+    try:
+        return socket.create_connection((host, int(port or 7341)), timeout=10)
+    except (OSError, ValueError) as e:
+        sys.exit(f"{sys.argv[0]}: cannot connect to {server}: {getattr(e, 'strerror', None) or e}")
+
+
 def main():
-    host, port = (sys.argv[1] if len(sys.argv) > 1 else "127.0.0.1:7341").rsplit(":", 1)
-    name = sys.argv[2] if len(sys.argv) > 2 else "randombot"
-    games = int(sys.argv[3]) if len(sys.argv) > 3 else 1
-    variant = sys.argv[4] if len(sys.argv) > 4 else "othello"
-    conn = socket.create_connection((host, int(port)))
+    args = arguments()
+    name, games, variant = args.name, args.games, args.variant
+    conn = connect(args.server)
+    conn.settimeout(None)
     lines = conn.makefile("r", encoding="utf-8", newline="\n")
     send = lambda text: conn.sendall((text + "\n").encode())
     assert lines.readline().startswith("HELLO flipline 1")
@@ -41,4 +61,9 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except OSError as e:  # the connection broke while playing
+        sys.exit(f"{sys.argv[0]}: the connection to the daemon failed: {e.strerror or e}")
+    except KeyboardInterrupt:
+        sys.exit(130)

@@ -304,6 +304,57 @@ fn a_finished_game_loaded_is_reviewed_position_by_position() {
     remove_temp_dir(&dir);
 }
 
+/// Runs an example bot with `args` and waits for it (bounded).
+fn example_bot(script: &str, args: &[&str]) -> std::process::Output {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples")
+        .join(script);
+    let child = Command::new("python3")
+        .arg(&path)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run python3: {e}"));
+    wait_bounded(child, Duration::from_secs(30))
+}
+
+#[test]
+fn the_example_bots_explain_themselves_and_a_missing_daemon_in_a_sentence() {
+    // A port nobody listens on: taken, then given back.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap_or_else(|e| panic!("bind: {e}"));
+    let closed = closed.to_string();
+    for (script, extra) in [
+        ("random_bot.py", &[][..]),
+        ("challenge_bot.py", &["bot", "pw"][..]),
+    ] {
+        let help = example_bot(script, &["--help"]);
+        let text = String::from_utf8_lossy(&help.stdout);
+        assert!(help.status.success(), "{script} --help: {text}");
+        assert!(
+            text.contains("host[:port]"),
+            "{script}: every argument described: {text}"
+        );
+        let mut args = vec![closed.as_str()];
+        args.extend_from_slice(extra);
+        let failed = example_bot(script, &args);
+        let err = String::from_utf8_lossy(&failed.stderr);
+        assert_eq!(failed.status.code(), Some(1), "{script}: {err}");
+        assert!(!err.contains("Traceback"), "{script}: {err}");
+        assert!(
+            err.contains(&format!("cannot connect to {closed}")),
+            "{script}: {err}"
+        );
+        assert_eq!(
+            err.trim().lines().count(),
+            1,
+            "{script}: one sentence: {err}"
+        );
+    }
+}
+
 #[test]
 fn the_example_python_bot_plays_its_games() {
     let daemon = start(test_config());

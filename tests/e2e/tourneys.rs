@@ -463,6 +463,8 @@ fn four_example_bots_run_a_rated_round_robin_to_its_standings() {
         assert!(output.status.success(), "{text}");
         let games = text.lines().filter(|l| l.contains(": winner ")).count();
         assert_eq!(games, 6, "three opponents, twice each: {text}");
+        let rated = text.lines().filter(|l| l.contains(": rated ")).count();
+        assert_eq!(rated, 6, "each game's rating line: {text}");
         let table: Vec<&str> = text.lines().filter(|l| l.contains(" points in ")).collect();
         assert_eq!(table.len(), 4, "the standings: {text}");
     }
