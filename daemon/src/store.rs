@@ -34,6 +34,7 @@ mod import;
 mod lock;
 mod move_log;
 mod open;
+mod private_file;
 mod ratings;
 mod reader;
 mod records;

@@ -58,6 +58,7 @@ impl Archive {
 
     fn copy_to(&self, path: &Path) -> Result<BackupReport, StoreError> {
         let _ = std::fs::remove_file(path);
+        super::private_file::create_private(path).map_err(|e| refuse(path, e.to_string()))?;
         let mut copy = Connection::open(path).map_err(failed)?;
         copy_whole(self.connection(), &mut copy)?;
         let report = check(&copy, path)?;
@@ -145,6 +146,18 @@ mod tests {
         );
         let copy = Archive::open(&target).unwrap();
         assert_eq!(copy.game(7).unwrap().map(|g| g.moves.len()), Some(2));
+        // The store, its write-ahead log and the copy hold password hashes:
+        // their owner's alone.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mut wal = path.as_os_str().to_owned();
+            wal.push("-wal");
+            for file in [path.as_path(), std::path::Path::new(&wal), target.as_path()] {
+                let mode = std::fs::metadata(file).unwrap().permissions().mode();
+                assert_eq!(mode & 0o077, 0, "{} is {mode:o}", file.display());
+            }
+        }
         let again = Archive::open(&path).unwrap().backup_to(&target);
         assert!(
             matches!(&again, Err(StoreError::Open { why, .. }) if why.contains("never overwrites")),

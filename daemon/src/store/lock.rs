@@ -65,11 +65,13 @@ pub(super) fn lock(path: &Path) -> Result<StoreLock, StoreError> {
     if before.is_some_and(|id| held.contains(&id)) {
         return Err(refuse(path, IN_USE));
     }
-    let file = File::options()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
+    let mut options = File::options();
+    options.read(true).write(true).create(true).truncate(false);
+    // A new store holds password hashes: its owner's alone (SQLite gives the
+    // `-wal` and `-shm` files the same mode).
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let file = options
         .open(path)
         .map_err(|e| refuse(path, format!("cannot open: {e}")))?;
     match file.try_lock() {
