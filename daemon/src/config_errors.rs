@@ -66,7 +66,9 @@ fn setting_before(text: &str, at: Position) -> Option<String> {
 /// What a kind of value is called, for "expected ...".
 fn kind_expected(error: &Error) -> Option<&'static str> {
     Some(match error {
-        Error::ExpectedInteger | Error::IntegerOutOfBounds => "a whole number (0 or more)",
+        Error::ExpectedInteger | Error::IntegerOutOfBounds | Error::InvalidIntegerDigit { .. } => {
+            "a whole number (0 or more)"
+        }
         Error::ExpectedString | Error::ExpectedStringEnd => "a quoted string",
         Error::ExpectedBoolean => "true or false",
         Error::ExpectedFloat => "a number",

@@ -212,6 +212,26 @@ fn mistakes_name_the_setting_as_the_file_does() {
         kind.ends_with(": grace_secs: expected a whole number (0 or more)"),
         "{kind}"
     );
+    let letters = refusal("(grace_secs: abc)");
+    assert_eq!(
+        letters, "1:14: grace_secs: expected a whole number (0 or more)",
+        "letters for a number, as a file's mistake"
+    );
+    let from_variable = Config::embedded()
+        .and_then(|c| c.with_environment(&[("FLIPD_GRACE_SECS".into(), "abc".into())]))
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(
+        (
+            from_variable.source_name.as_str(),
+            from_variable.message.as_str()
+        ),
+        (
+            "FLIPD_GRACE_SECS",
+            "grace_secs: expected a whole number (0 or more)"
+        ),
+        "worded as the file's, naming the variable"
+    );
     let missing = refusal("(rate_limit: (per_second: 5))");
     assert!(
         missing.ends_with("rate_limit needs burst too (a group is given whole)"),

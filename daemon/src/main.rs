@@ -218,8 +218,13 @@ fn read_config(flags: &Flags) -> Result<Config, ConfigError> {
         config.listen = listen.clone();
     }
     if let Err(e) = EnvFilter::try_new(&config.log_filter) {
+        // Blamed on where the filter came from: the variable, if it set it.
+        let from_variable = variables.iter().any(|(k, _)| k == "FLIPD_LOG_FILTER");
         return Err(ConfigError {
-            source_name: source,
+            source_name: match from_variable {
+                true => "FLIPD_LOG_FILTER".to_string(),
+                false => source,
+            },
             message: format!("log_filter '{}': {e}", config.log_filter),
         });
     }

@@ -74,6 +74,22 @@ fn a_variable_that_is_no_setting_or_not_a_value_is_refused_by_name() {
         said.contains("FLIPD_GRACE_SECS: grace_secs: expected a whole number"),
         "{said}"
     );
+    // Letters where digits go read as the file's mistake would, not as the
+    // parser's words.
+    let letters = check_config(&config, &[("FLIPD_GRACE_SECS", "abc")], &[]);
+    let said = String::from_utf8_lossy(&letters.stderr);
+    assert!(
+        said.contains("FLIPD_GRACE_SECS: grace_secs: expected a whole number"),
+        "{said}"
+    );
+    // A log filter that is no filter is blamed on the variable that gave it.
+    let filter = check_config(&config, &[("FLIPD_LOG_FILTER", "=[bad")], &[]);
+    assert_eq!(filter.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&filter.stderr);
+    assert!(
+        said.contains("FLIPD_LOG_FILTER: log_filter '=[bad'"),
+        "{said}"
+    );
     remove_temp_dir(&dir);
 }
 
