@@ -100,6 +100,9 @@ fn main() -> ExitCode {
         };
     }
     let filter = init_logging(flags.log_format, &config.log_filter);
+    let source = flags.config.as_ref().map(|p| p.display().to_string());
+    let source = source.unwrap_or_else(|| "the embedded default".to_string());
+    tracing::info!(config = %source, "configuration from {source}");
     let limit = raise_open_file_limit(config.max_connections);
     config.descriptor_tables = config.resolved(limit);
     tell_capacity(&config, limit);

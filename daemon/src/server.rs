@@ -276,11 +276,13 @@ async fn start(
             .await
             .map_err(cannot_listen)?,
     };
+    let store_path = config.store.path.display().to_string();
     tracing::info!(
         %addr,
         workers = workers.len(),
         listening_sockets = listeners.len(),
-        "listening on {addr}"
+        store = %store_path,
+        "listening on {addr}, the store in {store_path}"
     );
     let stopping = Arc::new(AtomicBool::new(false));
     let sources = metrics::Sources {

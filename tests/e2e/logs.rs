@@ -1,5 +1,6 @@
-//! What the operator's log says at info: each login, each game begun with
-//! its players, each game over with its result.
+//! What the operator's log says at info: where the settings and the store
+//! are, each login, each game begun with its players, each game over with
+//! its result.
 
 use std::time::Duration;
 
@@ -12,6 +13,15 @@ fn logins_and_games_begun_and_over_are_logged_at_info() {
     let dir = temp_dir("logs");
     let config = write_config(&dir, "log_filter: \"info\",");
     let daemon = ChildDaemon::start_filtered_by_file(&config);
+    // The start says where the settings and the store come from.
+    let settings = daemon.wait_for_log("configuration from", 1, WITHIN);
+    assert!(
+        settings[0].contains(&config.display().to_string()),
+        "{settings:?}"
+    );
+    let listening = daemon.wait_for_log("listening on", 1, WITHIN);
+    let store = format!("store={}", dir.display());
+    assert!(listening[0].contains(&store), "{listening:?}");
     let mut ann = Client::login_as(daemon.addr, "ann");
     let g = ann.ok_game("NEW othello as X vs bot:1");
     ann.lines_through(&format!("TURN {g} X"));
