@@ -81,6 +81,23 @@ fn empty_lines_get_no_reply_and_do_not_count_against_the_rate_limit() {
 }
 
 #[test]
+fn a_quit_after_a_flood_is_carried_out_whatever_the_rate() {
+    let mut config = test_config();
+    config.rate_limit.per_second = 1;
+    config.rate_limit.burst = 5;
+    let daemon = start(config);
+    let mut c = Client::connect(daemon.addr);
+    c.send_bytes(format!("{}QUIT\n", "PING\n".repeat(20)).as_bytes());
+    let lines = c.expect_closed(Duration::from_secs(10));
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("OK bye"),
+        "{lines:?}"
+    );
+    assert_eq!(lines.len(), 21, "one reply each, then closed: {lines:?}");
+}
+
+#[test]
 fn a_flood_gets_429_and_each_command_still_gets_one_reply() {
     let mut config = test_config();
     config.rate_limit.per_second = 1;

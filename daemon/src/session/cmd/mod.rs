@@ -28,7 +28,11 @@ impl Session {
         if matches!(&line, Line::Text(text) if text.trim().is_empty()) {
             return;
         }
-        if !self.bucket.take() {
+        // Leaving costs the server nothing, and a script's last word must be
+        // heard: a QUIT is never refused for the rate, so `nc` ends.
+        let quitting =
+            matches!(&line, Line::Text(text) if text.trim().eq_ignore_ascii_case("quit"));
+        if !quitting && !self.bucket.take() {
             let wait = self.bucket.wait(self.shared.live.rate_limit());
             return self.error(ctx, ErrorCode::TooMany, slow_down_message(wait));
         }
