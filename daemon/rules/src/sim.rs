@@ -305,7 +305,15 @@ impl World {
                     Cmd::Join(game) => Some(*game),
                     _ => None,
                 };
-                self.lobby.waits_for(Some(&self.session(*conn).name), game)
+                // An answer to a challenge touches both its parties, as the
+                // shell's `touching_challenge` has it.
+                let parties = (self.challenge_of(*conn, *cmd))
+                    .and_then(|id| self.lobby.challenge_parties(id));
+                let mut held = self.lobby.waits_for(Some(&self.session(*conn).name), game);
+                for party in parties.iter().flatten() {
+                    held = held.or_else(|| self.lobby.waits_for(Some(party), None));
+                }
+                held
             }
             ToLobby::Gone(conn) => self.lobby.waits_for(Some(&self.session(*conn).name), None),
             ToLobby::Ended(game) | ToLobby::Closed(game) | ToLobby::Announced(game, _) => {
@@ -527,6 +535,20 @@ impl World {
         }
     }
 
+    /// The challenge `cmd` from `conn` answers: the last one it heard of
+    /// (`ACCEPT`, `DECLINE`) or made (`CANCEL`).
+    fn challenge_of(&self, conn: ConnId, cmd: Cmd) -> Option<u64> {
+        let session = self.session(conn);
+        match cmd {
+            Cmd::Accept | Cmd::Decline => session.heard.iter().rev().find_map(|e| match e {
+                Event::Challenged { id, .. } => Some(*id),
+                _ => None,
+            }),
+            Cmd::Cancel => session.challenges_made.last().copied(),
+            _ => None,
+        }
+    }
+
     /// A round's game is stored: made once per pairing.
     fn tourney_game_made(&mut self, pairing: &Pairing, terms: &TourneyTerms, game: GameId) {
         let key = (
@@ -621,12 +643,7 @@ impl World {
                 (None, done.effects, done.held)
             }
             Cmd::Accept | Cmd::Decline => {
-                let mut heard = self.session(conn).heard.iter().rev();
-                let last = heard.find_map(|e| match e {
-                    Event::Challenged { id, .. } => Some(*id),
-                    _ => None,
-                });
-                let id = last.unwrap_or(0);
+                let id = self.challenge_of(conn, cmd).unwrap_or(0);
                 if let Cmd::Decline = cmd {
                     let done = self.lobby.decline(&name, id, DeclineReason::Generic)?;
                     (None, done.effects, done.held)
@@ -638,12 +655,7 @@ impl World {
                 }
             }
             Cmd::Cancel => {
-                let id = self
-                    .session(conn)
-                    .challenges_made
-                    .last()
-                    .copied()
-                    .unwrap_or(0);
+                let id = self.challenge_of(conn, cmd).unwrap_or(0);
                 let done = self.lobby.cancel_challenge(&name, id)?;
                 (None, done.effects, done.held)
             }
