@@ -4,8 +4,9 @@
 //! rules; a game that does not read or replay is reported (file, game, the
 //! token) and skipped, and the others are imported.
 //!
-//! A game the store already holds (the same variant, players, start and
-//! moves) is not added again, so importing a file twice adds its games once.
+//! A game the store already holds (the same variant, players and moves, its
+//! start position's among them) is not added again, so importing a file
+//! twice, or the same games from two formats, adds them once.
 //! The writes go through the store's own [`Importer`], which takes the
 //! store's lock: flipd must not be running on the file meanwhile.
 

@@ -153,6 +153,15 @@ fn wthor_export_import_export_is_byte_for_byte_the_same() {
         assert_eq!(a.get(4..), b.get(4..), "{extension}");
         assert_eq!(a.len(), b.len());
     }
+    // The same games from GGF: a game is the same whatever the archive
+    // (variant, players, moves), though WTHOR dates it by the year alone.
+    let ggf = dir.join("same.ggf");
+    flip_ok(&["export", "--db", &text(&played), "-o", &text(&ggf)]);
+    let said = flip_ok(&["import", "--db", &text(&fresh), &text(&ggf)]);
+    assert!(
+        said.contains("imported 2 games, 3 already in the store"),
+        "the anti and othello6 games only: {said}"
+    );
     remove_beside(&played);
     remove_temp_dir(&dir);
 }

@@ -5,8 +5,10 @@
 //! started meanwhile is refused until the import is done.
 //!
 //! A game already in the store is not added again: the importer knows every
-//! finished game by its variant, players, start time and moves, so importing
-//! the same file twice adds nothing the second time. Imported games are over
+//! finished game by its variant, players and moves (its start position's
+//! among them; not its date, which the formats give to different
+//! precisions), so importing the same games twice, from one format or two,
+//! adds nothing the second time. Imported games are over
 //! when written, so their moves go straight into `moves` (the log is for
 //! games in play); their numbers follow the store's largest.
 
@@ -101,21 +103,13 @@ impl Importer {
     }
 }
 
-/// What makes two finished games the same game: variant, players, start and
-/// moves (not the move times, which an archive may round or leave out).
-fn key_of(
-    variant: &str,
-    black: Option<&str>,
-    white: Option<&str>,
-    start: &str,
-    moves: &str,
-) -> String {
+/// What makes two finished games the same game, whatever archive they came
+/// from: variant, players and moves, the start position's moves among them
+/// (not when it was played, which GGF gives to the second and WTHOR as a
+/// year, nor the move times, which an archive may round or leave out).
+fn key_of(variant: &str, black: Option<&str>, white: Option<&str>, moves: &str) -> String {
     let seat = |s: Option<&str>| s.map_or_else(|| "\u{0}".to_string(), str::to_string);
-    format!(
-        "{variant}\n{}\n{}\n{start}\n{moves}",
-        seat(black),
-        seat(white)
-    )
+    format!("{variant}\n{}\n{}\n{moves}", seat(black), seat(white))
 }
 
 fn game_key(game: &GameRecord) -> String {
@@ -123,7 +117,6 @@ fn game_key(game: &GameRecord) -> String {
         game.variant.name(),
         game.black.as_deref(),
         game.white.as_deref(),
-        &game.started_at,
         &transcript_string(&game.transcript()),
     )
 }
@@ -131,13 +124,13 @@ fn game_key(game: &GameRecord) -> String {
 /// The key of every finished game in the store, read in two scans (games,
 /// then every stored move in order) rather than one query a game.
 fn finished_keys(conn: &Connection) -> rusqlite::Result<HashMap<String, GameId>> {
-    type Head = (String, Option<String>, Option<String>, String);
+    type Head = (String, Option<String>, Option<String>);
     let mut heads: HashMap<GameId, (Head, String)> = HashMap::new();
-    let mut games = conn
-        .prepare("SELECT id, variant, black, white, started_at FROM games WHERE status = 'over'")?;
+    let mut games =
+        conn.prepare("SELECT id, variant, black, white FROM games WHERE status = 'over'")?;
     let mut rows = games.query([])?;
     while let Some(row) = rows.next()? {
-        let head = (row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?);
+        let head = (row.get(1)?, row.get(2)?, row.get(3)?);
         heads.insert(row.get(0)?, (head, String::new()));
     }
     let mut moves = conn.prepare("SELECT game, move FROM moves ORDER BY game, ply")?;
@@ -150,9 +143,9 @@ fn finished_keys(conn: &Connection) -> rusqlite::Result<HashMap<String, GameId>>
     }
     Ok(heads
         .into_iter()
-        .map(|(id, ((variant, black, white, start), moves))| {
+        .map(|(id, ((variant, black, white), moves))| {
             (
-                key_of(&variant, black.as_deref(), white.as_deref(), &start, &moves),
+                key_of(&variant, black.as_deref(), white.as_deref(), &moves),
                 id,
             )
         })
