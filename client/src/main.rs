@@ -94,7 +94,8 @@ struct PlayArgs {
     /// The daemon's address (default: the one in config/default.ron).
     #[arg(long)]
     server: Option<String>,
-    /// Log in with this name at once.
+    /// Log in with this name at once (with --local, the default is $USER,
+    /// else $LOGNAME, else "me").
     #[arg(long)]
     name: Option<String>,
     /// The password for --name's login: the file's first line (a file only
@@ -201,10 +202,42 @@ fn run_local(args: &PlayArgs) -> Result<(), Failure> {
     local::run(name, args.raw)
 }
 
-/// The login name for local play: the user's name if it is a valid one.
+/// The login name for local play: the user's name (`$USER`, else
+/// `$LOGNAME`) if it is a valid one, else [`LOCAL_NAME`].
 fn local_name() -> String {
-    std::env::var("USER")
-        .ok()
-        .filter(|n| flipline::protocol::valid_name(n))
-        .unwrap_or_else(|| "player".to_string())
+    local_name_from(&[std::env::var("USER").ok(), std::env::var("LOGNAME").ok()])
+}
+
+/// The name local play takes where the environment gives none that is valid
+/// (containers, cron, scripts): a name, not a protocol word.
+const LOCAL_NAME: &str = "me";
+
+/// The first of `candidates` that is a valid name, else [`LOCAL_NAME`].
+fn local_name_from(candidates: &[Option<String>]) -> String {
+    (candidates.iter().flatten())
+        .find(|n| flipline::protocol::valid_name(n))
+        .cloned()
+        .unwrap_or_else(|| LOCAL_NAME.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_play_takes_a_valid_name_from_the_environment_or_its_own() {
+        assert!(
+            flipline::protocol::valid_name(LOCAL_NAME),
+            "the fallback logs in"
+        );
+        let some = |n: &str| Some(n.to_string());
+        assert_eq!(local_name_from(&[some("ann"), some("bob")]), "ann");
+        assert_eq!(local_name_from(&[None, some("bob")]), "bob", "$LOGNAME");
+        assert_eq!(
+            local_name_from(&[some("player"), None]),
+            LOCAL_NAME,
+            "a keyword"
+        );
+        assert_eq!(local_name_from(&[None, None]), LOCAL_NAME);
+    }
 }
