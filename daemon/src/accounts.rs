@@ -363,7 +363,8 @@ impl Accounts {
                 Ok(_) => accounts.lock_names().settle(&name, true),
                 Err(StoreError::Failed(_)) => accounts.lock_names().settle(&name, false),
                 // No answer (the daemon is stopping): it may be stored; stays in flight.
-                Err(StoreError::Closed | StoreError::Open { .. }) => {}
+                Err(StoreError::Closed | StoreError::Open { .. } | StoreError::Database { .. }) => {
+                }
             }
             let _ = tell.send(answered);
         });

@@ -16,6 +16,7 @@ pub use crate::rules::table::Hints;
 pub use crate::config_default::DEFAULT_RON;
 use crate::config_table::{Setting, Value, at_least, at_most, must, settings, variable, whole};
 use crate::faults::Faults;
+pub use crate::store_url::StoreUrl;
 
 settings! {
     /// Every setting of the daemon. See config/default.ron for what each one
@@ -61,7 +62,7 @@ settings! {
             restart;
         /// Milliseconds allowed for shutting down.
         shutdown_drain_ms: u64 = 2000, restart;
-        /// The game store (SQLite).
+        /// The game store (SQLite, or PostgreSQL).
         store: StoreConfig = StoreConfig::declared(), restart;
         /// Whether names without a password may play.
         guests: bool = true, restart;
@@ -93,6 +94,14 @@ settings! {
         /// The SQLite file, created on first start (its directory too).
         path: PathBuf = "data/flipline.db".into(), restart,
             must(|path: &PathBuf| !path.as_os_str().is_empty(), "must name a file");
+        /// A PostgreSQL database to keep the store in instead of the file
+        /// (`postgres://user@host:port/db`); empty: the SQLite file.
+        url: StoreUrl = StoreUrl::default(), restart,
+            must(|url: &StoreUrl| url.check().is_ok(),
+                "must be empty or a PostgreSQL URL such as postgres://flipd@127.0.0.1:5432/flipline");
+        /// A file holding the password of `url`'s user, read at each
+        /// connection; empty: none (or the URL's own).
+        password_file: PathBuf = PathBuf::new(), restart;
         /// How hard each commit is pushed to the disk.
         synchronous: Synchronous = Synchronous::Full, restart;
         /// The most writes committed in one transaction.

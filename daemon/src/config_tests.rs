@@ -13,6 +13,7 @@ use crate::config::{
     RateLimit, StoreConfig, Synchronous,
 };
 use crate::config_table::Value;
+use crate::store_url::StoreUrl;
 
 fn vars(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
     pairs
@@ -198,7 +199,9 @@ fn mistakes_name_the_setting_as_the_file_does() {
     assert!(!unknown.contains("Partial"), "{unknown}");
     let nested = refusal("(store: (sync: full))");
     assert!(
-        nested.contains("`store.sync` is not a setting; there are path, synchronous"),
+        nested.contains(
+            "`store.sync` is not a setting; there are path, url, password_file, synchronous"
+        ),
         "{nested}"
     );
     let variant = refusal("(store: (synchronous: fsync))");
@@ -263,9 +266,15 @@ prop_compose! {
         batch_max in any::<usize>(),
         cache_mb in any::<u32>(),
         rating_period_days in any::<u32>(),
+        url in "(postgres://[a-z]{1,8}@[a-z]{1,8}:[1-9][0-9]{0,3}/[a-z]{1,8})?",
+        password_file in text(),
     ) -> StoreConfig {
         let synchronous = if normal { Synchronous::Normal } else { Synchronous::Full };
-        StoreConfig { path: path.into(), synchronous, batch_max, cache_mb, rating_period_days, faults: None }
+        let url = StoreUrl::new(url);
+        StoreConfig {
+            path: path.into(), url, password_file: password_file.into(), synchronous, batch_max,
+            cache_mb, rating_period_days, faults: None,
+        }
     }
 }
 

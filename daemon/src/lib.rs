@@ -82,6 +82,7 @@ pub mod session;
 pub mod store;
 pub mod store_deadline;
 pub mod store_stats;
+pub mod store_url;
 pub mod waits;
 pub mod watch;
 

@@ -34,10 +34,12 @@ mod import;
 mod lock;
 mod move_log;
 mod open;
+pub mod postgres;
 mod private_file;
 mod ratings;
 mod reader;
 mod records;
+mod requests;
 mod row;
 pub mod schema;
 mod sql_error;
@@ -56,7 +58,6 @@ use std::sync::mpsc::Sender;
 
 use flipline::Move;
 use flipline::protocol::GameId;
-use rusqlite::Connection;
 use tokio::sync::oneshot;
 
 pub use crate::faults::Faults;
@@ -69,9 +70,8 @@ pub use ratings::{RatingChange, StoredRating, recompute_store as recompute_ratin
 pub use records::{GameRecord, Registration, Status, StoredMove, Write};
 pub use tourneys::{StoredForfeit, StoredTourney, StoredTourneyGame, TourneyWrite};
 
-use reader::{ReadJob, ToReader};
+use requests::{Read, ReadAnswer, ToReader, ToWriter, WriteJob};
 use schema::describe;
-use writer::{ToWriter, WriteJob};
 
 /// Why the store could not do something.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,6 +80,13 @@ pub enum StoreError {
     Open {
         /// The file.
         path: PathBuf,
+        /// Why, in words.
+        why: String,
+    },
+    /// The PostgreSQL database cannot be used as the store (at start).
+    Database {
+        /// Where it is, without a password.
+        url: String,
         /// Why, in words.
         why: String,
     },
@@ -95,6 +102,7 @@ impl std::fmt::Display for StoreError {
             StoreError::Open { path, why } => {
                 write!(f, "cannot use the store {}: {why}", path.display())
             }
+            StoreError::Database { url, why } => write!(f, "cannot use the store {url}: {why}"),
             StoreError::Failed(why) => write!(f, "the store failed: {why}"),
             StoreError::Closed => f.write_str("the store is closed"),
         }
@@ -189,17 +197,13 @@ impl Store {
         async move { commit.await.map(|_| ()) }
     }
 
-    /// Runs `query` on the reader thread.
-    pub fn read<T, F>(&self, query: F) -> impl Future<Output = Result<T, StoreError>> + use<T, F>
-    where
-        T: Send + 'static,
-        F: FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
-    {
+    /// Queues `read` (made with the sender of its answer) for the reader.
+    fn ask<T: Send + 'static, F: FnOnce(ReadAnswer<T>) -> Read>(
+        &self,
+        read: F,
+    ) -> impl Future<Output = Result<T, StoreError>> + use<T, F> {
         let (tx, rx) = oneshot::channel();
-        let job: ReadJob = Box::new(move |conn| {
-            let _ = tx.send(query(conn).map_err(failed));
-        });
-        let sent = self.reads.send(ToReader::Job(job));
+        let sent = self.reads.send(ToReader::Read(read(tx)));
         async move {
             sent.map_err(|_| StoreError::Closed)?;
             rx.await.map_err(|_| StoreError::Closed)?
@@ -207,8 +211,8 @@ impl Store {
     }
 
     /// A game with its moves, as committed. The moves of a game in play come
-    /// from the writer's memory (the log it would otherwise read has no
-    /// index), the rest from the reader.
+    /// from the writer's memory, once what was queued before is committed;
+    /// the rest from the reader.
     pub fn history(
         &self,
         game: GameId,
@@ -217,9 +221,9 @@ impl Store {
         let store = self.clone();
         async move {
             let held = held.await?;
-            let in_play = move |_: &Connection| Ok(held.unwrap_or_default());
-            let read = store.read(move |conn| records::game_with(conn, game, in_play));
-            read.await
+            store
+                .ask(move |answer| Read::Game { game, held, answer })
+                .await
         }
     }
 
@@ -228,7 +232,7 @@ impl Store {
         &self,
         game: GameId,
     ) -> impl Future<Output = Result<Vec<RatingChange>, StoreError>> + use<> {
-        self.read(move |conn| ratings::changes(conn, game))
+        self.ask(move |answer| Read::RatingChanges { game, answer })
     }
 
     /// `name`'s ratings, in `variant` or in every variant it has one in.
@@ -237,7 +241,11 @@ impl Store {
         name: String,
         variant: Option<flipline::Variant>,
     ) -> impl Future<Output = Result<Vec<StoredRating>, StoreError>> + use<> {
-        self.read(move |conn| ratings::of(conn, &name, variant))
+        self.ask(move |answer| Read::RatingsOf {
+            name,
+            variant,
+            answer,
+        })
     }
 
     /// The `count` best ratings in `variant`, best first.
@@ -246,7 +254,11 @@ impl Store {
         variant: flipline::Variant,
         count: u32,
     ) -> impl Future<Output = Result<Vec<StoredRating>, StoreError>> + use<> {
-        self.read(move |conn| ratings::top(conn, variant, count))
+        self.ask(move |answer| Read::Top {
+            variant,
+            count,
+            answer,
+        })
     }
 
     /// The registration of a name, in any case, if it is registered.
@@ -254,7 +266,7 @@ impl Store {
         &self,
         name: String,
     ) -> impl Future<Output = Result<Option<Registration>, StoreError>> + use<> {
-        self.read(move |conn| records::registration(conn, &name))
+        self.ask(move |answer| Read::Registration { name, answer })
     }
 
     /// The writer's counts so far.

@@ -18,12 +18,13 @@ use rusqlite::Connection;
 use super::checkpoint;
 use super::lock::{self, StoreLock};
 use super::move_log::{Logged, MoveLog};
-use super::reader::{ToReader, open_reader, run_reader};
+use super::reader::{open_reader, run_reader};
+use super::requests::{ToReader, ToWriter};
 use super::row::Damaged;
 use super::schema::{self, describe, refuse};
 use super::tourneys::{self, StoredTourney};
 use super::wal_watch::WalWatch;
-use super::writer::{StoreStats, ToWriter, Writer, run_writer};
+use super::writer::{StoreStats, Writer, run_writer};
 use super::{GameRecord, Store, StoreError, Write, records};
 use crate::config::StoreConfig;
 use crate::rules::registered::RegisteredNames;
@@ -48,8 +49,13 @@ pub struct Opened {
 
 impl Store {
     /// Opens (or creates) the store of `config`, checks and migrates it, cancels
-    /// games left open, loads the games in play and starts the threads.
+    /// games left open, loads the games in play and starts the threads: on
+    /// the PostgreSQL server of `config.url` if it names one (see
+    /// `postgres`), else in the SQLite file of `config.path`.
     pub fn open(config: &StoreConfig) -> Result<Opened, StoreError> {
+        if !config.url.is_empty() {
+            return super::postgres::open(config);
+        }
         let path = config.path.as_path();
         let lock = lock::lock(path)?;
         let mut conn = Connection::open(path).map_err(|e| refuse(path, describe(&e)))?;
@@ -87,11 +93,7 @@ impl Store {
         let registered = records::registered_names(&writer.conn).map_err(startup)?;
         let reader = open_reader(path)?;
         let threads = StoreThreads::start(writer, reader, config, lock)?;
-        let store = Store {
-            writes: threads.writes.clone(),
-            reads: threads.reads.clone(),
-            stats: Arc::clone(&threads.stats),
-        };
+        let store = threads.store();
         Ok(Opened {
             store,
             threads,
@@ -157,6 +159,32 @@ pub struct StoreThreads {
 }
 
 impl StoreThreads {
+    /// The threads of a backend, with the ends of their queues.
+    pub(super) fn new(
+        writes: Sender<ToWriter>,
+        reads: Sender<ToReader>,
+        writer: JoinHandle<()>,
+        reader: JoinHandle<()>,
+        stats: Arc<StoreStats>,
+    ) -> StoreThreads {
+        StoreThreads {
+            writes,
+            reads,
+            writer,
+            reader,
+            stats,
+        }
+    }
+
+    /// A handle on them for the actors.
+    pub(super) fn store(&self) -> Store {
+        Store {
+            writes: self.writes.clone(),
+            reads: self.reads.clone(),
+            stats: Arc::clone(&self.stats),
+        }
+    }
+
     fn start(
         writer: Writer,
         reader_conn: Connection,

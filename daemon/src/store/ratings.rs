@@ -292,6 +292,9 @@ pub fn top(conn: &Connection, variant: Variant, count: u32) -> rusqlite::Result<
 /// store's lock refuses a second user). Returns how many games were rated.
 pub fn recompute_store(config: &crate::config::StoreConfig) -> Result<usize, super::StoreError> {
     use super::schema::{describe, refuse};
+    if !config.url.is_empty() {
+        return super::postgres::recompute_ratings(config);
+    }
     let path = config.path.as_path();
     let _lock = super::lock::lock(path)?;
     let mut conn = Connection::open(path).map_err(|e| refuse(path, describe(&e)))?;

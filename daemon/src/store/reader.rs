@@ -8,15 +8,9 @@ use std::sync::mpsc::Receiver;
 
 use rusqlite::{Connection, OpenFlags};
 
+use super::requests::{Read, ToReader};
 use super::schema::{describe, refuse};
-use super::{Faults, StoreError};
-
-pub(super) type ReadJob = Box<dyn FnOnce(&Connection) + Send>;
-
-pub(super) enum ToReader {
-    Job(ReadJob),
-    Close,
-}
+use super::{Faults, StoreError, failed, ratings, records};
 
 pub(super) fn open_reader(path: &Path) -> Result<Connection, StoreError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -31,10 +25,37 @@ pub(super) fn run_reader(
     requests: &Receiver<ToReader>,
     faults: Option<&Faults>,
 ) {
-    while let Ok(ToReader::Job(job)) = requests.recv() {
+    while let Ok(ToReader::Read(read)) = requests.recv() {
         if let Some(faults) = faults {
             faults.before_read();
         }
-        job(conn);
+        answer(conn, read);
+    }
+}
+
+/// Runs `read` on `conn` and answers it.
+fn answer(conn: &Connection, read: Read) {
+    fn send<T>(answer: super::requests::ReadAnswer<T>, result: rusqlite::Result<T>) {
+        let _ = answer.send(result.map_err(failed));
+    }
+    match read {
+        Read::Game { game, held, answer } => {
+            let in_play = move |_: &Connection| Ok(held.unwrap_or_default());
+            send(answer, records::game_with(conn, game, in_play));
+        }
+        Read::RatingChanges { game, answer } => send(answer, ratings::changes(conn, game)),
+        Read::RatingsOf {
+            name,
+            variant,
+            answer,
+        } => send(answer, ratings::of(conn, &name, variant)),
+        Read::Top {
+            variant,
+            count,
+            answer,
+        } => send(answer, ratings::top(conn, variant, count)),
+        Read::Registration { name, answer } => {
+            send(answer, records::registration(conn, &name));
+        }
     }
 }

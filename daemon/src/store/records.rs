@@ -42,7 +42,7 @@ impl Status {
         }
     }
 
-    fn from_word(word: &str) -> Option<Status> {
+    pub(crate) fn from_word(word: &str) -> Option<Status> {
         [
             Status::Open,
             Status::Playing,

@@ -51,6 +51,8 @@ pub(crate) fn temp_path(what: &str) -> TempDb {
 pub(crate) fn config(path: &Path) -> StoreConfig {
     StoreConfig {
         path: path.to_path_buf(),
+        url: crate::config::StoreUrl::default(),
+        password_file: std::path::PathBuf::new(),
         synchronous: Synchronous::Normal,
         batch_max: 64,
         cache_mb: 8,

@@ -81,7 +81,7 @@ fn store_forfeit(conn: &Connection, id: TourneyId, f: &StoredForfeit) -> rusqlit
     ])
 }
 
-fn absent_word(absent: [bool; 2]) -> &'static str {
+pub(super) fn absent_word(absent: [bool; 2]) -> &'static str {
     match absent {
         [true, false] => "X",
         [false, true] => "O",
@@ -89,7 +89,7 @@ fn absent_word(absent: [bool; 2]) -> &'static str {
     }
 }
 
-fn absent_of(word: &str) -> [bool; 2] {
+pub(super) fn absent_of(word: &str) -> [bool; 2] {
     match word {
         "X" => [true, false],
         "O" => [false, true],
@@ -166,25 +166,42 @@ fn games_of(conn: &Connection, id: TourneyId) -> rusqlite::Result<Vec<StoredTour
          FROM games WHERE tourney = ?1 ORDER BY id",
     )?;
     let rows = statement.query_map(params![id], |r| {
-        let over = r.get::<_, String>(4)? == "over";
-        let winner: Option<String> = r.get(5)?;
-        let scores: (Option<u32>, Option<u32>) = (r.get(6)?, r.get(7)?);
-        let result = match (over, scores) {
-            (true, (Some(black), Some(white))) => {
-                let winner = winner.as_deref().and_then(Color::from_letter);
-                Some((winner, (black, white)))
-            }
-            _ => None,
-        };
-        Ok(StoredTourneyGame {
-            game: r.get(0)?,
-            round: r.get(1)?,
-            black: r.get::<_, Option<String>>(2)?.unwrap_or_default(),
-            white: r.get::<_, Option<String>>(3)?.unwrap_or_default(),
-            result,
-        })
+        let number = |column: usize| r.get::<_, Option<u32>>(column);
+        Ok(stored_game(
+            r.get(0)?,
+            r.get(1)?,
+            [r.get(2)?, r.get(3)?],
+            r.get::<_, String>(4)? == "over",
+            r.get(5)?,
+            (number(6)?, number(7)?),
+        ))
     })?;
     rows.collect()
+}
+
+/// A tournament's game from its row: a result only once over with scores.
+pub(super) fn stored_game(
+    game: flipline::protocol::GameId,
+    round: u32,
+    [black, white]: [Option<String>; 2],
+    over: bool,
+    winner: Option<String>,
+    scores: (Option<u32>, Option<u32>),
+) -> StoredTourneyGame {
+    let result = match (over, scores) {
+        (true, (Some(black), Some(white))) => {
+            let winner = winner.as_deref().and_then(Color::from_letter);
+            Some((winner, (black, white)))
+        }
+        _ => None,
+    };
+    StoredTourneyGame {
+        game,
+        round,
+        black: black.unwrap_or_default(),
+        white: white.unwrap_or_default(),
+        result,
+    }
 }
 
 fn forfeits_of(conn: &Connection, id: TourneyId) -> rusqlite::Result<Vec<StoredForfeit>> {

@@ -10,39 +10,16 @@
 
 use std::sync::mpsc::Receiver;
 
-use flipline::protocol::GameId;
 use rusqlite::Connection;
-use tokio::sync::oneshot;
 
 use super::checkpoint;
 use super::move_log::MoveLog;
+use super::requests::{Then, ToWriter, WriteJob, answer, next_batch};
 use super::schema::describe;
 use super::wal_watch::{Wal, WalWatch};
-use super::{Faults, StoreError, StoredMove, Write, failed};
+use super::{Faults, StoreError, Write, failed};
 // Re-exported for the opening, which starts the writer with them.
 pub(super) use crate::store_stats::StoreStats;
-
-/// A write's answer: the rows it changed, once committed.
-type WriteAnswer = oneshot::Sender<Result<usize, StoreError>>;
-
-/// A write and who waits for its commit (nobody, for fire-and-forget writes).
-pub(super) struct WriteJob {
-    pub(super) write: Write,
-    pub(super) done: Option<WriteAnswer>,
-}
-
-/// The moves held for a game in play (`None`: not in play, or no moves yet;
-/// an error: its stored moves do not read back).
-type HeldAnswer = oneshot::Sender<Result<Option<Vec<StoredMove>>, String>>;
-
-pub(super) enum ToWriter {
-    Job(WriteJob),
-    /// The moves of a game in play, answered from the writer's memory once
-    /// everything queued before is committed.
-    Held(GameId, HeldAnswer),
-    /// Commit what is queued before this, then stop.
-    Close,
-}
 
 /// The writer: blocks for a request, drains the queue into one batch, commits
 /// it, answers; until told to close.
@@ -79,15 +56,6 @@ pub(super) fn run_writer(
     }
 }
 
-/// What the writer does after a batch.
-pub(super) enum Then {
-    Go,
-    /// Told to close: every write queued before is in.
-    Close,
-    /// Every handle dropped without a close.
-    Gone,
-}
-
 /// A commit that took long held up every move in it: worth an operator's look
 /// (a slow or saturated disk). The threshold is the daemon's other watches'.
 fn warn_if_slow(took: std::time::Duration, writes: usize) {
@@ -99,33 +67,6 @@ fn warn_if_slow(took: std::time::Duration, writes: usize) {
             took.as_millis()
         );
     }
-}
-
-/// Fills `batch` (empty on entry) with the next writes: the first request
-/// (waited for), then whatever else is queued, up to `batch_max` writes; asks
-/// for held moves go to `asks`, to be answered after the batch.
-pub(super) fn next_batch(
-    requests: &Receiver<ToWriter>,
-    batch_max: usize,
-    batch: &mut Vec<WriteJob>,
-    asks: &mut Vec<(GameId, HeldAnswer)>,
-) -> Then {
-    match requests.recv() {
-        Ok(ToWriter::Job(job)) => batch.push(job),
-        Ok(ToWriter::Held(game, answer)) => asks.push((game, answer)),
-        Ok(ToWriter::Close) => return Then::Close,
-        Err(_) => return Then::Gone,
-    }
-    while batch.len() < batch_max {
-        match requests.try_recv() {
-            Ok(ToWriter::Job(job)) => batch.push(job),
-            Ok(ToWriter::Held(game, answer)) => asks.push((game, answer)),
-            Ok(ToWriter::Close) => return Then::Close,
-            Err(std::sync::mpsc::TryRecvError::Empty) => break,
-            Err(std::sync::mpsc::TryRecvError::Disconnected) => return Then::Gone,
-        }
-    }
-    Then::Go
 }
 
 /// The read-write connection and the move log that follows its transactions.
@@ -287,18 +228,4 @@ fn transaction<'a>(
     log.maintain(&tx)?;
     tx.commit()?;
     Ok(counts)
-}
-
-fn answer(job: WriteJob, result: Result<usize, StoreError>) {
-    match job.done {
-        Some(done) => {
-            let _ = done.send(result);
-        }
-        None => {
-            if let Err(error) = result {
-                let write = job.write.summary();
-                tracing::error!(%error, %write, "a store write failed");
-            }
-        }
-    }
 }

@@ -1,0 +1,103 @@
+//! The PostgreSQL reader thread: a connection of its own, so that reads
+//! (`HISTORY`, `RATING`, `TOP`, a registered name's `LOGIN`) never wait
+//! behind the writes. While the server is down a read fails at once (the
+//! client hears `ERR 503`); the next read after [`RETRY_AFTER`] connects
+//! again.
+
+use std::sync::mpsc::Receiver;
+use std::time::{Duration, Instant};
+
+use tokio::runtime::Runtime;
+
+use super::db::Db;
+use super::{games, ratings};
+use crate::config::StoreConfig;
+use crate::faults::Faults;
+use crate::store::StoreError;
+use crate::store::requests::{Read, ReadAnswer, ToReader};
+
+/// The least time between two attempts to connect while the server is down.
+const RETRY_AFTER: Duration = Duration::from_millis(500);
+
+/// The reader: its connection, when it has one.
+pub struct PgReader {
+    pub(super) config: StoreConfig,
+    pub(super) runtime: Runtime,
+    pub(super) db: Option<Db>,
+    pub(super) down: Option<(Instant, String)>,
+    pub(super) faults: Option<Faults>,
+}
+
+/// Answers reads until told to close.
+pub fn run_reader(mut reader: PgReader, requests: &Receiver<ToReader>) {
+    while let Ok(ToReader::Read(read)) = requests.recv() {
+        if let Some(faults) = &reader.faults {
+            faults.before_read();
+        }
+        match reader.connected() {
+            Ok(()) => reader.answer(read),
+            Err(why) => read.fail(StoreError::Failed(why)),
+        }
+    }
+}
+
+impl PgReader {
+    fn connected(&mut self) -> Result<(), String> {
+        if self.db.as_ref().is_some_and(|db| !db.is_closed()) {
+            return Ok(());
+        }
+        self.db = None;
+        if let Some((at, why)) = &self.down
+            && at.elapsed() < RETRY_AFTER
+        {
+            return Err(why.clone());
+        }
+        match self.runtime.block_on(super::connect::connect(&self.config)) {
+            Ok(client) => {
+                self.down = None;
+                self.db = Some(Db::new(client));
+                Ok(())
+            }
+            Err(why) => {
+                let why = format!("PostgreSQL cannot be reached: {why}");
+                self.down = Some((Instant::now(), why.clone()));
+                Err(why)
+            }
+        }
+    }
+
+    fn answer(&mut self, read: Read) {
+        let Some(db) = self.db.as_mut() else {
+            read.fail(StoreError::Failed("no connection to PostgreSQL".into()));
+            return;
+        };
+        let sql = |e: tokio_postgres::Error| super::describe(&e);
+        self.runtime.block_on(async {
+            match read {
+                Read::Game { game, held, answer } => {
+                    send(answer, games::game(db, game, held).await);
+                }
+                Read::RatingChanges { game, answer } => {
+                    send(answer, ratings::changes(db, game).await.map_err(sql));
+                }
+                Read::RatingsOf {
+                    name,
+                    variant,
+                    answer,
+                } => send(answer, ratings::of(db, &name, variant).await.map_err(sql)),
+                Read::Top {
+                    variant,
+                    count,
+                    answer,
+                } => send(answer, ratings::top(db, variant, count).await.map_err(sql)),
+                Read::Registration { name, answer } => {
+                    send(answer, games::registration(db, &name).await.map_err(sql));
+                }
+            }
+        });
+    }
+}
+
+fn send<T>(answer: ReadAnswer<T>, result: Result<T, String>) {
+    let _ = answer.send(result.map_err(StoreError::Failed));
+}

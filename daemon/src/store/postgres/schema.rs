@@ -1,0 +1,241 @@
+//! The PostgreSQL store's tables: what makes a database flipline's, the
+//! migrations that build its tables, and the checks made before the daemon
+//! trusts it.
+//!
+//! A database is flipline's store when it holds `flipline_schema`, whose one
+//! row names the application and the number of migrations applied. An empty
+//! database (no tables in its schema) is set up; one holding other tables,
+//! or a newer flipline's, is refused with an error and left as it is. The
+//! migrations run in one transaction each, under an advisory lock, so that
+//! two daemons starting at once cannot both apply one.
+
+use tokio_postgres::Client;
+
+/// The schema, one migration per version: `MIGRATIONS[n]` takes a database
+/// from version `n` to `n + 1`. The tables are those of the SQLite store, in
+/// PostgreSQL's types: times are `timestamptz`, flags `boolean`, names are
+/// unique without regard to case (an index on `lower(name)`).
+const MIGRATIONS: [&str; 1] = [r"
+CREATE TABLE flipline_schema (
+    application text NOT NULL CHECK (application = 'flipline'),
+    version     integer NOT NULL
+);
+CREATE TABLE players (
+    name          text PRIMARY KEY,          -- the login name, as registered
+    password_hash text NOT NULL,             -- argon2id in PHC form; never the password
+    created_at    timestamptz NOT NULL,
+    bot           boolean NOT NULL DEFAULT false  -- ACCOUNT bot
+);
+CREATE UNIQUE INDEX players_by_folded_name ON players (lower(name));
+CREATE TABLE games (
+    id            bigint PRIMARY KEY,        -- the game number of the protocol
+    variant       text NOT NULL,
+    black         text,                      -- a name, bot:N, or NULL while open
+    white         text,
+    clock         text,                      -- M+S, or NULL for no clock
+    status        text NOT NULL CHECK (status IN ('open', 'playing', 'over', 'cancelled')),
+    result        text CHECK (result IN ('X', 'O', 'draw')),
+    black_score   integer,
+    white_score   integer,
+    reason        text CHECK (reason IN ('normal', 'resign', 'time', 'abandon')),
+    started_at    timestamptz NOT NULL,
+    ended_at      timestamptz,
+    black_secret  text,                      -- a guest's secret, in play only
+    white_secret  text,
+    rated         boolean NOT NULL DEFAULT false,
+    tourney       bigint,                    -- made for this tournament
+    tourney_round integer                    -- in this round of it
+);
+CREATE INDEX games_in_play ON games (status) WHERE status IN ('open', 'playing');
+CREATE INDEX games_by_tourney ON games (tourney) WHERE tourney IS NOT NULL;
+CREATE INDEX games_by_end ON games (ended_at, id) WHERE status = 'over';
+CREATE TABLE moves (
+    game bigint NOT NULL REFERENCES games (id),
+    ply  integer NOT NULL CHECK (ply >= 1),  -- 1 for the first move; passes count
+    move text NOT NULL,                      -- a square (f5) or pass
+    ms   bigint,                             -- NULL for moves given by NEW ... from
+    PRIMARY KEY (game, ply)
+);
+CREATE TABLE ratings (
+    name       text NOT NULL,                -- a registered name
+    variant    text NOT NULL,
+    rating     double precision NOT NULL,
+    rd         double precision NOT NULL,
+    volatility double precision NOT NULL,
+    games      integer NOT NULL,
+    rated_at   timestamptz NOT NULL          -- the end of the last rated game
+);
+CREATE UNIQUE INDEX ratings_by_folded_name ON ratings (lower(name), variant);
+CREATE SEQUENCE rating_change_order;
+CREATE TABLE rating_changes (
+    game   bigint NOT NULL REFERENCES games (id),
+    name   text NOT NULL,
+    before double precision NOT NULL,
+    after  double precision NOT NULL,
+    seq    bigint NOT NULL DEFAULT nextval('rating_change_order'),
+    PRIMARY KEY (game, name)
+);
+CREATE TABLE tourneys (
+    id         bigint PRIMARY KEY,
+    creator    text NOT NULL,
+    spec       text NOT NULL,                -- as TOURNEY NEW takes it
+    round      integer NOT NULL DEFAULT 0,   -- rounds begun; 0: open
+    over       boolean NOT NULL DEFAULT false,
+    winner     text,
+    created_at timestamptz NOT NULL,
+    ended_at   timestamptz
+);
+CREATE TABLE tourney_players (
+    tourney bigint NOT NULL REFERENCES tourneys (id),
+    seq     integer NOT NULL,                -- the order of joining
+    name    text NOT NULL,
+    PRIMARY KEY (tourney, seq)
+);
+CREATE SEQUENCE tourney_forfeit_order;
+CREATE TABLE tourney_forfeits (
+    tourney bigint NOT NULL REFERENCES tourneys (id),
+    round   integer NOT NULL,
+    black   text NOT NULL,
+    white   text NOT NULL,
+    absent  text NOT NULL,                   -- X, O or both
+    seq     bigint NOT NULL DEFAULT nextval('tourney_forfeit_order'),
+    PRIMARY KEY (tourney, round, black, white)
+);
+CREATE TABLE tourney_starts (
+    tourney     bigint NOT NULL REFERENCES tourneys (id),
+    start_group integer NOT NULL,
+    moves       text NOT NULL,
+    PRIMARY KEY (tourney, start_group)
+);
+-- The last batch each writer committed: a commit whose answer was lost
+-- with its connection is known to have happened, or not, by this row.
+CREATE TABLE writer_commits (
+    writer text PRIMARY KEY,
+    run    bigint NOT NULL,                  -- the writer's start
+    batch  bigint NOT NULL                   -- its last batch committed
+);
+INSERT INTO flipline_schema (application, version) VALUES ('flipline', 0);
+"];
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
+
+/// The advisory lock key under which migrations run ("FLIP" and 1).
+const MIGRATION_LOCK: i64 = 0x464C_4950_0000_0001;
+
+/// What the database holds before it is trusted.
+#[derive(Debug, PartialEq, Eq)]
+enum Found {
+    /// No table at all in its schema: set it up.
+    Empty,
+    /// flipline's store at this version.
+    Flipline(i32),
+    /// Tables of another program.
+    Foreign(i64),
+}
+
+async fn identify(client: &Client) -> Result<Found, String> {
+    let tables: i64 = client
+        .query_one(
+            "SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema()",
+            &[],
+        )
+        .await
+        .map_err(|e| super::describe(&e))?
+        .get(0);
+    if tables == 0 {
+        return Ok(Found::Empty);
+    }
+    let ours = client
+        .query_opt(
+            "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() \
+             AND tablename = 'flipline_schema'",
+            &[],
+        )
+        .await
+        .map_err(|e| super::describe(&e))?;
+    if ours.is_none() {
+        return Ok(Found::Foreign(tables));
+    }
+    let row = client
+        .query_opt(
+            "SELECT application, version FROM flipline_schema LIMIT 1",
+            &[],
+        )
+        .await
+        .map_err(|e| super::describe(&e))?;
+    match row {
+        Some(row) if row.get::<_, String>(0) == "flipline" => Ok(Found::Flipline(row.get(1))),
+        _ => Ok(Found::Foreign(tables)),
+    }
+}
+
+/// Checks that the database is flipline's store (or empty) and brings its
+/// schema up to date; the error says why not, in words.
+pub async fn prepare(client: &mut Client) -> Result<(), String> {
+    client
+        .query_one("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])
+        .await
+        .map_err(|e| super::describe(&e))?;
+    let result = migrate_if_ours(client).await;
+    let unlock = client
+        .query_one("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK])
+        .await;
+    result?;
+    unlock.map(|_| ()).map_err(|e| super::describe(&e))
+}
+
+async fn migrate_if_ours(client: &mut Client) -> Result<(), String> {
+    let from = match identify(client).await? {
+        Found::Empty => 0,
+        Found::Flipline(version) if version > SCHEMA_VERSION => {
+            return Err(format!(
+                "written by a newer flipd (schema version {version}, this one knows up to \
+                 {SCHEMA_VERSION})"
+            ));
+        }
+        Found::Flipline(version) => version,
+        Found::Foreign(tables) => {
+            return Err(format!(
+                "not a flipline store: the database holds {tables} tables of another \
+                 program (give flipd a database of its own)"
+            ));
+        }
+    };
+    migrate(client, from).await.map_err(|e| super::describe(&e))
+}
+
+/// Checks, for a reader that must not change the database, that it is
+/// flipline's store at exactly this build's version.
+pub async fn check_reader(client: &Client) -> Result<(), String> {
+    match identify(client).await? {
+        Found::Flipline(version) if version == SCHEMA_VERSION => Ok(()),
+        Found::Flipline(version) if version > SCHEMA_VERSION => Err(format!(
+            "written by a newer flipd (schema version {version}, this one knows up to \
+             {SCHEMA_VERSION})"
+        )),
+        Found::Flipline(version) => Err(format!(
+            "written by an older flipd (schema version {version}): start this flipd on it \
+             once to upgrade it"
+        )),
+        Found::Empty => Err("not a flipline store: the database is empty".into()),
+        Found::Foreign(tables) => Err(format!(
+            "not a flipline store: the database holds {tables} tables of another program"
+        )),
+    }
+}
+
+/// Applies the migrations after `from`, each in its own transaction with its
+/// version number, so that a failure leaves the database at a known version.
+async fn migrate(client: &mut Client, from: i32) -> Result<(), tokio_postgres::Error> {
+    let start = usize::try_from(from).unwrap_or(0);
+    for (index, sql) in MIGRATIONS.iter().enumerate().skip(start) {
+        let tx = client.transaction().await?;
+        tx.batch_execute(sql).await?;
+        let version = i32::try_from(index + 1).unwrap_or(i32::MAX);
+        tx.execute("UPDATE flipline_schema SET version = $1", &[&version])
+            .await?;
+        tx.commit().await?;
+    }
+    Ok(())
+}

@@ -1,0 +1,290 @@
+//! The PostgreSQL store against a real server (see `scratch`): the same
+//! promises as the SQLite store's tests hold, through the same handle.
+
+use flipline::protocol::{EndReason, GameResult, TourneySpec};
+use flipline::{Color, Move};
+
+use super::scratch::ScratchDatabase;
+use crate::config::{StoreConfig, StoreUrl};
+use crate::store::test_support::{block_on, config, new_game, temp_path};
+use crate::store::{Status, Store, StoreError, TourneyWrite, Write};
+
+fn pg_config(db: &ScratchDatabase) -> StoreConfig {
+    let mut config = config(&temp_path("unused"));
+    config.url = StoreUrl::new(db.url.clone());
+    config
+}
+
+fn ended(game: u64, winner: Option<Color>) -> Write {
+    Write::End {
+        game,
+        result: GameResult {
+            winner,
+            black: 40,
+            white: 24,
+            reason: EndReason::Normal,
+        },
+    }
+}
+
+#[test]
+fn games_and_moves_come_back_after_a_restart_and_open_games_are_cancelled() {
+    let Some(db) = ScratchDatabase::new("restart") else {
+        return;
+    };
+    let opened = Store::open(&pg_config(&db)).unwrap();
+    assert_eq!((opened.playing.len(), opened.next_game), (0, 1));
+    let store = opened.store;
+    store.write(new_game(1, Some("bot:3"), "f5d6"));
+    store.write(new_game(2, None, ""));
+    block_on(store.append_move(1, 3, "c3".parse().unwrap(), 1500)).unwrap();
+    let held = block_on(store.history(1)).unwrap().unwrap();
+    assert_eq!(held.moves.len(), 3, "a game in play's moves, from memory");
+    opened.threads.close();
+    assert!(block_on(store.append_move(1, 4, Move::Pass, 1)).is_err());
+
+    let opened = Store::open(&pg_config(&db)).unwrap();
+    assert_eq!(opened.next_game, 3);
+    let [game] = opened.playing.as_slice() else {
+        panic!("{:?}", opened.playing)
+    };
+    assert_eq!((game.id, game.white.as_deref()), (1, Some("bot:3")));
+    assert_eq!(game.clock.map(|c| c.to_string()).as_deref(), Some("5+3"));
+    let ms: Vec<Option<u64>> = game.moves.iter().map(|m| m.ms).collect();
+    assert_eq!(ms, [None, None, Some(1500)]);
+    let open = block_on(opened.store.history(2)).unwrap().unwrap();
+    assert_eq!(open.status, Status::Cancelled);
+    assert!(
+        open.ended_at.as_ref().is_some_and(|at| at.ends_with('Z')),
+        "{open:?}"
+    );
+    assert_eq!(block_on(opened.store.history(9)).unwrap(), None);
+
+    // The recovered game goes on where it stood, and ends.
+    block_on(opened.store.append_move(1, 4, Move::Pass, 7)).unwrap();
+    block_on(opened.store.commit(ended(1, Some(Color::Black)))).unwrap();
+    let over = block_on(opened.store.history(1)).unwrap().unwrap();
+    assert_eq!(over.status, Status::Over);
+    assert_eq!(over.moves.len(), 4, "read back from the table once over");
+    assert_eq!(over.result.map(|r| r.winner), Some(Some(Color::Black)));
+    opened.threads.close();
+}
+
+#[test]
+fn a_move_out_of_order_fails_alone_and_a_take_back_must_fit() {
+    let Some(db) = ScratchDatabase::new("order") else {
+        return;
+    };
+    let opened = Store::open(&pg_config(&db)).unwrap();
+    let store = opened.store;
+    block_on(store.commit(new_game(1, Some("bob"), ""))).unwrap();
+    let good = store.append_move(1, 1, "f5".parse().unwrap(), 5);
+    let skipped = store.append_move(1, 3, "c3".parse().unwrap(), 5);
+    let unknown = store.append_move(7, 1, "f5".parse().unwrap(), 5);
+    assert_eq!(block_on(good), Ok(()));
+    assert!(matches!(block_on(skipped), Err(StoreError::Failed(_))));
+    assert!(matches!(block_on(unknown), Err(StoreError::Failed(_))));
+    block_on(store.append_move(1, 2, "d6".parse().unwrap(), 5)).unwrap();
+    assert!(block_on(store.take_back(1, 0, 3)).is_err(), "it holds two");
+    block_on(store.take_back(1, 1, 2)).unwrap();
+    block_on(store.append_move(1, 2, "f6".parse().unwrap(), 5)).unwrap();
+    let game = block_on(store.history(1)).unwrap().unwrap();
+    let moves = flipline::notation::transcript_string(&game.transcript());
+    assert_eq!(moves, "f5f6");
+    assert_eq!(
+        db.query_text("SELECT string_agg(move, '' ORDER BY ply) FROM moves WHERE game = 1"),
+        Ok(Some("f5f6".to_string())),
+        "the table holds what was answered"
+    );
+    opened.threads.close();
+}
+
+#[test]
+fn names_are_registered_once_whatever_their_case_and_marked_as_programs() {
+    let Some(db) = ScratchDatabase::new("names") else {
+        return;
+    };
+    let opened = Store::open(&pg_config(&db)).unwrap();
+    let store = opened.store;
+    let register = |name: &str| Write::Register {
+        name: name.to_string(),
+        hash: "$argon2id$not-checked-here".to_string(),
+    };
+    assert_eq!(block_on(store.commit(register("Vic"))), Ok(1));
+    assert_eq!(block_on(store.commit(register("vic"))), Ok(0));
+    let mark = Write::MarkBot { name: "VIC".into() };
+    assert_eq!(block_on(store.commit(mark)), Ok(1));
+    let found = block_on(store.registration("VIC".into())).unwrap().unwrap();
+    assert_eq!((found.name.as_str(), found.bot), ("Vic", true));
+    assert_eq!(block_on(store.registration("bob".into())), Ok(None));
+    opened.threads.close();
+    let opened = Store::open(&pg_config(&db)).unwrap();
+    assert_eq!(opened.registered.registered("vIc"), Some("Vic"));
+    opened.threads.close();
+}
+
+fn rated(store: &Store, id: u64, black: &str, white: &str, winner: Option<Color>) {
+    let mut write = new_game(id, Some(white), "");
+    if let Write::NewGame {
+        black: b, rated, ..
+    } = &mut write
+    {
+        *b = Some(black.to_string());
+        *rated = true;
+    }
+    block_on(store.commit(write)).unwrap();
+    block_on(store.commit(ended(id, winner))).unwrap();
+}
+
+#[test]
+fn a_rated_end_changes_the_ratings_and_a_recomputation_gives_them_again() {
+    let Some(db) = ScratchDatabase::new("ratings") else {
+        return;
+    };
+    let config = pg_config(&db);
+    let opened = Store::open(&config).unwrap();
+    let store = opened.store;
+    rated(&store, 1, "ann", "bob", Some(Color::Black));
+    rated(&store, 2, "bob", "cy", None);
+    rated(&store, 3, "Ann", "cy", Some(Color::White));
+    let changes = block_on(store.rating_changes(1)).unwrap();
+    let names: Vec<&str> = changes.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["ann", "bob"]);
+    assert!(changes[0].after > changes[0].before, "the winner gains");
+    let ann = block_on(store.ratings_of("ANN".into(), None)).unwrap();
+    assert_eq!(ann.len(), 1);
+    assert_eq!(ann[0].games, 2, "Ann and ann are one player");
+    let top = block_on(store.top(flipline::Variant::Othello, 10)).unwrap();
+    let before: Vec<(String, u64)> = top
+        .iter()
+        .map(|r| (r.name.clone(), (r.rating.rating * 1000.0) as u64))
+        .collect();
+    assert_eq!(before.len(), 3);
+    opened.threads.close();
+
+    assert_eq!(super::recompute_ratings(&config), Ok(3));
+    let opened = Store::open(&config).unwrap();
+    let top = block_on(opened.store.top(flipline::Variant::Othello, 10)).unwrap();
+    let after: Vec<(String, u64)> = top
+        .iter()
+        .map(|r| (r.name.clone(), (r.rating.rating * 1000.0) as u64))
+        .collect();
+    assert_eq!(after, before);
+    opened.threads.close();
+}
+
+#[test]
+fn a_tournaments_facts_are_read_back_after_a_restart() {
+    let Some(db) = ScratchDatabase::new("tourneys") else {
+        return;
+    };
+    let opened = Store::open(&pg_config(&db)).unwrap();
+    let store = opened.store;
+    let id = opened.next_tourney;
+    let spec: TourneySpec = "swiss rounds 2 anti rated start random:6".parse().unwrap();
+    let creator = "ann".to_string();
+    let mut writes = vec![TourneyWrite::New { id, creator, spec }];
+    for name in ["ann", "bob", "BOB", "cy"] {
+        writes.push(TourneyWrite::Join {
+            id,
+            name: name.into(),
+        });
+    }
+    writes.push(TourneyWrite::Start {
+        id,
+        group: 1,
+        moves: flipline::notation::parse_transcript("f5d6").unwrap(),
+    });
+    writes.push(TourneyWrite::Round {
+        id,
+        round: 1,
+        forfeits: vec![],
+    });
+    for write in writes {
+        block_on(store.commit(Write::Tourney(write))).unwrap();
+    }
+    let mut game = new_game(1, Some("bob"), "f5d6");
+    if let Write::NewGame { tourney, .. } = &mut game {
+        *tourney = Some((id, 1));
+    }
+    block_on(store.commit(game)).unwrap();
+    opened.threads.close();
+    let opened = Store::open(&pg_config(&db)).unwrap();
+    let [tourney] = opened.tourneys.as_slice() else {
+        panic!("{:?}", opened.tourneys)
+    };
+    assert_eq!(tourney.players, ["ann", "bob", "cy"]);
+    assert_eq!((tourney.round, tourney.over), (1, false));
+    assert_eq!(tourney.starts.len(), 1);
+    assert_eq!(tourney.games.len(), 1);
+    assert_eq!(opened.next_tourney, id + 1);
+    opened.threads.close();
+}
+
+#[test]
+fn a_foreign_or_newer_database_is_refused_and_left_as_it_is() {
+    let Some(foreign) = ScratchDatabase::new("foreign") else {
+        return;
+    };
+    foreign.execute("CREATE TABLE invoices (id int)").unwrap();
+    let error = Store::open(&pg_config(&foreign)).err().unwrap().to_string();
+    assert!(error.contains("not a flipline store"), "{error}");
+    assert_eq!(
+        foreign.query_text("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"),
+        Ok(Some("1".into())),
+        "nothing was added"
+    );
+
+    let Some(newer) = ScratchDatabase::new("newer") else {
+        return;
+    };
+    Store::open(&pg_config(&newer)).unwrap().threads.close();
+    newer
+        .execute("UPDATE flipline_schema SET version = 99")
+        .unwrap();
+    let error = Store::open(&pg_config(&newer)).err().unwrap().to_string();
+    assert!(error.contains("newer flipd"), "{error}");
+    assert_eq!(
+        newer.query_text("SELECT version FROM flipline_schema"),
+        Ok(Some("99".into()))
+    );
+}
+
+#[test]
+fn a_wrong_password_is_refused_naming_the_url_without_it() {
+    let Some(db) = ScratchDatabase::new("password") else {
+        return;
+    };
+    let mut config = pg_config(&db);
+    let wrong = db
+        .url
+        .replacen("://flipd:", "://flipd:not-the-Password-", 1);
+    assert_ne!(
+        wrong, db.url,
+        "the test server's URL names user flipd with a password"
+    );
+    config.url = StoreUrl::new(wrong);
+    let error = Store::open(&config).err().unwrap().to_string();
+    assert!(error.contains("password"), "{error}");
+    assert!(!error.contains("not-the-Password-"), "{error}");
+    assert!(error.contains("flipd:***@127.0.0.1"), "{error}");
+}
+
+#[test]
+fn a_password_file_gives_the_password_and_a_second_daemon_is_refused() {
+    let Some(db) = ScratchDatabase::new("password_file") else {
+        return;
+    };
+    let (user_info, _) = db.url.split_once('@').unwrap();
+    let password = user_info.rsplit(':').next().unwrap().to_string();
+    let dir = temp_path("password-file");
+    let file = dir.with_file_name("pgpass");
+    std::fs::write(&file, format!("{password}\n")).unwrap();
+    let mut config = pg_config(&db);
+    config.url = StoreUrl::new(db.url.replacen(&format!(":{password}@"), "@", 1));
+    config.password_file = file;
+    let opened = Store::open(&config).unwrap();
+    let second = Store::open(&config).err().unwrap().to_string();
+    assert!(second.contains("another flipd"), "{second}");
+    opened.threads.close();
+}

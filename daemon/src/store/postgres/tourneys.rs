@@ -1,0 +1,178 @@
+//! Tournaments in PostgreSQL: the same facts as in the SQLite store (see
+//! `store/tourneys.rs`), written as they happen and read back at start.
+
+use flipline::Move;
+use flipline::notation::{parse_transcript, transcript_string};
+use flipline::protocol::{TourneyId, TourneySpec};
+use tokio_postgres::Error;
+
+use super::db::Db;
+use super::to_i64;
+use crate::store::tourneys::{OVER_KEPT, absent_of, absent_word, stored_game};
+use crate::store::{StoredForfeit, StoredTourney, StoredTourneyGame, TourneyWrite};
+
+/// Runs a tournament's write; the rows it changed.
+pub async fn apply(write: &TourneyWrite, db: &mut Db) -> Result<u64, Error> {
+    match write {
+        TourneyWrite::New { id, creator, spec } => {
+            const SQL: &str = "INSERT INTO tourneys (id, creator, spec, created_at) \
+                 VALUES ($1, $2, $3, now())";
+            db.execute(SQL, &[&to_i64(*id), creator, &spec.to_string()])
+                .await
+        }
+        TourneyWrite::Join { id, name } => {
+            const SQL: &str = "INSERT INTO tourney_players (tourney, seq, name) \
+                 SELECT $1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM tourney_players \
+                 WHERE tourney = $1), $2 WHERE NOT EXISTS (SELECT 1 FROM tourney_players \
+                 WHERE tourney = $1 AND lower(name) = lower($2))";
+            db.execute(SQL, &[&to_i64(*id), name]).await
+        }
+        TourneyWrite::Leave { id, name } => {
+            const SQL: &str =
+                "DELETE FROM tourney_players WHERE tourney = $1 AND lower(name) = lower($2)";
+            db.execute(SQL, &[&to_i64(*id), name]).await
+        }
+        TourneyWrite::Round {
+            id,
+            round,
+            forfeits,
+        } => {
+            const SQL: &str = "UPDATE tourneys SET round = GREATEST(round, $2) WHERE id = $1";
+            let round = i32::try_from(*round).unwrap_or(i32::MAX);
+            let mut changed = db.execute(SQL, &[&to_i64(*id), &round]).await?;
+            for forfeit in forfeits {
+                changed += store_forfeit(db, *id, forfeit).await?;
+            }
+            Ok(changed)
+        }
+        TourneyWrite::Forfeit { id, forfeit } => store_forfeit(db, *id, forfeit).await,
+        TourneyWrite::Start { id, group, moves } => {
+            const SQL: &str = "INSERT INTO tourney_starts (tourney, start_group, moves) \
+                 VALUES ($1, $2, $3) ON CONFLICT (tourney, start_group) \
+                 DO UPDATE SET moves = EXCLUDED.moves";
+            let group = i32::try_from(*group).unwrap_or(i32::MAX);
+            db.execute(SQL, &[&to_i64(*id), &group, &transcript_string(moves)])
+                .await
+        }
+        TourneyWrite::Over { id, winner } => {
+            const SQL: &str =
+                "UPDATE tourneys SET over = true, winner = $2, ended_at = now() WHERE id = $1";
+            db.execute(SQL, &[&to_i64(*id), winner]).await
+        }
+    }
+}
+
+/// A forfeit, written again (last in its round's order) if already there.
+async fn store_forfeit(db: &mut Db, id: TourneyId, f: &StoredForfeit) -> Result<u64, Error> {
+    const SQL: &str = "INSERT INTO tourney_forfeits (tourney, round, black, white, absent) \
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tourney, round, black, white) \
+         DO UPDATE SET absent = EXCLUDED.absent, seq = nextval('tourney_forfeit_order')";
+    let round = i32::try_from(f.round).unwrap_or(i32::MAX);
+    let absent = absent_word(f.absent);
+    db.execute(SQL, &[&to_i64(id), &round, &f.black, &f.white, &absent])
+        .await
+}
+
+/// The tournaments not over, and the last [`OVER_KEPT`] over, by number.
+pub async fn load(db: &mut Db) -> Result<Vec<StoredTourney>, Error> {
+    const SQL: &str = "SELECT id, creator, spec, round, over FROM tourneys \
+         WHERE NOT over OR id IN (SELECT id FROM tourneys WHERE over ORDER BY id DESC LIMIT $1) \
+         ORDER BY id";
+    let rows = db.query(SQL, &[&i64::from(OVER_KEPT)]).await?;
+    let mut tourneys = Vec::new();
+    for row in rows {
+        let (id, spec): (i64, String) = (row.get(0), row.get(2));
+        let Ok(parsed) = spec.parse::<TourneySpec>() else {
+            tracing::error!(
+                tourney = id,
+                spec,
+                "a stored tournament's terms do not read"
+            );
+            continue;
+        };
+        let id = u64::try_from(id).unwrap_or(0);
+        tourneys.push(StoredTourney {
+            id,
+            creator: row.get(1),
+            spec: parsed,
+            players: players_of(db, id).await?,
+            round: u32::try_from(row.get::<_, i32>(3)).unwrap_or(0),
+            over: row.get(4),
+            games: games_of(db, id).await?,
+            forfeits: forfeits_of(db, id).await?,
+            starts: starts_of(db, id).await?,
+        });
+    }
+    Ok(tourneys)
+}
+
+/// The number for the next tournament.
+pub async fn next_id(db: &mut Db) -> Result<TourneyId, Error> {
+    let row = db
+        .query("SELECT COALESCE(MAX(id), 0) FROM tourneys", &[])
+        .await?;
+    let last: i64 = row.first().map_or(0, |r| r.get(0));
+    Ok(u64::try_from(last).unwrap_or(0).saturating_add(1))
+}
+
+async fn players_of(db: &mut Db, id: TourneyId) -> Result<Vec<String>, Error> {
+    const SQL: &str = "SELECT name FROM tourney_players WHERE tourney = $1 ORDER BY seq";
+    let rows = db.query(SQL, &[&to_i64(id)]).await?;
+    Ok(rows.iter().map(|r| r.get(0)).collect())
+}
+
+async fn games_of(db: &mut Db, id: TourneyId) -> Result<Vec<StoredTourneyGame>, Error> {
+    const SQL: &str = "SELECT id, tourney_round, black, white, status, result, black_score, \
+         white_score FROM games WHERE tourney = $1 ORDER BY id";
+    let rows = db.query(SQL, &[&to_i64(id)]).await?;
+    Ok(rows
+        .iter()
+        .map(|r| {
+            let number = |column: usize| {
+                r.get::<_, Option<i32>>(column)
+                    .and_then(|n| u32::try_from(n).ok())
+            };
+            stored_game(
+                u64::try_from(r.get::<_, i64>(0)).unwrap_or(0),
+                number(1).unwrap_or(0),
+                [r.get(2), r.get(3)],
+                r.get::<_, String>(4) == "over",
+                r.get(5),
+                (number(6), number(7)),
+            )
+        })
+        .collect())
+}
+
+async fn forfeits_of(db: &mut Db, id: TourneyId) -> Result<Vec<StoredForfeit>, Error> {
+    const SQL: &str = "SELECT round, black, white, absent FROM tourney_forfeits \
+         WHERE tourney = $1 ORDER BY round, seq";
+    let rows = db.query(SQL, &[&to_i64(id)]).await?;
+    Ok(rows
+        .iter()
+        .map(|r| StoredForfeit {
+            round: u32::try_from(r.get::<_, i32>(0)).unwrap_or(0),
+            black: r.get(1),
+            white: r.get(2),
+            absent: absent_of(r.get(3)),
+        })
+        .collect())
+}
+
+async fn starts_of(db: &mut Db, id: TourneyId) -> Result<Vec<(u32, Vec<Move>)>, Error> {
+    const SQL: &str =
+        "SELECT start_group, moves FROM tourney_starts WHERE tourney = $1 ORDER BY start_group";
+    let rows = db.query(SQL, &[&to_i64(id)]).await?;
+    let mut starts = Vec::new();
+    for row in rows {
+        let (group, moves): (i32, String) = (row.get(0), row.get(1));
+        let group = u32::try_from(group).unwrap_or(0);
+        match parse_transcript(&moves) {
+            Ok(moves) => starts.push((group, moves)),
+            Err(error) => {
+                tracing::error!(tourney = id, group, %error, "a stored start does not read");
+            }
+        }
+    }
+    Ok(starts)
+}

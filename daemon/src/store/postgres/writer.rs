@@ -1,0 +1,316 @@
+//! The PostgreSQL writer thread: it owns the only writing connection and
+//! commits in batches, as the SQLite writer does (group commit: the moves
+//! queued while a commit is under way share the next one, in one
+//! multi-row statement), and answers each write only once its batch is
+//! committed.
+//!
+//! A server that goes away fails the batch under way (`ERR 503` for the
+//! moves in it) and the writes after it, without waiting, until a new
+//! connection succeeds: each batch tries again once the last attempt is
+//! [`RETRY_AFTER`] old, so writes go on by themselves when the server is
+//! back. A connection lost while `COMMIT` was sent leaves the batch in
+//! doubt: the writer then waits for the server and reads its own
+//! `writer_commits` row, which the batch set, to learn whether it
+//! committed, before it answers anything or takes the next batch. So a
+//! write is never answered as done when it is not, nor done twice.
+//!
+//! Only one daemon writes a database: the writing connection holds an
+//! advisory lock, taken again at each reconnection.
+
+use std::sync::mpsc::Receiver;
+use std::time::{Duration, Instant};
+
+use tokio::runtime::Runtime;
+
+use super::db::Db;
+use super::held::HeldMoves;
+use super::writes::{self, WriteError};
+use crate::config::StoreConfig;
+use crate::faults::Faults;
+use crate::store::requests::{Then, ToWriter, WriteJob, answer, next_batch};
+use crate::store::{StoreError, StoreStats, Write};
+
+/// The advisory lock the writing connection holds ("FLIP" and 2).
+pub const WRITER_LOCK: i64 = 0x464C_4950_0000_0002;
+
+/// The least time between two attempts to connect while the server is down.
+const RETRY_AFTER: Duration = Duration::from_millis(500);
+
+/// The longest pause between attempts while a batch is in doubt.
+const IN_DOUBT_PAUSE_MAX: Duration = Duration::from_secs(2);
+
+/// The writer: its connection (when it has one), the moves it holds and
+/// the numbers that mark its batches.
+pub struct PgWriter {
+    pub(super) config: StoreConfig,
+    pub(super) runtime: Runtime,
+    pub(super) db: Option<Db>,
+    pub(super) held: HeldMoves,
+    /// This writer's start, random: its batches' mark with `batch`.
+    pub(super) run: i64,
+    /// The last batch begun.
+    pub(super) batch: i64,
+    /// The last failed attempt to connect, and why it failed.
+    pub(super) down: Option<(Instant, String)>,
+    pub(super) faults: Option<Faults>,
+}
+
+/// How a batch ended.
+enum Outcome {
+    Committed(Vec<usize>),
+    /// A statement failed (the batch rolled back): retry each write alone.
+    Failed(String),
+    /// No connection, or it was lost before `COMMIT`: nothing was written.
+    Unreachable(String),
+}
+
+/// Blocks for a request, drains the queue into one batch, commits it,
+/// answers; until told to close.
+pub fn run_writer(
+    mut writer: PgWriter,
+    requests: &Receiver<ToWriter>,
+    batch_max: usize,
+    stats: &StoreStats,
+) {
+    let mut batch = Vec::with_capacity(batch_max.min(4096));
+    let mut asks = Vec::new();
+    loop {
+        let then = next_batch(requests, batch_max, &mut batch, &mut asks);
+        stats.taken(batch.len());
+        if !batch.is_empty() {
+            let started = Instant::now();
+            writer.commit_batch(&mut batch, stats);
+            stats.batch_took(started.elapsed());
+        }
+        for (game, answer) in asks.drain(..) {
+            let _ = answer.send(Ok(writer.held.moves(game)));
+        }
+        if !matches!(then, Then::Go) {
+            return;
+        }
+    }
+}
+
+impl PgWriter {
+    /// Commits `batch` in one transaction; if a statement fails, each write
+    /// alone, so that one bad write fails alone. Leaves `batch` empty.
+    fn commit_batch(&mut self, batch: &mut Vec<WriteJob>, stats: &StoreStats) {
+        let writes: Vec<&Write> = batch.iter().map(|job| &job.write).collect();
+        match self.run_batch(&writes, stats) {
+            Outcome::Committed(counts) => {
+                stats.set_refusing(false);
+                stats.committed(batch.len());
+                for (job, count) in batch.drain(..).zip(counts) {
+                    answer(job, Ok(count));
+                }
+            }
+            Outcome::Failed(why) if batch.len() == 1 => {
+                stats.set_refusing(false);
+                batch
+                    .drain(..)
+                    .for_each(|job| answer(job, Err(StoreError::Failed(why.clone()))));
+            }
+            Outcome::Failed(_) => batch.drain(..).for_each(|job| {
+                let result = match self.run_batch(&[&job.write], stats) {
+                    Outcome::Committed(counts) => {
+                        stats.committed(1);
+                        Ok(counts.into_iter().sum())
+                    }
+                    Outcome::Failed(why) | Outcome::Unreachable(why) => {
+                        Err(StoreError::Failed(why))
+                    }
+                };
+                answer(job, result);
+            }),
+            Outcome::Unreachable(why) => {
+                stats.set_refusing(true);
+                batch
+                    .drain(..)
+                    .for_each(|job| answer(job, Err(StoreError::Failed(why.clone()))));
+            }
+        }
+    }
+
+    /// Runs `writes` in one transaction, resolving a commit in doubt.
+    fn run_batch(&mut self, writes: &[&Write], stats: &StoreStats) -> Outcome {
+        if let Some(faults) = &self.faults
+            && faults.write_fails()
+        {
+            return Outcome::Unreachable("the store refuses writes (a fault switched on)".into());
+        }
+        if let Err(why) = self.connected() {
+            return Outcome::Unreachable(why);
+        }
+        let Some(mut db) = self.db.take() else {
+            return Outcome::Unreachable("no connection to PostgreSQL".into());
+        };
+        self.batch = self.batch.wrapping_add(1);
+        self.held.begin();
+        let mark = (self.run, self.batch);
+        let period = self.config.rating_period_days;
+        let result =
+            self.runtime
+                .block_on(transaction(&mut db, &mut self.held, writes, mark, period));
+        let outcome = match result {
+            Ok(counts) => Outcome::Committed(counts),
+            Err(Step::Before(error)) if db.is_closed() => Outcome::Unreachable(error),
+            Err(Step::Before(error)) => {
+                let _ = self.runtime.block_on(db.batch("ROLLBACK"));
+                Outcome::Failed(error)
+            }
+            Err(Step::Commit(error, counts)) if db.is_closed() => {
+                stats.set_refusing(true);
+                drop(db);
+                return self.resolve_in_doubt(error, counts);
+            }
+            Err(Step::Commit(error, _)) => Outcome::Failed(error),
+        };
+        match &outcome {
+            Outcome::Committed(_) => self.held.commit(),
+            Outcome::Failed(_) | Outcome::Unreachable(_) => self.held.rollback(),
+        }
+        if !db.is_closed() {
+            self.db = Some(db);
+        }
+        outcome
+    }
+
+    /// The connection was lost after `COMMIT` was sent: waits for the
+    /// server, then reads whether this batch's mark is there.
+    fn resolve_in_doubt(&mut self, error: String, mut counts: Vec<usize>) -> Outcome {
+        tracing::warn!(
+            error,
+            writes = counts.len(),
+            "the connection to PostgreSQL was lost during a commit: its writes are \
+             answered once the server says whether it committed"
+        );
+        let mut pause = Duration::from_millis(50);
+        loop {
+            let read = self
+                .runtime
+                .block_on(read_mark(&self.config, (self.run, self.batch)));
+            match read.map(|(db, committed)| {
+                self.db = Some(db);
+                committed
+            }) {
+                Ok(committed) => {
+                    let counts = std::mem::take(&mut counts);
+                    if committed {
+                        self.held.commit();
+                    } else {
+                        self.held.rollback();
+                    }
+                    tracing::info!(committed, "the commit in doubt is resolved");
+                    return match committed {
+                        true => Outcome::Committed(counts),
+                        false => Outcome::Unreachable(format!(
+                            "the connection to PostgreSQL was lost before the commit: {error}"
+                        )),
+                    };
+                }
+                Err(why) => {
+                    tracing::debug!(why, "the commit in doubt waits for PostgreSQL");
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(IN_DOUBT_PAUSE_MAX);
+                }
+            }
+        }
+    }
+
+    /// A live connection, made again if need be (at most once in
+    /// [`RETRY_AFTER`] while the server is down).
+    fn connected(&mut self) -> Result<(), String> {
+        if self.db.as_ref().is_some_and(|db| !db.is_closed()) {
+            return Ok(());
+        }
+        self.db = None;
+        if let Some((at, why)) = &self.down
+            && at.elapsed() < RETRY_AFTER
+        {
+            return Err(why.clone());
+        }
+        match self.runtime.block_on(connect_writer(&self.config)) {
+            Ok(db) => {
+                if self.down.take().is_some() {
+                    tracing::warn!("PostgreSQL answers again: writes succeed");
+                }
+                self.db = Some(db);
+                Ok(())
+            }
+            Err(why) => {
+                if self.down.is_none() {
+                    tracing::error!(
+                        url = %self.config.url,
+                        why,
+                        "PostgreSQL cannot be reached: every write fails (moves are answered \
+                         ERR 503) until it answers again; they go on by themselves then"
+                    );
+                }
+                let why = format!("PostgreSQL cannot be reached: {why}");
+                self.down = Some((Instant::now(), why.clone()));
+                Err(why)
+            }
+        }
+    }
+}
+
+/// Where a transaction failed.
+enum Step {
+    /// Before `COMMIT` was sent: nothing was written.
+    Before(String),
+    /// At `COMMIT`: written or not, as the server decided; the counts the
+    /// writes would answer with.
+    Commit(String, Vec<usize>),
+}
+
+/// `BEGIN`, the writes, the batch's mark, `COMMIT`.
+async fn transaction(
+    db: &mut Db,
+    held: &mut HeldMoves,
+    writes: &[&Write],
+    (run, batch): (i64, i64),
+    rating_period_days: u32,
+) -> Result<Vec<usize>, Step> {
+    let before = |e: tokio_postgres::Error| Step::Before(super::describe(&e));
+    db.batch("BEGIN").await.map_err(before)?;
+    let counts = writes::run(db, held, writes, rating_period_days)
+        .await
+        .map_err(|error| match error {
+            WriteError::Sql(e) => before(e),
+            WriteError::Refused(why) => Step::Before(why),
+        })?;
+    const MARK: &str = "INSERT INTO writer_commits (writer, run, batch) VALUES ('flipd', $1, $2) \
+         ON CONFLICT (writer) DO UPDATE SET run = EXCLUDED.run, batch = EXCLUDED.batch";
+    db.execute(MARK, &[&run, &batch]).await.map_err(before)?;
+    match db.batch("COMMIT").await {
+        Ok(()) => Ok(counts),
+        Err(e) => Err(Step::Commit(super::describe(&e), counts)),
+    }
+}
+
+/// Reconnects and reads whether the batch marked `mark` committed.
+async fn read_mark(config: &StoreConfig, mark: (i64, i64)) -> Result<(Db, bool), String> {
+    let mut db = connect_writer(config).await?;
+    const SQL: &str = "SELECT run, batch FROM writer_commits WHERE writer = 'flipd'";
+    let row = db
+        .query_opt(SQL, &[])
+        .await
+        .map_err(|e| super::describe(&e))?;
+    let committed = row.is_some_and(|r| (r.get::<_, i64>(0), r.get::<_, i64>(1)) == mark);
+    Ok((db, committed))
+}
+
+/// A writing connection: connected, and holding the writer's lock.
+pub async fn connect_writer(config: &StoreConfig) -> Result<Db, String> {
+    let mut db = Db::new(super::connect::connect(config).await?);
+    let locked: bool = db
+        .client()
+        .query_one("SELECT pg_try_advisory_lock($1)", &[&WRITER_LOCK])
+        .await
+        .map_err(|e| super::describe(&e))?
+        .get(0);
+    if !locked {
+        return Err("another flipd is writing to this database".into());
+    }
+    Ok(db)
+}

@@ -1,0 +1,218 @@
+//! The statements each [`Write`] runs in PostgreSQL, inside the writer's
+//! transaction. Moves that follow one another in a batch go in one
+//! multi-row statement (one round trip for a thousand games' moves); the
+//! held moves check each move's order first and follow the transaction.
+
+use flipline::protocol::{GameId, GameResult};
+use tokio_postgres::Error;
+
+use super::db::Db;
+use super::held::HeldMoves;
+use super::to_i64;
+use crate::store::{Status, StoredMove, Write};
+
+/// Why a write failed: a statement's error, or a check of the held moves
+/// (made before anything is sent).
+#[derive(Debug)]
+pub enum WriteError {
+    Sql(Error),
+    Refused(String),
+}
+
+impl From<Error> for WriteError {
+    fn from(error: Error) -> WriteError {
+        WriteError::Sql(error)
+    }
+}
+
+/// Moves waiting to be inserted together.
+#[derive(Default)]
+struct PendingMoves {
+    games: Vec<i64>,
+    plies: Vec<i32>,
+    moves: Vec<String>,
+    ms: Vec<Option<i64>>,
+}
+
+impl PendingMoves {
+    fn push(&mut self, game: GameId, ply: u32, mv: StoredMove) {
+        self.games.push(to_i64(game));
+        self.plies.push(i32::try_from(ply).unwrap_or(i32::MAX));
+        self.moves.push(mv.mv.to_string());
+        self.ms
+            .push(mv.ms.map(|ms| i64::try_from(ms).unwrap_or(i64::MAX)));
+    }
+
+    /// Inserts them, in one statement, and empties the list.
+    async fn flush(&mut self, db: &mut Db) -> Result<(), Error> {
+        if self.games.is_empty() {
+            return Ok(());
+        }
+        const SQL: &str = "INSERT INTO moves (game, ply, move, ms) \
+             SELECT * FROM unnest($1::bigint[], $2::integer[], $3::text[], $4::bigint[])";
+        db.execute(SQL, &[&self.games, &self.plies, &self.moves, &self.ms])
+            .await?;
+        *self = PendingMoves::default();
+        Ok(())
+    }
+}
+
+/// Runs `writes` in the open transaction; the rows each changed.
+pub async fn run(
+    db: &mut Db,
+    held: &mut HeldMoves,
+    writes: &[&Write],
+    rating_period_days: u32,
+) -> Result<Vec<usize>, WriteError> {
+    let mut counts = Vec::with_capacity(writes.len());
+    let mut pending = PendingMoves::default();
+    for write in writes {
+        if let Write::Move { game, ply, mv, ms } = write {
+            let stored = StoredMove {
+                mv: *mv,
+                ms: Some(*ms),
+            };
+            held.append(*game, *ply, stored)
+                .map_err(WriteError::Refused)?;
+            pending.push(*game, *ply, stored);
+            counts.push(1);
+            continue;
+        }
+        pending.flush(db).await?;
+        let count = apply(db, held, write, rating_period_days).await?;
+        counts.push(usize::try_from(count).unwrap_or(usize::MAX));
+    }
+    pending.flush(db).await?;
+    Ok(counts)
+}
+
+/// Runs one write other than a move.
+async fn apply(
+    db: &mut Db,
+    held: &mut HeldMoves,
+    write: &Write,
+    rating_period_days: u32,
+) -> Result<u64, WriteError> {
+    let changed = match write {
+        Write::NewGame { .. } => new_game(db, held, write).await?,
+        Write::Seats {
+            game,
+            black,
+            white,
+            secrets: [black_secret, white_secret],
+        } => {
+            const SQL: &str = "UPDATE games SET black = $2, white = $3, status = 'playing', \
+                 black_secret = $4, white_secret = $5 WHERE id = $1";
+            let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
+                [&to_i64(*game), black, white, black_secret, white_secret];
+            db.execute(SQL, &params).await?
+        }
+        Write::Move { .. } => 0,
+        Write::TakeBack { game, keep, plies } => {
+            let count = held
+                .take_back(*game, *keep, *plies)
+                .map_err(WriteError::Refused)?;
+            const SQL: &str = "DELETE FROM moves WHERE game = $1 AND ply > $2";
+            let keep = i32::try_from(*keep).unwrap_or(i32::MAX);
+            db.execute(SQL, &[&to_i64(*game), &keep]).await?;
+            u64::try_from(count).unwrap_or(u64::MAX)
+        }
+        Write::End { game, result } => {
+            let changed = end_game(db, *game, result).await?;
+            held.close(*game);
+            super::ratings::rate_if_rated(db, *game, rating_period_days).await?;
+            changed
+        }
+        Write::Cancel { game } => {
+            const SQL: &str = "UPDATE games SET status = 'cancelled', ended_at = clock_timestamp(), \
+                 black_secret = NULL, white_secret = NULL WHERE id = $1 AND status = 'open'";
+            let changed = db.execute(SQL, &[&to_i64(*game)]).await?;
+            if changed > 0 {
+                held.close(*game);
+            }
+            changed
+        }
+        Write::Register { name, hash } => {
+            const SQL: &str = "INSERT INTO players (name, password_hash, created_at) \
+                 VALUES ($1, $2, now()) ON CONFLICT DO NOTHING";
+            db.execute(SQL, &[name, hash]).await?
+        }
+        Write::MarkBot { name } => {
+            const SQL: &str = "UPDATE players SET bot = true WHERE lower(name) = lower($1)";
+            db.execute(SQL, &[name]).await?
+        }
+        Write::Tourney(write) => super::tourneys::apply(write, db).await?,
+    };
+    Ok(changed)
+}
+
+async fn new_game(db: &mut Db, held: &mut HeldMoves, write: &Write) -> Result<u64, WriteError> {
+    let Write::NewGame {
+        id,
+        variant,
+        black,
+        white,
+        secrets: [black_secret, white_secret],
+        clock,
+        status,
+        start,
+        rated,
+        tourney,
+    } = write
+    else {
+        return Ok(0);
+    };
+    const SQL: &str = "INSERT INTO games (id, variant, black, white, clock, status, started_at, \
+         black_secret, white_secret, rated, tourney, tourney_round) \
+         VALUES ($1, $2, $3, $4, $5, $6, now(), $7, $8, $9, $10, $11)";
+    let clock = clock.map(|c| c.to_string());
+    let tourney_id = tourney.map(|t| to_i64(t.0));
+    let round = tourney.map(|t| i32::try_from(t.1).unwrap_or(i32::MAX));
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 11] = [
+        &to_i64(*id),
+        &variant.name(),
+        black,
+        white,
+        &clock,
+        &status.word(),
+        black_secret,
+        white_secret,
+        rated,
+        &tourney_id,
+        &round,
+    ];
+    let mut changed = db.execute(SQL, &params).await?;
+    let moves: Vec<StoredMove> = start
+        .iter()
+        .map(|&mv| StoredMove { mv, ms: None })
+        .collect();
+    if matches!(status, Status::Open | Status::Playing) {
+        held.open(*id, moves.clone()).map_err(WriteError::Refused)?;
+    }
+    let mut pending = PendingMoves::default();
+    for (ply, mv) in (1u32..).zip(moves) {
+        pending.push(*id, ply, mv);
+        changed += 1;
+    }
+    pending.flush(db).await?;
+    Ok(changed)
+}
+
+async fn end_game(db: &mut Db, game: GameId, result: &GameResult) -> Result<u64, Error> {
+    const SQL: &str = "UPDATE games SET status = 'over', result = $2, black_score = $3, \
+         white_score = $4, reason = $5, ended_at = clock_timestamp(), black_secret = NULL, \
+         white_secret = NULL WHERE id = $1";
+    let winner = result
+        .winner
+        .map_or_else(|| "draw".to_string(), |c| c.letter().to_string());
+    let black = i32::try_from(result.black).unwrap_or(i32::MAX);
+    let white = i32::try_from(result.white).unwrap_or(i32::MAX);
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] = [
+        &to_i64(game),
+        &winner,
+        &black,
+        &white,
+        &result.reason.word(),
+    ];
+    db.execute(SQL, &params).await
+}

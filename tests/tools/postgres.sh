@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL server for the tests, on loopback, in a directory of
+# its own:
+#   tests/tools/postgres.sh start DIR [PORT]   prints the URL for FLIPD_TEST_POSTGRES
+#   tests/tools/postgres.sh stop DIR
+# It installs Debian's postgresql package if the server is missing (as root),
+# and runs the server as the `postgres` user when started as root (initdb
+# refuses root). The role `flipd` logs in over TCP with a password
+# (scram-sha-256), so that the tests exercise password authentication, and
+# may create the databases each test uses.
+set -euo pipefail
+
+command=${1:?start or stop}
+dir=${2:?a directory}
+port=${3:-55432}
+password=flipd-test
+
+find_bin() {
+  local found
+  found=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
+  if [[ -z "$found" ]] && command -v initdb >/dev/null; then
+    found=$(dirname "$(command -v initdb)")
+  fi
+  echo "$found"
+}
+
+as_owner() {
+  if [[ $(id -u) -eq 0 ]]; then
+    runuser -u postgres -- "$@"
+  else
+    "$@"
+  fi
+}
+
+case "$command" in
+start)
+  bin=$(find_bin)
+  if [[ -z "$bin" ]]; then
+    if [[ $(id -u) -ne 0 ]]; then
+      echo "postgres.sh: PostgreSQL is not installed and this is not root" >&2
+      exit 1
+    fi
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql >&2
+    bin=$(find_bin)
+  fi
+  mkdir -p "$dir"
+  if [[ $(id -u) -eq 0 ]]; then
+    chown postgres "$dir"
+  fi
+  pwfile="$dir/superuser-password"
+  as_owner bash -c "echo unused > '$pwfile'"
+  as_owner "$bin/initdb" -D "$dir/data" -U postgres --auth-local=trust \
+    --auth-host=scram-sha-256 --pwfile="$pwfile" -E UTF8 --locale=C.UTF-8 >/dev/null
+  as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
+    -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories='$dir' \
+        -c max_connections=400 -c synchronous_commit=on -c fsync=on" start >/dev/null
+  as_owner "$bin/psql" -h "$dir" -p "$port" -U postgres -d postgres -q -v ON_ERROR_STOP=1 \
+    -c "CREATE ROLE flipd LOGIN CREATEDB PASSWORD '$password'" >/dev/null
+  echo "postgres://flipd:$password@127.0.0.1:$port/postgres"
+  ;;
+stop)
+  bin=$(find_bin)
+  if [[ -d "$dir/data" ]]; then
+    as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null || true
+  fi
+  ;;
+*)
+  echo "postgres.sh: start or stop" >&2
+  exit 2
+  ;;
+esac
