@@ -22,6 +22,9 @@
 //! - `child.rs`: [`ChildDaemon`]: the `flipd` binary as a child process with a
 //!   config file and a store of its own, killed on drop; [`workspace_binary`] and
 //!   [`wait_bounded`] for any binary of the workspace.
+//! - `postgres.rs`: with `FLIPLINE_TEST_STORE=postgres`, every test daemon's
+//!   store in a PostgreSQL database of its own ([`on_postgres`],
+//!   [`sqlite_only`]).
 //! - `volume.rs`: [`SmallVolume`]: a small tmpfs mounted for one test (as
 //!   root), to fill up for real.
 
@@ -35,6 +38,8 @@ mod daemon;
 mod lines;
 #[path = "support/play.rs"]
 mod play;
+#[path = "support/postgres.rs"]
+mod postgres;
 #[path = "support/rng.rs"]
 mod rng;
 #[path = "support/volume.rs"]
@@ -55,5 +60,8 @@ pub use lines::{
     parse_start, reply_game, reply_to,
 };
 pub use play::{Finished, SeatOf, play_game, play_game_from, seats_of};
+pub use postgres::{
+    database_of, on_postgres, sqlite_only, store_execute, store_place, store_query,
+};
 pub use rng::Rng;
 pub use volume::SmallVolume;

@@ -27,7 +27,8 @@ use flipline::{Color, Game, Move, Variant};
 
 #[derive(Args, Debug)]
 pub struct ExportArgs {
-    /// The store file (flipd's `store.path`); it is only read.
+    /// The store: a file (flipd's `store.path`) or a PostgreSQL URL
+    /// (`store.url`, `postgres://...`); it is only read.
     #[arg(long, default_value = "data/flipline.db")]
     db: PathBuf,
     /// GGF (one game a line, for Othello tools), transcript lines, or

@@ -276,13 +276,17 @@ async fn start(
             .await
             .map_err(cannot_listen)?,
     };
-    let store_path = config.store.path.display().to_string();
+    // Where the store is: the file, or the database without its password.
+    let store_place = match config.store.url.is_empty() {
+        true => config.store.path.display().to_string(),
+        false => config.store.url.redacted(),
+    };
     tracing::info!(
         %addr,
         workers = workers.len(),
         listening_sockets = listeners.len(),
-        store = %store_path,
-        "listening on {addr}, the store in {store_path}"
+        store = %store_place,
+        "listening on {addr}, the store in {store_place}"
     );
     let stopping = Arc::new(AtomicBool::new(false));
     let sources = metrics::Sources {

@@ -112,7 +112,7 @@ fn flip_export_writes_finished_games_as_ggf_or_transcripts() {
     daemon
         .stop_keeping_store()
         .unwrap_or_else(|e| panic!("stop: {e}"));
-    let db = config.store.path.display().to_string();
+    let db = store_place(&config).display().to_string();
 
     let ggf = run_flip(&["export", "--db", &db, "--format", "ggf"]);
     let text = String::from_utf8_lossy(&ggf.stdout);

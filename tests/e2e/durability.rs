@@ -384,7 +384,7 @@ fn a_restart_brings_back_games_with_their_clocks_bots_and_numbers() {
         .stop_keeping_store()
         .unwrap_or_else(|e| panic!("stop: {e}"));
 
-    let (black_used, white_used) = used_ms(&config.store.path, g);
+    let (black_used, white_used) = used_ms(&store_place(&config), g);
     assert!(black_used >= 300, "ann thought {black_used} ms");
     let daemon = start(config.clone());
     let mut watcher = Client::connect(daemon.addr);
@@ -456,15 +456,15 @@ fn a_failing_write_refuses_the_move_and_the_game_keeps_its_state() {
     c.lines_through(&format!("TURN {g} O"));
     let (before, _) = c.ok("BOARD");
     // The store refuses every new move, as a full disk would.
-    let db =
-        rusqlite::Connection::open(&daemon.config.store.path).unwrap_or_else(|e| panic!("{e}"));
-    db.busy_timeout(Duration::from_secs(5))
-        .unwrap_or_else(|e| panic!("{e}"));
-    db.execute_batch(
+    let config = &daemon.config;
+    store_execute(
+        config,
         "CREATE TRIGGER refuse BEFORE INSERT ON move_log \
          BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END;",
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+        "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS \
+         $$ BEGIN RAISE EXCEPTION 'database or disk is full'; END $$; \
+         CREATE TRIGGER refuse BEFORE INSERT ON moves FOR EACH ROW EXECUTE FUNCTION refuse();",
+    );
     let refused = c.err("MOVE d6", 503);
     assert!(refused.contains("not played"), "{refused}");
     c.expect_silence(Duration::from_millis(100));
@@ -477,8 +477,11 @@ fn a_failing_write_refuses_the_move_and_the_game_keeps_its_state() {
     );
     assert_serves(daemon.addr);
     // Once writes work again, so does the game.
-    db.execute_batch("DROP TRIGGER refuse;")
-        .unwrap_or_else(|e| panic!("{e}"));
+    store_execute(
+        config,
+        "DROP TRIGGER refuse;",
+        "DROP TRIGGER refuse ON moves;",
+    );
     assert_eq!(c.ok("MOVE d6").1, "OK");
     assert_eq!(c.line(), format!("MOVED {g} O d6 3 3"));
     let (history_lines, _) = c.ok(&format!("HISTORY {g}"));
@@ -492,16 +495,29 @@ fn a_failing_write_refuses_the_move_and_the_game_keeps_its_state() {
     let mut b = Client::login_as(daemon.addr, "wb");
     let g2 = b.ok_game("NEW othello as X vs bot:1");
     b.lines_through(&format!("TURN {g2} X"));
-    db.execute_batch(&format!(
-        "CREATE TRIGGER refuse_bot BEFORE INSERT ON move_log WHEN NEW.game = {g2} AND NEW.ply = 2 \
-         BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END;"
-    ))
-    .unwrap_or_else(|e| panic!("{e}"));
+    store_execute(
+        config,
+        &format!(
+            "CREATE TRIGGER refuse_bot BEFORE INSERT ON move_log \
+             WHEN NEW.game = {g2} AND NEW.ply = 2 \
+             BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END;"
+        ),
+        &format!(
+            "CREATE FUNCTION refuse_bot() RETURNS trigger LANGUAGE plpgsql AS \
+             $$ BEGIN IF NEW.game = {g2} AND NEW.ply = 2 THEN \
+             RAISE EXCEPTION 'database or disk is full'; END IF; RETURN NEW; END $$; \
+             CREATE TRIGGER refuse_bot BEFORE INSERT ON moves \
+             FOR EACH ROW EXECUTE FUNCTION refuse_bot();"
+        ),
+    );
     b.ok("MOVE f5");
     b.lines_through(&format!("TURN {g2} O"));
     b.expect_silence(Duration::from_millis(400));
-    db.execute_batch("DROP TRIGGER refuse_bot;")
-        .unwrap_or_else(|e| panic!("{e}"));
+    store_execute(
+        config,
+        "DROP TRIGGER refuse_bot;",
+        "DROP TRIGGER refuse_bot ON moves;",
+    );
     assert!(
         b.expect_event(&format!("MOVED {g2} O "))
             .starts_with("MOVED")
@@ -510,6 +526,10 @@ fn a_failing_write_refuses_the_move_and_the_game_keeps_its_state() {
 
 #[test]
 fn flipd_refuses_a_file_that_is_not_its_store_and_names_it() {
+    if sqlite_only("a file that is not a store (a foreign database is refused in the store tests)")
+    {
+        return;
+    }
     let dir = temp_dir("not-a-store");
     let config = write_config(&dir, "");
     let store = dir.join("flipline.db");

@@ -20,7 +20,11 @@ fn logins_and_games_begun_and_over_are_logged_at_info() {
         "{settings:?}"
     );
     let listening = daemon.wait_for_log("listening on", 1, WITHIN);
-    let store = format!("store={}", dir.display());
+    // The file, or the database without its password.
+    let store = match database_of(&dir) {
+        Some(_) => "store=postgres://flipd:***@".to_string(),
+        None => format!("store={}", dir.display()),
+    };
     assert!(listening[0].contains(&store), "{listening:?}");
     let mut ann = Client::login_as(daemon.addr, "ann");
     let g = ann.ok_game("NEW othello as X vs bot:1");

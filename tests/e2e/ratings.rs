@@ -200,7 +200,9 @@ fn rated_games_move_both_ratings_as_glicko2_says_and_a_restart_keeps_them() {
     let dir = temp_dir("recompute");
     let file = dir.join("flipd.ron");
     let store = config.store.path.display().to_string();
-    std::fs::write(&file, format!("(store: (path: {store:?}))")).unwrap_or_else(|e| panic!("{e}"));
+    let url = config.store.url.expose();
+    let text = format!("(store: (path: {store:?}, url: {url:?}))");
+    std::fs::write(&file, text).unwrap_or_else(|e| panic!("{e}"));
     let child = std::process::Command::new(workspace_binary("flipd", "flipd"))
         .arg("--config")
         .arg(&file)

@@ -258,7 +258,7 @@ fn a_swiss_of_six_in_three_rounds_plays_nine_games_and_no_pair_twice() {
     daemon
         .stop_keeping_store()
         .unwrap_or_else(|e| panic!("stop: {e}"));
-    let db = config.store.path.display().to_string();
+    let db = store_place(&config).display().to_string();
     let exported = |extra: &[&str]| {
         let output = run_flip(&[&["export", "--db", &db][..], extra].concat());
         let stderr = String::from_utf8_lossy(&output.stderr).to_string();
@@ -482,7 +482,7 @@ fn four_example_bots_run_a_rated_round_robin_to_its_standings() {
     // The ratings are Glicko-2's, computed here apart from the daemon over
     // the tournament's games in the order they ended (games sharing a
     // player end in the order of their numbers).
-    let archive = Archive::open(&config.store.path).unwrap_or_else(|e| panic!("{e}"));
+    let archive = Archive::open(&store_place(&config)).unwrap_or_else(|e| panic!("{e}"));
     let mut games = (archive.finished_games(None, None, Some(1)))
         .unwrap_or_else(|e| panic!("the tournament's games: {e}"));
     assert_eq!(games.len(), 12);
@@ -576,16 +576,19 @@ fn a_round_game_its_stored_moves_ended_counts_after_a_restart_and_the_next_round
         .unwrap_or_else(|e| panic!("stop: {e}"));
     // The game's last moves were stored and its end was not (the daemon
     // died between the two): black takes the a column.
-    let conn = rusqlite::Connection::open(&config.store.path).unwrap_or_else(|e| panic!("{e}"));
     for (ply, square) in (1u32..).zip(["a1", "b1", "a2", "b2", "a3"]) {
-        conn.execute(
-            "INSERT INTO move_log (seq, game, ply, move, ms) \
-             SELECT COALESCE(MAX(seq), 0) + 1, ?1, ?2, ?3, 10 FROM move_log",
-            rusqlite::params![first.game, ply, square],
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        let game = first.game;
+        store_execute(
+            &config,
+            &format!(
+                "INSERT INTO move_log (seq, game, ply, move, ms) \
+                 SELECT COALESCE(MAX(seq), 0) + 1, {game}, {ply}, '{square}', 10 FROM move_log"
+            ),
+            &format!(
+                "INSERT INTO moves (game, ply, move, ms) VALUES ({game}, {ply}, '{square}', 10)"
+            ),
+        );
     }
-    drop(conn);
     let daemon = start(config);
     let mut players: Vec<Client> = (["ann", "bob"].iter())
         .map(|n| member(daemon.addr, n, &format!("pw-{n}-tourney")))

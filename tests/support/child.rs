@@ -198,9 +198,12 @@ pub fn with_open_file_limit(open_files: u32, program: &Path) -> Command {
 /// then `extra` settings (RON fields, each followed by a comma).
 pub fn write_config(dir: &Path, extra: &str) -> PathBuf {
     let store = dir.join("flipline.db");
+    // On PostgreSQL (see `postgres`), a database of the directory's own.
+    let url = crate::postgres::database_for(dir).unwrap_or_default();
     let text = format!(
         "(\n    listen: \"127.0.0.1:0\",\n    workers: 2,\n    shutdown_drain_ms: 500,\n    \
-         max_connections_per_address: 100000,\n    store: (path: {:?}),\n    {extra}\n)\n",
+         max_connections_per_address: 100000,\n    store: (path: {:?}, url: {url:?}),\n    \
+         {extra}\n)\n",
         store.display().to_string()
     );
     let path = dir.join("flipd.ron");

@@ -21,7 +21,11 @@ pub fn test_config() -> Config {
     config.engine_threads = 1;
     config.engine_move_ms = 100;
     config.shutdown_drain_ms = 500;
-    config.store.path = temp_dir("store").join("flipline.db");
+    let store_dir = temp_dir("store");
+    if let Some(url) = crate::postgres::database_for(&store_dir) {
+        config.store.url = flipd::config::StoreUrl::new(url);
+    }
+    config.store.path = store_dir.join("flipline.db");
     // No fsync per commit: in-process daemons are never killed, and the tests
     // stay quick. The kill -9 test runs the binary with the default (full).
     config.store.synchronous = flipd::config::Synchronous::Normal;
@@ -53,6 +57,7 @@ pub fn temp_dir(what: &str) -> PathBuf {
 
 /// Removes a directory made by [`temp_dir`] (and nothing else).
 pub fn remove_temp_dir(dir: &Path) {
+    crate::postgres::drop_database(dir);
     if dir.starts_with(temp_root()) {
         let _ = std::fs::remove_dir_all(dir);
     }

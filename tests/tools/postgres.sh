@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL server for the tests, on loopback, in a directory of
 # its own:
-#   tests/tools/postgres.sh start DIR [PORT]   prints the URL for FLIPD_TEST_POSTGRES
+#   tests/tools/postgres.sh start DIR [PORT]   prints the URL for FLIPLINE_TEST_POSTGRES
 #   tests/tools/postgres.sh stop DIR
 # It installs Debian's postgresql package if the server is missing (as root),
 # and runs the server as the `postgres` user when started as root (initdb
@@ -12,8 +12,17 @@ set -euo pipefail
 
 command=${1:?start or stop}
 dir=${2:?a directory}
-port=${3:-55432}
 password=flipd-test
+
+# The first port from 55432 on that nothing listens on.
+free_port() {
+  local port=55432
+  while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
+    port=$((port + 1))
+  done
+  echo "$port"
+}
+port=${3:-$(free_port)}
 
 find_bin() {
   local found

@@ -32,6 +32,8 @@ impl Archive {
     /// checked, so that a failed backup leaves nothing that could pass for
     /// one.
     pub fn backup_to(&self, target: &Path) -> Result<BackupReport, StoreError> {
+        // Before anything is made: a PostgreSQL store is not copied here.
+        self.connection()?;
         if target.exists() {
             return Err(refuse(
                 target,
@@ -60,7 +62,7 @@ impl Archive {
         let _ = std::fs::remove_file(path);
         super::private_file::create_private(path).map_err(|e| refuse(path, e.to_string()))?;
         let mut copy = Connection::open(path).map_err(failed)?;
-        copy_whole(self.connection(), &mut copy)?;
+        copy_whole(self.connection()?, &mut copy)?;
         let report = check(&copy, path)?;
         // Closed before it is renamed: nothing of it stays in a journal.
         copy.close().map_err(|(_, e)| failed(e))?;

@@ -16,6 +16,7 @@
 //! (see `schema`) and reads what the daemon recovers (see `recovery`)
 //! before the daemon serves anyone.
 
+mod archive;
 mod connect;
 mod db;
 mod games;
@@ -43,6 +44,8 @@ use held::HeldMoves;
 use reader::PgReader;
 use recovery::Recovered;
 use writer::PgWriter;
+
+pub use archive::PgArchive;
 
 /// A statement's or a connection's error in words, the server's own message
 /// first, never a password.

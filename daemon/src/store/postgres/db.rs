@@ -29,6 +29,11 @@ impl Db {
         self.client.is_closed()
     }
 
+    /// The client, for reads run once (checks).
+    pub fn reader(&self) -> &Client {
+        &self.client
+    }
+
     /// The client itself, for statements run once (migrations, checks).
     pub fn client(&mut self) -> &mut Client {
         &mut self.client

@@ -86,7 +86,7 @@ pub async fn moves_of(db: &mut Db, game: GameId) -> Result<Vec<StoredMove>, Stri
     rows.iter().map(stored_move).collect()
 }
 
-fn stored_move(row: &Row) -> Result<StoredMove, String> {
+pub(super) fn stored_move(row: &Row) -> Result<StoredMove, String> {
     let (ply, text): (i32, String) = (row.get(0), row.get(1));
     let mv: Move = text
         .parse()

@@ -11,6 +11,8 @@
 
 use tokio_postgres::Client;
 
+use super::db::Db;
+
 /// The schema, one migration per version: `MIGRATIONS[n]` takes a database
 /// from version `n` to `n + 1`. The tables are those of the SQLite store, in
 /// PostgreSQL's types: times are `timestamptz`, flags `boolean`, names are
@@ -207,8 +209,8 @@ async fn migrate_if_ours(client: &mut Client) -> Result<(), String> {
 
 /// Checks, for a reader that must not change the database, that it is
 /// flipline's store at exactly this build's version.
-pub async fn check_reader(client: &Client) -> Result<(), String> {
-    match identify(client).await? {
+pub async fn check_reader(db: &Db) -> Result<(), String> {
+    match identify(db.reader()).await? {
         Found::Flipline(version) if version == SCHEMA_VERSION => Ok(()),
         Found::Flipline(version) if version > SCHEMA_VERSION => Err(format!(
             "written by a newer flipd (schema version {version}, this one knows up to \

@@ -1,8 +1,8 @@
 //! Databases made for one test and dropped after it, on the server named
-//! by `FLIPD_TEST_POSTGRES` (a URL whose role may create databases: see
+//! by `FLIPLINE_TEST_POSTGRES` (a URL whose role may create databases: see
 //! `tests/tools/postgres.sh`, which `.ci/run` starts). Without it the
 //! PostgreSQL tests are skipped with a word on stderr, unless
-//! `FLIPD_TEST_POSTGRES_REQUIRED` is set (as in CI), where a missing server
+//! `FLIPLINE_TEST_POSTGRES_REQUIRED` is set (as in CI), where a missing server
 //! fails them: they never pass by not running.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tokio_postgres::NoTls;
 
 /// The variable naming the test server.
-pub const SERVER_VARIABLE: &str = "FLIPD_TEST_POSTGRES";
+pub const SERVER_VARIABLE: &str = "FLIPLINE_TEST_POSTGRES";
 
 /// A database of its own, dropped (with anything still connected to it)
 /// when this is dropped.
@@ -26,7 +26,7 @@ pub struct ScratchDatabase {
 pub fn server() -> Option<String> {
     match std::env::var(SERVER_VARIABLE) {
         Ok(url) if !url.trim().is_empty() => Some(url),
-        _ if std::env::var_os("FLIPD_TEST_POSTGRES_REQUIRED").is_some() => {
+        _ if std::env::var_os("FLIPLINE_TEST_POSTGRES_REQUIRED").is_some() => {
             panic!("{SERVER_VARIABLE} must name a PostgreSQL server for these tests")
         }
         _ => {
@@ -57,21 +57,12 @@ impl ScratchDatabase {
 
     /// Runs `sql` on this database (for a test that changes it by hand).
     pub fn execute(&self, sql: &str) -> Result<(), String> {
-        admin(&self.url, sql)
+        execute(&self.url, sql)
     }
 
     /// The first column of the first row `sql` gives, as text.
     pub fn query_text(&self, sql: &str) -> Result<Option<String>, String> {
-        let url = self.url.clone();
-        let sql = sql.to_string();
-        on_runtime(async move {
-            let client = connect(&url).await?;
-            let rows = client.simple_query(&sql).await.map_err(|e| e.to_string())?;
-            Ok(rows.iter().find_map(|message| match message {
-                tokio_postgres::SimpleQueryMessage::Row(row) => row.get(0).map(str::to_string),
-                _ => None,
-            }))
-        })
+        query_text(&self.url, sql)
     }
 }
 
@@ -82,6 +73,20 @@ impl Drop for ScratchDatabase {
             eprintln!("cannot drop the test database {}: {e}", self.name);
         }
     }
+}
+
+/// The first column of the first row `sql` gives in the database at `url`,
+/// as text.
+pub fn query_text(url: &str, sql: &str) -> Result<Option<String>, String> {
+    let (url, sql) = (url.to_string(), sql.to_string());
+    on_runtime(async move {
+        let client = connect(&url).await?;
+        let rows = client.simple_query(&sql).await.map_err(|e| e.to_string())?;
+        Ok(rows.iter().find_map(|message| match message {
+            tokio_postgres::SimpleQueryMessage::Row(row) => row.get(0).map(str::to_string),
+            _ => None,
+        }))
+    })
 }
 
 /// `url` with its database replaced by `name` (the URL form only).
@@ -106,6 +111,11 @@ async fn connect(url: &str) -> Result<tokio_postgres::Client, String> {
         .map_err(|e| e.to_string())?;
     tokio::spawn(connection);
     Ok(client)
+}
+
+/// Runs `sql` (statements without parameters) on the database at `url`.
+pub fn execute(url: &str, sql: &str) -> Result<(), String> {
+    admin(url, sql)
 }
 
 fn admin(url: &str, sql: &str) -> Result<(), String> {
