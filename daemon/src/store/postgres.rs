@@ -18,6 +18,8 @@
 
 mod archive;
 mod connect;
+#[cfg(test)]
+mod cut_proxy;
 mod db;
 mod games;
 mod held;

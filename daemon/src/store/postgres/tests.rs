@@ -288,3 +288,65 @@ fn a_password_file_gives_the_password_and_a_second_daemon_is_refused() {
     assert!(second.contains("another flipd"), "{second}");
     opened.threads.close();
 }
+
+/// `db`'s URL through `proxy`, and the server's address it replaces.
+fn through(db: &ScratchDatabase) -> (super::cut_proxy::CutProxy, StoreUrl) {
+    let (_, rest) = db.url.split_once('@').unwrap();
+    let (server, _) = rest.split_once('/').unwrap();
+    let proxy = super::cut_proxy::CutProxy::start(server.parse().unwrap());
+    let url = db.url.replacen(server, &proxy.addr.to_string(), 1);
+    (proxy, StoreUrl::new(url))
+}
+
+#[test]
+fn a_commit_whose_answer_is_lost_is_answered_as_committed_and_never_written_twice() {
+    use super::cut_proxy::Cut;
+    let Some(db) = ScratchDatabase::new("in_doubt_committed") else {
+        return;
+    };
+    let (proxy, url) = through(&db);
+    let mut config = pg_config(&db);
+    config.url = url;
+    let opened = Store::open(&config).unwrap();
+    let store = opened.store;
+    block_on(store.commit(new_game(1, Some("bob"), ""))).unwrap();
+    proxy.arm(Cut::AfterCommit);
+    let answered = block_on(store.append_move(1, 1, "f5".parse().unwrap(), 5));
+    assert_eq!(answered, Ok(()), "the server committed it");
+    // The next move is the game's second: the first was held as committed.
+    block_on(store.append_move(1, 2, "d6".parse().unwrap(), 5)).unwrap();
+    assert_eq!(
+        db.query_text("SELECT string_agg(move, '' ORDER BY ply) FROM moves WHERE game = 1"),
+        Ok(Some("f5d6".to_string()))
+    );
+    opened.threads.close();
+}
+
+#[test]
+fn a_commit_lost_on_its_way_is_refused_and_the_move_can_be_made_again() {
+    use super::cut_proxy::Cut;
+    let Some(db) = ScratchDatabase::new("in_doubt_rolled_back") else {
+        return;
+    };
+    let (proxy, url) = through(&db);
+    let mut config = pg_config(&db);
+    config.url = url;
+    let opened = Store::open(&config).unwrap();
+    let store = opened.store;
+    block_on(store.commit(new_game(1, Some("bob"), ""))).unwrap();
+    proxy.arm(Cut::BeforeCommit);
+    let answered = block_on(store.append_move(1, 1, "f5".parse().unwrap(), 5));
+    assert!(
+        matches!(answered, Err(StoreError::Failed(_))),
+        "{answered:?}"
+    );
+    assert_eq!(
+        db.query_text("SELECT count(*) FROM moves WHERE game = 1"),
+        Ok(Some("0".to_string())),
+        "nothing was written"
+    );
+    block_on(store.append_move(1, 1, "f5".parse().unwrap(), 5)).unwrap();
+    let game = block_on(store.history(1)).unwrap().unwrap();
+    assert_eq!(game.moves.len(), 1);
+    opened.threads.close();
+}

@@ -153,23 +153,24 @@ impl PgWriter {
                 .block_on(transaction(&mut db, &mut self.held, writes, mark, period));
         let outcome = match result {
             Ok(counts) => Outcome::Committed(counts),
-            Err(Step::Before(error)) if db.is_closed() => Outcome::Unreachable(error),
-            Err(Step::Before(error)) => {
+            Err(Step::Lost(error)) => Outcome::Unreachable(error),
+            Err(Step::Refused(error)) => {
                 let _ = self.runtime.block_on(db.batch("ROLLBACK"));
                 Outcome::Failed(error)
             }
-            Err(Step::Commit(error, counts)) if db.is_closed() => {
+            Err(Step::InDoubt(error, counts)) => {
                 stats.set_refusing(true);
                 drop(db);
                 return self.resolve_in_doubt(error, counts);
             }
-            Err(Step::Commit(error, _)) => Outcome::Failed(error),
+            Err(Step::RolledBack(error)) => Outcome::Failed(error),
         };
         match &outcome {
             Outcome::Committed(_) => self.held.commit(),
             Outcome::Failed(_) | Outcome::Unreachable(_) => self.held.rollback(),
         }
-        if !db.is_closed() {
+        // A connection lost is made again by the next batch.
+        if !db.is_closed() && !matches!(outcome, Outcome::Unreachable(_)) {
             self.db = Some(db);
         }
         outcome
@@ -256,11 +257,26 @@ impl PgWriter {
 
 /// Where a transaction failed.
 enum Step {
-    /// Before `COMMIT` was sent: nothing was written.
-    Before(String),
-    /// At `COMMIT`: written or not, as the server decided; the counts the
-    /// writes would answer with.
-    Commit(String, Vec<usize>),
+    /// The connection was lost before `COMMIT` was sent: nothing was
+    /// written.
+    Lost(String),
+    /// A statement was refused: the transaction is to be rolled back.
+    Refused(String),
+    /// The connection was lost once `COMMIT` was sent: written or not, as
+    /// the server decided; the counts the writes would answer with.
+    InDoubt(String, Vec<usize>),
+    /// The server answered `COMMIT` with an error: nothing was written.
+    RolledBack(String),
+}
+
+/// A statement's error before `COMMIT`: refused by the server, or the
+/// connection lost (any error that is not the server's answer).
+fn before_commit(error: &tokio_postgres::Error) -> Step {
+    let why = super::describe(error);
+    match error.as_db_error() {
+        Some(_) => Step::Refused(why),
+        None => Step::Lost(why),
+    }
 }
 
 /// `BEGIN`, the writes, the batch's mark, `COMMIT`.
@@ -271,20 +287,21 @@ async fn transaction(
     (run, batch): (i64, i64),
     rating_period_days: u32,
 ) -> Result<Vec<usize>, Step> {
-    let before = |e: tokio_postgres::Error| Step::Before(super::describe(&e));
+    let before = |e: tokio_postgres::Error| before_commit(&e);
     db.batch("BEGIN").await.map_err(before)?;
     let counts = writes::run(db, held, writes, rating_period_days)
         .await
         .map_err(|error| match error {
             WriteError::Sql(e) => before(e),
-            WriteError::Refused(why) => Step::Before(why),
+            WriteError::Refused(why) => Step::Refused(why),
         })?;
     const MARK: &str = "INSERT INTO writer_commits (writer, run, batch) VALUES ('flipd', $1, $2) \
          ON CONFLICT (writer) DO UPDATE SET run = EXCLUDED.run, batch = EXCLUDED.batch";
     db.execute(MARK, &[&run, &batch]).await.map_err(before)?;
     match db.batch("COMMIT").await {
         Ok(()) => Ok(counts),
-        Err(e) => Err(Step::Commit(super::describe(&e), counts)),
+        Err(e) if e.as_db_error().is_some() => Err(Step::RolledBack(super::describe(&e))),
+        Err(e) => Err(Step::InDoubt(super::describe(&e), counts)),
     }
 }
 

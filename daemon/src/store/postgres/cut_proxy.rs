@@ -1,0 +1,100 @@
+//! A loopback proxy between the writer and the test server that cuts the
+//! connection at a `COMMIT`: either after passing it on (the server commits;
+//! the writer never hears so) or before (the server rolls back; the writer
+//! cannot tell). It is how the tests put a commit in doubt for real.
+
+use std::io::{Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// Where to cut the next `COMMIT`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cut {
+    /// Pass everything on.
+    Never,
+    /// Pass the `COMMIT` on, then cut before its answer comes back.
+    AfterCommit,
+    /// Cut before the `COMMIT` reaches the server.
+    BeforeCommit,
+}
+
+/// The proxy: listens on loopback, one pair of threads a connection.
+pub struct CutProxy {
+    pub addr: SocketAddr,
+    cut: Arc<Mutex<Cut>>,
+}
+
+/// The simple-protocol message `COMMIT` as tokio-postgres sends it.
+const COMMIT: &[u8] = b"Q\0\0\0\x0bCOMMIT\0";
+
+impl CutProxy {
+    /// Starts a proxy to `server`.
+    pub fn start(server: SocketAddr) -> CutProxy {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let cut = Arc::new(Mutex::new(Cut::Never));
+        let shared = Arc::clone(&cut);
+        std::thread::spawn(move || {
+            for client in listener.incoming().flatten() {
+                let Ok(upstream) = TcpStream::connect(server) else {
+                    continue;
+                };
+                relay(client, upstream, Arc::clone(&shared));
+            }
+        });
+        CutProxy { addr, cut }
+    }
+
+    /// Cuts the next `COMMIT` as `cut` says (once).
+    pub fn arm(&self, cut: Cut) {
+        *self.cut.lock().unwrap_or_else(PoisonError::into_inner) = cut;
+    }
+}
+
+fn relay(client: TcpStream, upstream: TcpStream, cut: Arc<Mutex<Cut>>) {
+    let (Ok(client_back), Ok(upstream_back)) = (client.try_clone(), upstream.try_clone()) else {
+        return;
+    };
+    std::thread::spawn(move || copy(upstream_back, client_back));
+    std::thread::spawn(move || forward(client, upstream, &cut));
+}
+
+/// Server to client, as it comes.
+fn copy(mut from: TcpStream, mut to: TcpStream) {
+    let mut buffer = [0u8; 16 * 1024];
+    while let Ok(n @ 1..) = from.read(&mut buffer) {
+        if to.write_all(&buffer[..n]).is_err() {
+            break;
+        }
+    }
+    let _ = to.shutdown(Shutdown::Both);
+}
+
+/// Client to server, cutting both ends at an armed `COMMIT`.
+fn forward(mut from: TcpStream, mut to: TcpStream, cut: &Mutex<Cut>) {
+    let mut buffer = [0u8; 16 * 1024];
+    while let Ok(n @ 1..) = from.read(&mut buffer) {
+        let chunk = &buffer[..n];
+        let at = chunk.windows(COMMIT.len()).position(|w| w == COMMIT);
+        let armed = *cut.lock().unwrap_or_else(PoisonError::into_inner);
+        let (pass, cut_here) = match (at, armed) {
+            (Some(_), Cut::AfterCommit) => (chunk, true),
+            (Some(at), Cut::BeforeCommit) => (&chunk[..at], true),
+            _ => (chunk, false),
+        };
+        if cut_here {
+            *cut.lock().unwrap_or_else(PoisonError::into_inner) = Cut::Never;
+            // The client loses its connection first, so that no answer can
+            // reach it; then the server gets what was passed, and the end
+            // of the stream after it (a FIN, after the data).
+            let _ = from.shutdown(Shutdown::Both);
+            let _ = to.write_all(pass);
+            let _ = to.shutdown(Shutdown::Write);
+            return;
+        }
+        if to.write_all(pass).is_err() {
+            break;
+        }
+    }
+    let _ = to.shutdown(Shutdown::Both);
+}
