@@ -14,6 +14,7 @@
 //!   directory ([`TestDaemon`], [`temp_dir`]).
 //! - `client.rs`: [`Client`]: connect, send, read lines, run commands, wait for
 //!   events; [`seek_pair`], [`new_and_join`]: two clients seated in one game.
+//! - `http.rs`: [`http_get`], for the metrics listener and `/healthz`.
 //! - `lines.rs`: server lines read as typed events and replies ([`event`],
 //!   [`reply_to`], [`parse_start`], [`parse_over`]); [`check_transcript`]: the
 //!   ordering and counting rules of a game's lines.
@@ -34,6 +35,8 @@ mod child;
 mod client;
 #[path = "support/daemon.rs"]
 mod daemon;
+#[path = "support/http.rs"]
+mod http;
 #[path = "support/lines.rs"]
 mod lines;
 #[path = "support/play.rs"]
@@ -55,6 +58,7 @@ pub use client::{
     new_and_join, seek_pair,
 };
 pub use daemon::{TestDaemon, remove_temp_dir, start, temp_dir, test_config};
+pub use http::http_get;
 pub use lines::{
     Over, Start, check_transcript, count_cells, event, first_move, is_final, parse_over,
     parse_start, reply_game, reply_to,

@@ -27,6 +27,7 @@ mod logs;
 mod metrics;
 mod names;
 mod paused;
+mod postgres_outage;
 mod races;
 mod ratings;
 mod rules;

@@ -2,33 +2,10 @@
 //! checked against the format's grammar, counters moving as games are
 //! played; `/healthz` 503 while the store refuses writes.
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 
 use flipd::store::Faults;
 use flipline_tests::*;
-
-/// `GET path` on `addr`: the status and the body.
-fn get(addr: SocketAddr, path: &str) -> (u16, String) {
-    let mut stream = TcpStream::connect_timeout(&addr, READ_TIMEOUT)
-        .unwrap_or_else(|e| panic!("cannot connect to {addr}: {e}"));
-    let _ = stream.set_read_timeout(Some(READ_TIMEOUT));
-    let request = format!("GET {path} HTTP/1.1\r\nHost: test\r\n\r\n");
-    stream
-        .write_all(request.as_bytes())
-        .unwrap_or_else(|e| panic!("{e}"));
-    let mut response = String::new();
-    stream
-        .read_to_string(&mut response)
-        .unwrap_or_else(|e| panic!("{e}"));
-    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    (status, body.to_string())
-}
 
 fn is_metric_name(name: &str) -> bool {
     let mut chars = name.chars();
@@ -94,7 +71,7 @@ fn check_line(line: &str) -> Option<(String, String, f64)> {
 
 /// A scrape, checked line by line: its samples.
 fn scrape(addr: SocketAddr) -> Vec<(String, String, f64)> {
-    let (status, body) = get(addr, "/metrics");
+    let (status, body) = http_get(addr, "/metrics");
     assert_eq!(status, 200, "{body}");
     assert!(body.ends_with('\n'));
     body.lines().filter_map(check_line).collect()
@@ -143,7 +120,7 @@ fn metrics_follow_the_games_in_the_text_format() {
         sample(&during, "flipline_commit_seconds_count", "") >= 4.0,
         "a game and three moves"
     );
-    let (status, _) = get(metrics, "/nothing");
+    let (status, _) = http_get(metrics, "/nothing");
     assert_eq!(status, 404);
 }
 
@@ -157,15 +134,15 @@ fn healthz_is_503_while_the_store_refuses_writes() {
     let metrics = daemon
         .metrics
         .unwrap_or_else(|| panic!("no metrics listener"));
-    assert_eq!(get(metrics, "/healthz"), (200, "ok\n".to_string()));
+    assert_eq!(http_get(metrics, "/healthz"), (200, "ok\n".to_string()));
     let mut ann = Client::login_as(daemon.addr, "ann");
     let g = ann.ok_game("NEW othello hotseat");
     ann.lines_through(&format!("TURN {g} X"));
     faults.fail_writes();
     ann.err("MOVE f5", 503);
-    let (status, body) = get(metrics, "/healthz");
+    let (status, body) = http_get(metrics, "/healthz");
     assert_eq!((status, body.as_str()), (503, "the store refuses writes\n"));
     faults.heal();
     assert_eq!(ann.ok("MOVE f5").1, "OK");
-    assert_eq!(get(metrics, "/healthz").0, 200);
+    assert_eq!(http_get(metrics, "/healthz").0, 200);
 }

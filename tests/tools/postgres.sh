@@ -3,6 +3,8 @@
 # its own:
 #   tests/tools/postgres.sh start DIR [PORT]   prints the URL for FLIPLINE_TEST_POSTGRES
 #   tests/tools/postgres.sh stop DIR
+#   tests/tools/postgres.sh crash DIR    pg_ctl stop -m immediate: as a crash
+#   tests/tools/postgres.sh resume DIR   starts it again on its port
 # It installs Debian's postgresql package if the server is missing (as root),
 # and runs the server as the `postgres` user when started as root (initdb
 # refuses root). The role `flipd` logs in over TCP with a password
@@ -60,9 +62,10 @@ start)
   as_owner bash -c "echo unused > '$pwfile'"
   as_owner "$bin/initdb" -D "$dir/data" -U postgres --auth-local=trust \
     --auth-host=scram-sha-256 --pwfile="$pwfile" -E UTF8 --locale=C.UTF-8 >/dev/null
-  as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
-    -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories='$dir' \
-        -c max_connections=400 -c synchronous_commit=on -c fsync=on" start >/dev/null
+  options="-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories='$dir' \
+    -c max_connections=400 -c synchronous_commit=on -c fsync=on"
+  echo "$options" > "$dir/options"
+  as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -o "$options" start >/dev/null
   as_owner "$bin/psql" -h "$dir" -p "$port" -U postgres -d postgres -q -v ON_ERROR_STOP=1 \
     -c "CREATE ROLE flipd LOGIN CREATEDB PASSWORD '$password'" >/dev/null
   echo "postgres://flipd:$password@127.0.0.1:$port/postgres"
@@ -73,8 +76,15 @@ stop)
     as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null || true
   fi
   ;;
+crash)
+  as_owner "$(find_bin)/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null
+  ;;
+resume)
+  as_owner "$(find_bin)/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
+    -o "$(cat "$dir/options")" start >/dev/null
+  ;;
 *)
-  echo "postgres.sh: start or stop" >&2
+  echo "postgres.sh: start, stop, crash or resume" >&2
   exit 2
   ;;
 esac

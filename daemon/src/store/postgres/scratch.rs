@@ -40,7 +40,12 @@ impl ScratchDatabase {
     /// A new empty database on the test server named after `what`, or
     /// `None` when there is no server to use (see [`server`]).
     pub fn new(what: &str) -> Option<ScratchDatabase> {
-        let server = server()?;
+        Some(ScratchDatabase::on(&server()?, what))
+    }
+
+    /// A new empty database named after `what` on the server at `server`.
+    pub fn on(server: &str, what: &str) -> ScratchDatabase {
+        let server = server.to_string();
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let what: String = what
@@ -52,7 +57,7 @@ impl ScratchDatabase {
         admin(&server, &format!("CREATE DATABASE {name}"))
             .unwrap_or_else(|e| panic!("cannot create a test database on {server}: {e}"));
         let url = with_database(&server, &name);
-        Some(ScratchDatabase { server, name, url })
+        ScratchDatabase { server, name, url }
     }
 
     /// Runs `sql` on this database (for a test that changes it by hand).
