@@ -49,6 +49,11 @@ struct Flags {
     /// not be running on it), say how many games were rated, and exit.
     #[arg(long)]
     recompute_ratings: bool,
+    /// Copy the SQLite store (`store.path`; flipd must not be running on
+    /// it) into the empty PostgreSQL database at URL, check the copy, say
+    /// what it holds, and exit. Then set `store.url` to URL.
+    #[arg(long, value_name = "URL")]
+    copy_store_to: Option<String>,
     #[command(subcommand)]
     command: Option<Extra>,
 }
@@ -98,6 +103,9 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         };
+    }
+    if let Some(url) = &flags.copy_store_to {
+        return copy_store(&config, url);
     }
     let filter = init_logging(flags.log_format, &config.log_filter);
     let source = flags.config.as_ref().map(|p| p.display().to_string());
@@ -181,6 +189,30 @@ fn print_extra(extra: &Extra) -> ExitCode {
     match written {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("flipd: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `--copy-store-to URL`: the SQLite store copied into PostgreSQL.
+fn copy_store(config: &Config, url: &str) -> ExitCode {
+    let mut store = config.store.clone();
+    store.url = flipd::config::StoreUrl::new(url);
+    if let Err(why) = store.url.check() {
+        eprintln!("flipd: --copy-store-to: {why}");
+        return ExitCode::FAILURE;
+    }
+    match flipd::store::postgres::copy_store(&store) {
+        Ok(copied) => {
+            println!(
+                "copied {} into {} and checked the copy: {copied}",
+                store.path.display(),
+                store.url
+            );
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("flipd: {e}");
             ExitCode::FAILURE

@@ -18,6 +18,7 @@
 
 mod archive;
 mod connect;
+mod copy;
 #[cfg(test)]
 mod cut_proxy;
 mod db;
@@ -48,6 +49,7 @@ use recovery::Recovered;
 use writer::PgWriter;
 
 pub use archive::PgArchive;
+pub use copy::{Copied, copy_store};
 
 /// A statement's or a connection's error in words, the server's own message
 /// first, never a password.

@@ -187,6 +187,20 @@ pub async fn prepare(client: &mut Client) -> Result<(), String> {
     unlock.map(|_| ()).map_err(|e| super::describe(&e))
 }
 
+/// Sets up an empty database (refusing any other) for a copy of a store.
+pub async fn prepare_empty(client: &mut Client) -> Result<(), String> {
+    match identify(client).await? {
+        Found::Empty => prepare(client).await,
+        Found::Flipline(_) => Err("the database already holds a flipline store: a copy goes \
+             into an empty database only, never over a store"
+            .into()),
+        Found::Foreign(tables) => Err(format!(
+            "the database holds {tables} tables of another program: a copy goes into an \
+             empty database only"
+        )),
+    }
+}
+
 async fn migrate_if_ours(client: &mut Client) -> Result<(), String> {
     let from = match identify(client).await? {
         Found::Empty => 0,

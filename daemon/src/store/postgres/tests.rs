@@ -350,3 +350,80 @@ fn a_commit_lost_on_its_way_is_refused_and_the_move_can_be_made_again() {
     assert_eq!(game.moves.len(), 1);
     opened.threads.close();
 }
+
+#[test]
+fn a_sqlite_store_is_copied_whole_into_an_empty_database_and_checked() {
+    let Some(db) = ScratchDatabase::new("copy") else {
+        return;
+    };
+    let path = temp_path("copy-source");
+    let sqlite = config(&path);
+    let opened = Store::open(&sqlite).unwrap();
+    let store = opened.store;
+    let register = Write::Register {
+        name: "Ann".into(),
+        hash: "$argon2id$v=19$copied".into(),
+    };
+    block_on(store.commit(register)).unwrap();
+    rated(&store, 1, "Ann", "bob", Some(Color::White));
+    block_on(store.commit(new_game(2, Some("bot:2"), "f5d6"))).unwrap();
+    block_on(store.append_move(2, 3, "c3".parse().unwrap(), 900)).unwrap();
+    let spec: TourneySpec = "roundrobin othello".parse().unwrap();
+    let creator = "Ann".to_string();
+    let tourney = TourneyWrite::New {
+        id: 1,
+        creator,
+        spec,
+    };
+    block_on(store.commit(Write::Tourney(tourney))).unwrap();
+    let join = TourneyWrite::Join {
+        id: 1,
+        name: "bob".into(),
+    };
+    block_on(store.commit(Write::Tourney(join))).unwrap();
+    let finished = block_on(store.history(1)).unwrap().unwrap();
+    let ratings = block_on(store.ratings_of("ann".into(), None)).unwrap();
+    opened.threads.close();
+
+    let mut target = sqlite.clone();
+    target.url = StoreUrl::new(db.url.clone());
+    let copied = super::copy_store(&target).unwrap();
+    let count = |table: &str| copied.rows.iter().find(|(t, _)| *t == table).map(|r| r.1);
+    assert_eq!(count("games"), Some(2));
+    assert_eq!(
+        count("moves"),
+        Some(3),
+        "the game in play's moves from the log"
+    );
+    assert_eq!(count("players"), Some(1));
+    assert_eq!(count("rating_changes"), Some(2));
+
+    let opened = Store::open(&pg_config(&db)).unwrap();
+    let [playing] = opened.playing.as_slice() else {
+        panic!("{:?}", opened.playing)
+    };
+    assert_eq!(
+        flipline::notation::transcript_string(&playing.transcript()),
+        "f5d6c3"
+    );
+    assert_eq!(playing.moves[2].ms, Some(900));
+    assert_eq!(opened.next_game, 3);
+    assert_eq!(opened.registered.registered("ANN"), Some("Ann"));
+    assert_eq!(opened.tourneys.len(), 1);
+    assert_eq!(opened.tourneys[0].players, ["bob"]);
+    let store = opened.store;
+    assert_eq!(block_on(store.history(1)).unwrap().unwrap(), finished);
+    assert_eq!(
+        block_on(store.ratings_of("ann".into(), None)).unwrap(),
+        ratings
+    );
+    let hash = block_on(store.registration("ann".into()))
+        .unwrap()
+        .unwrap()
+        .hash;
+    assert_eq!(hash, "$argon2id$v=19$copied");
+    opened.threads.close();
+
+    let again = super::copy_store(&target).err().unwrap().to_string();
+    assert!(again.contains("empty database only"), "{again}");
+}
