@@ -45,8 +45,8 @@ impl StoreUrl {
         if self.is_empty() {
             return Ok(());
         }
-        self.0
-            .parse::<tokio_postgres::Config>()
+        let (url, _) = crate::store::postgres::split_tls(&self.0).map_err(|e| redact(&e))?;
+        url.parse::<tokio_postgres::Config>()
             .map(|_| ())
             .map_err(|e| redact(&e.to_string()))
     }

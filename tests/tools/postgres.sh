@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL server for the tests, on loopback, in a directory of
 # its own:
-#   tests/tools/postgres.sh start DIR [PORT]   prints the URL for FLIPLINE_TEST_POSTGRES
+#   tests/tools/postgres.sh start DIR [PORT]   prints the URL for FLIPLINE_TEST_POSTGRES;
+#                                              DIR/ca.pem is FLIPLINE_TEST_POSTGRES_CA
 #   tests/tools/postgres.sh stop DIR
 #   tests/tools/postgres.sh crash DIR    pg_ctl stop -m immediate: as a crash
 #   tests/tools/postgres.sh resume DIR   starts it again on its port
@@ -58,12 +59,28 @@ start)
   if [[ $(id -u) -eq 0 ]]; then
     chown postgres "$dir"
   fi
+  # TLS as a real server offers it: a certificate authority of the test's
+  # own (ca.pem, for sslrootcert) and the server's certificate from it, for
+  # the name flipline-test only (so that verify-full to 127.0.0.1 fails and
+  # verify-ca passes).
+  openssl req -x509 -newkey rsa:2048 -nodes -days 3 -subj "/CN=flipline test CA" \
+    -keyout "$dir/ca.key" -out "$dir/ca.pem" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=flipline-test" \
+    -keyout "$dir/server.key" -out "$dir/server.csr" 2>/dev/null
+  printf 'subjectAltName=DNS:flipline-test\nbasicConstraints=CA:FALSE\n' > "$dir/server.ext"
+  openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" \
+    -CAcreateserial -days 3 -extfile "$dir/server.ext" -out "$dir/server.crt" 2>/dev/null
+  chmod 600 "$dir/server.key"
+  if [[ $(id -u) -eq 0 ]]; then
+    chown postgres "$dir/server.key" "$dir/server.crt" "$dir/ca.pem"
+  fi
   pwfile="$dir/superuser-password"
   as_owner bash -c "echo unused > '$pwfile'"
   as_owner "$bin/initdb" -D "$dir/data" -U postgres --auth-local=trust \
     --auth-host=scram-sha-256 --pwfile="$pwfile" -E UTF8 --locale=C.UTF-8 >/dev/null
   options="-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories='$dir' \
-    -c max_connections=400 -c synchronous_commit=on -c fsync=on"
+    -c max_connections=400 -c synchronous_commit=on -c fsync=on \
+    -c ssl=on -c ssl_cert_file='$dir/server.crt' -c ssl_key_file='$dir/server.key'"
   echo "$options" > "$dir/options"
   as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -o "$options" start >/dev/null
   as_owner "$bin/psql" -h "$dir" -p "$port" -U postgres -d postgres -q -v ON_ERROR_STOP=1 \

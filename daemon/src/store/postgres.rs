@@ -31,6 +31,7 @@ pub mod schema;
 pub mod scratch;
 #[cfg(test)]
 mod tests;
+mod tls;
 mod tourneys;
 mod writer;
 mod writes;
@@ -50,6 +51,7 @@ use writer::PgWriter;
 
 pub use archive::PgArchive;
 pub use copy::{Copied, copy_store};
+pub use tls::split as split_tls;
 
 /// A statement's or a connection's error in words, the server's own message
 /// first, never a password.

@@ -8,7 +8,9 @@
 
 use std::time::Duration;
 
-use tokio_postgres::{Client, NoTls};
+use tokio_postgres::Client;
+
+use super::tls::Tls;
 
 use crate::config::StoreConfig;
 
@@ -17,10 +19,9 @@ use crate::config::StoreConfig;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The client's settings, or why they cannot be made (without the password).
-pub fn settings(config: &StoreConfig) -> Result<tokio_postgres::Config, String> {
-    let mut settings: tokio_postgres::Config = config
-        .url
-        .expose()
+pub fn settings(config: &StoreConfig) -> Result<(tokio_postgres::Config, Tls), String> {
+    let (url, tls) = super::tls::split(config.url.expose())?;
+    let mut settings: tokio_postgres::Config = url
         .parse()
         .map_err(|e: tokio_postgres::Error| crate::store_url::redact(&e.to_string()))?;
     if !config.password_file.as_os_str().is_empty() {
@@ -37,15 +38,16 @@ pub fn settings(config: &StoreConfig) -> Result<tokio_postgres::Config, String> 
     // frozen machine) is found out by keepalives instead of never.
     settings.keepalives(true);
     settings.keepalives_idle(Duration::from_secs(10));
-    Ok(settings)
+    Ok((settings, tls))
 }
 
 /// Connects and drives the connection on the current runtime; the error
 /// says why in words, without the password.
 pub async fn connect(config: &StoreConfig) -> Result<Client, String> {
-    let settings = settings(config)?;
+    let (settings, tls) = settings(config)?;
+    let connector = super::tls::connector(&tls)?;
     let (client, connection) = settings
-        .connect(NoTls)
+        .connect(connector)
         .await
         .map_err(|e| super::describe(&e))?;
     tokio::spawn(async move {

@@ -1,21 +1,27 @@
 //! A loopback proxy between the writer and the test server that cuts the
-//! connection at a `COMMIT`: either after passing it on (the server commits;
+//! connection at a commit: either after passing it on (the server commits;
 //! the writer never hears so) or before (the server rolls back; the writer
-//! cannot tell). It is how the tests put a commit in doubt for real.
+//! cannot tell). It is how the tests put a commit in doubt for real. The
+//! commit is a `COMMIT`, or for a batch of moves alone (one statement, its
+//! own transaction) whatever the client sends next once armed.
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex, PoisonError};
 
-/// Where to cut the next `COMMIT`.
+/// Where to cut.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cut {
     /// Pass everything on.
     Never,
-    /// Pass the `COMMIT` on, then cut before its answer comes back.
+    /// Pass the next `COMMIT` on, then cut before its answer comes back.
     AfterCommit,
-    /// Cut before the `COMMIT` reaches the server.
+    /// Cut before the next `COMMIT` reaches the server.
     BeforeCommit,
+    /// Pass the next request on, whatever it is, then cut.
+    AfterNext,
+    /// Cut before the next request reaches the server.
+    BeforeNext,
 }
 
 /// The proxy: listens on loopback, one pair of threads a connection.
@@ -78,8 +84,9 @@ fn forward(mut from: TcpStream, mut to: TcpStream, cut: &Mutex<Cut>) {
         let at = chunk.windows(COMMIT.len()).position(|w| w == COMMIT);
         let armed = *cut.lock().unwrap_or_else(PoisonError::into_inner);
         let (pass, cut_here) = match (at, armed) {
-            (Some(_), Cut::AfterCommit) => (chunk, true),
+            (Some(_), Cut::AfterCommit) | (_, Cut::AfterNext) => (chunk, true),
             (Some(at), Cut::BeforeCommit) => (&chunk[..at], true),
+            (_, Cut::BeforeNext) => (&chunk[..0], true),
             _ => (chunk, false),
         };
         if cut_here {

@@ -298,19 +298,37 @@ fn through(db: &ScratchDatabase) -> (super::cut_proxy::CutProxy, StoreUrl) {
     (proxy, StoreUrl::new(url))
 }
 
+fn register(name: &str) -> Write {
+    Write::Register {
+        name: name.to_string(),
+        hash: "$argon2id$not-checked-here".to_string(),
+    }
+}
+
+/// A store through a cutting proxy, with game 1 in play and game 2 a move
+/// into it (so that the statement of a batch of moves is prepared: what the
+/// proxy cuts next is its execution).
+fn cut_store(db: &ScratchDatabase) -> (super::cut_proxy::CutProxy, crate::store::Opened) {
+    let (proxy, url) = through(db);
+    let mut config = pg_config(db);
+    config.url = url;
+    let opened = Store::open(&config).unwrap();
+    block_on(opened.store.commit(new_game(1, Some("bob"), ""))).unwrap();
+    block_on(opened.store.commit(new_game(2, Some("bob"), ""))).unwrap();
+    block_on(opened.store.append_move(2, 1, "f5".parse().unwrap(), 5)).unwrap();
+    (proxy, opened)
+}
+
 #[test]
 fn a_commit_whose_answer_is_lost_is_answered_as_committed_and_never_written_twice() {
     use super::cut_proxy::Cut;
     let Some(db) = ScratchDatabase::new("in_doubt_committed") else {
         return;
     };
-    let (proxy, url) = through(&db);
-    let mut config = pg_config(&db);
-    config.url = url;
-    let opened = Store::open(&config).unwrap();
+    let (proxy, opened) = cut_store(&db);
     let store = opened.store;
-    block_on(store.commit(new_game(1, Some("bob"), ""))).unwrap();
-    proxy.arm(Cut::AfterCommit);
+    // A batch of moves alone is one statement.
+    proxy.arm(Cut::AfterNext);
     let answered = block_on(store.append_move(1, 1, "f5".parse().unwrap(), 5));
     assert_eq!(answered, Ok(()), "the server committed it");
     // The next move is the game's second: the first was held as committed.
@@ -319,22 +337,26 @@ fn a_commit_whose_answer_is_lost_is_answered_as_committed_and_never_written_twic
         db.query_text("SELECT string_agg(move, '' ORDER BY ply) FROM moves WHERE game = 1"),
         Ok(Some("f5d6".to_string()))
     );
+    // Any other write is a transaction, cut at its COMMIT.
+    proxy.arm(Cut::AfterCommit);
+    assert_eq!(block_on(store.commit(register("ann"))), Ok(1));
+    assert_eq!(
+        block_on(store.commit(register("ann"))),
+        Ok(0),
+        "stored once"
+    );
     opened.threads.close();
 }
 
 #[test]
-fn a_commit_lost_on_its_way_is_refused_and_the_move_can_be_made_again() {
+fn a_commit_lost_on_its_way_is_refused_and_the_write_can_be_made_again() {
     use super::cut_proxy::Cut;
     let Some(db) = ScratchDatabase::new("in_doubt_rolled_back") else {
         return;
     };
-    let (proxy, url) = through(&db);
-    let mut config = pg_config(&db);
-    config.url = url;
-    let opened = Store::open(&config).unwrap();
+    let (proxy, opened) = cut_store(&db);
     let store = opened.store;
-    block_on(store.commit(new_game(1, Some("bob"), ""))).unwrap();
-    proxy.arm(Cut::BeforeCommit);
+    proxy.arm(Cut::BeforeNext);
     let answered = block_on(store.append_move(1, 1, "f5".parse().unwrap(), 5));
     assert!(
         matches!(answered, Err(StoreError::Failed(_))),
@@ -348,6 +370,14 @@ fn a_commit_lost_on_its_way_is_refused_and_the_move_can_be_made_again() {
     block_on(store.append_move(1, 1, "f5".parse().unwrap(), 5)).unwrap();
     let game = block_on(store.history(1)).unwrap().unwrap();
     assert_eq!(game.moves.len(), 1);
+    proxy.arm(Cut::BeforeCommit);
+    let answered = block_on(store.commit(register("ann")));
+    assert!(
+        matches!(answered, Err(StoreError::Failed(_))),
+        "{answered:?}"
+    );
+    assert_eq!(block_on(store.registration("ann".into())), Ok(None));
+    assert_eq!(block_on(store.commit(register("ann"))), Ok(1));
     opened.threads.close();
 }
 
@@ -426,4 +456,57 @@ fn a_sqlite_store_is_copied_whole_into_an_empty_database_and_checked() {
 
     let again = super::copy_store(&target).err().unwrap().to_string();
     assert!(again.contains("empty database only"), "{again}");
+}
+
+/// Whether a connection made as `url` says is encrypted, or why it failed.
+fn encrypted(config: &StoreConfig, url: &str) -> Result<bool, String> {
+    let mut config = config.clone();
+    config.url = StoreUrl::new(url);
+    let runtime = super::runtime(&config).map_err(|e| e.to_string())?;
+    runtime.block_on(async {
+        let client = super::connect::connect(&config).await?;
+        let sql = "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()";
+        let row = client
+            .query_one(sql, &[])
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(row.get(0))
+    })
+}
+
+#[test]
+fn tls_is_used_and_checked_as_the_urls_sslmode_asks() {
+    let Some(db) = ScratchDatabase::new("tls") else {
+        return;
+    };
+    let ca = match std::env::var("FLIPLINE_TEST_POSTGRES_CA") {
+        Ok(ca) => ca,
+        Err(_) if std::env::var_os("FLIPLINE_TEST_POSTGRES_REQUIRED").is_some() => {
+            panic!("FLIPLINE_TEST_POSTGRES_CA must name the test server's authority")
+        }
+        Err(_) => return eprintln!("skipped: FLIPLINE_TEST_POSTGRES_CA names no authority"),
+    };
+    let config = pg_config(&db);
+    let url = |query: &str| format!("{}?{query}", db.url);
+    assert_eq!(encrypted(&config, &url("sslmode=disable")), Ok(false));
+    assert_eq!(encrypted(&config, &url("sslmode=prefer")), Ok(true));
+    assert_eq!(encrypted(&config, &url("sslmode=require")), Ok(true));
+    let chain = url(&format!("sslmode=verify-ca&sslrootcert={ca}"));
+    assert_eq!(
+        encrypted(&config, &chain),
+        Ok(true),
+        "a chain to the authority named"
+    );
+    // The server's certificate names flipline-test, not 127.0.0.1.
+    let full = url(&format!("sslmode=verify-full&sslrootcert={ca}"));
+    let refused = encrypted(&config, &full).expect_err("the host is not the certificate's");
+    assert!(refused.contains("certificate"), "{refused}");
+    let unknown = encrypted(&config, &url("sslmode=verify-ca")).expect_err("the system's roots");
+    assert!(unknown.contains("certificate"), "{unknown}");
+    // The store itself on an encrypted, checked connection.
+    let mut checked = config.clone();
+    checked.url = StoreUrl::new(chain);
+    let opened = Store::open(&checked).unwrap();
+    block_on(opened.store.commit(register("tls"))).unwrap();
+    opened.threads.close();
 }

@@ -279,7 +279,8 @@ fn before_commit(error: &tokio_postgres::Error) -> Step {
     }
 }
 
-/// `BEGIN`, the writes, the batch's mark, `COMMIT`.
+/// `BEGIN`, the writes, the batch's mark, `COMMIT`; or, for moves alone,
+/// one statement that is its own transaction.
 async fn transaction(
     db: &mut Db,
     held: &mut HeldMoves,
@@ -287,6 +288,19 @@ async fn transaction(
     (run, batch): (i64, i64),
     rating_period_days: u32,
 ) -> Result<Vec<usize>, Step> {
+    if let Some(done) = writes::moves_alone(db, held, writes, (run, batch)).await {
+        return match done {
+            Ok(counts) => Ok(counts),
+            Err(WriteError::Refused(why)) => Err(Step::Refused(why)),
+            Err(WriteError::Sql(e)) if e.as_db_error().is_some() => {
+                Err(Step::RolledBack(super::describe(&e)))
+            }
+            // Sent or not, committed or not: the mark tells.
+            Err(WriteError::Sql(e)) => {
+                Err(Step::InDoubt(super::describe(&e), vec![1; writes.len()]))
+            }
+        };
+    }
     let before = |e: tokio_postgres::Error| before_commit(&e);
     db.batch("BEGIN").await.map_err(before)?;
     let counts = writes::run(db, held, writes, rating_period_days)

@@ -57,6 +57,48 @@ impl PendingMoves {
     }
 }
 
+/// A batch of moves alone, and its mark, in one statement outside any
+/// transaction block (a statement is a transaction of its own): one round
+/// trip, the common case under load. `None` if the batch holds anything
+/// but moves. The held moves are checked and changed first, as in [`run`].
+pub async fn moves_alone(
+    db: &mut Db,
+    held: &mut HeldMoves,
+    writes: &[&Write],
+    (run, batch): (i64, i64),
+) -> Option<Result<Vec<usize>, WriteError>> {
+    if !writes.iter().all(|w| matches!(w, Write::Move { .. })) {
+        return None;
+    }
+    let mut pending = PendingMoves::default();
+    for write in writes {
+        if let Write::Move { game, ply, mv, ms } = write {
+            let stored = StoredMove {
+                mv: *mv,
+                ms: Some(*ms),
+            };
+            if let Err(why) = held.append(*game, *ply, stored) {
+                return Some(Err(WriteError::Refused(why)));
+            }
+            pending.push(*game, *ply, stored);
+        }
+    }
+    const SQL: &str = "WITH inserted AS (INSERT INTO moves (game, ply, move, ms) \
+         SELECT * FROM unnest($1::bigint[], $2::integer[], $3::text[], $4::bigint[])) \
+         INSERT INTO writer_commits (writer, run, batch) VALUES ('flipd', $5, $6) \
+         ON CONFLICT (writer) DO UPDATE SET run = EXCLUDED.run, batch = EXCLUDED.batch";
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 6] = [
+        &pending.games,
+        &pending.plies,
+        &pending.moves,
+        &pending.ms,
+        &run,
+        &batch,
+    ];
+    let done = db.execute(SQL, &params).await;
+    Some(done.map(|_| vec![1; writes.len()]).map_err(WriteError::Sql))
+}
+
 /// Runs `writes` in the open transaction; the rows each changed.
 pub async fn run(
     db: &mut Db,
