@@ -13,6 +13,7 @@ use crate::say;
 #[derive(Args, Debug)]
 pub struct BackupArgs {
     /// The store to copy (flipd's `store.path`); flipd may be running on it.
+    /// A PostgreSQL store is backed up with `pg_dump -Fc`, not this.
     #[arg(long, default_value = "data/flipline.db")]
     db: PathBuf,
     /// Where the copy goes: a file that does not exist yet.

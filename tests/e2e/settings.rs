@@ -60,6 +60,33 @@ fn the_environment_goes_over_the_file_and_the_flags_over_both() {
 }
 
 #[test]
+fn the_store_url_from_the_environment_is_printed_without_its_password() {
+    let dir = temp_dir("settings-url");
+    let config = write_config(&dir, "");
+    let url = "postgres://flipd:Not-To-Be-Shown@db.example:5432/flipline?sslmode=verify-full";
+    let output = check_config(&config, &[("FLIPD_STORE_URL", url)], &[]);
+    let printed = String::from_utf8_lossy(&output.stdout).to_string();
+    assert!(!printed.contains("Not-To-Be-Shown"), "{printed}");
+    let settings = settings_of(&output);
+    assert_eq!(
+        settings.store.url.expose(),
+        "postgres://flipd:***@db.example:5432/flipline?sslmode=verify-full"
+    );
+    let bad = check_config(
+        &config,
+        &[("FLIPD_STORE_URL", "postgres://flipd:pw@h:port/x")],
+        &[],
+    );
+    let said = String::from_utf8_lossy(&bad.stderr).to_string();
+    assert!(
+        !bad.status.success() && said.contains("store.url must be"),
+        "{said}"
+    );
+    assert!(!said.contains(":pw@"), "{said}");
+    remove_temp_dir(&dir);
+}
+
+#[test]
 fn a_variable_that_is_no_setting_or_not_a_value_is_refused_by_name() {
     let dir = temp_dir("settings-bad");
     let config = write_config(&dir, "");
