@@ -85,6 +85,19 @@ pub trait Value: Clone + PartialEq + Serialize {
     }
 }
 
+/// [`Value::over`] for a value given whole: the file's, else `base`.
+pub fn given_over<T: Clone>(partial: Option<T>, base: &T) -> T {
+    partial.unwrap_or_else(|| base.clone())
+}
+
+/// [`Value::missing`] for a value given whole: `name` if the file left it out.
+pub fn not_given<T>(partial: &Option<T>, name: &str) -> Vec<String> {
+    match partial {
+        Some(_) => Vec::new(),
+        None => vec![name.to_string()],
+    }
+}
+
 /// `Value` for types a file gives whole and that are not text (numbers,
 /// words, groups given whole such as `rate_limit`).
 macro_rules! whole {
@@ -94,14 +107,11 @@ macro_rules! whole {
                 type Partial = Option<$ty>;
 
                 fn over(partial: Option<$ty>, base: &$ty) -> $ty {
-                    partial.unwrap_or_else(|| base.clone())
+                    $crate::config_table::given_over(partial, base)
                 }
 
                 fn missing(partial: &Option<$ty>, name: &str) -> Vec<String> {
-                    match partial {
-                        Some(_) => Vec::new(),
-                        None => vec![name.to_string()],
-                    }
+                    $crate::config_table::not_given(partial, name)
                 }
 
                 fn environment(&self, name: &str, out: &mut Vec<(String, String)>) {
@@ -120,15 +130,11 @@ impl Value for String {
     const TEXT: bool = true;
 
     fn over(partial: Option<String>, base: &String) -> String {
-        partial.unwrap_or_else(|| base.clone())
+        given_over(partial, base)
     }
 
     fn missing(partial: &Option<String>, name: &str) -> Vec<String> {
-        partial
-            .is_none()
-            .then(|| name.to_string())
-            .into_iter()
-            .collect()
+        not_given(partial, name)
     }
 
     fn environment(&self, name: &str, out: &mut Vec<(String, String)>) {
@@ -145,15 +151,11 @@ impl Value for PathBuf {
     const TEXT: bool = true;
 
     fn over(partial: Option<PathBuf>, base: &PathBuf) -> PathBuf {
-        partial.unwrap_or_else(|| base.clone())
+        given_over(partial, base)
     }
 
     fn missing(partial: &Option<PathBuf>, name: &str) -> Vec<String> {
-        partial
-            .is_none()
-            .then(|| name.to_string())
-            .into_iter()
-            .collect()
+        not_given(partial, name)
     }
 
     fn environment(&self, name: &str, out: &mut Vec<(String, String)>) {

@@ -81,15 +81,11 @@ impl Value for StoreUrl {
     const TEXT: bool = true;
 
     fn over(partial: Option<StoreUrl>, base: &StoreUrl) -> StoreUrl {
-        partial.unwrap_or_else(|| base.clone())
+        crate::config_table::given_over(partial, base)
     }
 
     fn missing(partial: &Option<StoreUrl>, name: &str) -> Vec<String> {
-        partial
-            .is_none()
-            .then(|| name.to_string())
-            .into_iter()
-            .collect()
+        crate::config_table::not_given(partial, name)
     }
 
     fn environment(&self, name: &str, out: &mut Vec<(String, String)>) {

@@ -144,6 +144,16 @@ fn new_volatility(delta: f64, phi: f64, v: f64, sigma: f64, tau: f64) -> f64 {
     (big_a / 2.0).exp()
 }
 
+/// Black's score in a game `winner` won (`None`: a draw), as
+/// [`rate_pair`] takes it.
+pub fn black_score(winner: Option<flipline::Color>) -> f64 {
+    match winner {
+        Some(flipline::Color::Black) => 1.0,
+        Some(flipline::Color::White) => 0.0,
+        None => 0.5,
+    }
+}
+
 /// One rated game, a rating period of its own for both players: each is
 /// rated from the other's rating before it. `black_score` is 1 for a black
 /// win, 0.5 for a draw, 0 for a white win.

@@ -27,6 +27,7 @@ mod held;
 mod ratings;
 mod reader;
 mod recovery;
+mod retry;
 pub mod schema;
 pub mod scratch;
 #[cfg(test)]
@@ -101,7 +102,7 @@ pub fn open(config: &StoreConfig) -> Result<Opened, StoreError> {
         .spawn(move || {
             if let Some(writer) = start_writer(writer_config, &started_tx) {
                 let batch_max = writer.config.batch_max;
-                writer::run_writer(writer, &write_rx, batch_max, &writer_stats);
+                super::requests::run_writer(writer, &write_rx, batch_max, &writer_stats);
             }
         })
         .map_err(spawn_error)?;
@@ -113,7 +114,7 @@ pub fn open(config: &StoreConfig) -> Result<Opened, StoreError> {
         config: config.clone(),
         runtime: runtime(config)?,
         db: None,
-        down: None,
+        down: retry::Retry::default(),
         faults: config.faults.clone(),
     };
     let reader = std::thread::Builder::new()
@@ -172,7 +173,7 @@ fn start_writer(
         held,
         run: random_run(),
         batch: 0,
-        down: None,
+        down: retry::Retry::default(),
         faults,
     };
     started.send(Ok(recovered)).ok()?;

@@ -131,11 +131,7 @@ fn rate(conn: &Connection, game: &RatedGame, period_days: u32) -> rusqlite::Resu
     let (variant, at) = (game.variant, game.at.as_str());
     let black = side_before(conn, &game.black, variant, at, period_days)?;
     let white = side_before(conn, &game.white, variant, at, period_days)?;
-    let black_score = match game.winner {
-        Some(Color::Black) => 1.0,
-        Some(Color::White) => 0.0,
-        None => 0.5,
-    };
+    let black_score = glicko::black_score(game.winner);
     let (black_after, white_after) = glicko::rate_pair(black.before, white.before, black_score);
     for (side, after) in [(black, black_after), (white, white_after)] {
         write_rating(conn, &side, variant, after, at)?;

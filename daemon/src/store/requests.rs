@@ -9,7 +9,9 @@ use flipline::Variant;
 use flipline::protocol::GameId;
 use tokio::sync::oneshot;
 
-use super::{GameRecord, RatingChange, Registration, StoreError, StoredMove, StoredRating, Write};
+use super::{
+    GameRecord, RatingChange, Registration, StoreError, StoreStats, StoredMove, StoredRating, Write,
+};
 
 /// A write's answer: the rows it changed, once committed.
 pub(crate) type WriteAnswer = oneshot::Sender<Result<usize, StoreError>>;
@@ -31,6 +33,65 @@ pub(crate) enum ToWriter {
     Held(GameId, HeldAnswer),
     /// Commit what is queued before this, then stop.
     Close,
+}
+
+/// A backend's writer, as [`run_writer`] drives it.
+pub(crate) trait BatchWriter {
+    /// Commits `batch` in one transaction (or each write alone if that
+    /// fails) and answers every write in it; leaves it empty.
+    fn commit_batch(&mut self, batch: &mut Vec<WriteJob>, stats: &StoreStats);
+
+    /// The moves of a game in play, as the writer holds them.
+    fn held_moves(&self, game: GameId) -> Result<Option<Vec<StoredMove>>, String>;
+}
+
+/// The writer thread's loop, whatever the backend: blocks for a request,
+/// drains the queue into one batch, commits it, answers; until told to
+/// close.
+pub(crate) fn run_writer(
+    mut writer: impl BatchWriter,
+    requests: &Receiver<ToWriter>,
+    batch_max: usize,
+    stats: &StoreStats,
+) {
+    // One batch buffer for the writer's life: a fresh one per batch (tens of
+    // kilobytes with many games) made the allocator hand memory back to the
+    // system and fault it in again, batch after batch.
+    let mut batch = Vec::with_capacity(batch_max.min(4096));
+    let mut asks = Vec::new();
+    loop {
+        let then = next_batch(requests, batch_max, &mut batch, &mut asks);
+        stats.taken(batch.len());
+        if !batch.is_empty() {
+            let started = std::time::Instant::now();
+            let writes = batch.len();
+            writer.commit_batch(&mut batch, stats);
+            let took = started.elapsed();
+            stats.batch_took(took);
+            warn_if_slow(took, writes);
+        }
+        for (game, answer) in asks.drain(..) {
+            let _ = answer.send(writer.held_moves(game));
+        }
+        match then {
+            Then::Go => {}
+            Then::Close | Then::Gone => return,
+        }
+    }
+}
+
+/// A commit that took long held up every move in it: worth an operator's look
+/// (a slow or saturated disk or database). The threshold is the daemon's
+/// other watches'.
+fn warn_if_slow(took: std::time::Duration, writes: usize) {
+    if took >= crate::watch::STALL_WARNING {
+        tracing::warn!(
+            ms = took.as_millis(),
+            writes,
+            "a commit took {} ms: every move in it waited as long",
+            took.as_millis()
+        );
+    }
 }
 
 /// What the writer does after a batch.

@@ -13,10 +13,11 @@ use tokio::sync::oneshot;
 use super::move_log::{self, MoveLog};
 use super::reader::open_reader;
 use super::records::Registration;
+use super::requests::run_writer;
 use super::requests::{Then, ToWriter, WriteJob, next_batch};
 use super::test_support::{block_on, config, new_game, temp_path};
 use super::wal_watch::WalWatch;
-use super::writer::{Writer, run_writer};
+use super::writer::Writer;
 use super::*;
 
 #[test]

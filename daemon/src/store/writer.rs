@@ -8,66 +8,16 @@
 //! `checkpoint`). Before each batch it checks that the WAL is still the
 //! file SQLite writes (see `wal_watch`); once it is not, every write fails.
 
-use std::sync::mpsc::Receiver;
-
 use rusqlite::Connection;
 
 use super::checkpoint;
 use super::move_log::MoveLog;
-use super::requests::{Then, ToWriter, WriteJob, answer, next_batch};
+use super::requests::{BatchWriter, WriteJob, answer};
 use super::schema::describe;
 use super::wal_watch::{Wal, WalWatch};
 use super::{Faults, StoreError, Write, failed};
 // Re-exported for the opening, which starts the writer with them.
 pub(super) use crate::store_stats::StoreStats;
-
-/// The writer: blocks for a request, drains the queue into one batch, commits
-/// it, answers; until told to close.
-pub(super) fn run_writer(
-    mut writer: Writer,
-    requests: &Receiver<ToWriter>,
-    batch_max: usize,
-    stats: &StoreStats,
-) {
-    // One batch buffer for the writer's life: a fresh one per batch (tens of
-    // kilobytes with many games) made the allocator hand memory back to the
-    // system and fault it in again, batch after batch.
-    let mut batch = Vec::with_capacity(batch_max.min(4096));
-    let mut asks = Vec::new();
-    loop {
-        let then = next_batch(requests, batch_max, &mut batch, &mut asks);
-        stats.taken(batch.len());
-        if !batch.is_empty() {
-            let started = std::time::Instant::now();
-            let writes = batch.len();
-            writer.commit_batch(&mut batch, stats);
-            let took = started.elapsed();
-            stats.batch_took(took);
-            warn_if_slow(took, writes);
-        }
-        for (game, answer) in asks.drain(..) {
-            let _ = answer.send(writer.log.moves_to_tell(game));
-        }
-        match then {
-            Then::Go => {}
-            Then::Close => return,
-            Then::Gone => return,
-        }
-    }
-}
-
-/// A commit that took long held up every move in it: worth an operator's look
-/// (a slow or saturated disk). The threshold is the daemon's other watches'.
-fn warn_if_slow(took: std::time::Duration, writes: usize) {
-    if took >= crate::watch::STALL_WARNING {
-        tracing::warn!(
-            ms = took.as_millis(),
-            writes,
-            "a commit took {} ms: every move in it waited as long",
-            took.as_millis()
-        );
-    }
-}
 
 /// The read-write connection and the move log that follows its transactions.
 pub(super) struct Writer {
@@ -81,6 +31,19 @@ pub(super) struct Writer {
     pub(super) wal: WalWatch,
     /// Days in a rating period, for the ratings a rated end changes.
     pub(super) rating_period_days: u32,
+}
+
+impl BatchWriter for Writer {
+    fn commit_batch(&mut self, batch: &mut Vec<WriteJob>, stats: &StoreStats) {
+        Writer::commit_batch(self, batch, stats);
+    }
+
+    fn held_moves(
+        &self,
+        game: flipline::protocol::GameId,
+    ) -> Result<Option<Vec<super::StoredMove>>, String> {
+        self.log.moves_to_tell(game)
+    }
 }
 
 impl Writer {

@@ -90,11 +90,7 @@ async fn rate(db: &mut Db, game: &RatedGame, period_days: u32) -> Result<(), Err
     let variant = game.variant;
     let black = side_before(db, &game.black, variant, game.at, period_days).await?;
     let white = side_before(db, &game.white, variant, game.at, period_days).await?;
-    let black_score = match game.winner {
-        Some(Color::Black) => 1.0,
-        Some(Color::White) => 0.0,
-        None => 0.5,
-    };
+    let black_score = glicko::black_score(game.winner);
     let (black_after, white_after) = glicko::rate_pair(black.before, white.before, black_score);
     for (side, after) in [(black, black_after), (white, white_after)] {
         write_rating(db, &side, game, after).await?;

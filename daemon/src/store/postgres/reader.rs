@@ -1,30 +1,27 @@
 //! The PostgreSQL reader thread: a connection of its own, so that reads
 //! (`HISTORY`, `RATING`, `TOP`, a registered name's `LOGIN`) never wait
 //! behind the writes. While the server is down a read fails at once (the
-//! client hears `ERR 503`); the next read after [`RETRY_AFTER`] connects
-//! again.
+//! client hears `ERR 503`); a read connects again at most every
+//! `retry::RETRY_AFTER`.
 
 use std::sync::mpsc::Receiver;
-use std::time::{Duration, Instant};
 
 use tokio::runtime::Runtime;
 
 use super::db::Db;
+use super::retry::Retry;
 use super::{games, ratings};
 use crate::config::StoreConfig;
 use crate::faults::Faults;
 use crate::store::StoreError;
 use crate::store::requests::{Read, ReadAnswer, ToReader};
 
-/// The least time between two attempts to connect while the server is down.
-const RETRY_AFTER: Duration = Duration::from_millis(500);
-
 /// The reader: its connection, when it has one.
 pub struct PgReader {
     pub(super) config: StoreConfig,
     pub(super) runtime: Runtime,
     pub(super) db: Option<Db>,
-    pub(super) down: Option<(Instant, String)>,
+    pub(super) down: Retry,
     pub(super) faults: Option<Faults>,
 }
 
@@ -47,23 +44,12 @@ impl PgReader {
             return Ok(());
         }
         self.db = None;
-        if let Some((at, why)) = &self.down
-            && at.elapsed() < RETRY_AFTER
-        {
-            return Err(why.clone());
-        }
-        match self.runtime.block_on(super::connect::connect(&self.config)) {
-            Ok(client) => {
-                self.down = None;
-                self.db = Some(Db::new(client));
-                Ok(())
-            }
-            Err(why) => {
-                let why = format!("PostgreSQL cannot be reached: {why}");
-                self.down = Some((Instant::now(), why.clone()));
-                Err(why)
-            }
-        }
+        let (runtime, config) = (&self.runtime, &self.config);
+        let client = self
+            .down
+            .attempt(|| runtime.block_on(super::connect::connect(config)))?;
+        self.db = Some(Db::new(client));
+        Ok(())
     }
 
     fn answer(&mut self, read: Read) {

@@ -294,8 +294,9 @@ fn through(db: &ScratchDatabase) -> (super::cut_proxy::CutProxy, StoreUrl) {
     let (_, rest) = db.url.split_once('@').unwrap();
     let (server, _) = rest.split_once('/').unwrap();
     let proxy = super::cut_proxy::CutProxy::start(server.parse().unwrap());
+    // In clear, so that the proxy can see a COMMIT go by.
     let url = db.url.replacen(server, &proxy.addr.to_string(), 1);
-    (proxy, StoreUrl::new(url))
+    (proxy, StoreUrl::new(format!("{url}?sslmode=disable")))
 }
 
 fn register(name: &str) -> Write {

@@ -146,21 +146,22 @@ pub fn connector(tls: &Tls) -> Result<MakeRustlsConnect, String> {
     let builder = ClientConfig::builder_with_provider(Arc::clone(&provider))
         .with_safe_default_protocol_versions()
         .map_err(|e| e.to_string())?;
-    let verifier: Arc<dyn ServerCertVerifier> = match tls.mode {
-        SslMode::Disable | SslMode::Prefer | SslMode::Require => {
-            Arc::new(Unchecked(provider.signature_verification_algorithms))
-        }
-        SslMode::VerifyCa | SslMode::VerifyFull => {
-            let roots = Arc::new(roots(tls)?);
-            let webpki = WebPkiServerVerifier::builder_with_provider(roots, Arc::clone(&provider))
-                .build()
-                .map_err(|e| e.to_string())?;
-            match tls.mode {
-                SslMode::VerifyCa => Arc::new(AnyName(webpki)),
-                _ => webpki,
-            }
-        }
+    let chain = match tls.mode {
+        SslMode::Disable | SslMode::Prefer | SslMode::Require => None,
+        SslMode::VerifyCa | SslMode::VerifyFull => Some(
+            WebPkiServerVerifier::builder_with_provider(
+                Arc::new(roots(tls)?),
+                Arc::clone(&provider),
+            )
+            .build()
+            .map_err(|e| e.to_string())?,
+        ),
     };
+    let verifier = Arc::new(Checks {
+        chain,
+        name: tls.mode == SslMode::VerifyFull,
+        algorithms: provider.signature_verification_algorithms,
+    });
     let config = builder
         .dangerous()
         .with_custom_certificate_verifier(verifier)
@@ -193,51 +194,18 @@ fn roots(tls: &Tls) -> Result<RootCertStore, String> {
     }
 }
 
-/// `require`: encrypted, the server's certificate taken as it is (libpq's
-/// meaning); the handshake's signatures are still checked.
+/// What a mode checks of the server's certificate: nothing (`require`,
+/// libpq's meaning: encrypted, the certificate taken as it is), its chain
+/// to a trusted authority (`verify-ca`), and its name too (`verify-full`).
+/// The handshake's signatures are checked whatever the mode.
 #[derive(Debug)]
-struct Unchecked(WebPkiSupportedAlgorithms);
-
-impl ServerCertVerifier for Unchecked {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_schemes()
-    }
+struct Checks {
+    chain: Option<Arc<WebPkiServerVerifier>>,
+    name: bool,
+    algorithms: WebPkiSupportedAlgorithms,
 }
 
-/// `verify-ca`: the chain checked, the name not.
-#[derive(Debug)]
-struct AnyName(Arc<WebPkiServerVerifier>);
-
-impl ServerCertVerifier for AnyName {
+impl ServerCertVerifier for Checks {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -246,13 +214,15 @@ impl ServerCertVerifier for AnyName {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
+        let Some(chain) = &self.chain else {
+            return Ok(ServerCertVerified::assertion());
+        };
         let checked =
-            self.0
-                .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now);
+            chain.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now);
         match checked {
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
-            )) => Ok(ServerCertVerified::assertion()),
+            )) if !self.name => Ok(ServerCertVerified::assertion()),
             other => other,
         }
     }
@@ -263,7 +233,7 @@ impl ServerCertVerifier for AnyName {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls12_signature(message, cert, dss)
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algorithms)
     }
 
     fn verify_tls13_signature(
@@ -272,11 +242,11 @@ impl ServerCertVerifier for AnyName {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls13_signature(message, cert, dss)
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algorithms)
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_verify_schemes()
+        self.algorithms.supported_schemes()
     }
 }
 

@@ -7,7 +7,7 @@
 //! A server that goes away fails the batch under way (`ERR 503` for the
 //! moves in it) and the writes after it, without waiting, until a new
 //! connection succeeds: each batch tries again once the last attempt is
-//! [`RETRY_AFTER`] old, so writes go on by themselves when the server is
+//! `retry::RETRY_AFTER` old, so writes go on by themselves when the server is
 //! back. A connection lost while `COMMIT` was sent leaves the batch in
 //! doubt: the writer then waits for the server and reads its own
 //! `writer_commits` row, which the batch set, to learn whether it
@@ -17,24 +17,21 @@
 //! Only one daemon writes a database: the writing connection holds an
 //! advisory lock, taken again at each reconnection.
 
-use std::sync::mpsc::Receiver;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tokio::runtime::Runtime;
 
 use super::db::Db;
 use super::held::HeldMoves;
+use super::retry::Retry;
 use super::writes::{self, WriteError};
 use crate::config::StoreConfig;
 use crate::faults::Faults;
-use crate::store::requests::{Then, ToWriter, WriteJob, answer, next_batch};
-use crate::store::{StoreError, StoreStats, Write};
+use crate::store::requests::{BatchWriter, WriteJob, answer};
+use crate::store::{StoreError, StoreStats, StoredMove, Write};
 
 /// The advisory lock the writing connection holds ("FLIP" and 2).
 pub const WRITER_LOCK: i64 = 0x464C_4950_0000_0002;
-
-/// The least time between two attempts to connect while the server is down.
-const RETRY_AFTER: Duration = Duration::from_millis(500);
 
 /// The longest pause between attempts while a batch is in doubt.
 const IN_DOUBT_PAUSE_MAX: Duration = Duration::from_secs(2);
@@ -51,7 +48,7 @@ pub struct PgWriter {
     /// The last batch begun.
     pub(super) batch: i64,
     /// The last failed attempt to connect, and why it failed.
-    pub(super) down: Option<(Instant, String)>,
+    pub(super) down: Retry,
     pub(super) faults: Option<Faults>,
 }
 
@@ -64,30 +61,16 @@ enum Outcome {
     Unreachable(String),
 }
 
-/// Blocks for a request, drains the queue into one batch, commits it,
-/// answers; until told to close.
-pub fn run_writer(
-    mut writer: PgWriter,
-    requests: &Receiver<ToWriter>,
-    batch_max: usize,
-    stats: &StoreStats,
-) {
-    let mut batch = Vec::with_capacity(batch_max.min(4096));
-    let mut asks = Vec::new();
-    loop {
-        let then = next_batch(requests, batch_max, &mut batch, &mut asks);
-        stats.taken(batch.len());
-        if !batch.is_empty() {
-            let started = Instant::now();
-            writer.commit_batch(&mut batch, stats);
-            stats.batch_took(started.elapsed());
-        }
-        for (game, answer) in asks.drain(..) {
-            let _ = answer.send(Ok(writer.held.moves(game)));
-        }
-        if !matches!(then, Then::Go) {
-            return;
-        }
+impl BatchWriter for PgWriter {
+    fn commit_batch(&mut self, batch: &mut Vec<WriteJob>, stats: &StoreStats) {
+        PgWriter::commit_batch(self, batch, stats);
+    }
+
+    fn held_moves(
+        &self,
+        game: flipline::protocol::GameId,
+    ) -> Result<Option<Vec<StoredMove>>, String> {
+        Ok(self.held.moves(game))
     }
 }
 
@@ -219,27 +202,27 @@ impl PgWriter {
     }
 
     /// A live connection, made again if need be (at most once in
-    /// [`RETRY_AFTER`] while the server is down).
+    /// `retry::RETRY_AFTER` while the server is down).
     fn connected(&mut self) -> Result<(), String> {
         if self.db.as_ref().is_some_and(|db| !db.is_closed()) {
             return Ok(());
         }
         self.db = None;
-        if let Some((at, why)) = &self.down
-            && at.elapsed() < RETRY_AFTER
+        let was_down = self.down.is_down();
+        let (runtime, config) = (&self.runtime, &self.config);
+        match self
+            .down
+            .attempt(|| runtime.block_on(connect_writer(config)))
         {
-            return Err(why.clone());
-        }
-        match self.runtime.block_on(connect_writer(&self.config)) {
             Ok(db) => {
-                if self.down.take().is_some() {
+                if was_down {
                     tracing::warn!("PostgreSQL answers again: writes succeed");
                 }
                 self.db = Some(db);
                 Ok(())
             }
             Err(why) => {
-                if self.down.is_none() {
+                if !was_down {
                     tracing::error!(
                         url = %self.config.url,
                         why,
@@ -247,8 +230,6 @@ impl PgWriter {
                          ERR 503) until it answers again; they go on by themselves then"
                     );
                 }
-                let why = format!("PostgreSQL cannot be reached: {why}");
-                self.down = Some((Instant::now(), why.clone()));
                 Err(why)
             }
         }

@@ -43,6 +43,19 @@ impl PendingMoves {
             .push(mv.ms.map(|ms| i64::try_from(ms).unwrap_or(i64::MAX)));
     }
 
+    /// Move `ply` of `game`, checked against the held moves first.
+    fn check_and_push(
+        &mut self,
+        held: &mut HeldMoves,
+        (game, ply, mv, ms): (GameId, u32, flipline::Move, u64),
+    ) -> Result<(), WriteError> {
+        let stored = StoredMove { mv, ms: Some(ms) };
+        held.append(game, ply, stored)
+            .map_err(WriteError::Refused)?;
+        self.push(game, ply, stored);
+        Ok(())
+    }
+
     /// Inserts them, in one statement, and empties the list.
     async fn flush(&mut self, db: &mut Db) -> Result<(), Error> {
         if self.games.is_empty() {
@@ -72,15 +85,10 @@ pub async fn moves_alone(
     }
     let mut pending = PendingMoves::default();
     for write in writes {
-        if let Write::Move { game, ply, mv, ms } = write {
-            let stored = StoredMove {
-                mv: *mv,
-                ms: Some(*ms),
-            };
-            if let Err(why) = held.append(*game, *ply, stored) {
-                return Some(Err(WriteError::Refused(why)));
-            }
-            pending.push(*game, *ply, stored);
+        if let Write::Move { game, ply, mv, ms } = write
+            && let Err(refused) = pending.check_and_push(held, (*game, *ply, *mv, *ms))
+        {
+            return Some(Err(refused));
         }
     }
     const SQL: &str = "WITH inserted AS (INSERT INTO moves (game, ply, move, ms) \
@@ -110,13 +118,7 @@ pub async fn run(
     let mut pending = PendingMoves::default();
     for write in writes {
         if let Write::Move { game, ply, mv, ms } = write {
-            let stored = StoredMove {
-                mv: *mv,
-                ms: Some(*ms),
-            };
-            held.append(*game, *ply, stored)
-                .map_err(WriteError::Refused)?;
-            pending.push(*game, *ply, stored);
+            pending.check_and_push(held, (*game, *ply, *mv, *ms))?;
             counts.push(1);
             continue;
         }
