@@ -1,7 +1,7 @@
 //! The store on a PostgreSQL server, for an operator who wants the games on
 //! a database server of their own (a machine to itself, backups with
 //! `pg_dump`, several daemons one day). It keeps every promise of the
-//! SQLite store behind the same [`Store`] handle: the actors send the same
+//! SQLite store behind the same [`Store`](super::Store) handle: the actors send the same
 //! requests (see `requests`) to two threads built the same way.
 //!
 //! - The writer thread owns the only writing connection (which holds an
