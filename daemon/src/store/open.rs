@@ -9,6 +9,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Sender, channel};
 use std::thread::JoinHandle;
 
@@ -157,6 +158,9 @@ pub struct StoreThreads {
     writer: JoinHandle<()>,
     reader: JoinHandle<()>,
     stats: Arc<StoreStats>,
+    /// Set by [`StoreThreads::close`] before it waits: a writer waiting on
+    /// a server that is down (PostgreSQL, a commit in doubt) stops waiting.
+    closing: Arc<AtomicBool>,
 }
 
 impl StoreThreads {
@@ -167,6 +171,7 @@ impl StoreThreads {
         writer: JoinHandle<()>,
         reader: JoinHandle<()>,
         stats: Arc<StoreStats>,
+        closing: Arc<AtomicBool>,
     ) -> StoreThreads {
         StoreThreads {
             writes,
@@ -174,6 +179,7 @@ impl StoreThreads {
             writer,
             reader,
             stats,
+            closing,
         }
     }
 
@@ -219,18 +225,20 @@ impl StoreThreads {
                 drop(lock);
             })
             .map_err(spawn_error)?;
-        Ok(StoreThreads {
+        Ok(StoreThreads::new(
             writes,
             reads,
             writer,
             reader,
             stats,
-        })
+            Arc::default(),
+        ))
     }
 
     /// Commits everything queued so far, stops both threads and waits for them.
     /// Requests queued later fail with [`StoreError::Closed`].
     pub fn close(self) {
+        self.closing.store(true, Ordering::Relaxed);
         let _ = self.writes.send(ToWriter::Close);
         let _ = self.reads.send(ToReader::Close);
         let _ = self.writer.join();

@@ -95,12 +95,14 @@ pub fn open(config: &StoreConfig) -> Result<Opened, StoreError> {
     let (reads, read_rx) = channel();
     let (started_tx, started_rx) = channel();
     let writer_config = config.clone();
+    let closing = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer_closing = Arc::clone(&closing);
     let writer_stats = Arc::clone(&stats);
     let spawn_error = |e: std::io::Error| refuse(config, format!("cannot start a thread: {e}"));
     let writer = std::thread::Builder::new()
         .name("store-writer".into())
         .spawn(move || {
-            if let Some(writer) = start_writer(writer_config, &started_tx) {
+            if let Some(writer) = start_writer(writer_config, writer_closing, &started_tx) {
                 let batch_max = writer.config.batch_max;
                 super::requests::run_writer(writer, &write_rx, batch_max, &writer_stats);
             }
@@ -121,7 +123,7 @@ pub fn open(config: &StoreConfig) -> Result<Opened, StoreError> {
         .name("store-reader".into())
         .spawn(move || reader::run_reader(reader, &read_rx))
         .map_err(spawn_error)?;
-    let threads = StoreThreads::new(writes, reads, writer, reader, stats);
+    let threads = StoreThreads::new(writes, reads, writer, reader, stats, closing);
     Ok(opened(threads, recovered))
 }
 
@@ -141,6 +143,7 @@ fn opened(threads: StoreThreads, recovered: Recovered) -> Opened {
 /// recovered (or why it could not), and gives the writer to run.
 fn start_writer(
     config: StoreConfig,
+    closing: Arc<std::sync::atomic::AtomicBool>,
     started: &std::sync::mpsc::Sender<Result<Recovered, StoreError>>,
 ) -> Option<PgWriter> {
     let prepared = runtime(&config).and_then(|runtime| {
@@ -175,6 +178,8 @@ fn start_writer(
         batch: 0,
         down: retry::Retry::default(),
         faults,
+        closing,
+        doubt: None,
     };
     started.send(Ok(recovered)).ok()?;
     Some(writer)

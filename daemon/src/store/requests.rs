@@ -43,6 +43,15 @@ pub(crate) trait BatchWriter {
 
     /// The moves of a game in play, as the writer holds them.
     fn held_moves(&self, game: GameId) -> Result<Option<Vec<StoredMove>>, String>;
+
+    /// How soon it has work of its own to do with no request (a commit in
+    /// doubt to settle); `None`: none.
+    fn waiting(&self) -> Option<std::time::Duration> {
+        None
+    }
+
+    /// Does that work, if it is due.
+    fn tend(&mut self, _stats: &StoreStats) {}
 }
 
 /// The writer thread's loop, whatever the backend: blocks for a request,
@@ -60,7 +69,8 @@ pub(crate) fn run_writer(
     let mut batch = Vec::with_capacity(batch_max.min(4096));
     let mut asks = Vec::new();
     loop {
-        let then = next_batch(requests, batch_max, &mut batch, &mut asks);
+        let then = next_batch(requests, batch_max, &mut batch, &mut asks, writer.waiting());
+        writer.tend(stats);
         stats.taken(batch.len());
         if !batch.is_empty() {
             let started = std::time::Instant::now();
@@ -75,7 +85,11 @@ pub(crate) fn run_writer(
         }
         match then {
             Then::Go => {}
-            Then::Close | Then::Gone => return,
+            Then::Close | Then::Gone => {
+                // A last word with the server, or the work is given up.
+                writer.tend(stats);
+                return;
+            }
         }
     }
 }
@@ -104,19 +118,28 @@ pub(crate) enum Then {
 }
 
 /// Fills `batch` (empty on entry) with the next writes: the first request
-/// (waited for), then whatever else is queued, up to `batch_max` writes; asks
-/// for held moves go to `asks`, to be answered after the batch.
+/// (waited for, at most `wait` if given: then none), then whatever else is
+/// queued, up to `batch_max` writes; asks for held moves go to `asks`, to
+/// be answered after the batch.
 pub(crate) fn next_batch(
     requests: &Receiver<ToWriter>,
     batch_max: usize,
     batch: &mut Vec<WriteJob>,
     asks: &mut Vec<(GameId, HeldAnswer)>,
+    wait: Option<std::time::Duration>,
 ) -> Then {
-    match requests.recv() {
+    let first = match wait {
+        Some(wait) => match requests.recv_timeout(wait) {
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => return Then::Go,
+            received => received.map_err(|_| ()),
+        },
+        None => requests.recv().map_err(|_| ()),
+    };
+    match first {
         Ok(ToWriter::Job(job)) => batch.push(job),
         Ok(ToWriter::Held(game, answer)) => asks.push((game, answer)),
         Ok(ToWriter::Close) => return Then::Close,
-        Err(_) => return Then::Gone,
+        Err(()) => return Then::Gone,
     }
     while batch.len() < batch_max {
         match requests.try_recv() {

@@ -158,17 +158,17 @@ fn a_failing_write_fails_alone_and_the_batch_bound_holds() {
             .unwrap();
     }
     let mut batch = Vec::new();
-    let then = next_batch(&queue, 3, &mut batch, &mut Vec::new());
+    let then = next_batch(&queue, 3, &mut batch, &mut Vec::new(), None);
     assert!(matches!(then, Then::Go));
     assert_eq!(batch.len(), 3);
     batch.clear();
     requests.send(ToWriter::Close).unwrap();
-    let then = next_batch(&queue, 3, &mut batch, &mut Vec::new());
+    let then = next_batch(&queue, 3, &mut batch, &mut Vec::new(), None);
     assert!(matches!(then, Then::Close), "told to close");
     assert_eq!(batch.len(), 2);
     batch.clear();
     drop(requests);
-    let then = next_batch(&queue, 3, &mut batch, &mut Vec::new());
+    let then = next_batch(&queue, 3, &mut batch, &mut Vec::new(), None);
     assert!(matches!(then, Then::Gone), "every handle dropped");
 }
 

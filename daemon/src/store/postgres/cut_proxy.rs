@@ -7,6 +7,7 @@
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// Where to cut.
@@ -28,6 +29,8 @@ pub enum Cut {
 pub struct CutProxy {
     pub addr: SocketAddr,
     cut: Arc<Mutex<Cut>>,
+    /// While set, new connections are closed at once: the server is "down".
+    down: Arc<AtomicBool>,
 }
 
 /// The simple-protocol message `COMMIT` as tokio-postgres sends it.
@@ -39,16 +42,25 @@ impl CutProxy {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         let cut = Arc::new(Mutex::new(Cut::Never));
-        let shared = Arc::clone(&cut);
+        let down = Arc::new(AtomicBool::new(false));
+        let (shared, refusing) = (Arc::clone(&cut), Arc::clone(&down));
         std::thread::spawn(move || {
             for client in listener.incoming().flatten() {
+                if refusing.load(Ordering::Relaxed) {
+                    continue;
+                }
                 let Ok(upstream) = TcpStream::connect(server) else {
                     continue;
                 };
                 relay(client, upstream, Arc::clone(&shared));
             }
         });
-        CutProxy { addr, cut }
+        CutProxy { addr, cut, down }
+    }
+
+    /// Closes every new connection at once from now on.
+    pub fn go_down(&self) {
+        self.down.store(true, Ordering::Relaxed);
     }
 
     /// Cuts the next `COMMIT` as `cut` says (once).

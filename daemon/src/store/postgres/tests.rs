@@ -383,6 +383,31 @@ fn a_commit_lost_on_its_way_is_refused_and_the_write_can_be_made_again() {
 }
 
 #[test]
+fn a_daemon_stopping_with_a_commit_in_doubt_and_the_server_down_stops() {
+    use super::cut_proxy::Cut;
+    let Some(db) = ScratchDatabase::new("in_doubt_closing") else {
+        return;
+    };
+    let (proxy, opened) = cut_store(&db);
+    let store = opened.store;
+    proxy.go_down();
+    proxy.arm(Cut::AfterNext);
+    let answer = store.append_move(1, 1, "f5".parse().unwrap(), 5);
+    // The writer is in doubt once it says the store refuses.
+    let stats = store.live_stats();
+    let began = std::time::Instant::now();
+    while !stats.refusing() {
+        assert!(
+            began.elapsed() < std::time::Duration::from_secs(30),
+            "never in doubt"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    opened.threads.close();
+    assert_eq!(block_on(answer), Err(StoreError::Closed), "left unanswered");
+}
+
+#[test]
 fn a_sqlite_store_is_copied_whole_into_an_empty_database_and_checked() {
     let Some(db) = ScratchDatabase::new("copy") else {
         return;

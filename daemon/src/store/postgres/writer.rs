@@ -8,16 +8,21 @@
 //! moves in it) and the writes after it, without waiting, until a new
 //! connection succeeds: each batch tries again once the last attempt is
 //! `retry::RETRY_AFTER` old, so writes go on by themselves when the server is
-//! back. A connection lost while `COMMIT` was sent leaves the batch in
-//! doubt: the writer then waits for the server and reads its own
-//! `writer_commits` row, which the batch set, to learn whether it
-//! committed, before it answers anything or takes the next batch. So a
-//! write is never answered as done when it is not, nor done twice.
+//! back. A connection lost once a batch's commit was sent leaves the batch
+//! in doubt: its writes stay unanswered until the writer, connecting again
+//! (at once, then less and less often, up to [`IN_DOUBT_PAUSE_MAX`]),
+//! reads its own `writer_commits` row, which the batch set, and learns
+//! whether it committed. Meanwhile nothing else is written (later writes
+//! are answered `ERR 503`), so a write is never answered as done when it
+//! is not, nor done twice. A daemon stopping meanwhile leaves the batch
+//! unanswered, as a crash would.
 //!
 //! Only one daemon writes a database: the writing connection holds an
 //! advisory lock, taken again at each reconnection.
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use tokio::runtime::Runtime;
 
@@ -33,8 +38,20 @@ use crate::store::{StoreError, StoreStats, StoredMove, Write};
 /// The advisory lock the writing connection holds ("FLIP" and 2).
 pub const WRITER_LOCK: i64 = 0x464C_4950_0000_0002;
 
-/// The longest pause between attempts while a batch is in doubt.
-const IN_DOUBT_PAUSE_MAX: Duration = Duration::from_secs(2);
+/// The first and the longest pause between attempts while a batch is in
+/// doubt.
+const IN_DOUBT_PAUSE: Duration = Duration::from_millis(50);
+const IN_DOUBT_PAUSE_MAX: Duration = Duration::from_millis(500);
+
+/// A batch in doubt: its writes, the counts they answer with if it
+/// committed, and when to ask the server next.
+pub(super) struct Doubt {
+    jobs: Vec<WriteJob>,
+    counts: Vec<usize>,
+    error: String,
+    pause: Duration,
+    next_try: Instant,
+}
 
 /// The writer: its connection (when it has one), the moves it holds and
 /// the numbers that mark its batches.
@@ -50,6 +67,10 @@ pub struct PgWriter {
     /// The last failed attempt to connect, and why it failed.
     pub(super) down: Retry,
     pub(super) faults: Option<Faults>,
+    /// Set when the daemon stops (see `StoreThreads::close`).
+    pub(super) closing: Arc<AtomicBool>,
+    /// The batch in doubt, if one is.
+    pub(super) doubt: Option<Doubt>,
 }
 
 /// How a batch ended.
@@ -59,6 +80,9 @@ enum Outcome {
     Failed(String),
     /// No connection, or it was lost before `COMMIT`: nothing was written.
     Unreachable(String),
+    /// The connection was lost once the commit was sent: the counts the
+    /// writes answer with if it committed.
+    InDoubt(String, Vec<usize>),
 }
 
 impl BatchWriter for PgWriter {
@@ -70,14 +94,43 @@ impl BatchWriter for PgWriter {
         &self,
         game: flipline::protocol::GameId,
     ) -> Result<Option<Vec<StoredMove>>, String> {
-        Ok(self.held.moves(game))
+        match &self.doubt {
+            Some(doubt) => Err(waiting(doubt)),
+            None => Ok(self.held.moves(game)),
+        }
     }
+
+    fn waiting(&self) -> Option<Duration> {
+        let doubt = self.doubt.as_ref()?;
+        Some(doubt.next_try.saturating_duration_since(Instant::now()))
+    }
+
+    fn tend(&mut self, stats: &StoreStats) {
+        self.settle(stats);
+    }
+}
+
+/// Why a write is refused while a batch is in doubt.
+fn waiting(doubt: &Doubt) -> String {
+    format!(
+        "a commit in doubt waits for PostgreSQL to say whether it was made ({})",
+        doubt.error
+    )
 }
 
 impl PgWriter {
     /// Commits `batch` in one transaction; if a statement fails, each write
     /// alone, so that one bad write fails alone. Leaves `batch` empty.
     fn commit_batch(&mut self, batch: &mut Vec<WriteJob>, stats: &StoreStats) {
+        self.settle(stats);
+        if let Some(doubt) = &self.doubt {
+            let why = waiting(doubt);
+            stats.set_refusing(true);
+            batch
+                .drain(..)
+                .for_each(|job| answer(job, Err(StoreError::Failed(why.clone()))));
+            return;
+        }
         let writes: Vec<&Write> = batch.iter().map(|job| &job.write).collect();
         match self.run_batch(&writes, stats) {
             Outcome::Committed(counts) => {
@@ -93,23 +146,114 @@ impl PgWriter {
                     .drain(..)
                     .for_each(|job| answer(job, Err(StoreError::Failed(why.clone()))));
             }
-            Outcome::Failed(_) => batch.drain(..).for_each(|job| {
-                let result = match self.run_batch(&[&job.write], stats) {
-                    Outcome::Committed(counts) => {
-                        stats.committed(1);
-                        Ok(counts.into_iter().sum())
-                    }
-                    Outcome::Failed(why) | Outcome::Unreachable(why) => {
-                        Err(StoreError::Failed(why))
-                    }
-                };
-                answer(job, result);
-            }),
+            Outcome::Failed(_) => self.commit_each(batch, stats),
             Outcome::Unreachable(why) => {
                 stats.set_refusing(true);
                 batch
                     .drain(..)
                     .for_each(|job| answer(job, Err(StoreError::Failed(why.clone()))));
+            }
+            Outcome::InDoubt(error, counts) => {
+                self.begin_doubt(std::mem::take(batch), counts, error);
+            }
+        }
+    }
+
+    /// Each write of a batch that failed, in a transaction of its own.
+    fn commit_each(&mut self, batch: &mut Vec<WriteJob>, stats: &StoreStats) {
+        for job in batch.drain(..) {
+            if let Some(doubt) = &self.doubt {
+                answer(job, Err(StoreError::Failed(waiting(doubt))));
+                continue;
+            }
+            match self.run_batch(&[&job.write], stats) {
+                Outcome::Committed(counts) => {
+                    stats.committed(1);
+                    answer(job, Ok(counts.into_iter().sum()));
+                }
+                Outcome::Failed(why) | Outcome::Unreachable(why) => {
+                    answer(job, Err(StoreError::Failed(why)));
+                }
+                Outcome::InDoubt(error, counts) => self.begin_doubt(vec![job], counts, error),
+            }
+        }
+    }
+
+    fn begin_doubt(&mut self, jobs: Vec<WriteJob>, counts: Vec<usize>, error: String) {
+        tracing::warn!(
+            error,
+            writes = jobs.len(),
+            "the connection to PostgreSQL was lost during a commit: its writes are \
+             answered once the server says whether it committed"
+        );
+        self.doubt = Some(Doubt {
+            jobs,
+            counts,
+            error,
+            pause: IN_DOUBT_PAUSE,
+            next_try: Instant::now(),
+        });
+    }
+
+    /// Asks the server, if it is time (or the daemon stops), whether the
+    /// batch in doubt committed, and answers its writes once it knows. A
+    /// daemon stopping with the server unreachable leaves them unanswered.
+    fn settle(&mut self, stats: &StoreStats) {
+        let closing = self.closing.load(Ordering::Relaxed);
+        let Some(doubt) = &mut self.doubt else {
+            return;
+        };
+        if !closing && Instant::now() < doubt.next_try {
+            return;
+        }
+        let read = self
+            .runtime
+            .block_on(read_mark(&self.config, (self.run, self.batch)));
+        match read {
+            Ok((db, committed)) => {
+                self.db = Some(db);
+                self.answer_doubt(committed, stats);
+            }
+            Err(why) if closing => {
+                let left = self.doubt.take().map_or(0, |d| d.jobs.len());
+                self.held.rollback();
+                tracing::error!(
+                    why,
+                    writes = left,
+                    "flipd stops with a commit in doubt, PostgreSQL being unreachable: \
+                     its writes are left unanswered and may or may not be stored"
+                );
+            }
+            Err(why) => {
+                tracing::debug!(why, "the commit in doubt waits for PostgreSQL");
+                doubt.next_try = Instant::now() + doubt.pause;
+                doubt.pause = (doubt.pause * 2).min(IN_DOUBT_PAUSE_MAX);
+            }
+        }
+    }
+
+    /// The server said whether the batch in doubt committed: its writes are
+    /// answered so, and the held moves follow.
+    fn answer_doubt(&mut self, committed: bool, stats: &StoreStats) {
+        let Some(doubt) = self.doubt.take() else {
+            return;
+        };
+        tracing::info!(committed, "the commit in doubt is resolved");
+        stats.set_refusing(false);
+        if committed {
+            self.held.commit();
+            stats.committed(doubt.jobs.len());
+            for (job, count) in doubt.jobs.into_iter().zip(doubt.counts) {
+                answer(job, Ok(count));
+            }
+        } else {
+            self.held.rollback();
+            let why = format!(
+                "the connection to PostgreSQL was lost before the commit: {}",
+                doubt.error
+            );
+            for job in doubt.jobs {
+                answer(job, Err(StoreError::Failed(why.clone())));
             }
         }
     }
@@ -142,63 +286,24 @@ impl PgWriter {
                 Outcome::Failed(error)
             }
             Err(Step::InDoubt(error, counts)) => {
+                // The held moves stay as the batch left them until the
+                // server says whether it committed.
                 stats.set_refusing(true);
-                drop(db);
-                return self.resolve_in_doubt(error, counts);
+                return Outcome::InDoubt(error, counts);
             }
             Err(Step::RolledBack(error)) => Outcome::Failed(error),
         };
         match &outcome {
             Outcome::Committed(_) => self.held.commit(),
             Outcome::Failed(_) | Outcome::Unreachable(_) => self.held.rollback(),
+            // Returned above, the held moves left for the settling.
+            Outcome::InDoubt(..) => {}
         }
         // A connection lost is made again by the next batch.
         if !db.is_closed() && !matches!(outcome, Outcome::Unreachable(_)) {
             self.db = Some(db);
         }
         outcome
-    }
-
-    /// The connection was lost after `COMMIT` was sent: waits for the
-    /// server, then reads whether this batch's mark is there.
-    fn resolve_in_doubt(&mut self, error: String, mut counts: Vec<usize>) -> Outcome {
-        tracing::warn!(
-            error,
-            writes = counts.len(),
-            "the connection to PostgreSQL was lost during a commit: its writes are \
-             answered once the server says whether it committed"
-        );
-        let mut pause = Duration::from_millis(50);
-        loop {
-            let read = self
-                .runtime
-                .block_on(read_mark(&self.config, (self.run, self.batch)));
-            match read.map(|(db, committed)| {
-                self.db = Some(db);
-                committed
-            }) {
-                Ok(committed) => {
-                    let counts = std::mem::take(&mut counts);
-                    if committed {
-                        self.held.commit();
-                    } else {
-                        self.held.rollback();
-                    }
-                    tracing::info!(committed, "the commit in doubt is resolved");
-                    return match committed {
-                        true => Outcome::Committed(counts),
-                        false => Outcome::Unreachable(format!(
-                            "the connection to PostgreSQL was lost before the commit: {error}"
-                        )),
-                    };
-                }
-                Err(why) => {
-                    tracing::debug!(why, "the commit in doubt waits for PostgreSQL");
-                    std::thread::sleep(pause);
-                    pause = (pause * 2).min(IN_DOUBT_PAUSE_MAX);
-                }
-            }
-        }
     }
 
     /// A live connection, made again if need be (at most once in
