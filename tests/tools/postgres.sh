@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL server for the tests, on loopback, in a directory of
 # its own:
-#   tests/tools/postgres.sh start DIR [PORT]   prints the URL for FLIPLINE_TEST_POSTGRES;
+#   tests/tools/postgres.sh start DIR [PORT]   (the first free from PORT, 25432) prints the URL for FLIPLINE_TEST_POSTGRES;
 #                                              DIR/ca.pem is FLIPLINE_TEST_POSTGRES_CA
 #   tests/tools/postgres.sh stop DIR
 #   tests/tools/postgres.sh crash DIR    pg_ctl stop -m immediate: as a crash
@@ -17,15 +17,16 @@ command=${1:?start or stop}
 dir=${2:?a directory}
 password=flipd-test
 
-# The first port from 55432 on that nothing listens on.
+# The first port from $1 on that nothing listens on. Below the kernel's
+# ephemeral range (32768 and up): a port there may be held at any moment by
+# one of the thousands of client sockets the load tests open.
 free_port() {
-  local port=55432
+  local port=$1
   while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
     port=$((port + 1))
   done
   echo "$port"
 }
-port=${3:-$(free_port)}
 
 find_bin() {
   local found
@@ -78,11 +79,24 @@ start)
   as_owner bash -c "echo unused > '$pwfile'"
   as_owner "$bin/initdb" -D "$dir/data" -U postgres --auth-local=trust \
     --auth-host=scram-sha-256 --pwfile="$pwfile" -E UTF8 --locale=C.UTF-8 >/dev/null
-  options="-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories='$dir' \
-    -c max_connections=400 -c synchronous_commit=on -c fsync=on \
-    -c ssl=on -c ssl_cert_file='$dir/server.crt' -c ssl_key_file='$dir/server.key'"
-  echo "$options" > "$dir/options"
-  as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -o "$options" start >/dev/null
+  # A port can still be taken between the look and the start: try further.
+  next=${3:-25432}
+  for attempt in 1 2 3 4 5; do
+    port=$(free_port "$next")
+    options="-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories='$dir' \
+      -c max_connections=400 -c synchronous_commit=on -c fsync=on \
+      -c ssl=on -c ssl_cert_file='$dir/server.crt' -c ssl_key_file='$dir/server.key'"
+    echo "$options" > "$dir/options"
+    if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -o "$options" start \
+      >/dev/null; then
+      break
+    fi
+    if [[ $attempt -eq 5 ]]; then
+      echo "postgres.sh: the server would not start (see $dir/server.log)" >&2
+      exit 1
+    fi
+    next=$((port + 1))
+  done
   as_owner "$bin/psql" -h "$dir" -p "$port" -U postgres -d postgres -q -v ON_ERROR_STOP=1 \
     -c "CREATE ROLE flipd LOGIN CREATEDB PASSWORD '$password'" >/dev/null
   echo "postgres://flipd:$password@127.0.0.1:$port/postgres"
