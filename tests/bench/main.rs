@@ -4,6 +4,8 @@
 //! `tourney` plays engine levels against each other. Flags are parsed here;
 //! each tool lives in a module of its own.
 
+mod dataset;
+mod games;
 mod load;
 mod tourney;
 
@@ -28,6 +30,10 @@ enum Command {
     Baseline(load::BaselineArgs),
     /// Play a round robin between engine levels.
     Tourney(tourney::TourneyArgs),
+    /// Write the evaluation's training set from WTHOR and Logistello's book.
+    Dataset(dataset::DatasetArgs),
+    /// Solve held-out positions exactly, for accuracy measurements.
+    Heldout(dataset::HeldoutArgs),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +42,8 @@ fn main() -> ExitCode {
         Command::Load(args) => load::run(&args),
         Command::Baseline(args) => load::run_baseline(&args),
         Command::Tourney(args) => tourney::run(&args),
+        Command::Dataset(args) => dataset::run(&args),
+        Command::Heldout(args) => dataset::run_heldout(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -29,6 +29,7 @@ mod order;
 pub mod random_start;
 pub mod search;
 mod stability;
+pub mod symmetry;
 pub mod tt;
 
 use std::time::Duration;
