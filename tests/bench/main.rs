@@ -5,9 +5,11 @@
 //! each tool lives in a module of its own.
 
 mod dataset;
+mod evalcheck;
 mod games;
 mod load;
 mod tourney;
+mod train;
 
 use std::process::ExitCode;
 
@@ -34,6 +36,12 @@ enum Command {
     Dataset(dataset::DatasetArgs),
     /// Solve held-out positions exactly, for accuracy measurements.
     Heldout(dataset::HeldoutArgs),
+    /// Fit the pattern evaluation's weights to a training set.
+    Train(train::TrainArgs),
+    /// The evaluations' mean absolute error on exactly solved positions.
+    Accuracy(evalcheck::AccuracyArgs),
+    /// Games between the pattern evaluation and the heuristic at equal depth.
+    Evalmatch(evalcheck::MatchArgs),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +52,9 @@ fn main() -> ExitCode {
         Command::Tourney(args) => tourney::run(&args),
         Command::Dataset(args) => dataset::run(&args),
         Command::Heldout(args) => dataset::run_heldout(&args),
+        Command::Train(args) => train::run(&args),
+        Command::Accuracy(args) => evalcheck::run_accuracy(&args),
+        Command::Evalmatch(args) => evalcheck::run_match(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -26,6 +26,8 @@ mod flip;
 mod generic;
 mod last;
 mod order;
+pub mod pattern;
+pub mod pattern_eval;
 pub mod random_start;
 pub mod search;
 mod stability;
