@@ -195,22 +195,35 @@ impl Patterns {
 
     /// Each placement's configuration for `p` to move against `o`.
     pub fn indices(&self, p: u64, o: u64) -> [u32; INSTANCES] {
+        let board = cells(p, o);
         let mut out = [0; INSTANCES];
         for (slot, instance) in out.iter_mut().zip(&self.instances) {
-            *slot = instance.index(p, o);
+            *slot = instance.index_of(&board);
         }
         out
     }
 }
 
+/// Each square's digit (0 empty, 1 `p`, 2 `o`), worked out once for all
+/// placements: the squares are read about six times each.
+#[inline]
+pub fn cells(p: u64, o: u64) -> [u8; 64] {
+    let mut board = [0u8; 64];
+    for (sq, cell) in board.iter_mut().enumerate() {
+        *cell = (p >> sq & 1) as u8 + 2 * (o >> sq & 1) as u8;
+    }
+    board
+}
+
 impl Instance {
-    /// The configuration: digit i is 0 (empty), 1 (`p`) or 2 (`o`) on square i.
+    /// The configuration read from [`cells`]: digit i is square i's.
     #[inline]
-    pub fn index(&self, p: u64, o: u64) -> u32 {
+    pub fn index_of(&self, board: &[u8; 64]) -> u32 {
         let squares = self.squares.get(..self.len).unwrap_or_default();
-        squares.iter().rev().fold(0, |acc, &s| {
-            acc * 3 + (p >> s & 1) as u32 + 2 * (o >> s & 1) as u32
-        })
+        squares
+            .iter()
+            .rev()
+            .fold(0, |acc, &s| acc * 3 + u32::from(board[usize::from(s & 63)]))
     }
 }
 

@@ -13,7 +13,7 @@
 use std::sync::OnceLock;
 
 use super::eval::{EVAL_LIMIT, Evaluate};
-use super::pattern::{INSTANCES, KINDS, Patterns, patterns};
+use super::pattern::{INSTANCES, KINDS, Patterns, cells, patterns};
 
 /// Game phases: 10 empties each, the last from 50 empties to the start.
 pub const PHASES: usize = 6;
@@ -158,8 +158,9 @@ impl PatternEval {
             .get(base..base + self.per_phase)
             .unwrap_or_default();
         let mut sum = self.constants.get(ph).copied().unwrap_or(0);
+        let board = cells(p, o);
         for (inst, &offset) in patterns().instances().iter().zip(&self.instance_offsets) {
-            let at = offset + inst.index(p, o) as usize;
+            let at = offset + inst.index_of(&board) as usize;
             sum += i32::from(table.get(at).copied().unwrap_or(0));
         }
         sum
