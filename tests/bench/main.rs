@@ -4,8 +4,12 @@
 //! `tourney` plays engine levels against each other. Flags are parsed here;
 //! each tool lives in a module of its own.
 
+mod dataset;
+mod evalcheck;
+mod games;
 mod load;
 mod tourney;
+mod train;
 
 use std::process::ExitCode;
 
@@ -28,6 +32,16 @@ enum Command {
     Baseline(load::BaselineArgs),
     /// Play a round robin between engine levels.
     Tourney(tourney::TourneyArgs),
+    /// Write the evaluation's training set from WTHOR and Logistello's book.
+    Dataset(dataset::DatasetArgs),
+    /// Solve held-out positions exactly, for accuracy measurements.
+    Heldout(dataset::HeldoutArgs),
+    /// Fit the pattern evaluation's weights to a training set.
+    Train(train::TrainArgs),
+    /// The evaluations' mean absolute error on exactly solved positions.
+    Accuracy(evalcheck::AccuracyArgs),
+    /// Games between the pattern evaluation and the heuristic at equal depth.
+    Evalmatch(evalcheck::MatchArgs),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +50,11 @@ fn main() -> ExitCode {
         Command::Load(args) => load::run(&args),
         Command::Baseline(args) => load::run_baseline(&args),
         Command::Tourney(args) => tourney::run(&args),
+        Command::Dataset(args) => dataset::run(&args),
+        Command::Heldout(args) => dataset::run_heldout(&args),
+        Command::Train(args) => train::run(&args),
+        Command::Accuracy(args) => evalcheck::run_accuracy(&args),
+        Command::Evalmatch(args) => evalcheck::run_match(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -9,7 +9,10 @@
 //! - this file: [`Level`]s, [`choose`], [`rank_moves`], [`solve`].
 //! - [`search`]: the 8x8 midgame search (PVS, iterative deepening, table).
 //! - [`endgame`]: the exact solver; `last` its last four empties.
-//! - [`eval`]: the 8x8 evaluation behind the [`Evaluate`] trait.
+//! - [`eval`]: the 8x8 evaluation behind the [`Evaluate`] trait; the hand-made
+//!   heuristic plays anti and orders the exact solver.
+//! - [`pattern_eval`], [`pattern`]: the trained pattern evaluation the
+//!   Othello and Reversi search uses; [`symmetry`] the board's symmetries.
 //! - [`tt`]: the transposition table, a plain struct owned by the caller.
 //! - `order`, `stability`, `flip`, `board`: move lists, stable discs, branch-free
 //!   flips and bitboard helpers the others share.
@@ -26,9 +29,12 @@ mod flip;
 mod generic;
 mod last;
 mod order;
+pub mod pattern;
+pub mod pattern_eval;
 pub mod random_start;
 pub mod search;
 mod stability;
+pub mod symmetry;
 pub mod tt;
 
 use std::time::Duration;
@@ -36,6 +42,7 @@ use std::time::Duration;
 pub use endgame::{Solution, Solver};
 pub use eval::{AntiHeuristic, Evaluate, Heuristic};
 pub use generic::{DefaultEvaluator, Evaluator};
+pub use pattern_eval::PatternEval;
 pub use tt::Tt;
 
 use crate::game::Game;
@@ -213,7 +220,8 @@ pub fn choose(game: &Game, level: u8, seed: u64, stop: &mut dyn FnMut() -> bool)
                     stop,
                 )
             } else {
-                choose8::<Heuristic, false>(&Heuristic, p, o, level, seed ^ game.hash(), stop)
+                let eval = pattern_eval::trained();
+                choose8::<PatternEval, false>(eval, p, o, level, seed ^ game.hash(), stop)
             })
         }
         _ => generic::choose(game, level, seed, stop),
@@ -232,7 +240,7 @@ pub fn rank_moves(game: &Game, level: u8, stop: &mut dyn FnMut() -> bool) -> Vec
             if anti {
                 rank8::<AntiHeuristic, true>(&AntiHeuristic, p, o, level, stop)
             } else {
-                rank8::<Heuristic, false>(&Heuristic, p, o, level, stop)
+                rank8::<PatternEval, false>(pattern_eval::trained(), p, o, level, stop)
             }
         }
         _ => return generic::rank_moves(game, level, stop),
