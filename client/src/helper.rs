@@ -30,6 +30,9 @@ pub struct FlipHelper {
     /// Whether the line was empty when last seen (Ctrl-C on an empty line
     /// says how to leave).
     empty: Cell<bool>,
+    /// Whether this prompt has shown clocks: it keeps showing them (the
+    /// final times) after the game ends, until the next prompt.
+    clocks_shown: Cell<bool>,
 }
 
 impl FlipHelper {
@@ -42,6 +45,7 @@ impl FlipHelper {
             },
             hinter: HistoryHinter::new(),
             empty: Cell::new(true),
+            clocks_shown: Cell::new(false),
         }
     }
 
@@ -50,9 +54,11 @@ impl FlipHelper {
         self.empty.get()
     }
 
-    /// A new prompt starts with an empty line.
+    /// A new prompt starts with an empty line, and shows clocks only once
+    /// a clocked game is on.
     pub fn new_line(&self) {
         self.empty.set(true);
+        self.clocks_shown.set(false);
     }
 }
 
@@ -75,19 +81,20 @@ const RESET: &str = "\x1b[0m";
 impl Highlighter for FlipHelper {
     /// Drawn before anything else of a refresh is written: where a leave
     /// asked by another thread happens (see `terminal::leave`).
-    /// A prompt that starts with the clocks shows them as they are now, in
-    /// the same columns (see `render::clock_bar`).
+    /// While a clocked game is on, the clocks as they are now go at the
+    /// right end of the prompt's row (see [`with_clocks`]): a game that
+    /// starts while this prompt is up shows them at once.
     fn highlight_prompt<'b, 's: 'b, 'p: 'b>(&'s self, prompt: &'p str, _: bool) -> Cow<'b, str> {
         crate::terminal::leave_if_asked();
-        let Some(rest) = prompt
-            .get(CLOCK_BAR_WIDTH..)
-            .filter(|_| is_clock_prompt(prompt))
-        else {
-            return Cow::Borrowed(prompt);
-        };
         let view = self.completer.link.view();
+        if !(view.clocked_game_on() || self.clocks_shown.get()) {
+            return Cow::Borrowed(prompt);
+        }
         match view.clock_bar(Instant::now(), self.color) {
-            Some(bar) => Cow::Owned(format!("{bar}{rest}")),
+            Some(bar) => {
+                self.clocks_shown.set(true);
+                Cow::Owned(with_clocks(prompt, &bar))
+            }
             None => Cow::Borrowed(prompt),
         }
     }
@@ -97,24 +104,27 @@ impl Highlighter for FlipHelper {
     }
 }
 
-/// The prompt for `prompt`: the current game's clocks before it while that
-/// game is on (drawn anew, counting down, each time the prompt is drawn).
-/// While a finished game is reviewed, where the review is (`review 12/60`)
-/// instead: the review words then mean what they do.
+/// The prompt for `prompt`: while a finished game is reviewed, where the
+/// review is (`review 12/60`): the review words then mean what they do.
+/// The clocks are not part of it: rustyline measures a prompt once, as its
+/// line begins, and a game may start while it is up (a `SEEK` paired, a
+/// challenge accepted, an open game joined); they are drawn beside it as
+/// it is drawn (see [`with_clocks`]).
 pub fn prompt_for(link: &Link, prompt: &str) -> String {
     let view = link.view();
-    if let Some(review) = &view.review {
-        return format!("review {}/{} {prompt}", review.ply(), review.len());
-    }
-    match view.clock_bar(Instant::now(), false) {
-        Some(bar) if view.clocked_game_on() => format!("{bar}{prompt}"),
-        _ => prompt.to_string(),
+    match &view.review {
+        Some(review) => format!("review {}/{} {prompt}", review.ply(), review.len()),
+        None => prompt.to_string(),
     }
 }
 
-/// Whether a prompt starts with the clocks.
-fn is_clock_prompt(prompt: &str) -> bool {
-    prompt.len() > CLOCK_BAR_WIDTH && prompt.get(..1).is_some_and(|c| c == "[" || c == " ")
+/// `prompt` with `bar` drawn at the right end of its row: the cursor saved,
+/// moved to the right margin (a move past it stops there) and back the
+/// bar's width, the bar written, the cursor put back. The prompt then takes
+/// the columns rustyline measured, whatever the bar, and what is typed
+/// starts where it always does.
+fn with_clocks(prompt: &str, bar: &str) -> String {
+    format!("\x1b7\x1b[999C\x1b[{CLOCK_BAR_WIDTH}D{bar}\x1b8{prompt}")
 }
 
 /// A hint as drawn after the cursor.
@@ -217,6 +227,15 @@ impl Completer for FlipCompleter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_clocks_are_drawn_aside_and_the_prompt_written_after() {
+        let drawn = with_clocks("flip> ", "[X] 4:59.9  O  5:00.0  ");
+        assert_eq!(
+            drawn,
+            "\x1b7\x1b[999C\x1b[23D[X] 4:59.9  O  5:00.0  \x1b8flip> "
+        );
+    }
 
     #[test]
     fn a_hint_is_dimmed_and_ends_every_attribute() {

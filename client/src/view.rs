@@ -41,6 +41,11 @@ pub struct GameView {
     pub clocks: Option<(u64, u64)>,
     /// When `clocks` were given, while the side to move's clock runs.
     pub clocks_at: Option<Instant>,
+    /// Whether `clocks` are times the server reported (`MOVED`, `CLOCK`)
+    /// since the last `START` or take-back. Until then they may be stale
+    /// (a snapshot's `BOARD` comes before its `CLOCK`), and a board drawn
+    /// meanwhile leaves them out rather than disagree with the prompt.
+    pub clocks_reported: bool,
     /// Every move seen since START, for saving and resuming.
     pub moves: Vec<Move>,
 }
@@ -670,6 +675,7 @@ impl View {
             last: None,
             clocks: clock.map(|c| (c.base_ms, c.base_ms)),
             clocks_at: clock.map(|_| self.now()),
+            clocks_reported: false,
             moves: Vec::new(),
         };
         // A game followed before (a reconnect's JOIN) keeps its moves, and
@@ -738,7 +744,10 @@ impl View {
             untrusted::name(&view.white),
             counts.white
         )];
-        if let Some((black, white)) = view.clocks_now(self.now()) {
+        // Once over, the clocks are where they stopped, as the prompt has them.
+        let known = view.clocks_reported || view.over;
+        let clocks = view.clocks_now(self.now()).filter(|_| known);
+        if let Some((black, white)) = clocks {
             parts.push(format!("clocks X {} O {}", clock(black), clock(white)));
         }
         if view.over {
@@ -802,6 +811,7 @@ impl View {
         if clocks.is_some() {
             view.clocks = clocks;
             view.clocks_at = Some(self.now.unwrap_or_else(Instant::now));
+            view.clocks_reported = true;
         }
         let who = untrusted::name(match side {
             Color::Black => &view.black,
@@ -835,6 +845,8 @@ impl View {
             .saturating_sub(usize::try_from(taken).unwrap_or(usize::MAX));
         view.moves.truncate(kept);
         view.last = view.moves.last().copied();
+        // The clocks go back too; the CLOCK after the BOARD says to what.
+        view.clocks_reported = false;
         let plural = if taken == 1 { "" } else { "s" };
         vec![format!("{taken} move{plural} taken back in game {id}")]
     }
@@ -846,6 +858,7 @@ impl View {
         if let Some(view) = self.games.get_mut(&id) {
             view.clocks = Some(left);
             view.clocks_at = running.map(|_| now);
+            view.clocks_reported = true;
         }
     }
 
@@ -1420,6 +1433,47 @@ mod tests {
 
     const START: &str = "---------------------------OX------XO---------------------------";
 
+    /// The clock part of the status line under the board `shown` ends with.
+    fn board_clocks(shown: &[String]) -> Option<String> {
+        let status = shown.last()?;
+        let at = status.find("clocks ")?;
+        Some(status.get(at..)?.split("  ").next()?.to_string())
+    }
+
+    #[test]
+    fn a_board_never_shows_clocks_older_than_the_prompts() {
+        use std::time::Duration;
+        let t0 = Instant::now();
+        let at = |ms| t0 + Duration::from_millis(ms);
+        let mut view = View::new(Style::default());
+        view.sent("LOGIN ann");
+        view.on_line("OK ann");
+        // A snapshot (JOIN, a reconnect): its BOARD comes before its CLOCK.
+        view.on_line_at("START 2 othello ann bob 5+0", at(0));
+        let shown = view.on_line_at(&format!("BOARD 2 {AFTER_D3} O"), at(0));
+        assert_eq!(board_clocks(&shown), None, "{shown:?}");
+        view.on_line_at("CLOCK 2 282400 300000 O", at(0));
+        assert_eq!(
+            view.clock_bar(at(0), false).as_deref(),
+            Some(" X  4:42.4 [O] 5:00.0  ")
+        );
+        // After a move the board and the prompt give the same times.
+        view.on_line_at("MOVED 2 O c5 3 3 282400 290000", at(10_000));
+        let shown = view.on_line_at(&format!("BOARD 2 {AFTER_D3} X"), at(10_000));
+        assert_eq!(
+            board_clocks(&shown).as_deref(),
+            Some("clocks X 4:42.4 O 4:50.0")
+        );
+        assert_eq!(
+            view.clock_bar(at(10_000), false).as_deref(),
+            Some("[X] 4:42.4  O  4:50.0  ")
+        );
+        // A take-back: its BOARD comes before the CLOCK that resets them.
+        view.on_line_at("UNDONE 2 1 1", at(12_000));
+        let shown = view.on_line_at(&format!("BOARD 2 {AFTER_D3} O"), at(12_000));
+        assert_eq!(board_clocks(&shown), None, "{shown:?}");
+    }
+
     #[test]
     fn the_status_line_fits_80_columns_with_the_longest_names() {
         let (black, white) = ("a".repeat(20), "b".repeat(20));
@@ -1427,6 +1481,7 @@ mod tests {
         view.sent(&format!("LOGIN {black}"));
         view.on_line(&format!("OK {black}"));
         view.on_line(&format!("START 12345 othello {black} {white} 60+30"));
+        view.on_line("CLOCK 12345 3600000 3600000 -");
         let shown = view.on_line(&format!("BOARD 12345 {START} X"));
         let status: Vec<&String> = shown.iter().skip(10).collect();
         assert_eq!(status.len(), 2, "{shown:#?}");

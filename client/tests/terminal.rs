@@ -373,19 +373,89 @@ fn a_registered_name_typed_at_the_prompt_asks_for_its_password_unechoed() {
     assert!(pty.is_sane());
 }
 
-/// The time the prompt shows for X (`[X] 4:59.9  O  5:00.0  flip>`), in
-/// tenths of a second.
+/// The prompt's row: the one with `flip>` in it, the clocks at its right end
+/// while a clocked game is on (`flip>    ...    [X] 4:59.9  O  5:00.0`).
+fn prompt_row(rows: &[String]) -> Option<&String> {
+    rows.iter().rfind(|r| r.starts_with("flip>"))
+}
+
+/// The time the prompt shows for X, in tenths of a second.
 fn x_clock(rows: &[String]) -> Option<u64> {
-    let row = rows
-        .iter()
-        .rfind(|r| r.starts_with("[X]") && r.contains("flip>"))?;
-    let time = row.get(3..10)?.trim();
+    let row = prompt_row(rows)?;
+    let at = row.find("[X]").or_else(|| row.find(" X  "))?;
+    let time = row.get(at + 3..at + 10)?.trim();
     let (minutes, rest) = time.split_once(':')?;
     let (seconds, tenths) = rest.split_once('.')?;
     Some(
         (minutes.parse::<u64>().ok()? * 60 + seconds.parse::<u64>().ok()?) * 10
             + tenths.parse::<u64>().ok()?,
     )
+}
+
+/// Sends game `id`'s start, hal (X, to move) against bob with 5 minutes.
+fn start_game(conn: &mut Conn, id: u32) {
+    conn.send(&format!("START {id} othello hal bob 5+0"));
+    conn.send(&format!("BOARD {id} {}", support::START_BOARD));
+    conn.send(&format!("TURN {id} X d3,c4,f5,e6"));
+    conn.send(&format!("CLOCK {id} 300000 300000 X"));
+}
+
+#[test]
+fn the_clocks_show_at_once_however_a_game_starts() {
+    // The command typed, the server's answer, and whether the game starts
+    // later, with a prompt up (a seek paired, an open game joined).
+    let starts = [
+        ("seek othello clock 5+0", "OK seeking", "ok seeking", 1),
+        ("accept 3", "OK 2", "ok 2", 2),
+        ("rematch", "OK 3", "ok 3", 3),
+        ("new othello clock 5+0", "OK 4", "game 4 made:", 4),
+    ];
+    for (typed, answer, shown, id) in starts {
+        let (mut pty, mut conn, _server, _data) = logged_in("hal", "starts");
+        pty.type_keys(&format!("{typed}\r"));
+        assert_eq!(conn.line(), typed);
+        conn.send(answer);
+        // The prompt is up, without clocks, when the game starts.
+        pty.until(&format!("a plain prompt after {typed:?}"), |rows| {
+            let answered = rows.iter().any(|r| r.starts_with(shown));
+            answered && prompt_row(rows).is_some_and(|r| r == "flip>")
+        });
+        start_game(&mut conn, id);
+        // Nothing typed: the prompt shows them.
+        pty.until(&format!("the clocks after {typed:?}"), |rows| {
+            x_clock(rows).is_some_and(|t| t <= 3000)
+                && prompt_row(rows).is_some_and(|r| r.ends_with(" O  5:00.0"))
+        });
+    }
+}
+
+#[test]
+fn the_board_never_shows_other_clocks_than_the_prompt() {
+    let (mut pty, mut conn, _server, _data) = logged_in("hal", "agree");
+    pty.type_keys("join 4\r");
+    conn.expect("join 4");
+    conn.send("OK 4 X");
+    // A snapshot: the BOARD before the CLOCK that gives the time left.
+    conn.send("START 4 othello hal bob 5+0");
+    conn.send(&format!("BOARD 4 {}", support::START_BOARD));
+    conn.send("TURN 4 X d3,c4,f5,e6");
+    conn.send("CLOCK 4 282400 300000 X");
+    let rows = pty.until("X's clock from CLOCK", |rows| {
+        x_clock(rows).is_some_and(|t| t <= 2824)
+    });
+    assert!(
+        !rows.iter().any(|r| r.contains("clocks X 5:00.0")),
+        "the board kept the base times: {rows:?}"
+    );
+    // After a move both give the times of its MOVED.
+    conn.send("MOVED 4 X d3 4 1 280000 300000");
+    conn.send("BOARD 4 -------------------X-------XX------XO--------------------------- O");
+    let rows = pty.until_row("game 4  X hal 4  O bob 1  clocks X 4:40.0 O 5:00.0  O to move");
+    let prompt = prompt_row(&rows).cloned().unwrap_or_default();
+    assert!(
+        prompt.ends_with(" X  4:40.0 [O] 5:00.0") || prompt.ends_with(" X  4:40.0 [O] 4:59.9"),
+        "{rows:?}"
+    );
 }
 
 #[test]
@@ -395,7 +465,6 @@ fn the_running_clock_counts_down_at_the_prompt() {
     conn.send(&format!("BOARD 1 {}", support::START_BOARD));
     conn.send("TURN 1 X d3,c4,f5,e6");
     pty.until_row("your move (X): d3 c4 f5 e6");
-    pty.type_keys("\r");
     let first = pty.until("the clocks in the prompt", |rows| x_clock(rows).is_some());
     let start = x_clock(&first).unwrap_or(0);
     assert!(start <= 3000, "{first:?}");
@@ -404,18 +473,17 @@ fn the_running_clock_counts_down_at_the_prompt() {
         x_clock(rows).is_some_and(|t| t + 10 <= start)
     });
     assert!(
-        later.iter().any(|r| r.ends_with(" O  5:00.0  flip>")),
+        prompt_row(&later).is_some_and(|r| r.ends_with(" O  5:00.0")),
         "O's clock stands: {later:?}"
     );
     // What is being typed stays as the prompt is drawn again.
     pty.type_keys("c4");
     let typed = pty.until("the clock counting down past a typed c4", |rows| {
-        let row = rows.iter().rfind(|r| r.contains("flip>"));
-        row.is_some_and(|r| r.ends_with("flip> c4"))
+        prompt_row(rows).is_some_and(|r| r.starts_with("flip> c4 "))
             && x_clock(rows).is_some_and(|t| t + 20 <= start)
     });
     assert_eq!(
-        typed.iter().filter(|r| r.contains("  flip>")).count(),
+        typed.iter().filter(|r| r.contains("[X]")).count(),
         1,
         "the prompt drawn again in its place, not below: {typed:?}"
     );
@@ -427,8 +495,7 @@ fn the_running_clock_counts_down_at_the_prompt() {
     conn.send("OVER 1 O 3 61 time");
     pty.until_row("game 1 over: bob (O) wins 3-61 (time)");
     pty.until("X's flag fallen", |rows| {
-        rows.iter()
-            .any(|r| r.starts_with(" X  0:00.0!") && r.contains("flip>"))
+        prompt_row(rows).is_some_and(|r| r.contains(" X  0:00.0!"))
     });
     pty.type_keys("\r");
     pty.until(
