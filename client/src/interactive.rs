@@ -14,7 +14,7 @@ use rustyline::history::DefaultHistory;
 use rustyline::{ColorMode, Config, Editor};
 
 use crate::commands::{Input, game_moves, input_for, save_game, starts_a_game};
-use crate::connection::{Failure, PlayOptions, spawn_reader};
+use crate::connection::{Failure, PlayOptions, Reconnect, spawn_reader};
 use crate::helper::FlipHelper;
 use crate::link::Link;
 use crate::password::{self, login_line};
@@ -71,11 +71,12 @@ pub fn run(
     link: &Arc<Link>,
     reader: BufReader<TcpStream>,
     options: &PlayOptions,
+    policy: Reconnect,
     first: Vec<String>,
 ) -> Result<(), Failure> {
     let mut editor = editor(link)?;
     terminal::take_over().map_err(Failure::failed)?;
-    let result = prompt_loop(&mut editor, link, reader, options, first);
+    let result = prompt_loop(&mut editor, link, reader, (options, policy), first);
     screen::detach();
     terminal::restore();
     result
@@ -108,7 +109,7 @@ fn prompt_loop(
     editor: &mut Editor<FlipHelper, DefaultHistory>,
     link: &Arc<Link>,
     reader: BufReader<TcpStream>,
-    options: &PlayOptions,
+    (options, policy): (&PlayOptions, Reconnect),
     first: Vec<String>,
 ) -> Result<(), Failure> {
     screen::line(format!(
@@ -119,7 +120,7 @@ fn prompt_loop(
         .create_external_printer()
         .map_err(|e| Failure::failed(e.to_string()))?;
     screen::attach(Box::new(printer));
-    spawn_reader(link, reader, options);
+    spawn_reader(link, reader, &options.server, policy);
     spawn_ticker(link);
     for line in first {
         send(link, &line)?;
@@ -200,19 +201,35 @@ fn run_line(link: &Arc<Link>, line: &str) -> Result<Flow, Failure> {
     Ok(Flow::Go)
 }
 
+/// Sends one line; a line that cannot be sent ends the client, unless the
+/// connection is being made again: then it is said not sent, and the person
+/// may type it again once reconnected.
+fn send_line(link: &Link, command: &str) -> Result<bool, Failure> {
+    match link.send(command) {
+        Ok(()) => Ok(true),
+        Err(e) if link.reconnects() => {
+            screen::show_now(&[format!("not sent: {e}")]);
+            Ok(false)
+        }
+        Err(e) => Err(Failure::connection(e)),
+    }
+}
+
 /// Sends a command. A plain `LOGIN name` waits for its answer: refused as a
 /// registered name's, the password is asked for without echo and a `LOGIN`
 /// with it sent (which no history keeps: only the line typed is there).
 fn send(link: &Link, command: &str) -> Result<(), Failure> {
     let Some(name) = plain_login_name(command) else {
-        return link.send(command).map_err(Failure::connection);
+        return send_line(link, command).map(|_| ());
     };
     {
         let mut view = link.view();
         view.login_answer = None;
         view.password_wanted = None;
     }
-    link.send(command).map_err(Failure::connection)?;
+    if !send_line(link, command)? {
+        return Ok(());
+    }
     link.wait_until(ANSWERS_WAIT, |v| v.login_answer.is_some());
     let Some(name) = link
         .view()
@@ -224,9 +241,7 @@ fn send(link: &Link, command: &str) -> Result<(), Failure> {
     };
     let question = format!("password for {}: ", crate::untrusted::name(&name));
     match screen::ask(&question, password::read_hidden) {
-        Ok(Some(password)) => link
-            .send(&login_line(&name, &password))
-            .map_err(Failure::connection),
+        Ok(Some(password)) => send_line(link, &login_line(&name, &password)).map(|_| ()),
         Ok(None) => {
             screen::show_now(&["no password given: not logged in".to_string()]);
             Ok(())

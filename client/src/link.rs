@@ -48,6 +48,9 @@ pub struct Link {
     fresh: Mutex<Option<BufReader<TcpStream>>>,
     /// Signalled when `fresh` is filled, or on a deliberate close.
     woken: Condvar,
+    /// Whether a lost connection is made again (the reader thread's
+    /// policy): a command that cannot be sent meanwhile is not the end.
+    reconnects: AtomicBool,
 }
 
 /// How long a reconnect waits for the answer to its `LOGIN`.
@@ -81,6 +84,7 @@ impl Link {
             dormant: AtomicBool::new(false),
             fresh: Mutex::new(None),
             woken: Condvar::new(),
+            reconnects: AtomicBool::new(false),
         });
         Ok((link, reader))
     }
@@ -98,7 +102,9 @@ impl Link {
         if writer.is_none() && self.dormant.load(Ordering::Acquire) {
             *writer = Some(self.wake(line)?);
         }
-        let stream = writer.as_mut().ok_or("not connected")?;
+        let stream = writer
+            .as_mut()
+            .ok_or("not connected: the connection is being made again")?;
         let line = self
             .view()
             .prepare_send(line, |name| self.kept_secret(name));
@@ -277,6 +283,26 @@ impl Link {
                 Err(e) => return Err(format!("no answer to LOGIN: {e}")),
             }
         }
+    }
+
+    /// Says whether a lost connection is made again.
+    pub fn set_reconnects(&self, reconnects: bool) {
+        self.reconnects.store(reconnects, Ordering::Release);
+    }
+
+    /// Whether a lost connection is made again, so that a command that
+    /// cannot be sent is only not sent.
+    pub fn reconnects(&self) -> bool {
+        self.reconnects.load(Ordering::Acquire)
+    }
+
+    /// Drops a lost connection before trying to make it again: what is
+    /// typed meanwhile is refused as not sent, rather than written into a
+    /// dead socket, and nothing sent is waited for.
+    pub fn drop_connection(&self) {
+        *self.writer.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        self.view().forget_pending();
+        self.changed.notify_all();
     }
 
     /// Replaces the connection after a reconnect.

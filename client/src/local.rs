@@ -38,7 +38,8 @@ pub fn run(name: String, raw: bool) -> Result<(), Failure> {
         name: Some(name),
         password: None,
         raw,
-        reconnect: false,
+        // The daemon is this process's: it goes only with it.
+        reconnect: Some(false),
         // The store keeps a guest's seat for its secret across restarts.
         secrets_key: Some(format!("local {}", config.store.path.display())),
         on_update: None,

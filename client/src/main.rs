@@ -108,9 +108,14 @@ struct PlayArgs {
     /// Show server lines as they are instead of boards and sentences.
     #[arg(long)]
     raw: bool,
-    /// When the connection drops, reconnect and take the seat back.
-    #[arg(long)]
+    /// When the connection drops, reconnect and take the seat back: at a
+    /// terminal the default (for as long as you wait), in a script for a
+    /// minute.
+    #[arg(long, conflicts_with = "no_reconnect")]
     reconnect: bool,
+    /// When the connection drops, end (status 2) rather than reconnect.
+    #[arg(long)]
+    no_reconnect: bool,
 }
 
 /// The exit status of a command line flip cannot read (sysexits' EX_USAGE),
@@ -190,7 +195,11 @@ fn run_play(args: &PlayArgs) -> Result<(), Failure> {
         name: args.name.clone(),
         password,
         raw: args.raw,
-        reconnect: args.reconnect,
+        reconnect: match (args.reconnect, args.no_reconnect) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        },
         on_update: None,
     };
     play::run(&options, Vec::new())

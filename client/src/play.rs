@@ -3,7 +3,7 @@
 
 use std::io::IsTerminal;
 
-use crate::connection::{Failure, PlayOptions, spawn_reader};
+use crate::connection::{Failure, PlayOptions, Reconnect, spawn_reader};
 use crate::link::Link;
 use crate::view::Style;
 
@@ -22,6 +22,10 @@ pub fn run(options: &PlayOptions, first: Vec<String>) -> Result<(), Failure> {
         options.secrets_key.as_deref(),
     )
     .map_err(Failure::connection)?;
+    let policy = Reconnect::choose(options.reconnect, interactive);
+    // Whoever reconnects takes kept seats back by itself, and so does a
+    // person's client: a script says how, and does what it is told.
+    link.view().takes_seats_back = interactive || policy != Reconnect::Never;
     let mut commands = first;
     if let Some(name) = &options.name {
         let login = match &options.password {
@@ -31,13 +35,13 @@ pub fn run(options: &PlayOptions, first: Vec<String>) -> Result<(), Failure> {
         commands.insert(0, login);
     }
     if interactive {
-        crate::interactive::run(&link, reader, options, commands)
+        crate::interactive::run(&link, reader, options, policy, commands)
     } else {
         crate::screen::line(format!(
             "connected to {}: {}",
             options.server, link.greeting
         ));
-        spawn_reader(&link, reader, options);
+        spawn_reader(&link, reader, &options.server, policy);
         crate::script::run(&link, commands)
     }
 }

@@ -7,8 +7,8 @@
 use std::fmt;
 
 use flipline::protocol::{
-    Command, CommandKind, Credential, ErrorCode, ProtocolError, Reply, SECRET_KEYWORD, ServerLine,
-    valid_secret,
+    Command, CommandKind, Credential, ErrorCode, GameId, ProtocolError, Reply, SECRET_KEYWORD,
+    ServerLine, valid_secret,
 };
 
 /// A guest's secret as the server gave it. It has no `Display`, and its
@@ -88,6 +88,10 @@ pub enum LoginReply {
         name: String,
         /// The guest's secret, if any.
         secret: Option<GuestSecret>,
+        /// This login registered the name.
+        registered: bool,
+        /// The game in play whose seat the name kept, not taken back yet.
+        seat: Option<GameId>,
     },
     /// The secret the `LOGIN` showed was refused (`ERR 400` or `401`): it is
     /// of no more use, and a plain `LOGIN` may still log in as a new guest.
@@ -110,13 +114,14 @@ pub fn read_login_reply(line: &str, showed: Option<&GuestSecret>) -> LoginReply 
             _ => LoginReply::Refused(e),
         },
         _ => match Reply::parse(CommandKind::Login, line) {
-            Ok(Reply::Guest(name, token)) => LoginReply::LoggedIn {
-                name,
-                secret: GuestSecret::new(&token),
-            },
-            Ok(Reply::Name(name)) => LoginReply::LoggedIn {
-                name,
-                secret: showed.cloned(),
+            Ok(Reply::Login(login)) => LoginReply::LoggedIn {
+                secret: match &login.secret {
+                    Some(token) => GuestSecret::new(token),
+                    None => showed.cloned(),
+                },
+                name: login.name,
+                registered: login.registered,
+                seat: login.seat,
             },
             _ => LoginReply::Unreadable,
         },
@@ -169,6 +174,8 @@ mod tests {
         let logged_in = |name: &str, secret: Option<GuestSecret>| LoginReply::LoggedIn {
             name: name.to_string(),
             secret,
+            registered: false,
+            seat: None,
         };
         assert_eq!(
             read_login_reply("OK ann secret 0f3a", None),
@@ -184,6 +191,25 @@ mod tests {
             logged_in("ann", Some(s.clone()))
         );
         assert_eq!(read_login_reply("OK ann", None), logged_in("ann", None));
+        // The words a registration and a kept seat add.
+        assert_eq!(
+            read_login_reply("OK ann registered", None),
+            LoginReply::LoggedIn {
+                name: "ann".into(),
+                secret: None,
+                registered: true,
+                seat: None,
+            }
+        );
+        assert_eq!(
+            read_login_reply("OK ann seat 12", Some(&s)),
+            LoginReply::LoggedIn {
+                name: "ann".into(),
+                secret: Some(s.clone()),
+                registered: false,
+                seat: Some(12),
+            }
+        );
         assert!(matches!(
             read_login_reply("ERR 401 wrong secret for 'ann'", Some(&s)),
             LoginReply::SecretRefused(_)

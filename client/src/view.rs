@@ -106,6 +106,12 @@ pub struct View {
     /// refused; `None` while it is unanswered or a retry is queued. Whoever
     /// waits for a login sets it to `None` first.
     pub login_answer: Option<bool>,
+    /// The game in play whose seat the last login said is kept for the
+    /// name (`OK ann seat 24`), until whoever takes it back takes it.
+    pub kept_seat: Option<GameId>,
+    /// Whether the client takes a kept seat back by itself (at the
+    /// terminal) rather than saying how: only the words differ.
+    pub takes_seats_back: bool,
     /// The server said it closes the connection for want of a `LOGIN`
     /// (its login deadline): the link waits for the next command to
     /// connect again rather than report the connection lost.
@@ -498,17 +504,28 @@ impl View {
         let answer = read_login_reply(line, sent.secret.as_ref());
         self.login_answer = Some(matches!(answer, LoginReply::LoggedIn { .. }));
         match (answer, reply) {
-            (LoginReply::LoggedIn { name, secret }, _) => {
+            (
+                LoginReply::LoggedIn {
+                    name,
+                    secret,
+                    registered,
+                    seat,
+                },
+                _,
+            ) => {
                 self.password = sent.password.filter(|_| secret.is_none());
-                let guest = if secret.is_some() { " (guest)" } else { "" };
-                let shown = format!("logged in as {}{guest}", untrusted::name(&name));
+                let shown = self.logged_in_lines(&name, secret.is_some(), registered, seat);
                 self.secret_changes.push(match &secret {
                     Some(secret) => SecretChange::Keep(name.clone(), secret.clone()),
                     None => SecretChange::Forget(name.clone()),
                 });
                 self.name = Some(name);
                 self.secret = secret;
-                vec![shown]
+                self.kept_seat = seat;
+                if let Some(game) = seat.filter(|_| self.takes_seats_back) {
+                    self.to_send.push_back(format!("JOIN {game}"));
+                }
+                shown
             }
             (LoginReply::SecretRefused(_), reply) => {
                 if self.is_my_name(&sent.name) {
@@ -542,6 +559,31 @@ impl View {
             // Not quoted: a reply of a shape unknown may still hold a secret.
             (_, Ok(_)) => vec!["the server's answer to LOGIN does not read".to_string()],
         }
+    }
+
+    /// What a login says: registered or logged in, and the seat kept, with
+    /// what takes it back.
+    fn logged_in_lines(
+        &self,
+        name: &str,
+        guest: bool,
+        registered: bool,
+        seat: Option<GameId>,
+    ) -> Vec<String> {
+        let name = untrusted::name(name);
+        let mut shown = vec![match (registered, guest) {
+            (true, _) => format!("registered {name}: the name needs its password from now on"),
+            (false, true) => format!("logged in as {name} (guest)"),
+            (false, false) => format!("logged in as {name}"),
+        }];
+        if let Some(game) = seat {
+            shown.push(if self.takes_seats_back {
+                format!("your seat in game {game} was kept: taking it back")
+            } else {
+                format!("your seat in game {game} was kept: join {game} takes it back")
+            });
+        }
+        shown
     }
 
     fn on_event(&mut self, event: Event) -> Vec<String> {
@@ -1225,6 +1267,42 @@ mod tests {
 
     fn secret(token: &str) -> GuestSecret {
         GuestSecret::new(token).unwrap_or_else(|| panic!("{token} is a secret"))
+    }
+
+    #[test]
+    fn a_login_says_a_registration_apart_and_the_seat_kept() {
+        let mut view = View::new(Style::default());
+        view.sent("LOGIN ann tiger-tiger");
+        assert_eq!(
+            feed(&mut view, &["OK ann registered"]),
+            ["registered ann: the name needs its password from now on"]
+        );
+        view.sent("LOGIN bob tiger-tiger");
+        assert_eq!(feed(&mut view, &["OK bob"]), ["logged in as bob"]);
+        // A script is told how to take the seat back.
+        view.sent("LOGIN cy");
+        let secret = "OK cy secret 0f3a9c seat 24";
+        assert_eq!(
+            feed(&mut view, &[secret]),
+            [
+                "logged in as cy (guest)",
+                "your seat in game 24 was kept: join 24 takes it back"
+            ]
+        );
+        assert_eq!(view.kept_seat, Some(24));
+        assert!(view.to_send.is_empty());
+        // A person's client takes it back.
+        let mut view = View::new(Style::default());
+        view.takes_seats_back = true;
+        view.sent("LOGIN dee pw");
+        assert_eq!(
+            feed(&mut view, &["OK dee seat 7"]),
+            [
+                "logged in as dee",
+                "your seat in game 7 was kept: taking it back"
+            ]
+        );
+        assert_eq!(view.to_send, ["JOIN 7"]);
     }
 
     #[test]

@@ -173,13 +173,29 @@ impl Drop for Pty {
 /// flip started on a fresh server and data directory, logged in as `name`
 /// (a guest).
 fn logged_in(name: &str, tag: &str) -> (Pty, Conn, FakeServer, TempDir) {
+    logged_in_with(name, tag, &[], &format!("OK {name}"))
+}
+
+/// [`logged_in`] with flags `more`, the `LOGIN` answered `ok`.
+fn logged_in_with(
+    name: &str,
+    tag: &str,
+    more: &[&str],
+    ok: &str,
+) -> (Pty, Conn, FakeServer, TempDir) {
     let data = TempDir::new(tag);
     let server = FakeServer::start();
-    let pty = Pty::start(&["--server", &server.addr(), "--name", name], &data.0, &[]);
+    let addr = server.addr();
+    let mut args = vec!["--server", &addr, "--name", name];
+    args.extend_from_slice(more);
+    let pty = Pty::start(&args, &data.0, &[]);
     let mut conn = server.accept();
     conn.expect(&format!("LOGIN {name}"));
-    conn.send(&format!("OK {name}"));
-    pty.until_row(&format!("logged in as {name}"));
+    conn.send(ok);
+    let logged_in = format!("logged in as {name}");
+    pty.until(&logged_in, |rows| {
+        rows.iter().any(|r| r.starts_with(&logged_in))
+    });
     pty.until_row("flip>");
     (pty, conn, server, data)
 }
@@ -248,7 +264,8 @@ fn lines_typed_ahead_or_pasted_run_in_order_one_command_each() {
 
 #[test]
 fn a_daemon_stopping_leaves_the_terminal_sane_and_says_why() {
-    let (mut pty, mut conn, server, _data) = logged_in("dee", "lost");
+    let (mut pty, mut conn, server, _data) =
+        logged_in_with("dee", "lost", &["--no-reconnect"], "OK dee");
     pty.type_keys("half typed");
     pty.until_row("flip> half typed");
     conn.send("INFO shutting down");
@@ -260,6 +277,56 @@ fn a_daemon_stopping_leaves_the_terminal_sane_and_says_why() {
     assert!(pty.is_sane(), "the terminal was left without echo");
     // The cursor is at the start of a line of its own, for the shell.
     assert_eq!(pty.cursor().1, 0, "{:?}", pty.rows());
+}
+
+/// A guest's secret, as the server gives it.
+const SECRET: &str = "0123456789abcdef0123456789abcdef";
+
+#[test]
+fn a_daemon_restarted_is_reconnected_to_and_the_kept_seat_taken_back() {
+    let ok = format!("OK hal secret {SECRET}");
+    let (mut pty, mut conn, server, _data) = logged_in_with("hal", "restart", &[], &ok);
+    let addr = server.addr();
+    conn.send("START 4 othello hal bob -");
+    conn.send(&format!("BOARD 4 {}", support::START_BOARD));
+    conn.send("TURN 4 X d3,c4,f5,e6");
+    pty.until_row("your move (X): d3 c4 f5 e6");
+    // The daemon stops; nothing listens until it is started again.
+    conn.send("INFO shutting down");
+    drop(server);
+    drop(conn);
+    pty.until_row(&format!(
+        "connection to {addr} lost; reconnecting (quit leaves)"
+    ));
+    pty.until("a status line for a failed try", |rows| {
+        rows.iter()
+            .any(|r| r.starts_with(&format!("reconnecting to {addr}: try 1 failed (")))
+    });
+    // What is typed meanwhile is not sent, and does not end the client.
+    pty.type_keys("who\r");
+    pty.until_row("not sent: not connected: the connection is being made again");
+    let server = FakeServer::start_at(&addr);
+    let mut conn = server.accept();
+    conn.expect(&format!("LOGIN hal secret {SECRET}"));
+    conn.send(&format!("OK hal secret {SECRET} seat 4"));
+    conn.expect("JOIN 4");
+    conn.send("OK 4 X");
+    conn.send("START 4 othello hal bob -");
+    conn.send(&format!("BOARD 4 {}", support::START_BOARD));
+    conn.send("TURN 4 X d3,c4,f5,e6");
+    let rows = pty.until_row("reconnected");
+    assert!(
+        rows.iter()
+            .any(|r| r == "your seat in game 4 was kept: taking it back"),
+        "{rows:?}"
+    );
+    pty.type_keys("d3\r");
+    conn.expect("MOVE d3");
+    pty.type_keys("quit\r");
+    conn.expect("QUIT");
+    conn.send("OK bye");
+    assert_eq!(pty.exit_code(), Some(0));
+    assert!(pty.is_sane());
 }
 
 #[test]

@@ -4,8 +4,8 @@
 
 use flipline::Variant;
 use flipline::protocol::{
-    BOT_NAME_PREFIX, Command, CommandKind, Event, GameStatus, GameSummary, NameError, PlayerStatus,
-    REPLY_KEYWORDS, Reply, ServerLine, check_name,
+    BOT_NAME_PREFIX, Command, CommandKind, Event, GameStatus, GameSummary, LoginOk, NameError,
+    PlayerStatus, REPLY_KEYWORDS, Reply, ServerLine, check_name,
 };
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -106,7 +106,7 @@ fn accepted_name_is_only_a_name(name: &str) -> Result<(), TestCaseError> {
         );
     }
     let login = Reply::parse(CommandKind::Login, &format!("OK {name}"));
-    prop_assert_eq!(login, Ok(Reply::Name(name.to_string())));
+    prop_assert_eq!(login, Ok(Reply::Login(LoginOk::name(name))));
     prop_assert!(
         name.chars().any(|c| c != '-'),
         "{} reads as an open seat",

@@ -3,8 +3,8 @@
 //! panic.
 
 use flipline::protocol::{
-    ClockSpec, CommandKind, EndReason, Event, GameResult, GameStatus, GameSummary, PlayerStatus,
-    Reply, ServerLine, valid_name,
+    ClockSpec, CommandKind, EndReason, Event, GameResult, GameStatus, GameSummary, LoginOk,
+    PlayerStatus, Reply, ServerLine, valid_name,
 };
 use flipline::{Color, Move, Square, Variant};
 use proptest::collection::vec;
@@ -33,7 +33,21 @@ fn kinds(kinds: &[CommandKind]) -> impl Strategy<Value = CommandKind> + use<> {
 fn answered() -> impl Strategy<Value = (CommandKind, Reply)> {
     use CommandKind as K;
     prop_oneof![
-        name().prop_map(|n| (K::Login, Reply::Name(n))),
+        (
+            name(),
+            proptest::option::of("[0-9a-f]{32}"),
+            any::<bool>(),
+            proptest::option::of(any::<u64>())
+        )
+            .prop_map(|(name, secret, registered, seat)| {
+                let login = LoginOk {
+                    name,
+                    secret,
+                    registered,
+                    seat,
+                };
+                (K::Login, Reply::Login(login))
+            }),
         (
             kinds(&[K::Seek, K::New, K::Watch, K::Rematch]),
             any::<u64>()
@@ -75,7 +89,8 @@ fn reply_line() -> impl Strategy<Value = String> {
         1 => any::<u64>().prop_map(|n| format!("{n}0")),
         2 => select(vec![
             "seeking", "waiting", "seek", "withdrawn", "pong", "bye", "X", "O", "x", "-", "d3",
-            "D3", "j10", "k11", "pass", "pa", "+3", "03", "-0", "ann", "bot:3", "", "409",
+            "D3", "j10", "k11", "pass", "pa", "+3", "03", "-0", "ann", "bot:3", "", "409", "seat",
+            "registered", "secret",
         ])
         .prop_map(String::from),
         1 => name(),

@@ -18,7 +18,7 @@ fn a_password_registers_the_name_and_is_needed_from_then_on() {
     let daemon = start(test_config());
     let addr = daemon.addr;
     let mut ann = Client::connect(addr);
-    assert_eq!(ann.command("LOGIN ann s3cret-tiger").1, "OK ann");
+    assert_eq!(ann.command("LOGIN ann s3cret-tiger").1, "OK ann registered");
     ann.ok("QUIT");
     let guest = login(addr, "LOGIN ann");
     let ServerLine::Err(registered) = ServerLine::parse(&guest) else {
@@ -77,7 +77,7 @@ fn wrong_passwords_are_answered_ever_slower_without_holding_anyone_else() {
     config.passwords.failure_delay_ms = 200;
     config.passwords.failure_delay_max_ms = 800;
     let daemon = start(config);
-    assert_eq!(login(daemon.addr, "LOGIN cid right"), "OK cid");
+    assert_eq!(login(daemon.addr, "LOGIN cid right"), "OK cid registered");
     let mut thief = Client::connect(daemon.addr);
     let mut waits = Vec::new();
     for _ in 0..3 {
@@ -124,7 +124,7 @@ fn without_guests_a_name_needs_a_password() {
         "{refused}"
     );
     let mut eve = Client::connect(daemon.addr);
-    assert_eq!(eve.command("LOGIN eve apple").1, "OK eve");
+    assert_eq!(eve.command("LOGIN eve apple").1, "OK eve registered");
     eve.ok("NEW tictactoe hotseat");
     // Commands that need a name are still refused before LOGIN.
     let mut anon = Client::connect(daemon.addr);

@@ -23,7 +23,7 @@ fn register(addr: SocketAddr, source: Ipv4Addr, name: &str, password: &str) {
     let mut c = Client::connect_from(addr, source);
     assert_eq!(
         c.command(&format!("LOGIN {name} {password}")).1,
-        format!("OK {name}")
+        format!("OK {name} registered")
     );
 }
 

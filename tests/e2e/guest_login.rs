@@ -120,7 +120,7 @@ fn a_guest_logs_in_while_the_stores_file_system_is_frozen() {
     let daemon = start(config);
     let addr = daemon.addr;
     let mut reg = Client::connect(addr);
-    assert_eq!(reg.ok("LOGIN Reg pw").1, "OK Reg");
+    assert_eq!(reg.ok("LOGIN Reg pw").1, "OK Reg registered");
     let g = reg.ok_game("NEW othello hotseat");
     reg.lines_through(&format!("TURN {g} X"));
     reg.ok(&format!("HISTORY {g}"));
@@ -149,7 +149,7 @@ fn a_guest_logs_in_while_the_stores_file_system_is_frozen() {
     assert_eq!(guest.ok("WHO").1, "OK 1");
     drop(frozen);
 
-    assert_eq!(member.ok("LOGIN reg pw").1, "OK Reg");
+    assert_eq!(member.ok("LOGIN reg pw").1, "OK Reg seat 1");
     let (history, _) = guest.ok(&format!("HISTORY {g}"));
     assert_eq!(
         history,

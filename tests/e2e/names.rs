@@ -11,7 +11,10 @@ use flipline_tests::*;
 fn guest(client: &mut Client, name: &str) -> String {
     let reply = client.ok(&format!("LOGIN {name}")).1;
     match Reply::parse(CommandKind::Login, &reply) {
-        Ok(Reply::Guest(logged_in, secret)) if logged_in == name => secret,
+        Ok(Reply::Login(login)) if login.name == name => match login.secret {
+            Some(secret) => secret,
+            None => panic!("LOGIN {name}: {reply} gave no secret"),
+        },
         other => panic!("LOGIN {name}: {reply} ({other:?})"),
     }
 }
@@ -49,7 +52,11 @@ fn a_guests_held_seat_goes_back_only_to_its_secret() {
 
     let mut ann = Client::connect(daemon.addr);
     let back = ann.ok(&format!("LOGIN ann secret {secret}")).1;
-    assert_eq!(back, format!("OK ann secret {secret}"), "the same secret");
+    assert_eq!(
+        back,
+        format!("OK ann secret {secret} seat {g}"),
+        "the same secret, and the seat kept named"
+    );
     assert_eq!(ann.ok(&format!("JOIN {g}")).1, format!("OK {g} X"));
     ann.lines_through(&format!("TURN {g} X"));
     assert_eq!(ann.ok("MOVE d3").1, "OK");
@@ -83,13 +90,13 @@ fn after_a_restart_too_only_the_guests_secret_takes_its_seat_back() {
     assert!(refused.contains("held for its guest's seat"), "{refused}");
     let mut ann = Client::connect(daemon.addr);
     let back = ann.ok(&format!("LOGIN ann secret {secret}")).1;
-    assert_eq!(back, format!("OK ann secret {secret}"));
+    assert_eq!(back, format!("OK ann secret {secret} seat {g}"));
     assert_eq!(ann.ok(&format!("JOIN {g}")).1, format!("OK {g} X"));
     // Bob, a guest too, is held for his own secret.
     let mut bob = Client::connect(daemon.addr);
     stranger.err("LOGIN bob", 409);
     let back = bob.ok(&format!("LOGIN bob secret {bob_secret}")).1;
-    assert_eq!(back, format!("OK bob secret {bob_secret}"));
+    assert_eq!(back, format!("OK bob secret {bob_secret} seat {g}"));
     assert_eq!(bob.ok(&format!("JOIN {g}")).1, format!("OK {g} O"));
 }
 
@@ -98,7 +105,7 @@ fn names_are_one_whatever_their_case_and_keep_their_first_spelling() {
     let daemon = start(test_config());
     let addr = daemon.addr;
     let mut vic = Client::connect(addr);
-    assert_eq!(vic.ok("LOGIN Vic tiger-tiger").1, "OK Vic");
+    assert_eq!(vic.ok("LOGIN Vic tiger-tiger").1, "OK Vic registered");
     let mut other = Client::connect(addr);
     let registered = other.err("LOGIN vic", 401);
     assert!(registered.contains("'Vic' is registered"), "{registered}");
@@ -125,7 +132,7 @@ fn a_registration_refused_gives_the_name_back_and_the_connection_keeps_its_next(
     config.passwords.registrations_per_hour = 1;
     let daemon = start(config);
     let mut first = Client::connect(daemon.addr);
-    assert_eq!(first.ok("LOGIN reg1 pa55word").1, "OK reg1");
+    assert_eq!(first.ok("LOGIN reg1 pa55word").1, "OK reg1 registered");
     let mut again = Client::connect(daemon.addr);
     let refused = again.err("LOGIN reg2 pa55word", 429);
     assert!(refused.contains("registrations"), "{refused}");

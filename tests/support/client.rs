@@ -196,8 +196,7 @@ impl Client {
     /// later logins), or `None` if it is not an `OK`.
     pub fn logged_in(&mut self, reply: &str) -> Option<String> {
         let (name, secret) = match Reply::parse(CommandKind::Login, reply).ok()? {
-            Reply::Name(name) => (name, None),
-            Reply::Guest(name, secret) => (name, Some(secret)),
+            Reply::Login(login) => (login.name, login.secret),
             _ => return None,
         };
         if let Some(secret) = secret {

@@ -20,7 +20,13 @@ pub struct FakeServer {
 
 impl FakeServer {
     pub fn start() -> FakeServer {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("bind: {e}"));
+        FakeServer::start_at("127.0.0.1:0")
+    }
+
+    /// A server on `addr`: one started again where another was (a daemon
+    /// restarted on its port).
+    pub fn start_at(addr: &str) -> FakeServer {
+        let listener = TcpListener::bind(addr).unwrap_or_else(|e| panic!("bind {addr}: {e}"));
         listener
             .set_nonblocking(true)
             .unwrap_or_else(|e| panic!("{e}"));

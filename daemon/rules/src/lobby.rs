@@ -327,6 +327,10 @@ pub struct LoggedIn {
     pub name: Name,
     /// A guest's secret, to give the client.
     pub secret: Option<GuestSecret>,
+    /// The game in play whose seat the name kept through a disconnect or a
+    /// restart, not taken back yet: the login says so, so that the player
+    /// knows what `JOIN` takes it back.
+    pub kept_seat: Option<GameId>,
 }
 
 #[derive(Clone, Debug)]
@@ -564,6 +568,7 @@ impl<R: Clone> LobbyCore<R> {
             None => check_hold(&spelling, &person, guest.as_ref())?,
         }
         let secret = guest.map(|g| person.secret.unwrap_or(g.fresh));
+        let kept_seat = self.kept_seat(&person);
         let person = self.person_mut(&spelling);
         person.conn = Some(conn);
         person.secret = secret;
@@ -571,7 +576,21 @@ impl<R: Clone> LobbyCore<R> {
         Ok(LoggedIn {
             name: spelling,
             secret,
+            kept_seat,
         })
+    }
+
+    /// The game in play where `person` has a seat its connection is not at.
+    fn kept_seat(&self, person: &Person) -> Option<GameId> {
+        let game = person
+            .seat
+            .map(NonZeroU64::get)
+            .filter(|_| !person.attached)?;
+        let playing = self
+            .games
+            .get(&game)
+            .is_some_and(|e| e.phase == Phase::Playing);
+        playing.then_some(game)
     }
 
     /// `conn`, logged in as `name`, is gone: its seek goes, an open game it

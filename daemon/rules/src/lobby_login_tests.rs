@@ -34,6 +34,7 @@ fn ann_away_from_her_seat() -> (Harness, u64) {
     let mut h = Harness::new();
     let ann = as_guest(&mut h, "ann", 1, None, FIRST).unwrap();
     assert_eq!(ann.secret, Some(FIRST));
+    assert_eq!(ann.kept_seat, None, "nothing kept yet");
     h.login("bob", 2);
     let game = h.new_game("ann", Opponent::Open).unwrap();
     assert!(h.join("bob", game).is_ok());
@@ -68,8 +69,25 @@ fn a_held_guest_seat_is_given_back_only_to_its_secret() {
     assert_eq!(h.core.holder("ann"), None, "refusals took nothing");
     let back = as_guest(&mut h, "ann", 4, Some(FIRST), SECOND).unwrap();
     assert_eq!(back.secret, Some(FIRST), "the secret stays the guest's");
+    assert_eq!(
+        back.kept_seat,
+        Some(game),
+        "the login says which seat is kept"
+    );
     assert_eq!(h.core.holder("ann"), Some(4));
     assert!(h.join("ann", game).is_ok(), "and the seat is hers again");
+}
+
+#[test]
+fn a_login_names_the_seat_kept_until_it_is_taken_back() {
+    let (mut h, game) = ann_away_from_her_seat();
+    let back = as_guest(&mut h, "ann", 4, Some(FIRST), SECOND).unwrap();
+    assert_eq!(back.kept_seat, Some(game));
+    assert!(h.join("ann", game).is_ok());
+    h.gone("ann", 4);
+    h.core.ended(game);
+    let after = as_guest(&mut h, "ann", 5, Some(FIRST), SECOND).unwrap();
+    assert_eq!(after.kept_seat, None, "no seat is kept in a game over");
 }
 
 #[test]

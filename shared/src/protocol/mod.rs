@@ -60,7 +60,7 @@ pub use event::{Event, Played, RatingLine};
 pub use list_query::{ListQuery, WhoQuery};
 pub use name::{BOT_NAME_PREFIX, MAX_NAME_LEN, NameError, check_name, is_line_keyword, valid_name};
 pub use reason::Reason;
-pub use reply::{Reply, ReplyError};
+pub use reply::{LoginOk, REGISTERED_WORD, Reply, ReplyError, SEAT_WORD};
 pub use result::{EndReason, GameResult};
 pub use server_line::{REPLY_KEYWORDS, ServerLine};
 pub use status::{GameStatus, PlayerStatus};

@@ -25,12 +25,9 @@ pub enum Reply {
     /// `OK`: done, with nothing to tell (`MOVE`, `PASS`, `END`, `SAY`,
     /// `BOARD`, `HELP`, `HISTORY`, and `LEAVE` of a game or of watching).
     Done,
-    /// `OK <name>`: logged in under the name (`LOGIN`).
-    Name(String),
-    /// `OK <name> secret <token>`: logged in as a guest under the name; the
-    /// token is what `LOGIN <name> secret <token>` shows to take the name
-    /// back while the daemon holds it (`LOGIN`).
-    Guest(String, String),
+    /// `OK <name> [secret <token>] [registered] [seat <game>]`: logged in
+    /// under the name (`LOGIN`); see [`LoginOk`].
+    Login(LoginOk),
     /// `OK <game>`: the game made (`NEW`), paired into (`SEEK`), watched
     /// (`WATCH`), or started once everyone asked for a rematch (`REMATCH`).
     Game(GameId),
@@ -73,22 +70,7 @@ impl Reply {
     pub fn parse(answering: CommandKind, line: &str) -> Result<Reply, ReplyError> {
         let mut tokens = Tokens::new(answering, line.trim_end_matches(['\r', '\n']))?;
         let reply = match answering {
-            CommandKind::Login => {
-                let name = tokens.next()?;
-                if !valid_name(name) {
-                    return Err(tokens.bad(name));
-                }
-                if tokens.peek() == Some(SECRET_KEYWORD) {
-                    tokens.word(SECRET_KEYWORD)?;
-                    let secret = tokens.next()?;
-                    if !valid_secret(secret) {
-                        return Err(tokens.bad(secret));
-                    }
-                    Reply::Guest(name.to_string(), secret.to_string())
-                } else {
-                    Reply::Name(name.to_string())
-                }
-            }
+            CommandKind::Login => Reply::Login(tokens.logged_in()?),
             CommandKind::Seek if tokens.peek() == Some("seeking") => {
                 tokens.word("seeking")?;
                 Reply::Seeking
@@ -158,8 +140,7 @@ impl fmt::Display for Reply {
         f.write_str("OK")?;
         match self {
             Reply::Done => Ok(()),
-            Reply::Name(name) => write!(f, " {name}"),
-            Reply::Guest(name, secret) => write!(f, " {name} {SECRET_KEYWORD} {secret}"),
+            Reply::Login(login) => write_login(f, login),
             Reply::Challenge(id) | Reply::Tourney(id) => write!(f, " {id}"),
             Reply::Game(game) => write!(f, " {game}"),
             Reply::Joined(game, color) => write!(f, " {game} {color}"),
@@ -173,6 +154,55 @@ impl fmt::Display for Reply {
             Reply::Bye => f.write_str(" bye"),
         }
     }
+}
+
+/// What the `OK` of a `LOGIN` says beyond the name. The words after the
+/// name were added to protocol 1 one at a time, each only where it applies,
+/// so `OK ann` is still the whole reply of a plain login.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LoginOk {
+    /// The name, spelled as the daemon holds it.
+    pub name: String,
+    /// `secret <token>`: a guest's; the token is what `LOGIN <name> secret
+    /// <token>` shows to take the name back while the daemon holds it.
+    pub secret: Option<String>,
+    /// `registered`: this login registered the name, which from now on
+    /// needs its password.
+    pub registered: bool,
+    /// `seat <game>`: the name has a seat kept in that game in play (after
+    /// a disconnect or a restart); `JOIN <game>` takes it back.
+    pub seat: Option<GameId>,
+}
+
+impl LoginOk {
+    /// A plain login's: the name alone.
+    pub fn name(name: impl Into<String>) -> LoginOk {
+        LoginOk {
+            name: name.into(),
+            ..LoginOk::default()
+        }
+    }
+}
+
+/// The word of `OK <name> registered`.
+pub const REGISTERED_WORD: &str = "registered";
+
+/// The word of `OK <name> seat <game>`.
+pub const SEAT_WORD: &str = "seat";
+
+/// The words of a `LOGIN`'s `OK` after `OK`, in their order.
+fn write_login(f: &mut fmt::Formatter<'_>, login: &LoginOk) -> fmt::Result {
+    write!(f, " {}", login.name)?;
+    if let Some(secret) = &login.secret {
+        write!(f, " {SECRET_KEYWORD} {secret}")?;
+    }
+    if login.registered {
+        write!(f, " {REGISTERED_WORD}")?;
+    }
+    if let Some(game) = login.seat {
+        write!(f, " {SEAT_WORD} {game}")?;
+    }
+    Ok(())
 }
 
 /// A line that is not a reply to its command, and the token that shows it.
@@ -220,7 +250,7 @@ impl std::error::Error for ReplyError {}
 /// The replies a command may get, for error messages.
 fn expected(answering: CommandKind) -> &'static str {
     match answering {
-        CommandKind::Login => "OK <name>",
+        CommandKind::Login => "OK <name> [secret <token>] [registered] [seat <game>]",
         CommandKind::Seek => "OK <game> or OK seeking",
         CommandKind::New | CommandKind::Watch | CommandKind::Accept => "OK <game>",
         CommandKind::Challenge => "OK <challenge>",
@@ -319,6 +349,33 @@ impl<'a> Tokens<'a> {
         }
     }
 
+    /// The words of a `LOGIN`'s `OK`, each optional, in the order
+    /// [`write_login`] writes them.
+    fn logged_in(&mut self) -> Result<LoginOk, ReplyError> {
+        let name = self.next()?;
+        if !valid_name(name) {
+            return Err(self.bad(name));
+        }
+        let mut login = LoginOk::name(name);
+        if self.peek() == Some(SECRET_KEYWORD) {
+            self.word(SECRET_KEYWORD)?;
+            let secret = self.next()?;
+            if !valid_secret(secret) {
+                return Err(self.bad(secret));
+            }
+            login.secret = Some(secret.to_string());
+        }
+        if self.peek() == Some(REGISTERED_WORD) {
+            self.word(REGISTERED_WORD)?;
+            login.registered = true;
+        }
+        if self.peek() == Some(SEAT_WORD) {
+            self.word(SEAT_WORD)?;
+            login.seat = Some(self.value()?);
+        }
+        Ok(login)
+    }
+
     /// Nothing may follow the reply.
     fn end(&self) -> Result<(), ReplyError> {
         match self.peek() {
@@ -333,6 +390,15 @@ mod tests {
     use super::*;
     use crate::square::Square;
 
+    fn login(name: &str, secret: Option<&str>, registered: bool, seat: Option<u64>) -> Reply {
+        Reply::Login(LoginOk {
+            name: name.into(),
+            secret: secret.map(String::from),
+            registered,
+            seat,
+        })
+    }
+
     fn d3() -> Move {
         Move::Place(Square::new(2, 3).unwrap())
     }
@@ -340,12 +406,31 @@ mod tests {
     #[test]
     fn replies_print_as_the_daemon_sends_them_and_read_back() {
         for (kind, reply, line) in [
-            (CommandKind::Login, Reply::Name("ann".into()), "OK ann"),
-            (CommandKind::Login, Reply::Name("42".into()), "OK 42"),
             (
                 CommandKind::Login,
-                Reply::Guest("ann".into(), "0f3a9c".into()),
+                login("ann", None, false, None),
+                "OK ann",
+            ),
+            (CommandKind::Login, login("42", None, false, None), "OK 42"),
+            (
+                CommandKind::Login,
+                login("ann", Some("0f3a9c"), false, None),
                 "OK ann secret 0f3a9c",
+            ),
+            (
+                CommandKind::Login,
+                login("ann", None, true, None),
+                "OK ann registered",
+            ),
+            (
+                CommandKind::Login,
+                login("ann", None, false, Some(24)),
+                "OK ann seat 24",
+            ),
+            (
+                CommandKind::Login,
+                login("ann", Some("0f3a9c"), false, Some(3)),
+                "OK ann secret 0f3a9c seat 3",
             ),
             (CommandKind::Seek, Reply::Game(12), "OK 12"),
             (CommandKind::Seek, Reply::Seeking, "OK seeking"),
@@ -387,7 +472,7 @@ mod tests {
         assert_eq!(Reply::parse(CommandKind::List, "OK 2"), Ok(Reply::Count(2)));
         assert_eq!(
             Reply::parse(CommandKind::Login, "OK 2"),
-            Ok(Reply::Name("2".into()))
+            Ok(login("2", None, false, None))
         );
     }
 
@@ -411,6 +496,9 @@ mod tests {
             (CommandKind::Join, "OK 12 x", "x"),
             (CommandKind::Login, "OK bad!name", "bad!name"),
             (CommandKind::Login, "OK ann bob", "bob"),
+            (CommandKind::Login, "OK ann seat", "OK ann seat"),
+            (CommandKind::Login, "OK ann seat x", "x"),
+            (CommandKind::Login, "OK ann seat 3 registered", "registered"),
             (CommandKind::Leave, "OK seek", "OK seek"),
             (CommandKind::Leave, "OK seek withdrew", "withdrew"),
             (CommandKind::List, "OK -1", "-1"),

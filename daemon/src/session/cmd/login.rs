@@ -17,7 +17,7 @@ use crate::messages::{Answer, Gone, GuestLogin, GuestSecret, LoggedIn, Login, Na
 use crate::random;
 use crate::rules::lobby::Marks;
 use crate::session::Session;
-use flipline::protocol::Reply;
+use flipline::protocol::{LoginOk, Reply};
 
 impl Session {
     /// `LOGIN`: the password (or the guest rule) first, off this thread, then
@@ -30,7 +30,7 @@ impl Session {
     ) {
         match self.login_name() {
             Some(current) if current.eq_ignore_ascii_case(&name) => {
-                let again = Reply::Name(current.to_string());
+                let again = Reply::Login(LoginOk::name(current.to_string()));
                 return self.reply(ctx, Ok(Answer::ok(again)));
             }
             Some(current) => {
@@ -113,7 +113,13 @@ impl Session {
             registered
                 .into_actor(self)
                 .map(move |registered, act, ctx| match registered {
-                    Ok(()) => act.reply(ctx, Ok(Answer::ok(Reply::Name(name.to_string())))),
+                    Ok(()) => {
+                        let registered = LoginOk {
+                            registered: true,
+                            ..LoginOk::name(name.to_string())
+                        };
+                        act.reply(ctx, Ok(Answer::ok(Reply::Login(registered))));
+                    }
                     Err(e) => {
                         act.give_name_back();
                         act.reply(ctx, Err(e));
@@ -135,12 +141,15 @@ impl Session {
     }
 }
 
-/// The `OK` of a login the lobby let through: a guest's with its secret.
+/// The `OK` of a login the lobby let through: a guest's with its secret,
+/// and the game whose seat the name kept, if any.
 fn welcome(logged_in: LoggedIn) -> Reply {
-    match logged_in.secret {
-        Some(secret) => Reply::Guest(logged_in.name.to_string(), secret.to_string()),
-        None => Reply::Name(logged_in.name.to_string()),
-    }
+    Reply::Login(LoginOk {
+        name: logged_in.name.to_string(),
+        secret: logged_in.secret.map(|secret| secret.to_string()),
+        registered: false,
+        seat: logged_in.kept_seat,
+    })
 }
 
 /// What the lobby hears of a login without a password: a guest, with the
