@@ -74,6 +74,27 @@ settings! {
         store_deadline_ms: u64 = 5000, live, at_least(1);
         /// The metrics listener (Prometheus's text format over HTTP).
         metrics: MetricsConfig = MetricsConfig::declared(), restart;
+        /// This daemon as a node of a cluster that shares the PostgreSQL store.
+        cluster: ClusterConfig = ClusterConfig::declared(), restart;
+    }
+    together: must(
+        |c: &Config| c.cluster.node.is_empty() || !c.store.url.is_empty(),
+        "cluster.node needs store.url: the nodes of a cluster share a PostgreSQL store"
+    );
+}
+
+settings! {
+    /// A node of a cluster: daemons that share one PostgreSQL store, each
+    /// owning some of the games in play and taking over a dead node's.
+    pub struct ClusterConfig, partial PartialCluster {
+        /// This node's name; empty: a single daemon, no cluster.
+        node: String = String::new(), restart, must(
+            |node: &String| node.is_empty() || crate::rules::lease::valid_node_name(node),
+            "must be empty (no cluster) or 1 to 32 letters, digits, '-' or '_'"
+        );
+        /// Seconds a node's lease lasts past its last renewal (renewed every
+        /// second): how long a dead node's games wait before others take them.
+        lease_secs: u64 = 3, restart, at_least(2), at_most(30);
     }
 }
 

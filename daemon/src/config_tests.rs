@@ -9,8 +9,8 @@ use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
 
 use crate::config::{
-    Config, DEFAULT_RON, DescriptorTables, Hints, MetricsConfig, PartialConfig, Passwords,
-    RateLimit, StoreConfig, Synchronous,
+    ClusterConfig, Config, DEFAULT_RON, DescriptorTables, Hints, MetricsConfig, PartialConfig,
+    Passwords, RateLimit, StoreConfig, Synchronous,
 };
 use crate::config_table::Value;
 use crate::store_url::StoreUrl;
@@ -339,12 +339,14 @@ prop_compose! {
             in (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
         store in arb_store(),
         passwords in arb_passwords(),
+        (node, lease_secs) in (text(), any::<u64>()),
     ) -> Config {
         Config {
             listen, workers, engine_threads, engine_move_ms, grace_secs, challenge_timeout_secs,
             hints: Hints { bot_games, hotseat_games, human_games },
             shutdown_drain_ms, store, guests, passwords, log_filter, store_deadline_ms,
             metrics: MetricsConfig { listen: metrics },
+            cluster: ClusterConfig { node, lease_secs },
             ..base
         }
     }

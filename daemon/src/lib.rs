@@ -33,6 +33,11 @@
 //! - [`store_stats`]: the store writer's counts (queue, refusals, commit
 //!   times), which the writer adds to and the metrics read; [`durations`]:
 //!   the histogram they and the metrics' counters keep.
+//! - [`node_state`]: a cluster node's lease standing and counts, shared by
+//!   the lease keeper, the store's writer and the metrics.
+//! - [`cluster`]: a node of a cluster: its lease kept, dead nodes' games
+//!   taken over and started here, and the daemon stopped if it is declared
+//!   dead itself.
 //! - [`store_deadline`]: how long a command waits for the store before
 //!   `ERR 503`.
 //! - [`accounts`]: `LOGIN` with passwords: the budgets of wrong passwords and
@@ -52,6 +57,7 @@
 
 pub mod accounts;
 pub mod admission;
+pub mod cluster;
 pub mod codec;
 pub mod config;
 mod config_default;
@@ -73,6 +79,7 @@ pub mod live;
 pub mod lobby;
 pub mod messages;
 pub mod metrics;
+pub mod node_state;
 pub mod outbox;
 pub mod random;
 pub mod reload;

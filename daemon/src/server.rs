@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use actix::{Actor, Addr, Arbiter, ArbiterHandle, SyncArbiter, System};
 use tokio::net::TcpListener;
+use tokio::sync::oneshot;
 
 use crate::accounts::Accounts;
 use crate::admission::Admission;
@@ -23,6 +24,7 @@ use crate::live::Live;
 use crate::lobby::Lobby;
 use crate::messages::{BroadcastShutdown, Recover, RecoverTourneys};
 use crate::metrics;
+use crate::rules::numbers::Numbers;
 use crate::session::{LobbyPort, Shared};
 use crate::store::Store;
 use crate::watch::{SlowMoves, report_slow_moves, watch_thread};
@@ -107,19 +109,42 @@ where
             // Before the store opens: see descriptor_tables.rs, rule 3.
             give_workers_own_tables(&workers).await?;
         }
-        let opened = Store::open(&config.store).map_err(std::io::Error::other)?;
+        let joining = crate::cluster::joining(&config.cluster);
+        let opened = Store::open_as(&config.store, joining).map_err(std::io::Error::other)?;
         let threads = opened.threads;
+        let numbers = match opened.game_block {
+            Some(block) => Numbers::in_blocks(block),
+            None => Numbers::from(opened.next_game),
+        };
+        let joined = opened.joined;
         let recovery = Recovery {
             store: opened.store,
             playing: opened.playing,
-            next_game: opened.next_game,
+            numbers,
             tourneys: opened.tourneys,
             next_tourney: opened.next_tourney,
             registered: opened.registered,
+            node: joined.as_ref().map(|j| Arc::clone(&j.member.state)),
         };
         actix::spawn(watch_thread("lobby".to_string()));
+        let store_config = config.store.clone();
         let served = async {
+            let store = recovery.store.clone();
             let running = start(config, &workers, recovery).await?;
+            let (lost_tx, lost) = oneshot::channel();
+            let keeper = match joined {
+                Some(joined) => {
+                    let lobby = running.lobby.clone();
+                    Some(crate::cluster::keep(
+                        store_config,
+                        joined,
+                        store,
+                        lobby,
+                        lost_tx,
+                    )?)
+                }
+                None => None,
+            };
             if let Some((hangups, reload, started_with)) = hangups {
                 let live = Arc::clone(&running.live);
                 actix::spawn(reload_on_hangup(hangups, reload, started_with, live));
@@ -128,9 +153,9 @@ where
                 addr: running.addr,
                 metrics: running.metrics,
             });
-            stop().await;
+            let declared_dead = until_stopped(stop(), lost).await;
             shutdown(running).await;
-            Ok(())
+            Ok::<_, std::io::Error>((keeper, declared_dead))
         }
         .await;
         Ok::<_, std::io::Error>((served, threads))
@@ -143,7 +168,36 @@ where
     }
     let (served, threads) = result?;
     threads.close();
-    served
+    let (keeper, declared_dead) = served?;
+    // After the store's last commits: the other nodes take the games once
+    // this node has left.
+    if let Some(keeper) = keeper {
+        keeper.leave();
+    }
+    match declared_dead {
+        false => Ok(()),
+        true => Err(std::io::Error::other(
+            "this node was declared dead by the cluster (it could not renew its lease in \
+             time) and its games were taken over by other nodes: it stopped; start it again \
+             to rejoin",
+        )),
+    }
+}
+
+/// Waits for `stop`, or for the node to be declared dead (`lost`, told only
+/// to a cluster node): whether it was.
+async fn until_stopped(stop: impl Future<Output = ()>, lost: oneshot::Receiver<()>) -> bool {
+    let lost = async {
+        match lost.await {
+            Ok(()) => (),
+            // Not a node, or its keeper is gone: only `stop` counts.
+            Err(_) => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        () = stop => false,
+        () = lost => true,
+    }
 }
 
 /// Starts the worker threads, each with a watch on its wake-ups.
@@ -185,7 +239,9 @@ async fn give_workers_own_tables(workers: &[Arbiter]) -> std::io::Result<()> {
 struct Recovery {
     store: Store,
     playing: Vec<crate::store::GameRecord>,
-    next_game: flipline::protocol::GameId,
+    numbers: Numbers,
+    /// A cluster node's lease and counts, for the health check.
+    node: Option<Arc<crate::node_state::NodeState>>,
     tourneys: Vec<crate::store::StoredTourney>,
     next_tourney: flipline::protocol::TourneyId,
     registered: crate::rules::registered::RegisteredNames,
@@ -216,10 +272,11 @@ async fn start(
     let Recovery {
         store,
         playing,
-        next_game,
+        numbers,
         tourneys,
         next_tourney,
         registered,
+        node,
     } = recovery;
     let live = Arc::new(Live::new(&config));
     let lobby = Lobby::start(
@@ -228,7 +285,7 @@ async fn start(
         engine.clone(),
         handles.clone(),
         store.clone(),
-        next_game,
+        numbers,
         next_tourney,
     );
     let recovered = lobby
@@ -293,6 +350,7 @@ async fn start(
         admission: Arc::clone(&admission),
         store: store_stats,
         stopping: Arc::clone(&stopping),
+        node,
     };
     let metrics = serve_metrics(&config.metrics.listen, sources).await?;
     let drain = Duration::from_millis(config.shutdown_drain_ms);
