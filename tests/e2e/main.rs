@@ -12,6 +12,7 @@ mod backup;
 mod bench_tourney;
 mod challenges;
 mod client;
+mod cluster;
 mod durability;
 mod engine;
 mod external_engine;
