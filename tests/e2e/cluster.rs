@@ -26,7 +26,8 @@ const WITHIN: Duration = Duration::from_secs(60);
 /// The lease of the tests' nodes, in seconds.
 const LEASE_SECS: u64 = 2;
 
-/// Writes a node's configuration: the shared store, this node's name.
+/// Writes a node's configuration: the shared store, this node's name, a
+/// metrics listener.
 fn node_config(dir: &Path, node: &str, url: &str) -> PathBuf {
     let dir = dir.join(node);
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
@@ -35,7 +36,8 @@ fn node_config(dir: &Path, node: &str, url: &str) -> PathBuf {
          max_connections_per_address: 100000,\n    grace_secs: 60,\n    \
          rate_limit: (per_second: 100000, burst: 100000),\n    \
          store: (path: {:?}, url: {url:?}),\n    \
-         cluster: (node: {node:?}, lease_secs: {LEASE_SECS}),\n)\n",
+         cluster: (node: {node:?}, lease_secs: {LEASE_SECS}),\n    \
+         metrics: (listen: \"127.0.0.1:0\"),\n)\n",
         dir.join("unused.db").display().to_string()
     );
     let path = dir.join("flipd.ron");
@@ -480,6 +482,157 @@ fn a_node_paused_past_its_lease_acknowledges_nothing_for_its_lost_games_and_stop
     }
     expected.push(other);
     assert_eq!(stored_moves(&db.url, game), expected);
+    drop(back);
+    drop(b);
+    drop(db);
+    remove_temp_dir(&dir);
+}
+
+/// Where a node serves its metrics, from its log.
+fn metrics_of(node: &ChildDaemon) -> SocketAddr {
+    let line = node
+        .wait_for_log("serving metrics on ", 1, WITHIN)
+        .remove(0);
+    let rest = line.split("serving metrics on ").nth(1).unwrap_or_default();
+    let addr: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':')
+        .collect();
+    addr.parse()
+        .unwrap_or_else(|_| panic!("no address in {line}"))
+}
+
+/// A counter's value in a scrape of `metrics`.
+fn counter(metrics: SocketAddr, name: &str) -> u64 {
+    let (status, body) = http_get(metrics, "/metrics");
+    assert_eq!(status, 200);
+    body.lines()
+        .find_map(|line| line.strip_prefix(&format!("{name} ")))
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in the scrape"))
+}
+
+/// Plays the first legal move until one is acknowledged (`ERR 503` while
+/// the store or the lease says no); the move.
+fn play_until_acknowledged(client: &mut Client, mirror: &mut Game) -> Move {
+    let began = Instant::now();
+    let mv = first_move(mirror);
+    loop {
+        match reply(client, &command(mv)).as_deref() {
+            Some("OK") => {
+                let _ = mirror.apply(mv);
+                return mv;
+            }
+            Some(refused) if refused.starts_with("ERR 503") => {
+                assert!(began.elapsed() < WITHIN, "{mv:?} refused for {WITHIN:?}");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            other => panic!("{mv:?}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn nodes_that_lose_the_database_stop_acknowledging_and_none_is_declared_dead_after() {
+    if flipd::store::postgres::scratch::server().is_none() {
+        return;
+    }
+    let dir = temp_dir("cluster-lapse");
+    let pg_dir = dir.join("postgres").display().to_string();
+    let server_url = postgres_tool(&["start", &pg_dir]);
+    let db = ScratchDatabase::on(&server_url, "lapse");
+    let nodes: Vec<ChildDaemon> = ["a", "b"]
+        .iter()
+        .map(|node| start_node(&dir, node, &db.url))
+        .collect();
+    let metrics: Vec<SocketAddr> = nodes.iter().map(metrics_of).collect();
+    let mut games = Vec::new();
+    let mut players: Vec<(Client, Game, Vec<Move>)> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, node)| {
+            let mut client = Client::login_as(node.addr, &format!("lapse{i}"));
+            games.push(client.ok_game("NEW othello hotseat"));
+            (client, Game::new(Variant::Othello), Vec::new())
+        })
+        .collect();
+    for (client, mirror, acked) in &mut players {
+        acked.push(play_until_acknowledged(client, mirror));
+    }
+
+    postgres_tool(&["crash", &pg_dir]);
+    for node in &nodes {
+        node.wait_for_log("lease lapsed", 1, WITHIN);
+    }
+    for (addr, (client, mirror, _)) in metrics.iter().zip(&mut players) {
+        assert_eq!(http_get(*addr, "/healthz").0, 503);
+        let refused = reply(client, &command(first_move(mirror))).unwrap_or_default();
+        assert!(refused.starts_with("ERR 503"), "{refused}");
+    }
+
+    postgres_tool(&["resume", &pg_dir]);
+    // Each node renews for longer than a lease after the outage: long
+    // enough for a node to have judged the other dead, had it the right.
+    let since: Vec<u64> = (metrics.iter())
+        .map(|m| counter(*m, "flipline_lease_renewals_total"))
+        .collect();
+    until("three renewals on each node since the outage", || {
+        metrics
+            .iter()
+            .zip(&since)
+            .all(|(m, before)| counter(*m, "flipline_lease_renewals_total") >= before + 3)
+    });
+    for (node, (client, mirror, acked)) in nodes.iter().zip(&mut players) {
+        assert!(node.log_lines_with("declared dead").is_empty());
+        acked.push(play_until_acknowledged(client, mirror));
+    }
+    for addr in &metrics {
+        assert_eq!(http_get(*addr, "/healthz").0, 200);
+    }
+    for (game, (_, _, acked)) in games.iter().zip(&players) {
+        assert_eq!(&stored_moves(&db.url, *game), acked, "game {game}");
+    }
+    drop(players);
+    drop(nodes);
+    drop(db);
+    postgres_tool(&["stop", &pg_dir]);
+    remove_temp_dir(&dir);
+}
+
+#[test]
+fn a_node_stopped_gracefully_hands_its_games_over_without_waiting_for_its_lease() {
+    let Some(db) = ScratchDatabase::new("cluster_leave") else {
+        return;
+    };
+    let dir = temp_dir("cluster-leave");
+    let mut a = start_node(&dir, "a", &db.url);
+    let b = start_node(&dir, "b", &db.url);
+    let mut player = Client::connect(a.addr);
+    let secret = secret_of(&reply(&mut player, "LOGIN leaver").unwrap_or_default());
+    player.name = "leaver".into();
+    let game = player.ok_game("NEW othello hotseat");
+    let mut mirror = Game::new(Variant::Othello);
+    let first = play_until_acknowledged(&mut player, &mut mirror);
+
+    a.terminate();
+    assert_eq!(a.wait_exit(WITHIN), Some(0));
+    assert!(!a.log_lines_with("left the cluster").is_empty());
+    b.wait_for_log("took over 1 games", 1, WITHIN);
+    assert!(
+        b.log_lines_with("did not renew its lease").is_empty(),
+        "a left: nobody had to wait for its lease"
+    );
+    let seat = Seat {
+        name: "leaver".into(),
+        secret,
+        game,
+    };
+    let Back::Seated(mut back, stored) = take_seat_back(&[b.addr], &seat) else {
+        panic!("game {game} over")
+    };
+    assert_eq!(stored, [first]);
+    let second = play_until_acknowledged(&mut back, &mut mirror);
+    assert_eq!(stored_moves(&db.url, game), [first, second]);
     drop(back);
     drop(b);
     drop(db);

@@ -10,8 +10,6 @@
 //! stops it; it runs where the PostgreSQL tests run (see
 //! `flipd::store::postgres::scratch`).
 
-use std::path::Path;
-use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread::JoinHandle;
@@ -23,21 +21,6 @@ use flipline_tests::*;
 
 /// How long the server may take to be seen down, or back.
 const WITHIN: Duration = Duration::from_secs(30);
-
-fn postgres_tool(args: &[&str]) -> String {
-    let tool = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/postgres.sh");
-    let output = Command::new("bash")
-        .arg(tool)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("postgres.sh: {e}"));
-    assert!(
-        output.status.success(),
-        "postgres.sh {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).trim().to_string()
-}
 
 /// A hotseat game's moves as its player heard them answered.
 #[derive(Default)]

@@ -100,3 +100,20 @@ pub(crate) fn drop_database(dir: &Path) {
     let removed = with_databases(|databases| databases.remove(dir));
     drop(removed);
 }
+
+/// Runs `tests/tools/postgres.sh` with `args` (start, stop, crash or resume
+/// a server of a test's own); what it prints.
+pub fn postgres_tool(args: &[&str]) -> String {
+    let tool = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/postgres.sh");
+    let output = std::process::Command::new("bash")
+        .arg(tool)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("postgres.sh: {e}"));
+    assert!(
+        output.status.success(),
+        "postgres.sh {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).trim().to_string()
+}

@@ -33,6 +33,9 @@ pub struct Lease {
     length: Duration,
     /// When the last renewal that succeeded was sent.
     renewed: Moment,
+    /// Since when it has been held without a lapse (the first renewal sent
+    /// after the last lapse).
+    held_since: Moment,
     lost: bool,
 }
 
@@ -46,6 +49,7 @@ impl Lease {
         Lease {
             length,
             renewed: sent,
+            held_since: sent,
             lost: false,
         }
     }
@@ -53,9 +57,22 @@ impl Lease {
     /// A renewal sent at `sent` succeeded. A renewal answered after a later
     /// one leaves the later one standing.
     pub fn renewed(&mut self, sent: Moment) {
+        if self.standing(sent) == Standing::Lapsed {
+            self.held_since = sent;
+        }
         if sent > self.renewed {
             self.renewed = sent;
         }
+    }
+
+    /// Whether the node may declare others dead at `now`: only once it has
+    /// held its own lease for a whole length. After the database was
+    /// unreachable every node's lease passed alike; the first node back
+    /// must give the others the same length to renew theirs before it
+    /// judges them, or one outage would make it take every game.
+    pub fn may_judge_others(&self, now: Moment) -> bool {
+        self.standing(now) == Standing::Held
+            && now.saturating_duration_since(self.held_since) >= self.length
     }
 
     /// The database would not renew it: the node was declared dead.
@@ -106,6 +123,19 @@ mod tests {
         assert_eq!(lease.standing(at(3800)), Standing::Lapsed);
         lease.renewed(at(3900));
         assert_eq!(lease.standing(at(4000)), Standing::Held);
+    }
+
+    #[test]
+    fn a_node_judges_others_only_after_a_whole_lease_held_since_its_last_lapse() {
+        let mut lease = Lease::taken(Duration::from_secs(3), at(0));
+        assert!(!lease.may_judge_others(at(1000)), "just joined");
+        lease.renewed(at(2500));
+        assert!(lease.may_judge_others(at(3000)));
+        // The database away for ten seconds: the lease lapsed.
+        lease.renewed(at(13_000));
+        assert!(!lease.may_judge_others(at(13_100)), "back from a lapse");
+        lease.renewed(at(15_000));
+        assert!(lease.may_judge_others(at(16_000)));
     }
 
     #[test]

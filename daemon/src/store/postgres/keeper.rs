@@ -134,8 +134,9 @@ async fn keep(
             Standing::Lapsed => continue,
             Standing::Held => {}
         }
+        let judge = lease.may_judge_others(moment(Instant::now()));
         if let Some(db) = db.as_mut() {
-            take_over(db, member, store, news).await;
+            take_over(db, member, store, news, judge).await;
         }
     }
     if let Some(db) = db.as_mut() {
@@ -198,10 +199,21 @@ async fn renew(
     }
 }
 
-/// Declares dead the nodes whose lease passed, then claims games without a
-/// live owner, a share at a time, while there are any.
-async fn take_over(db: &mut Db, member: &Member, store: &Store, news: &(dyn Fn(News) + Send)) {
-    match nodes::declare_expired(db).await {
+/// Declares dead the nodes whose lease passed (if this node may judge
+/// them: see [`Lease::may_judge_others`]), then claims games without a live
+/// owner, a share at a time, while there are any.
+async fn take_over(
+    db: &mut Db,
+    member: &Member,
+    store: &Store,
+    news: &(dyn Fn(News) + Send),
+    judge: bool,
+) {
+    let declared = match judge {
+        true => nodes::declare_expired(db).await,
+        false => Ok(Vec::new()),
+    };
+    match declared {
         Ok(dead) => {
             member.state.declared_dead(dead.len());
             for node in dead {

@@ -40,7 +40,9 @@ pub async fn join(db: &mut Db, node: &str, lease: Duration) -> Result<Incarnatio
     let give_up = Instant::now() + lease + JOIN_SLACK;
     let mut said = false;
     loop {
-        declare_expired(db).await?;
+        // Only an earlier start of this node: the others are judged by the
+        // lease keeper, once this node has held its lease a while.
+        declare_expired_start(db, node).await?;
         match db.query_opt(SQL, &[&node, &millis(lease)]).await {
             Ok(Some(row)) => {
                 return Ok(Incarnation {
@@ -96,6 +98,16 @@ pub async fn declare_expired(db: &mut Db) -> Result<Vec<Incarnation>, String> {
             number: row.get(1),
         })
         .collect())
+}
+
+/// Declares dead an earlier start of `node` whose lease passed.
+async fn declare_expired_start(db: &mut Db, node: &str) -> Result<(), String> {
+    const SQL: &str = "UPDATE nodes SET state = 'dead' \
+         WHERE node = $1 AND state = 'live' AND lease_until < clock_timestamp()";
+    db.execute(SQL, &[&node])
+        .await
+        .map(|_| ())
+        .map_err(|e| describe(&e))
 }
 
 /// Leaves the cluster (a node stopping): declared dead at once, so that
