@@ -305,6 +305,10 @@ async fn start(
         std::io::Error::new(e.kind(), format!("cannot start the password threads: {e}"))
     })?;
     let accounts = Accounts::new(store.clone(), registered, pool, config.guests, passwords);
+    let accounts = match config.cluster.node.is_empty() {
+        true => accounts,
+        false => accounts.shared(),
+    };
     let store_stats = store.live_stats();
     // A player's address keeps the places kept for players as long as a
     // seat is kept for a player who went.

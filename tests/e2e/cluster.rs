@@ -638,3 +638,24 @@ fn a_node_stopped_gracefully_hands_its_games_over_without_waiting_for_its_lease(
     drop(db);
     remove_temp_dir(&dir);
 }
+
+#[test]
+fn a_name_registered_on_one_node_is_registered_on_every_node() {
+    let Some(db) = ScratchDatabase::new("cluster_names") else {
+        return;
+    };
+    let dir = temp_dir("cluster-names");
+    let a = start_node(&dir, "a", &db.url);
+    let b = start_node(&dir, "b", &db.url);
+    // a knows its registered names from its start; this one comes later.
+    let mut on_b = Client::connect(b.addr);
+    assert_eq!(on_b.command("LOGIN Regi hunter22").1, "OK Regi");
+    let mut on_a = Client::connect(a.addr);
+    let guest = on_a.command("LOGIN regi").1;
+    assert!(guest.starts_with("ERR 401 "), "{guest}");
+    let wrong = on_a.command("LOGIN regi hunter23").1;
+    assert!(wrong.starts_with("ERR 401 "), "{wrong}");
+    assert_eq!(on_a.command("LOGIN regi hunter22").1, "OK Regi");
+    drop((on_a, on_b, a, b, db));
+    remove_temp_dir(&dir);
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Measures a cluster on this machine (BENCHMARKS.md, "A cluster on one
+# machine"), with dist/cluster.sh and target/release/flip-bench:
+#   throughput: one node holding GAMES games against three nodes holding a
+#     third each (three load processes at once), in turn, ROUNDS times;
+#   takeover: three nodes, GAMES/3 games on node b, b killed (SIGKILL) in
+#     the middle of the load; the time from the kill until every game in
+#     play has a live owner again (polled in PostgreSQL every 20 ms).
+#
+#   tests/tools/cluster_bench.sh DIR [GAMES] [ROUNDS]
+set -euo pipefail
+
+dir=${1:?a directory}
+games=${2:-300}
+rounds=${3:-2}
+here=$(cd "$(dirname "$0")/../.." && pwd)
+bench="$here/target/release/flip-bench"
+cluster="$here/dist/cluster.sh"
+(cd "$here" && cargo build --release -p flipd -p flipline-tests --bin flip-bench >&2)
+
+load() { # port games seconds
+  "$bench" load --server "127.0.0.1:$1" --games "$2" --duration "$3" --cooldown 2 --json
+}
+
+moves_per_s() { sed -n 's/.*"moves_per_s":\([0-9.]*\).*/\1/p'; }
+p99() { sed -n 's/.*"p99":\([0-9.]*\).*/\1/p'; }
+
+one_node() {
+  "$cluster" start "$dir/one" 1 >/dev/null
+  local out
+  out=$(load 7341 "$games" 10)
+  "$cluster" stop "$dir/one" >/dev/null
+  echo "one node, $games games: $(echo "$out" | moves_per_s) moves/s, p99 $(echo "$out" | p99) ms"
+}
+
+three_nodes() {
+  "$cluster" start "$dir/three" 3 >/dev/null
+  local third=$((games / 3))
+  load 7341 "$third" 10 > "$dir/a.json" &
+  load 7342 "$third" 10 > "$dir/b.json" &
+  load 7343 "$third" 10 > "$dir/c.json" &
+  wait
+  "$cluster" stop "$dir/three" >/dev/null
+  local total=0 worst=0
+  for node in a b c; do
+    total=$(echo "$total + $(moves_per_s < "$dir/$node.json")" | bc)
+    worst=$(printf '%s\n%s\n' "$worst" "$(p99 < "$dir/$node.json")" | sort -g | tail -1)
+  done
+  echo "three nodes, $third games each: $total moves/s, worst p99 $worst ms"
+}
+
+takeover() {
+  "$cluster" start "$dir/kill" 3 >/dev/null
+  local url
+  url=$(sed -n 's/.*url: "\(.*\)".*/\1/p' "$dir/kill/a.ron")
+  load 7342 $((games / 3)) 20 > /dev/null 2>&1 &
+  local loader=$!
+  sleep 8
+  local killed
+  killed=$(date +%s%N)
+  kill -9 "$(cat "$dir/kill/b.pid")"
+  rm -f "$dir/kill/b.pid"
+  local sql="SELECT count(*) FROM games g LEFT JOIN nodes n ON n.incarnation = g.owner
+             WHERE g.status = 'playing' AND n.state IS DISTINCT FROM 'live'"
+  until [[ $(psql -qtA "$url" -c "$sql") == 0 ]]; do sleep 0.02; done
+  local resumed
+  resumed=$(date +%s%N)
+  kill "$loader" 2>/dev/null || true
+  wait "$loader" 2>/dev/null || true
+  local taken
+  taken=$(grep -h "took over" "$dir"/kill/[ac].log | sed -n 's/.*took over \([0-9]*\) games.*/\1/p' | paste -sd+ | bc)
+  "$cluster" stop "$dir/kill" >/dev/null
+  echo "takeover: every game of the killed node in play again $(( (resumed - killed) / 1000000 )) ms after SIGKILL ($taken games, lease 3 s)"
+}
+
+for _ in $(seq "$rounds"); do
+  one_node
+  three_nodes
+done
+for _ in $(seq "$rounds"); do
+  takeover
+done
