@@ -95,7 +95,17 @@ settings! {
         /// Seconds a node's lease lasts past its last renewal (renewed every
         /// second): how long a dead node's games wait before others take them.
         lease_secs: u64 = 3, restart, at_least(2), at_most(30);
+        /// The NATS server the nodes reach each other's games through
+        /// (`nats://host:4222`); empty: each node serves only its own games.
+        nats: String = String::new(), restart, must(
+            |nats: &String| nats.is_empty() || nats.starts_with("nats://"),
+            "must be empty or a NATS URL such as nats://127.0.0.1:4222"
+        );
     }
+    together: must(
+        |c: &ClusterConfig| c.nats.is_empty() || !c.node.is_empty(),
+        "nats needs node: only a cluster's nodes use NATS"
+    );
 }
 
 settings! {

@@ -339,14 +339,14 @@ prop_compose! {
             in (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
         store in arb_store(),
         passwords in arb_passwords(),
-        (node, lease_secs) in (text(), any::<u64>()),
+        (node, lease_secs, nats) in (text(), any::<u64>(), text()),
     ) -> Config {
         Config {
             listen, workers, engine_threads, engine_move_ms, grace_secs, challenge_timeout_secs,
             hints: Hints { bot_games, hotseat_games, human_games },
             shutdown_drain_ms, store, guests, passwords, log_filter, store_deadline_ms,
             metrics: MetricsConfig { listen: metrics },
-            cluster: ClusterConfig { node, lease_secs },
+            cluster: ClusterConfig { node, lease_secs, nats },
             ..base
         }
     }

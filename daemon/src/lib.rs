@@ -33,6 +33,8 @@
 //! - [`store_stats`]: the store writer's counts (queue, refusals, commit
 //!   times), which the writer adds to and the metrics read; [`durations`]:
 //!   the histogram they and the metrics' counters keep.
+//! - [`bus`]: the cluster's message bus (core NATS, a subject per node);
+//!   [`remote`]: games on other nodes reached through it (`WATCH`).
 //! - [`node_state`]: a cluster node's lease standing and counts, shared by
 //!   the lease keeper, the store's writer and the metrics.
 //! - [`cluster`]: a node of a cluster: its lease kept, dead nodes' games
@@ -57,6 +59,7 @@
 
 pub mod accounts;
 pub mod admission;
+pub mod bus;
 pub mod cluster;
 pub mod codec;
 pub mod config;
@@ -83,6 +86,7 @@ pub mod node_state;
 pub mod outbox;
 pub mod random;
 pub mod reload;
+pub mod remote;
 pub mod server;
 pub mod service_time;
 pub mod session;

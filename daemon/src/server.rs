@@ -105,6 +105,8 @@ where
             Some(reload) => Some((Hangups::catch()?, reload, config.clone())),
             None => None,
         };
+        // Before the workers' tables: see `Bus::start`.
+        let bus = start_bus(&config)?;
         if config.descriptor_tables == DescriptorTables::PerWorker {
             // Before the store opens: see descriptor_tables.rs, rule 3.
             give_workers_own_tables(&workers).await?;
@@ -125,6 +127,10 @@ where
             next_tourney: opened.next_tourney,
             registered: opened.registered,
             node: joined.as_ref().map(|j| Arc::clone(&j.member.state)),
+            bus: match (bus, &joined) {
+                (Some(bus), Some(joined)) => Some(bus.join(&joined.cluster, &config.cluster.node)),
+                _ => None,
+            },
         };
         actix::spawn(watch_thread("lobby".to_string()));
         let store_config = config.store.clone();
@@ -242,6 +248,8 @@ struct Recovery {
     numbers: Numbers,
     /// A cluster node's lease and counts, for the health check.
     node: Option<Arc<crate::node_state::NodeState>>,
+    /// A cluster node's bus to the others, if it has one.
+    bus: Option<(crate::bus::Bus, crate::bus::InboundSlot)>,
     tourneys: Vec<crate::store::StoredTourney>,
     next_tourney: flipline::protocol::TourneyId,
     registered: crate::rules::registered::RegisteredNames,
@@ -277,6 +285,7 @@ async fn start(
         next_tourney,
         registered,
         node,
+        bus,
     } = recovery;
     let live = Arc::new(Live::new(&config));
     let lobby = Lobby::start(
@@ -316,6 +325,7 @@ async fn start(
     let admission = Arc::new(Admission::new(reconnect_window));
     let slow_moves = Arc::new(SlowMoves::default());
     actix::spawn(report_slow_moves(Arc::clone(&slow_moves)));
+    let elsewhere = bus.map(|bus| reach_other_nodes(bus, &lobby, &store));
     let shared = Arc::new(Shared {
         config: Arc::clone(&config),
         live: Arc::clone(&live),
@@ -327,6 +337,7 @@ async fn start(
         engine,
         accounts: Arc::new(accounts),
         slow_moves,
+        elsewhere,
     });
     let (addr, listeners) = match socket {
         Some(socket) => {
@@ -368,6 +379,31 @@ async fn start(
         drain,
         live,
     })
+}
+
+/// On a cluster's node with a NATS server (`cluster.nats`), its bus.
+fn start_bus(config: &Config) -> std::io::Result<Option<crate::bus::Starting>> {
+    let cluster = &config.cluster;
+    if cluster.nats.is_empty() {
+        return Ok(None);
+    }
+    crate::bus::Bus::start(&cluster.nats)
+        .map(Some)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot start the cluster's bus: {e}")))
+}
+
+/// The directory of the other nodes' games, for `WATCH`, over `bus`.
+fn reach_other_nodes(
+    (bus, slot): (crate::bus::Bus, crate::bus::InboundSlot),
+    lobby: &Addr<Lobby>,
+    store: &Store,
+) -> actix::Recipient<crate::messages::FindElsewhere<crate::session::SessionRef>> {
+    let remote = crate::remote::Remote::attach(bus, &slot, lobby.clone().recipient());
+    let directory = crate::remote::Directory {
+        remote,
+        store: store.clone(),
+    };
+    directory.start().recipient()
 }
 
 /// Starts the metrics listener on `listen`, if it names an address.

@@ -281,6 +281,14 @@ impl Store {
         self.ask(move |answer| Read::Registration { name, answer })
     }
 
+    /// The live node that owns `game`, on a cluster's store.
+    pub fn owner_of(
+        &self,
+        game: GameId,
+    ) -> impl Future<Output = Result<Option<String>, StoreError>> + use<> {
+        self.ask(move |answer| Read::OwnerOf { game, answer })
+    }
+
     /// A block of game numbers for a cluster node.
     pub fn game_numbers(
         &self,

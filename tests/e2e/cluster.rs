@@ -24,11 +24,17 @@ use flipline_tests::*;
 const WITHIN: Duration = Duration::from_secs(60);
 
 /// The lease of the tests' nodes, in seconds.
-const LEASE_SECS: u64 = 2;
+pub const LEASE_SECS: u64 = 2;
 
 /// Writes a node's configuration: the shared store, this node's name, a
 /// metrics listener.
 fn node_config(dir: &Path, node: &str, url: &str) -> PathBuf {
+    node_config_with(dir, node, url, "")
+}
+
+/// As [`node_config`], reaching the other nodes through the NATS server at
+/// `nats` (empty: none).
+pub fn node_config_with(dir: &Path, node: &str, url: &str, nats: &str) -> PathBuf {
     let dir = dir.join(node);
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     let text = format!(
@@ -36,7 +42,7 @@ fn node_config(dir: &Path, node: &str, url: &str) -> PathBuf {
          max_connections_per_address: 100000,\n    grace_secs: 60,\n    \
          rate_limit: (per_second: 100000, burst: 100000),\n    \
          store: (path: {:?}, url: {url:?}),\n    \
-         cluster: (node: {node:?}, lease_secs: {LEASE_SECS}),\n    \
+         cluster: (node: {node:?}, lease_secs: {LEASE_SECS}, nats: {nats:?}),\n    \
          metrics: (listen: \"127.0.0.1:0\"),\n)\n",
         dir.join("unused.db").display().to_string()
     );

@@ -117,3 +117,20 @@ pub fn postgres_tool(args: &[&str]) -> String {
     );
     String::from_utf8_lossy(&output.stdout).trim().to_string()
 }
+
+/// The NATS server the cluster's tests use (`FLIPLINE_TEST_NATS`, see
+/// `tests/tools/nats.sh`), or `None` with a word on stderr; a missing
+/// server fails the test where `FLIPLINE_TEST_NATS_REQUIRED` is set (as in
+/// CI), so that the tests never pass by not running.
+pub fn nats_server() -> Option<String> {
+    match std::env::var("FLIPLINE_TEST_NATS") {
+        Ok(url) if !url.trim().is_empty() => Some(url),
+        _ if std::env::var_os("FLIPLINE_TEST_NATS_REQUIRED").is_some() => {
+            panic!("FLIPLINE_TEST_NATS must name a NATS server for these tests")
+        }
+        _ => {
+            eprintln!("skipped: FLIPLINE_TEST_NATS names no NATS server");
+            None
+        }
+    }
+}

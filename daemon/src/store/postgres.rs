@@ -102,6 +102,8 @@ pub struct Joining {
 /// when the registration that took the lease was sent.
 pub struct Joined {
     pub member: nodes::Member,
+    /// The cluster's number (its NATS subjects carry it).
+    pub cluster: String,
     pub lease: std::time::Duration,
     pub taken: std::time::Instant,
 }

@@ -215,6 +215,12 @@ pub(crate) enum Read {
         name: String,
         answer: ReadAnswer<Option<Registration>>,
     },
+    /// The node that owns a game open or in play, if a live one does (a
+    /// cluster's store).
+    OwnerOf {
+        game: GameId,
+        answer: ReadAnswer<Option<String>>,
+    },
     /// A block of game numbers for a cluster node (see
     /// [`crate::rules::numbers`]).
     GameNumbers {
@@ -240,6 +246,7 @@ impl Read {
             }
             Read::Registration { answer, .. } => drop(answer.send(Err(why))),
             Read::GameNumbers { answer } => drop(answer.send(Err(why))),
+            Read::OwnerOf { answer, .. } => drop(answer.send(Err(why))),
         }
     }
 }

@@ -173,6 +173,25 @@ pub async fn claim(
     Ok(claimed)
 }
 
+/// The cluster's number (see the schema's `cluster_identity`).
+pub async fn cluster_identity(db: &mut Db) -> Result<String, String> {
+    const SQL: &str = "SELECT id FROM cluster_identity LIMIT 1";
+    let row = db.query_opt(SQL, &[]).await.map_err(|e| describe(&e))?;
+    row.map(|row| row.get(0))
+        .ok_or_else(|| "the database holds no cluster number".to_string())
+}
+
+/// The live node that owns `game` (open or in play), if any.
+pub async fn owner_of(db: &mut Db, game: u64) -> Result<Option<String>, String> {
+    const SQL: &str = "SELECT n.node FROM games g JOIN nodes n ON n.incarnation = g.owner \
+         WHERE g.id = $1 AND g.status IN ('open', 'playing') AND n.state = 'live'";
+    let row = db
+        .query_opt(SQL, &[&super::to_i64(game)])
+        .await
+        .map_err(|e| describe(&e))?;
+    Ok(row.map(|row| row.get(0)))
+}
+
 /// The games in play this incarnation owns.
 pub async fn owned_in_play(
     db: &mut Db,

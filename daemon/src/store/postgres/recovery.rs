@@ -69,6 +69,7 @@ pub async fn join(db: &mut Db, joining: &super::Joining) -> Result<Recovered, St
     let registered = super::games::registered_names(db)
         .await
         .map_err(|e| describe(&e))?;
+    let cluster = super::nodes::cluster_identity(db).await?;
     Ok(Recovered {
         playing: Vec::new(),
         next_game: game_block.start,
@@ -81,6 +82,7 @@ pub async fn join(db: &mut Db, joining: &super::Joining) -> Result<Recovered, St
                 incarnation,
                 state: std::sync::Arc::default(),
             },
+            cluster,
             lease: joining.lease,
             taken,
         }),

@@ -144,6 +144,10 @@ CREATE TABLE number_blocks (
     next bigint NOT NULL
 );
 INSERT INTO number_blocks (kind, next) VALUES ('game', 1), ('tourney', 1);
+-- The cluster's number, drawn once: its nodes' subjects on NATS carry it,
+-- so that two clusters sharing a NATS server never hear each other.
+CREATE TABLE cluster_identity (id text NOT NULL);
+INSERT INTO cluster_identity (id) SELECT md5(random()::text || clock_timestamp()::text);
 ",
 ];
 

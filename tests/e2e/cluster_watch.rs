@@ -1,0 +1,90 @@
+//! Spectators on other nodes of a cluster (`cluster.nats`): a game played
+//! on one node, watched from the same node and from two others, is seen
+//! line for line the same by its players and every spectator, in the same
+//! order; a spectator that leaves hears no more. Real processes on
+//! loopback, a NATS server and a PostgreSQL server of the tests'.
+
+use std::net::SocketAddr;
+
+use flipd::store::postgres::scratch::ScratchDatabase;
+use flipline_tests::*;
+
+use crate::cluster::node_config_with;
+
+fn start_nodes(dir: &std::path::Path, url: &str, nats: &str) -> Vec<ChildDaemon> {
+    ["a", "b", "c"]
+        .iter()
+        .map(|node| ChildDaemon::start_with(&node_config_with(dir, node, url, nats)))
+        .collect()
+}
+
+/// A spectator of `game` from `addr`, having read the snapshot's `START`,
+/// and that line.
+fn spectator(addr: SocketAddr, name: &str, game: u64) -> (Client, String) {
+    let mut client = Client::login_as(addr, name);
+    let (data, ok) = client.ok(&format!("WATCH {game}"));
+    assert!(data.is_empty(), "{data:?}");
+    assert_eq!(ok, format!("OK {game}"));
+    let start = client.line();
+    assert!(
+        start.starts_with(&format!("START {game} ")),
+        "{name}: {start}"
+    );
+    (client, start)
+}
+
+#[test]
+fn spectators_on_other_nodes_see_every_line_the_players_see() {
+    let Some(nats) = nats_server() else {
+        return;
+    };
+    let Some(db) = ScratchDatabase::new("cluster_watch") else {
+        return;
+    };
+    let dir = temp_dir("cluster-watch");
+    let nodes = start_nodes(&dir, &db.url, &nats);
+    let (mut black, mut white, start) = new_and_join(nodes[0].addr, "othello", ["wa", "wb"]);
+    let (mut here, start_here) = spectator(nodes[0].addr, "w_here", start.game);
+    let (mut on_b, start_b) = spectator(nodes[1].addr, "w_b", start.game);
+    let (mut on_c, start_c) = spectator(nodes[2].addr, "w_c", start.game);
+    assert_eq!((&start_b, &start_c), (&start_here, &start_here));
+
+    let mut clients = [&mut black, &mut white, &mut here, &mut on_b, &mut on_c];
+    let finished = play_game(&mut clients, &start, &mut |moves| moves[0]);
+    assert!(finished.plies > 50, "{} plies", finished.plies);
+
+    // The game is over; LEAVE ends the watching there too.
+    assert_eq!(on_b.ok("LEAVE").1, "OK");
+    let missing = on_b.err(&format!("WATCH {}", start.game + 100_000), 404);
+    assert!(missing.contains("no game"), "{missing}");
+    drop(nodes);
+    drop(db);
+    remove_temp_dir(&dir);
+}
+
+#[test]
+fn a_game_elsewhere_is_watched_not_played_from_here() {
+    let Some(nats) = nats_server() else {
+        return;
+    };
+    let Some(db) = ScratchDatabase::new("cluster_watch_play") else {
+        return;
+    };
+    let dir = temp_dir("cluster-watch-play");
+    let nodes = start_nodes(&dir, &db.url, &nats);
+    let mut owner = Client::login_as(nodes[0].addr, "own");
+    let game = owner.ok_game("NEW othello hotseat");
+    let mut far = Client::login_as(nodes[1].addr, "far");
+    let refused = far.err(&format!("JOIN {game}"), 404);
+    assert!(refused.contains("no game"), "{refused}");
+    assert_eq!(far.ok(&format!("WATCH {game}")).1, format!("OK {game}"));
+    let lines = far.lines_through(&format!("TURN {game} "));
+    assert!(lines[0].starts_with(&format!("START {game} ")), "{lines:?}");
+    // A move on the owner reaches the spectator elsewhere.
+    owner.lines_through(&format!("TURN {game} "));
+    assert_eq!(owner.ok("MOVE f5").1, "OK");
+    assert!(far.expect_event(&format!("MOVED {game} ")).contains("f5"));
+    drop(nodes);
+    drop(db);
+    remove_temp_dir(&dir);
+}
