@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # A cluster of flipd nodes on this machine, to try one and to measure it:
-# a PostgreSQL server of its own and NODES flipd on loopback sharing it.
+# a PostgreSQL server and a NATS server of its own and NODES flipd on
+# loopback sharing them.
 #
-#   dist/cluster.sh start DIR [NODES]   PostgreSQL in DIR/postgres (Debian's
-#                                       postgresql, as tests/tools/postgres.sh
-#                                       starts it), NODES (3) flipd named a, b,
-#                                       c, ... on 127.0.0.1:7341, 7342, ...,
-#                                       metrics on 127.0.0.1:9341, 9342, ...
-#   dist/cluster.sh stop DIR            every node (SIGTERM), then PostgreSQL
+#   dist/cluster.sh start DIR [NODES]   PostgreSQL in DIR/postgres and NATS in
+#                                       DIR/nats (Debian's postgresql and
+#                                       nats-server, as tests/tools/postgres.sh
+#                                       and nats.sh start them), NODES (3) flipd
+#                                       named a, b, c, ... on 127.0.0.1:7341,
+#                                       7342, ..., metrics on 127.0.0.1:9341, ...
+#   dist/cluster.sh stop DIR            every node (SIGTERM), then the servers
 #
 # Each node's configuration is DIR/<node>.ron, its log DIR/<node>.log; flipd
 # is target/release/flipd, built first if missing. Kill a node (kill -9 "$(cat
@@ -37,6 +39,8 @@ start() {
   # A database of the cluster's own beside the server's default one.
   psql -q "$server" -c 'CREATE DATABASE flipline' >/dev/null
   local url=${server%/*}/flipline
+  local nats
+  nats=$(bash "$here/tests/tools/nats.sh" start "$dir/nats")
   for (( i = 0; i < nodes; i++ )); do
     local node=${names[$i]}
     cat > "$dir/$node.ron" <<RON
@@ -44,7 +48,7 @@ start() {
     listen: "127.0.0.1:$((7341 + i))",
     metrics: (listen: "127.0.0.1:$((9341 + i))"),
     store: (url: "$url"),
-    cluster: (node: "$node"),
+    cluster: (node: "$node", nats: "$nats"),
 )
 RON
     "$flipd" --config "$dir/$node.ron" > "$dir/$node.log" 2>&1 &
@@ -59,7 +63,7 @@ RON
     done
     echo "node $node: 127.0.0.1:$((7341 + i)) (metrics 127.0.0.1:$((9341 + i))), log $dir/$node.log"
   done
-  echo "store: $url"
+  echo "store: $url, bus: $nats"
 }
 
 stop() {
@@ -72,6 +76,7 @@ stop() {
     while kill -0 "$(cat "$pid")" 2>/dev/null; do sleep 0.1; done
     rm -f "$pid"
   done
+  bash "$here/tests/tools/nats.sh" stop "$dir/nats"
   bash "$here/tests/tools/postgres.sh" stop "$dir/postgres"
 }
 

@@ -65,8 +65,8 @@ pub use lines::{
 };
 pub use play::{Finished, SeatOf, play_game, play_game_from, seats_of};
 pub use postgres::{
-    database_of, nats_server, on_postgres, postgres_tool, sqlite_only, store_execute, store_place,
-    store_query,
+    database_of, nats_server, nats_tool, on_postgres, postgres_tool, sqlite_only, store_execute,
+    store_place, store_query,
 };
 pub use rng::Rng;
 pub use volume::SmallVolume;

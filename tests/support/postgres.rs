@@ -134,3 +134,20 @@ pub fn nats_server() -> Option<String> {
         }
     }
 }
+
+/// Runs `tests/tools/nats.sh` with `args` (start, stop or restart a NATS
+/// server of a test's own); what it prints.
+pub fn nats_tool(args: &[&str]) -> String {
+    let tool = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/nats.sh");
+    let output = std::process::Command::new("bash")
+        .arg(tool)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("nats.sh: {e}"));
+    assert!(
+        output.status.success(),
+        "nats.sh {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).trim().to_string()
+}
