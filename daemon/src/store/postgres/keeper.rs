@@ -87,8 +87,10 @@ impl Keeper {
     }
 }
 
-/// The keeper's loop, until told to stop (then it leaves) or the lease is
-/// lost.
+/// The keeper's two loops, side by side on its runtime: the renewals, until
+/// told to stop (then it leaves) or the lease is lost, and the takeovers,
+/// on a connection of their own, so that a claim waiting for the writer
+/// never holds a renewal back.
 async fn keep(
     config: &StoreConfig,
     member: &Member,
@@ -98,9 +100,29 @@ async fn keep(
     news: &(dyn Fn(News) + Send),
     stop: &AtomicBool,
 ) {
-    let origin = taken;
+    let judge = AtomicBool::new(false);
+    let renewing = AtomicBool::new(true);
+    let renewals = async {
+        renew_loop(config, member, (length, taken), news, stop, &judge).await;
+        renewing.store(false, Ordering::Release);
+    };
+    let takeovers = take_over_loop(config, member, store, news, (&judge, &renewing), length);
+    tokio::join!(renewals, takeovers);
+}
+
+/// Renews the lease each interval and says where it stands (to the writer
+/// through the node's state, and whether this node may judge others
+/// through `judge`); leaves the cluster when told to stop.
+async fn renew_loop(
+    config: &StoreConfig,
+    member: &Member,
+    (length, taken): (Duration, Instant),
+    news: &(dyn Fn(News) + Send),
+    stop: &AtomicBool,
+    judge: &AtomicBool,
+) {
     let moment = |at: Instant| {
-        let micros = at.saturating_duration_since(origin).as_micros();
+        let micros = at.saturating_duration_since(taken).as_micros();
         Moment::from_micros(u64::try_from(micros).unwrap_or(u64::MAX))
     };
     let mut lease = Lease::taken(length, moment(taken));
@@ -122,21 +144,15 @@ async fn keep(
                 tracing::warn!(why, "the node's lease could not be renewed");
             }
         }
-        let standing = lease.standing(moment(Instant::now()));
+        let now = moment(Instant::now());
+        let standing = lease.standing(now);
         let was = member.state.standing();
         member.state.set(standing);
         say_standing(member, was, standing);
-        match standing {
-            Standing::Lost => {
-                news(News::Lost);
-                return;
-            }
-            Standing::Lapsed => continue,
-            Standing::Held => {}
-        }
-        let judge = lease.may_judge_others(moment(Instant::now()));
-        if let Some(db) = db.as_mut() {
-            take_over(db, member, store, news, judge).await;
+        judge.store(lease.may_judge_others(now), Ordering::Release);
+        if standing == Standing::Lost {
+            news(News::Lost);
+            return;
         }
     }
     if let Some(db) = db.as_mut() {
@@ -147,6 +163,38 @@ async fn keep(
                 "left the cluster: the other nodes take this node's games"
             ),
             Err(why) => tracing::warn!(why, "could not leave the cluster: its lease will pass"),
+        }
+    }
+}
+
+/// While the renewals go on: each interval, with the lease held, declares
+/// dead the nodes whose lease passed (if `judge` allows) and claims games
+/// without a live owner.
+async fn take_over_loop(
+    config: &StoreConfig,
+    member: &Member,
+    store: &Store,
+    news: &(dyn Fn(News) + Send),
+    (judge, renewing): (&AtomicBool, &AtomicBool),
+    length: Duration,
+) {
+    let mut db: Option<Db> = None;
+    let mut ticks = tokio::time::interval(renew_every(length));
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    while renewing.load(Ordering::Acquire) {
+        ticks.tick().await;
+        if member.state.standing() != Standing::Held {
+            continue;
+        }
+        if db.as_ref().is_none_or(Db::is_closed) {
+            match tokio::time::timeout(length, super::connect::connect(config)).await {
+                Ok(Ok(client)) => db = Some(Db::new(client)),
+                _ => continue,
+            }
+        }
+        if let Some(conn) = db.as_mut() {
+            let judging = judge.load(Ordering::Acquire);
+            take_over(conn, member, store, news, judging).await;
         }
     }
 }
