@@ -55,7 +55,7 @@ pub use child::{
 };
 pub use client::{
     Client, READ_TIMEOUT, Received, assert_serves, guest_secret, login_line_soon, login_soon,
-    new_and_join, seek_pair,
+    new_and_join, seek_pair, wait_until,
 };
 pub use daemon::{TestDaemon, remove_temp_dir, start, temp_dir, test_config};
 pub use http::http_get;

@@ -93,12 +93,8 @@ fn player(
 }
 
 /// Waits until `done` holds, or fails saying `what`.
-fn until(what: &str, mut done: impl FnMut() -> bool) {
-    let began = Instant::now();
-    while !done() {
-        assert!(began.elapsed() < WITHIN, "not within {WITHIN:?}: {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+fn until(what: &str, done: impl FnMut() -> bool) {
+    wait_until(what, WITHIN, done);
 }
 
 #[test]

@@ -104,15 +104,22 @@ pub(crate) fn drop_database(dir: &Path) {
 /// Runs `tests/tools/postgres.sh` with `args` (start, stop, crash or resume
 /// a server of a test's own); what it prints.
 pub fn postgres_tool(args: &[&str]) -> String {
-    let tool = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/postgres.sh");
+    server_tool("postgres.sh", args)
+}
+
+/// Runs the script `tests/tools/<script>` with `args`; what it prints.
+fn server_tool(script: &str, args: &[&str]) -> String {
+    let tool = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tools")
+        .join(script);
     let output = std::process::Command::new("bash")
         .arg(tool)
         .args(args)
         .output()
-        .unwrap_or_else(|e| panic!("postgres.sh: {e}"));
+        .unwrap_or_else(|e| panic!("{script}: {e}"));
     assert!(
         output.status.success(),
-        "postgres.sh {args:?}: {}",
+        "{script} {args:?}: {}",
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8_lossy(&output.stdout).trim().to_string()
@@ -138,16 +145,5 @@ pub fn nats_server() -> Option<String> {
 /// Runs `tests/tools/nats.sh` with `args` (start, stop or restart a NATS
 /// server of a test's own); what it prints.
 pub fn nats_tool(args: &[&str]) -> String {
-    let tool = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/nats.sh");
-    let output = std::process::Command::new("bash")
-        .arg(tool)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("nats.sh: {e}"));
-    assert!(
-        output.status.success(),
-        "nats.sh {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).trim().to_string()
+    server_tool("nats.sh", args)
 }

@@ -11,15 +11,8 @@ set -euo pipefail
 command=${1:?start, stop or restart}
 dir=${2:?a directory}
 
-# The first port from $1 on that nothing listens on, below the kernel's
-# ephemeral range (see postgres.sh).
-free_port() {
-  local port=$1
-  while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
-    port=$((port + 1))
-  done
-  echo "$port"
-}
+# shellcheck source=free_port.sh
+source "$(dirname "$0")/free_port.sh"
 
 run() {
   local port=$1

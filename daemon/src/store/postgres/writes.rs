@@ -117,7 +117,7 @@ pub async fn moves_alone(
     }
     let done = match mark.owner {
         None => unfenced_moves(db, &pending, mark).await,
-        Some(owner) => fenced_moves(db, &pending, mark, owner).await,
+        Some(_) => fenced_moves(db, &pending, mark).await,
     };
     Some(done.map(|()| vec![1; writes.len()]))
 }
@@ -140,7 +140,19 @@ async fn unfenced_moves(
          SELECT * FROM unnest($1::bigint[], $2::integer[], $3::text[], $4::bigint[])) \
          INSERT INTO writer_commits (writer, run, batch) VALUES ($7, $5, $6) \
          ON CONFLICT (writer) DO UPDATE SET run = EXCLUDED.run, batch = EXCLUDED.batch";
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
+    let params = batch_params(pending, mark);
+    db.execute(SQL, &params[..7]).await?;
+    Ok(())
+}
+
+/// The parameters of a batch of moves with its mark, as both statements
+/// number them: the moves' four columns, the mark's run, batch and writer,
+/// then the owner (used by the fenced statement only).
+fn batch_params<'a>(
+    pending: &'a PendingMoves,
+    mark: &'a Mark<'_>,
+) -> [&'a (dyn tokio_postgres::types::ToSql + Sync); 8] {
+    [
         &pending.games,
         &pending.plies,
         &pending.moves,
@@ -148,9 +160,8 @@ async fn unfenced_moves(
         &mark.run,
         &mark.batch,
         &mark.writer,
-    ];
-    db.execute(SQL, &params).await?;
-    Ok(())
+        &mark.owner,
+    ]
 }
 
 /// A cluster node's batch of moves: all of it, with its mark, if the node
@@ -160,7 +171,6 @@ async fn fenced_moves(
     db: &mut Db,
     pending: &PendingMoves,
     mark: &Mark<'_>,
-    owner: i64,
 ) -> Result<(), WriteError> {
     const SQL: &str = "WITH v (game, ply, move, ms) AS (SELECT * FROM \
          unnest($1::bigint[], $2::integer[], $3::text[], $4::bigint[])), \
@@ -175,20 +185,11 @@ async fn fenced_moves(
          ON CONFLICT (writer) DO UPDATE SET run = EXCLUDED.run, batch = EXCLUDED.batch \
          RETURNING 1) \
          SELECT ok FROM whole";
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] = [
-        &pending.games,
-        &pending.plies,
-        &pending.moves,
-        &pending.ms,
-        &mark.run,
-        &mark.batch,
-        &mark.writer,
-        &owner,
-    ];
+    let params = batch_params(pending, mark);
     let row = db.query_opt(SQL, &params).await?;
     match row.is_some_and(|row| row.get::<_, bool>(0)) {
         true => Ok(()),
-        false => Err(fenced(db, &pending.games, Some(owner)).await),
+        false => Err(fenced(db, &pending.games, mark.owner).await),
     }
 }
 
