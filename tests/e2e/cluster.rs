@@ -541,7 +541,9 @@ fn nodes_that_lose_the_database_stop_acknowledging_and_none_is_declared_dead_aft
     }
     let dir = temp_dir("cluster-lapse");
     let pg_dir = dir.join("postgres").display().to_string();
-    let server_url = postgres_tool(&["start", &pg_dir]);
+    // A port range of its own: the outage test starts a server at the same
+    // time, from 25432 on.
+    let server_url = postgres_tool(&["start", &pg_dir, "26432"]);
     let db = ScratchDatabase::on(&server_url, "lapse");
     let nodes: Vec<ChildDaemon> = ["a", "b"]
         .iter()
