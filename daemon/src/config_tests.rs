@@ -171,6 +171,35 @@ fn settings_that_agree_only_together_are_checked_together() {
 }
 
 #[test]
+fn a_cluster_node_needs_the_shared_store_and_nats_needs_a_node() {
+    let node_alone = vars(&[("FLIPD_CLUSTER_NODE", "a")]);
+    let refused = Config::declared().with_environment(&node_alone).unwrap_err();
+    assert!(
+        refused.message.contains("cluster.node needs store.url"),
+        "{}",
+        refused.message
+    );
+    let shared = vars(&[
+        ("FLIPD_CLUSTER_NODE", "a"),
+        ("FLIPD_STORE_URL", "postgres://flipd@127.0.0.1/flipline"),
+        ("FLIPD_CLUSTER_NATS", "nats://127.0.0.1:4222"),
+    ]);
+    let config = Config::declared().with_environment(&shared).unwrap();
+    assert_eq!(config.cluster.nats, "nats://127.0.0.1:4222");
+    let nats_alone = vars(&[("FLIPD_CLUSTER_NATS", "nats://127.0.0.1:4222")]);
+    let refused = Config::declared().with_environment(&nats_alone).unwrap_err();
+    assert!(refused.message.contains("nats needs node"), "{}", refused.message);
+    for bad in ["a b", "", "x".repeat(33).as_str()] {
+        let named = vars(&[
+            ("FLIPD_CLUSTER_NODE", bad),
+            ("FLIPD_STORE_URL", "postgres://flipd@127.0.0.1/flipline"),
+        ]);
+        let checked = Config::declared().with_environment(&named);
+        assert_eq!(checked.is_ok(), bad.is_empty(), "{bad:?}");
+    }
+}
+
+#[test]
 fn a_variable_that_is_not_its_settings_value_is_refused_by_name() {
     let wrong = vars(&[("FLIPD_GRACE_SECS", "soon")]);
     let refused = Config::declared().with_environment(&wrong).unwrap_err();
