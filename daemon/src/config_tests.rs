@@ -173,7 +173,9 @@ fn settings_that_agree_only_together_are_checked_together() {
 #[test]
 fn a_cluster_node_needs_the_shared_store_and_nats_needs_a_node() {
     let node_alone = vars(&[("FLIPD_CLUSTER_NODE", "a")]);
-    let refused = Config::declared().with_environment(&node_alone).unwrap_err();
+    let refused = Config::declared()
+        .with_environment(&node_alone)
+        .unwrap_err();
     assert!(
         refused.message.contains("cluster.node needs store.url"),
         "{}",
@@ -187,8 +189,14 @@ fn a_cluster_node_needs_the_shared_store_and_nats_needs_a_node() {
     let config = Config::declared().with_environment(&shared).unwrap();
     assert_eq!(config.cluster.nats, "nats://127.0.0.1:4222");
     let nats_alone = vars(&[("FLIPD_CLUSTER_NATS", "nats://127.0.0.1:4222")]);
-    let refused = Config::declared().with_environment(&nats_alone).unwrap_err();
-    assert!(refused.message.contains("nats needs node"), "{}", refused.message);
+    let refused = Config::declared()
+        .with_environment(&nats_alone)
+        .unwrap_err();
+    assert!(
+        refused.message.contains("nats needs node"),
+        "{}",
+        refused.message
+    );
     for bad in ["a b", "", "x".repeat(33).as_str()] {
         let named = vars(&[
             ("FLIPD_CLUSTER_NODE", bad),

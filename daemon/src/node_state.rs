@@ -17,6 +17,8 @@ pub struct NodeState {
     renewal_failures: AtomicU64,
     games_claimed: AtomicU64,
     nodes_declared_dead: AtomicU64,
+    remote_sent: AtomicU64,
+    remote_served: AtomicU64,
 }
 
 const HELD: u8 = 0;
@@ -30,6 +32,10 @@ pub struct NodeCounts {
     pub renewal_failures: u64,
     pub games_claimed: u64,
     pub nodes_declared_dead: u64,
+    /// Requests sent to other nodes (a `WATCH` of their games).
+    pub remote_sent: u64,
+    /// Requests of other nodes answered here.
+    pub remote_served: u64,
 }
 
 impl NodeState {
@@ -77,6 +83,16 @@ impl NodeState {
         self.nodes_declared_dead.fetch_add(nodes, Ordering::Relaxed);
     }
 
+    /// A request went to another node.
+    pub fn remote_sent(&self) {
+        self.remote_sent.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A request of another node was answered here.
+    pub fn remote_served(&self) {
+        self.remote_served.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// The counts now.
     pub fn counts(&self) -> NodeCounts {
         NodeCounts {
@@ -84,6 +100,8 @@ impl NodeState {
             renewal_failures: self.renewal_failures.load(Ordering::Relaxed),
             games_claimed: self.games_claimed.load(Ordering::Relaxed),
             nodes_declared_dead: self.nodes_declared_dead.load(Ordering::Relaxed),
+            remote_sent: self.remote_sent.load(Ordering::Relaxed),
+            remote_served: self.remote_served.load(Ordering::Relaxed),
         }
     }
 }

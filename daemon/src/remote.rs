@@ -26,6 +26,7 @@ use tokio::sync::oneshot;
 
 use crate::bus::{Body, Bus, Envelope, FarSession, InboundSlot};
 use crate::messages::{Answer, Answered, Find, FindElsewhere, GameHandle, ToGame, ToSession};
+use crate::node_state::NodeState;
 use crate::session::{GameRequest, Reach, SeatRef, SessionRef};
 use crate::store::Store;
 
@@ -56,6 +57,8 @@ pub struct Remote {
     next_far: AtomicU64,
     /// The lobby's directory of this node's games.
     find: Recipient<Find<SessionRef>>,
+    /// The node's counts (requests sent and served).
+    counts: Arc<NodeState>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -64,8 +67,13 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Remote {
     /// Takes what arrives on `bus` (through `slot`); `find` looks this
-    /// node's games up.
-    pub fn attach(bus: Bus, slot: &InboundSlot, find: Recipient<Find<SessionRef>>) -> Arc<Remote> {
+    /// node's games up; `counts` counts the requests.
+    pub fn attach(
+        bus: Bus,
+        slot: &InboundSlot,
+        find: Recipient<Find<SessionRef>>,
+        counts: Arc<NodeState>,
+    ) -> Arc<Remote> {
         let remote = Arc::new(Remote {
             bus,
             views: Mutex::default(),
@@ -74,6 +82,7 @@ impl Remote {
             far: Mutex::default(),
             next_far: AtomicU64::new(FAR_IDS_FROM),
             find,
+            counts,
         });
         // Weakly, so that the bus stops with the `Remote`.
         let me = Arc::downgrade(&remote);
@@ -161,6 +170,7 @@ impl Remote {
         };
         // A snapshot asked for again after a gap is not answered.
         if request != 0 {
+            self.counts.remote_served();
             let result = result
                 .map(|answer| (answer.data, answer.ok.to_string()))
                 .map_err(|e| (e.code.number(), e.message));
@@ -209,6 +219,7 @@ impl Remote {
         let request = self.next_request.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(request, tx);
+        self.counts.remote_sent();
         self.bus.send(
             owner,
             Body::Watch {

@@ -325,7 +325,10 @@ async fn start(
     let admission = Arc::new(Admission::new(reconnect_window));
     let slow_moves = Arc::new(SlowMoves::default());
     actix::spawn(report_slow_moves(Arc::clone(&slow_moves)));
-    let elsewhere = bus.map(|bus| reach_other_nodes(bus, &lobby, &store));
+    let elsewhere = match (bus, &node) {
+        (Some(bus), Some(node)) => Some(reach_other_nodes(bus, &lobby, &store, Arc::clone(node))),
+        _ => None,
+    };
     let shared = Arc::new(Shared {
         config: Arc::clone(&config),
         live: Arc::clone(&live),
@@ -397,8 +400,9 @@ fn reach_other_nodes(
     (bus, slot): (crate::bus::Bus, crate::bus::InboundSlot),
     lobby: &Addr<Lobby>,
     store: &Store,
+    counts: Arc<crate::node_state::NodeState>,
 ) -> actix::Recipient<crate::messages::FindElsewhere<crate::session::SessionRef>> {
-    let remote = crate::remote::Remote::attach(bus, &slot, lobby.clone().recipient());
+    let remote = crate::remote::Remote::attach(bus, &slot, lobby.clone().recipient(), counts);
     let directory = crate::remote::Directory {
         remote,
         store: store.clone(),

@@ -491,7 +491,7 @@ fn a_node_paused_past_its_lease_acknowledges_nothing_for_its_lost_games_and_stop
 }
 
 /// Where a node serves its metrics, from its log.
-fn metrics_of(node: &ChildDaemon) -> SocketAddr {
+pub fn metrics_of(node: &ChildDaemon) -> SocketAddr {
     let line = node
         .wait_for_log("serving metrics on ", 1, WITHIN)
         .remove(0);
@@ -505,7 +505,7 @@ fn metrics_of(node: &ChildDaemon) -> SocketAddr {
 }
 
 /// A counter's value in a scrape of `metrics`.
-fn counter(metrics: SocketAddr, name: &str) -> u64 {
+pub fn counter(metrics: SocketAddr, name: &str) -> u64 {
     let (status, body) = http_get(metrics, "/metrics");
     assert_eq!(status, 200);
     body.lines()

@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use flipd::store::postgres::scratch::ScratchDatabase;
 use flipline_tests::*;
 
-use crate::cluster::node_config_with;
+use crate::cluster::{counter, metrics_of, node_config_with};
 
 fn start_nodes(dir: &std::path::Path, url: &str, nats: &str) -> Vec<ChildDaemon> {
     ["a", "b", "c"]
@@ -53,6 +53,13 @@ fn spectators_on_other_nodes_see_every_line_the_players_see() {
     let finished = play_game(&mut clients, &start, &mut |moves| moves[0]);
     assert!(finished.plies > 50, "{} plies", finished.plies);
 
+    // The node that owns the game answered the two others' requests.
+    let served = counter(
+        metrics_of(&nodes[0]),
+        "flipline_remote_requests_served_total",
+    );
+    let sent = counter(metrics_of(&nodes[1]), "flipline_remote_requests_sent_total");
+    assert_eq!((served, sent), (2, 1));
     // The game is over; LEAVE ends the watching there too.
     assert_eq!(on_b.ok("LEAVE").1, "OK");
     let missing = on_b.err(&format!("WATCH {}", start.game + 100_000), 404);

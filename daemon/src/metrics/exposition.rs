@@ -92,6 +92,20 @@ fn node_counters(
         "flipline_nodes_declared_dead",
         help,
         node.nodes_declared_dead,
+    )?;
+    let help = "Requests this node sent to other nodes (WATCH of their games).";
+    counter(
+        encoder,
+        "flipline_remote_requests_sent",
+        help,
+        node.remote_sent,
+    )?;
+    let help = "Requests of other nodes this node answered.";
+    counter(
+        encoder,
+        "flipline_remote_requests_served",
+        help,
+        node.remote_served,
     )
 }
 
@@ -181,6 +195,8 @@ mod tests {
                 renewal_failures: 1,
                 games_claimed: 4,
                 nodes_declared_dead: 2,
+                remote_sent: 5,
+                remote_served: 6,
             }),
         };
         let text = text(totals, Durations::default(), gauges);
@@ -204,6 +220,8 @@ mod tests {
             "flipline_lease_renewal_failures_total 1",
             "flipline_games_taken_over_total 4",
             "flipline_nodes_declared_dead_total 2",
+            "flipline_remote_requests_sent_total 5",
+            "flipline_remote_requests_served_total 6",
         ] {
             assert!(text.lines().any(|l| l == line), "{line} not in\n{text}");
         }
