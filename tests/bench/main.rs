@@ -10,6 +10,7 @@ mod games;
 mod load;
 mod tourney;
 mod train;
+mod watch;
 
 use std::process::ExitCode;
 
@@ -28,6 +29,8 @@ struct Cli {
 enum Command {
     /// Hold many games against a server and measure moves/s and latency.
     Load(load::LoadArgs),
+    /// How much later a spectator on another node of a cluster sees a move.
+    Watch(watch::WatchArgs),
     /// The bare line-relay baseline that `load` is compared against.
     Baseline(load::BaselineArgs),
     /// Play a round robin between engine levels.
@@ -48,6 +51,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Load(args) => load::run(&args),
+        Command::Watch(args) => watch::run(&args),
         Command::Baseline(args) => load::run_baseline(&args),
         Command::Tourney(args) => tourney::run(&args),
         Command::Dataset(args) => dataset::run(&args),

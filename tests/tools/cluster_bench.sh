@@ -3,6 +3,8 @@
 # machine"), with dist/cluster.sh and target/release/flip-bench:
 #   throughput: one node holding GAMES games against three nodes holding a
 #     third each (three load processes at once), in turn, ROUNDS times;
+#   watch: a spectator on another node against one on the game's node
+#     (flip-bench watch, twenty games move by move);
 #   takeover: three nodes, GAMES/3 games on node b, b killed (SIGKILL) in
 #     the middle of the load; the time from the kill until every game in
 #     play has a live owner again (polled in PostgreSQL every 20 ms).
@@ -77,6 +79,13 @@ for _ in $(seq "$rounds"); do
   one_node
   three_nodes
 done
+watch() {
+  "$cluster" start "$dir/watch" 2 >/dev/null
+  "$bench" watch --owner 127.0.0.1:7341 --far 127.0.0.1:7342 --games 20
+  "$cluster" stop "$dir/watch" >/dev/null
+}
+
 for _ in $(seq "$rounds"); do
   takeover
 done
+watch
