@@ -94,6 +94,7 @@ pub mod store;
 pub mod store_deadline;
 pub mod store_stats;
 pub mod store_url;
+pub mod tls_settings;
 pub mod waits;
 pub mod watch;
 

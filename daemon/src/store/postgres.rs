@@ -56,7 +56,6 @@ use writer::PgWriter;
 
 pub use archive::PgArchive;
 pub use copy::{Copied, copy_store};
-pub use tls::split as split_tls;
 
 /// A statement's or a connection's error in words, the server's own message
 /// first, never a password.
