@@ -155,7 +155,7 @@ impl Remote {
                 format!("no game {game}"),
             )),
             Some(route) => {
-                let far = self.far_session(&from, conn, game);
+                let far = self.far_session(&from, conn, game, request != 0);
                 let watch = ToGame::Watch {
                     id: far.id,
                     session: SessionRef::Far(far),
@@ -168,6 +168,10 @@ impl Remote {
                 })
             }
         };
+        if result.is_err() {
+            // Not watching after all: nothing is kept of it here.
+            lock(&self.far).remove(&(from.clone(), conn, game));
+        }
         // A snapshot asked for again after a gap is not answered.
         if request != 0 {
             self.counts.remote_served();
@@ -178,16 +182,21 @@ impl Remote {
         }
     }
 
-    /// The spectator here for `conn` of `node` watching `game`, the same
-    /// one for a snapshot asked for again.
-    fn far_session(&self, node: &str, conn: u64, game: GameId) -> Arc<FarSession> {
+    /// The spectator here for `conn` of `node` watching `game`: the same
+    /// one for a snapshot asked for again, a `fresh` one (its lines
+    /// numbered from 1 again, under the same spectator number) for a
+    /// `WATCH`, which the watcher counts from 1.
+    fn far_session(&self, node: &str, conn: u64, game: GameId, fresh: bool) -> Arc<FarSession> {
         let mut far = lock(&self.far);
         let key = (node.to_string(), conn, game);
-        let session = far.entry(key).or_insert_with(|| {
-            let id = self.next_far.fetch_add(1, Ordering::Relaxed);
-            Arc::new(FarSession::new(self.bus.clone(), node, conn, game, id))
-        });
-        Arc::clone(session)
+        let id = match far.get(&key) {
+            Some(known) if !fresh => return Arc::clone(known),
+            Some(known) => known.id,
+            None => self.next_far.fetch_add(1, Ordering::Relaxed),
+        };
+        let session = Arc::new(FarSession::new(self.bus.clone(), node, conn, game, id));
+        far.insert(key, Arc::clone(&session));
+        session
     }
 
     /// At the owner: `conn` of node `from` stopped watching `game`.
@@ -202,14 +211,14 @@ impl Remote {
     }
 
     /// Here: `session` (connection `conn`) watches `game` on `owner`; the
-    /// owner's answer.
+    /// request's number and the owner's answer.
     fn watch(
         &self,
         owner: &str,
         game: GameId,
         conn: u64,
         session: SessionRef,
-    ) -> oneshot::Receiver<Answered> {
+    ) -> (u64, oneshot::Receiver<Answered>) {
         let view = View {
             session,
             owner: owner.to_string(),
@@ -228,7 +237,14 @@ impl Remote {
                 conn,
             },
         );
-        rx
+        (request, rx)
+    }
+
+    /// Here: the `WATCH` of `game` by `conn` (request `request`) came to
+    /// nothing (refused, or no answer in time): nothing is kept of it.
+    fn watch_failed(&self, request: u64, game: GameId, conn: u64) {
+        lock(&self.pending).remove(&request);
+        lock(&self.views).remove(&(conn, game));
     }
 
     /// Here: `conn` stops watching `game` on `owner`.
@@ -315,13 +331,18 @@ impl Handler<GameRequest> for RemoteGame {
     fn handle(&mut self, msg: GameRequest, ctx: &mut Context<Self>) -> Self::Result {
         match msg {
             ToGame::Watch { id, session } => {
-                let answer = self.remote.watch(&self.owner, self.game, id, session);
+                let (remote, game) = (Arc::clone(&self.remote), self.game);
+                let (request, answer) = remote.watch(&self.owner, game, id, session);
                 Box::pin(async move {
-                    match tokio::time::timeout(ANSWER_WITHIN, answer).await {
+                    let answered = match tokio::time::timeout(ANSWER_WITHIN, answer).await {
                         Ok(Ok(answer)) => answer,
                         Ok(Err(_)) => Err(unreachable_owner("no answer")),
                         Err(_) => Err(unreachable_owner("in time")),
+                    };
+                    if answered.is_err() {
+                        remote.watch_failed(request, game, id);
                     }
+                    answered
                 })
             }
             ToGame::Unwatch { id } => {
