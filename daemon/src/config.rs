@@ -186,6 +186,7 @@ impl Value for RateLimit {
         partial.unwrap_or(*base)
     }
 
+    #[cfg(test)]
     fn missing(partial: &Option<RateLimit>, name: &str) -> Vec<String> {
         partial
             .is_none()
@@ -355,7 +356,7 @@ impl Config {
     }
 
     /// These settings with the environment's `FLIPD_...` variables over them
-    /// (see [`crate::config_env`]); an error names the variable.
+    /// (see `config_env`); an error names the variable.
     pub fn with_environment(self, variables: &[(String, String)]) -> Result<Config, ConfigError> {
         let config = self.lay_environment(variables)?;
         // Checked once all are laid: two variables may only agree together

@@ -67,7 +67,7 @@ where
 
 /// As [`serve`], and on every SIGHUP the configuration is read again with
 /// `reload` and what a running daemon can change is applied (see
-/// [`crate::reload`]). SIGHUP is caught from before the store opens, so that
+/// `reload`). SIGHUP is caught from before the store opens, so that
 /// it never stops the daemon.
 pub fn serve_reloading<S, F>(
     config: Config,
@@ -330,14 +330,12 @@ async fn start(
         _ => None,
     };
     let shared = Arc::new(Shared {
-        config: Arc::clone(&config),
         live: Arc::clone(&live),
         lobby: lobby_port(&lobby),
         admission: Arc::clone(&admission),
         next_session: AtomicU64::new(1),
         table_capacity: table_capacity(),
         store,
-        engine,
         accounts: Arc::new(accounts),
         slow_moves,
         elsewhere,

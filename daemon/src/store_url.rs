@@ -84,6 +84,7 @@ impl Value for StoreUrl {
         crate::config_table::given_over(partial, base)
     }
 
+    #[cfg(test)]
     fn missing(partial: &Option<StoreUrl>, name: &str) -> Vec<String> {
         crate::config_table::not_given(partial, name)
     }

@@ -39,7 +39,6 @@ use tokio::net::TcpStream;
 use crate::accounts::Accounts;
 use crate::admission::{Admission, ConnectionSlot};
 use crate::codec::LineCodec;
-use crate::config::Config;
 use crate::lazy_list::LazyList;
 use crate::messages::{
     Answer, Answered, ChallengeOp, Connected, Create, Find, Gone, Join, Leave, ListGames,
@@ -143,8 +142,6 @@ pub struct LobbyPort {
 
 /// What every session shares.
 pub struct Shared {
-    /// Daemon settings, as started.
-    pub config: Arc<Config>,
     /// The settings SIGHUP changes: read these, not `config`'s.
     pub live: Arc<crate::live::Live>,
     /// The lobby.
@@ -158,8 +155,6 @@ pub struct Shared {
     pub table_capacity: usize,
     /// The store, for `HISTORY`.
     pub store: Store,
-    /// The engine pool, for random starts.
-    pub engine: actix::Addr<crate::engine_pool::EngineWorker>,
     /// Password checks for `LOGIN`.
     pub accounts: Arc<Accounts>,
     /// Moves slow inside the daemon, for the log.
