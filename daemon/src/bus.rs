@@ -32,6 +32,9 @@ pub enum Body {
         request: u64,
         result: Result<(String, String), (u16, String)>,
     },
+    /// To every node (the sender too): the sender owns these games now (it
+    /// took them over from a dead node); their watchers follow them there.
+    Owns { games: Vec<u64> },
     /// Lines of `game` for connection `conn` of the receiver, the `seq`th
     /// the sender sent it of that game (from 1).
     Deliver {
@@ -119,6 +122,11 @@ pub fn subject(cluster: &str, node: &str) -> String {
     format!("flip.{cluster}.n.{node}")
 }
 
+/// The subject every node of a cluster listens on too.
+pub fn everyone(cluster: &str) -> String {
+    format!("flip.{cluster}.all")
+}
+
 /// The bus as the actors hold it.
 #[derive(Clone)]
 pub struct Bus {
@@ -178,7 +186,8 @@ impl Bus {
                 runtime.block_on(async move {
                     // Dropped unjoined: the daemon did not start.
                     if let Ok((cluster, node)) = joined.await {
-                        run(&url, &subject(&cluster, &node), queue, &inbound).await;
+                        let subjects = [subject(&cluster, &node), everyone(&cluster)];
+                        run(&url, &subjects, queue, &inbound).await;
                     }
                 });
             })?;
@@ -194,13 +203,21 @@ impl Bus {
 
     /// Sends `body` to node `to`.
     pub fn send(&self, to: &str, body: Body) {
+        self.publish(subject(&self.cluster, to), body);
+    }
+
+    /// Sends `body` to every node, this one too (a game taken over here
+    /// may have had watchers here, whose route led to its dead owner).
+    pub fn broadcast(&self, body: Body) {
+        self.publish(everyone(&self.cluster), body);
+    }
+
+    fn publish(&self, subject: String, body: Body) {
         let envelope = Envelope {
             from: self.node.to_string(),
             body,
         };
-        let _ = self
-            .out
-            .send((subject(&self.cluster, to), envelope.encode()));
+        let _ = self.out.send((subject, envelope.encode()));
     }
 }
 
@@ -222,12 +239,12 @@ impl Starting {
 /// envelopes out and in until every handle is dropped.
 async fn run(
     url: &str,
-    subject: &str,
+    [mine, everyone]: &[String; 2],
     mut queue: mpsc::UnboundedReceiver<(String, Vec<u8>)>,
     inbound: &InboundSlot,
 ) {
     let options = async_nats::ConnectOptions::new()
-        .name(format!("flipd {subject}"))
+        .name(format!("flipd {mine}"))
         .retry_on_initial_connect()
         .max_reconnects(None)
         .reconnect_delay_callback(|attempts| {
@@ -241,10 +258,15 @@ async fn run(
             return;
         }
     };
-    let mut incoming = match client.subscribe(subject.to_string()).await {
-        Ok(subscriber) => subscriber,
+    let subscribed = async {
+        let own = client.subscribe(mine.clone()).await?;
+        let all = client.subscribe(everyone.clone()).await?;
+        Ok::<_, async_nats::SubscribeError>(futures_util::stream::select(own, all))
+    };
+    let mut incoming = match subscribed.await {
+        Ok(incoming) => incoming,
         Err(e) => {
-            tracing::error!(error = %e, "cannot subscribe to this node's subject on NATS");
+            tracing::error!(error = %e, "cannot subscribe to this node's subjects on NATS");
             return;
         }
     };
@@ -302,6 +324,7 @@ mod tests {
                 Body::Answer { request: a, result: Ok((text.clone(), "OK".into())) },
                 Body::Answer { request: a, result: Err((code, text.clone())) },
                 Body::Deliver { conn: c, game: b, seq: a, text: text.clone() },
+                Body::Owns { games: vec![a, b, c] },
             ];
             for body in bodies {
                 let envelope = Envelope { from: from.clone(), body };

@@ -13,6 +13,7 @@ use std::time::Duration;
 use actix::Addr;
 use tokio::sync::oneshot;
 
+use crate::bus::{Body, Bus};
 use crate::config::{ClusterConfig, StoreConfig};
 use crate::lobby::Lobby;
 use crate::messages::Recover;
@@ -29,17 +30,29 @@ pub fn joining(config: &ClusterConfig) -> Option<Joining> {
 }
 
 /// Starts keeping the lease of the node that `joined`; games it takes over
-/// go to `lobby`; `lost` is told if the node is declared dead.
+/// go to `lobby`, and once started there, the other nodes hear of them
+/// (`bus`: their watchers follow them here); `lost` is told if the node is
+/// declared dead.
 pub fn keep(
     store_config: StoreConfig,
     joined: Joined,
     store: Store,
-    lobby: Addr<Lobby>,
+    (lobby, bus): (Addr<Lobby>, Option<Bus>),
     lost: oneshot::Sender<()>,
 ) -> std::io::Result<Keeper> {
     let lost = Mutex::new(Some(lost));
     let news = move |news: News| match news {
-        News::Claimed(games) => lobby.do_send(Recover(games)),
+        News::Claimed(games) => {
+            let ids: Vec<u64> = games.iter().map(|g| g.id).collect();
+            let (lobby, bus) = (lobby.clone(), bus.clone());
+            // On the keeper's runtime: the lobby's answer is awaited there.
+            tokio::spawn(async move {
+                let _ = lobby.send(Recover(games)).await;
+                if let Some(bus) = bus {
+                    bus.broadcast(Body::Owns { games: ids });
+                }
+            });
+        }
         News::Lost => {
             let told = lost.lock().ok().and_then(|mut lost| lost.take());
             if let Some(told) = told {

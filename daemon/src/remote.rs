@@ -119,6 +119,26 @@ impl Remote {
                 seq,
                 text,
             } => self.deliver(&from, conn, game, seq, text),
+            Body::Owns { games } => self.moved(&from, &games),
+        }
+    }
+
+    /// `owner` took `games` over from a dead node: their watchers here
+    /// watch them there from now on, from a snapshot.
+    fn moved(&self, owner: &str, games: &[GameId]) {
+        let mut views = lock(&self.views);
+        for (&(conn, game), view) in views.iter_mut() {
+            if !games.contains(&game) || view.owner == owner {
+                continue;
+            }
+            view.owner = owner.to_string();
+            view.expected = 1;
+            let body = Body::Watch {
+                request: 0,
+                game,
+                conn,
+            };
+            self.bus.send(owner, body);
         }
     }
 
@@ -247,10 +267,11 @@ impl Remote {
         lock(&self.views).remove(&(conn, game));
     }
 
-    /// Here: `conn` stops watching `game` on `owner`.
-    fn unwatch(&self, owner: &str, game: GameId, conn: u64) {
-        lock(&self.views).remove(&(conn, game));
-        self.bus.send(owner, Body::Unwatch { game, conn });
+    /// Here: `conn` stops watching `game` (on whichever node owns it now).
+    fn unwatch(&self, game: GameId, conn: u64) {
+        if let Some(view) = lock(&self.views).remove(&(conn, game)) {
+            self.bus.send(&view.owner, Body::Unwatch { game, conn });
+        }
     }
 }
 
@@ -346,7 +367,7 @@ impl Handler<GameRequest> for RemoteGame {
                 })
             }
             ToGame::Unwatch { id } => {
-                self.remote.unwatch(&self.owner, self.game, id);
+                self.remote.unwatch(self.game, id);
                 ctx.stop();
                 Box::pin(async { Ok(Answer::default()) })
             }

@@ -136,16 +136,17 @@ where
         let store_config = config.store.clone();
         let served = async {
             let store = recovery.store.clone();
+            let bus = recovery.bus.as_ref().map(|(bus, _)| bus.clone());
             let running = start(config, &workers, recovery).await?;
             let (lost_tx, lost) = oneshot::channel();
             let keeper = match joined {
                 Some(joined) => {
-                    let lobby = running.lobby.clone();
+                    let to = (running.lobby.clone(), bus);
                     Some(crate::cluster::keep(
                         store_config,
                         joined,
                         store,
-                        lobby,
+                        to,
                         lost_tx,
                     )?)
                 }

@@ -72,7 +72,7 @@ fn first_move(game: &Game) -> Move {
 }
 
 /// A reply to `line`, `None` if the connection closed first.
-fn reply(client: &mut Client, line: &str) -> Option<String> {
+pub fn reply(client: &mut Client, line: &str) -> Option<String> {
     client.send(line);
     let deadline = Instant::now() + WITHIN;
     loop {
@@ -86,7 +86,7 @@ fn reply(client: &mut Client, line: &str) -> Option<String> {
 }
 
 /// A guest's secret, from its `LOGIN` reply (`OK name secret S`).
-fn secret_of(reply: &str) -> String {
+pub fn secret_of(reply: &str) -> String {
     reply
         .split(" secret ")
         .nth(1)
@@ -95,14 +95,14 @@ fn secret_of(reply: &str) -> String {
 }
 
 /// A guest and the game it plays.
-struct Seat {
-    name: String,
-    secret: String,
-    game: u64,
+pub struct Seat {
+    pub name: String,
+    pub secret: String,
+    pub game: u64,
 }
 
 /// A game as its player finds it on a live node after its node died.
-enum Back {
+pub enum Back {
     /// Its seat taken back (the client there), and the moves stored.
     Seated(Client, Vec<Move>),
     /// Over already (its last move was stored as the node died), with
@@ -128,7 +128,7 @@ fn history(client: &mut Client, game: u64) -> Option<(GameStatus, Vec<Move>)> {
 
 /// Logs in on each of `nodes` in turn until one gives `seat`'s game back
 /// (`JOIN`: the node that took it over), or finds it over.
-fn take_seat_back(nodes: &[SocketAddr], seat: &Seat) -> Back {
+pub fn take_seat_back(nodes: &[SocketAddr], seat: &Seat) -> Back {
     let began = Instant::now();
     let mut last = String::new();
     for addr in nodes.iter().cycle() {

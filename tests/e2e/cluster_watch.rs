@@ -9,7 +9,9 @@ use std::net::SocketAddr;
 use flipd::store::postgres::scratch::ScratchDatabase;
 use flipline_tests::*;
 
-use crate::cluster::{counter, metrics_of, node_config_with};
+use crate::cluster::{
+    Back, Seat, counter, metrics_of, node_config_with, reply, secret_of, take_seat_back,
+};
 
 fn start_nodes(dir: &std::path::Path, url: &str, nats: &str) -> Vec<ChildDaemon> {
     ["a", "b", "c"]
@@ -151,5 +153,50 @@ fn a_spectator_elsewhere_catches_up_after_the_bus_restarts() {
     );
     drop((far, owner, a, b, db));
     nats_tool(&["stop", &nats_dir]);
+    remove_temp_dir(&dir);
+}
+
+#[test]
+fn a_spectator_elsewhere_follows_a_game_taken_over_from_its_dead_node() {
+    let Some(nats) = nats_server() else {
+        return;
+    };
+    let Some(db) = ScratchDatabase::new("cluster_watch_takeover") else {
+        return;
+    };
+    let dir = temp_dir("cluster-watch-takeover");
+    let mut nodes = start_nodes(&dir, &db.url, &nats);
+    let mut player = Client::connect(nodes[2].addr);
+    let secret = secret_of(&reply(&mut player, "LOGIN follow").unwrap_or_default());
+    player.name = "follow".into();
+    let game = player.ok_game("NEW othello hotseat");
+    let mut far = Client::login_as(nodes[0].addr, "follower");
+    assert_eq!(far.ok(&format!("WATCH {game}")).1, format!("OK {game}"));
+    far.lines_through(&format!("TURN {game} "));
+    let board = play_next(&mut player, game);
+    assert_eq!(far.expect_event(&board), board);
+
+    nodes[2].kill();
+    let seat = Seat {
+        name: "follow".into(),
+        secret,
+        game,
+    };
+    let others = [nodes[0].addr, nodes[1].addr];
+    let Back::Seated(mut back, stored) = take_seat_back(&others, &seat) else {
+        panic!("game {game} over")
+    };
+    assert_eq!(stored.len(), 1);
+    // The spectator elsewhere follows the game to its new node: the move
+    // made there reaches it.
+    let board = play_next(&mut back, game);
+    let lines = far.lines_through(&board);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with(&format!("MOVED {game} "))),
+        "{lines:?}"
+    );
+    drop((far, back, player, nodes, db));
     remove_temp_dir(&dir);
 }
