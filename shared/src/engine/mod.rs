@@ -31,6 +31,7 @@ mod last;
 mod order;
 pub mod pattern;
 pub mod pattern_eval;
+pub mod probcut;
 pub mod random_start;
 pub mod search;
 mod stability;
@@ -49,7 +50,22 @@ use crate::game::Game;
 use crate::square::{Move, Square};
 use crate::variant::{MoveRule, Variant};
 use board::Squares;
-use search::{DISC, Found, Search};
+use search::{DISC, Found, Options, Search};
+
+/// How Othello and Reversi search: with ProbCut (its model was fitted with
+/// the pattern evaluation). Evaluation-ordered moves saved 4-5 % of the nodes
+/// but cost more time than that (BENCHMARKS.md), so they stay off.
+const PATTERN_SEARCH: Options = Options {
+    probcut: true,
+    eval_order: false,
+};
+
+/// How anti searches: full width, on the heuristic, which ProbCut's model does
+/// not fit.
+const ANTI_SEARCH: Options = Options {
+    probcut: false,
+    eval_order: false,
+};
 
 /// The weakest level.
 pub const MIN_LEVEL: u8 = 1;
@@ -211,17 +227,11 @@ pub fn choose(game: &Game, level: u8, seed: u64, stop: &mut dyn FnMut() -> bool)
         Some((p, o, anti)) if !game.is_over() => {
             let level = self::level(level);
             Some(if anti {
-                choose8::<AntiHeuristic, true>(
-                    &AntiHeuristic,
-                    p,
-                    o,
-                    level,
-                    seed ^ game.hash(),
-                    stop,
-                )
+                let engine = (&AntiHeuristic, ANTI_SEARCH);
+                choose8::<AntiHeuristic, true>(engine, p, o, level, seed ^ game.hash(), stop)
             } else {
-                let eval = pattern_eval::trained();
-                choose8::<PatternEval, false>(eval, p, o, level, seed ^ game.hash(), stop)
+                let engine = (pattern_eval::trained(), PATTERN_SEARCH);
+                choose8::<PatternEval, false>(engine, p, o, level, seed ^ game.hash(), stop)
             })
         }
         _ => generic::choose(game, level, seed, stop),
@@ -238,9 +248,11 @@ pub fn rank_moves(game: &Game, level: u8, stop: &mut dyn FnMut() -> bool) -> Vec
         Some((p, o, anti)) if !game.is_over() && !game.must_pass() => {
             let level = self::level(level);
             if anti {
-                rank8::<AntiHeuristic, true>(&AntiHeuristic, p, o, level, stop)
+                let engine = (&AntiHeuristic, ANTI_SEARCH);
+                rank8::<AntiHeuristic, true>(engine, p, o, level, stop)
             } else {
-                rank8::<PatternEval, false>(pattern_eval::trained(), p, o, level, stop)
+                let engine = (pattern_eval::trained(), PATTERN_SEARCH);
+                rank8::<PatternEval, false>(engine, p, o, level, stop)
             }
         }
         _ => return generic::rank_moves(game, level, stop),
@@ -287,8 +299,9 @@ fn mv_of(square: Option<u32>) -> Move {
 
 /// The bitboard engine's move: the midgame search to the level's depth, then,
 /// near the end, an exact solve that replaces it if it finishes in time.
+/// `engine`: the evaluation and the search's selective parts.
 fn choose8<E: Evaluate, const ANTI: bool>(
-    eval: &E,
+    (eval, options): (&E, Options),
     p: u64,
     o: u64,
     level: Level,
@@ -316,7 +329,7 @@ fn choose8<E: Evaluate, const ANTI: bool>(
         level.depth
     };
     let (found, nodes) = {
-        let mut search = Search::<E, ANTI>::new(eval, &mut tt, stop);
+        let mut search = Search::<E, ANTI>::with_options(eval, &mut tt, stop, options);
         (search.iterate(p, o, depth, &order), search.nodes)
     };
     let choice = midgame_choice(found, nodes);
@@ -373,7 +386,7 @@ fn midgame_choice(found: Found, nodes: u64) -> Choice {
 /// Every move of an 8x8 position with its score: exact near the end, else the
 /// midgame search's value at the level's depth (the deepest completed).
 fn rank8<E: Evaluate, const ANTI: bool>(
-    eval: &E,
+    (eval, options): (&E, Options),
     p: u64,
     o: u64,
     level: Level,
@@ -386,7 +399,7 @@ fn rank8<E: Evaluate, const ANTI: bool>(
     {
         return ranked;
     }
-    let mut search = Search::<E, ANTI>::new(eval, &mut tt, stop);
+    let mut search = Search::<E, ANTI>::with_options(eval, &mut tt, stop, options);
     let (scores, depth, exact) = search.rank(p, o, level.depth);
     let nodes = search.nodes;
     scores
