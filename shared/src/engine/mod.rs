@@ -384,7 +384,10 @@ fn midgame_choice(found: Found, nodes: u64) -> Choice {
 }
 
 /// Every move of an 8x8 position with its score: exact near the end, else the
-/// midgame search's value at the level's depth (the deepest completed).
+/// midgame search's value at the level's depth (the deepest completed). Near
+/// the end the midgame ranking comes first, at most 4 plies as in [`choose8`],
+/// so that an exact pass cut short by `stop` leaves that ranking rather than
+/// a depth-1 one.
 fn rank8<E: Evaluate, const ANTI: bool>(
     (eval, options): (&E, Options),
     p: u64,
@@ -394,13 +397,34 @@ fn rank8<E: Evaluate, const ANTI: bool>(
 ) -> Vec<Choice> {
     let empties = 64 - (p | o).count_ones();
     let mut tt = Tt::new(level.tt_bits.max(16));
-    if empties <= level.exact_empties
+    let exact_range = empties <= level.exact_empties;
+    let depth = if exact_range {
+        level.depth.min(4)
+    } else {
+        level.depth
+    };
+    let midgame = rank_midgame::<E, ANTI>((eval, options), p, o, depth, &mut tt, stop);
+    if exact_range
+        && !midgame.iter().all(|c| c.exact)
         && let Some(ranked) = rank_exact::<ANTI>(p, o, &mut tt, stop)
     {
         return ranked;
     }
-    let mut search = Search::<E, ANTI>::with_options(eval, &mut tt, stop, options);
-    let (scores, depth, exact) = search.rank(p, o, level.depth);
+    midgame
+}
+
+/// Every move with the midgame search's score at `max_depth` (the deepest
+/// completed).
+fn rank_midgame<E: Evaluate, const ANTI: bool>(
+    (eval, options): (&E, Options),
+    p: u64,
+    o: u64,
+    max_depth: u32,
+    tt: &mut Tt,
+    stop: &mut dyn FnMut() -> bool,
+) -> Vec<Choice> {
+    let mut search = Search::<E, ANTI>::with_options(eval, tt, stop, options);
+    let (scores, depth, exact) = search.rank(p, o, max_depth);
     let nodes = search.nodes;
     scores
         .into_iter()
@@ -695,6 +719,23 @@ mod tests {
         assert_eq!(ranked.len(), position.moves.len());
         for choice in ranked {
             assert_eq!(choice.margin(), position.score_of(choice.mv), "{choice:?}");
+        }
+    }
+
+    /// FFO #40 (20 empties) at level 10, an exact range: a stop during the
+    /// exact pass leaves the midgame ranking (4 plies), not a depth-1 one.
+    #[test]
+    fn an_exact_ranking_cut_short_falls_back_to_the_midgame_ranking() {
+        let text = include_str!("../../tests/data/ffo/fforum-40-59.obf");
+        let line = text.lines().next().unwrap();
+        let position = crate::obf::parse_line(line).unwrap().unwrap();
+        // Far fewer polls than the exact pass needs (its nodes come in
+        // hundreds of polls), far more than the shallow ranking does.
+        let ranked = rank_moves(&position.game, 10, &mut budget(40));
+        assert_eq!(ranked.len(), position.moves.len());
+        for choice in &ranked {
+            assert!(!choice.exact, "{choice:?}");
+            assert_eq!(choice.depth, 4, "{choice:?}");
         }
     }
 
