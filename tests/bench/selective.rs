@@ -316,3 +316,40 @@ pub fn run_match(args: &SelfMatchArgs) -> Result<(), String> {
     );
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_is_recovered_with_no_spread_and_noise_gives_its_size() {
+        let line: Vec<(f64, f64)> = (0..20)
+            .map(|x| (f64::from(x), 2.0 * f64::from(x) - 3.0))
+            .collect();
+        let (a, b, sigma) = regress(&line);
+        assert!((a - 2.0).abs() < 1e-9 && (b + 3.0).abs() < 1e-9 && sigma < 1e-9);
+        // Residuals of +1 and -1 in turn: a spread of about 1.
+        let noisy: Vec<(f64, f64)> = (0..200)
+            .map(|x| {
+                (
+                    f64::from(x),
+                    f64::from(x) + if x % 2 == 0 { 1.0 } else { -1.0 },
+                )
+            })
+            .collect();
+        let (a, _, sigma) = regress(&noisy);
+        assert!(
+            (a - 1.0).abs() < 0.01 && (sigma - 1.0).abs() < 0.02,
+            "{a} {sigma}"
+        );
+    }
+
+    #[test]
+    fn the_kinds_switch_on_their_parts() {
+        assert_eq!(SearchKind::Plain.options(), Options::default());
+        assert!(SearchKind::Probcut.options().probcut);
+        assert!(!SearchKind::Probcut.options().eval_order);
+        let both = SearchKind::Both.options();
+        assert!(both.probcut && both.eval_order);
+    }
+}

@@ -7,7 +7,8 @@
 //!
 //! # Layout
 //! - this file: [`Level`]s, [`choose`], [`rank_moves`], [`solve`].
-//! - [`search`]: the 8x8 midgame search (PVS, iterative deepening, table).
+//! - [`search`]: the 8x8 midgame search (PVS, iterative deepening, table);
+//!   [`probcut`] its selective cuts and their fitted error model.
 //! - [`endgame`]: the exact solver; `last` its last four empties.
 //! - [`eval`]: the 8x8 evaluation behind the [`Evaluate`] trait; the hand-made
 //!   heuristic plays anti and orders the exact solver.
