@@ -6,8 +6,9 @@
 //! at the horizon, 100 times the final disc difference where the game ends inside
 //! the tree. `ANTI` reverses final scores for anti.
 //!
-//! [`Options`] switch on the selective parts, which only pay with an evaluation
-//! they were fitted to: ProbCut (see `probcut`) in null-window nodes.
+//! [`Options`] switch on ProbCut (see `probcut`) in null-window nodes, which
+//! only fits the evaluation its model was fitted with, and evaluation-ordered
+//! moves (measured in BENCHMARKS.md; play leaves them off).
 
 use super::board::{CORNERS, Squares, after, bit, final_score, neighbours};
 use super::eval::{EVAL_LIMIT, Evaluate};
