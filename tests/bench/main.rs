@@ -8,6 +8,7 @@ mod dataset;
 mod evalcheck;
 mod games;
 mod load;
+mod selective;
 mod tourney;
 mod train;
 mod watch;
@@ -45,6 +46,12 @@ enum Command {
     Accuracy(evalcheck::AccuracyArgs),
     /// Games between the pattern evaluation and the heuristic at equal depth.
     Evalmatch(evalcheck::MatchArgs),
+    /// Fit ProbCut's error model (deep scores against shallow ones).
+    Probcut(selective::FitArgs),
+    /// Nodes and time of the midgame search to a fixed depth.
+    Searchnodes(selective::NodesArgs),
+    /// Games between two forms of the search at equal time per move.
+    Selfmatch(selective::SelfMatchArgs),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +66,9 @@ fn main() -> ExitCode {
         Command::Train(args) => train::run(&args),
         Command::Accuracy(args) => evalcheck::run_accuracy(&args),
         Command::Evalmatch(args) => evalcheck::run_match(&args),
+        Command::Probcut(args) => selective::run_fit(&args),
+        Command::Searchnodes(args) => selective::run_nodes(&args),
+        Command::Selfmatch(args) => selective::run_match(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
