@@ -154,7 +154,13 @@ pub struct Starting {
     out: mpsc::UnboundedSender<(String, Vec<u8>)>,
     join: tokio::sync::oneshot::Sender<(String, String)>,
     slot: InboundSlot,
+    /// Told once the bus listens on its subjects.
+    listening: std::sync::mpsc::Receiver<()>,
 }
+
+/// How long a start waits for the bus to listen before it serves anyway
+/// (a NATS server away at start is connected to later, in the background).
+const LISTEN_WITHIN: Duration = Duration::from_secs(5);
 
 impl Bus {
     /// Starts the bus's thread for the NATS server at `url`; it connects
@@ -172,6 +178,7 @@ impl Bus {
         let slot: InboundSlot = Arc::default();
         let inbound = Arc::clone(&slot);
         let (ready_tx, ready) = std::sync::mpsc::channel();
+        let (listening_tx, listening) = std::sync::mpsc::channel();
         std::thread::Builder::new()
             .name("cluster-bus".into())
             .spawn(move || {
@@ -187,13 +194,18 @@ impl Bus {
                     // Dropped unjoined: the daemon did not start.
                     if let Ok((cluster, node)) = joined.await {
                         let subjects = [subject(&cluster, &node), everyone(&cluster)];
-                        run(&url, &subjects, queue, &inbound).await;
+                        run(&url, &subjects, queue, &inbound, listening_tx).await;
                     }
                 });
             })?;
         // Its runtime (and wake-up descriptor) exists once this returns.
         let _ = ready.recv();
-        Ok(Starting { out, join, slot })
+        Ok(Starting {
+            out,
+            join,
+            slot,
+            listening,
+        })
     }
 
     /// This node's name.
@@ -224,8 +236,18 @@ impl Bus {
 impl Starting {
     /// Joins the bus to cluster `cluster` as node `node`: it connects and
     /// listens; what arrives goes to what is put in the slot returned.
+    ///
+    /// It waits (at most [`LISTEN_WITHIN`]) until the bus listens, so that
+    /// a node serves nobody before the others can reach it: a message sent
+    /// to a subject nobody listens on yet is lost.
     pub fn join(self, cluster: &str, node: &str) -> (Bus, InboundSlot) {
         let _ = self.join.send((cluster.to_string(), node.to_string()));
+        if self.listening.recv_timeout(LISTEN_WITHIN).is_err() {
+            tracing::warn!(
+                "the cluster's NATS server did not answer at start: games on other nodes are \
+                 out of reach until it does"
+            );
+        }
         let bus = Bus {
             cluster: Arc::from(cluster),
             node: Arc::from(node),
@@ -242,6 +264,7 @@ async fn run(
     [mine, everyone]: &[String; 2],
     mut queue: mpsc::UnboundedReceiver<(String, Vec<u8>)>,
     inbound: &InboundSlot,
+    listening: std::sync::mpsc::Sender<()>,
 ) {
     let options = async_nats::ConnectOptions::new()
         .name(format!("flipd {mine}"))
@@ -261,6 +284,10 @@ async fn run(
     let subscribed = async {
         let own = client.subscribe(mine.clone()).await?;
         let all = client.subscribe(everyone.clone()).await?;
+        // Once flushed, the server has the subscriptions.
+        if client.flush().await.is_ok() {
+            let _ = listening.send(());
+        }
         Ok::<_, async_nats::SubscribeError>(futures_util::stream::select(own, all))
     };
     let mut incoming = match subscribed.await {

@@ -86,6 +86,9 @@ impl Timed {
             if line.starts_with(&over) {
                 return Ok(None);
             }
+            if line.starts_with("ERR ") {
+                return Err(format!("the move was refused: {line}"));
+            }
         }
     }
 }
@@ -152,6 +155,10 @@ pub fn run(args: &WatchArgs) -> Result<(), String> {
                 Some(next) => turn = next,
                 None => break,
             }
+            // Within the daemon's rate limit for one connection (100
+            // commands a second by default): the delays are timed from
+            // each move's sending, so the pause costs nothing measured.
+            std::thread::sleep(Duration::from_millis(15));
         }
         for spectator in [&mut here, &mut far] {
             spectator.send("LEAVE")?;
