@@ -82,10 +82,6 @@ takeover() {
   echo "takeover: every game of the killed node in play again $(( (resumed - killed) / 1000000 )) ms after SIGKILL ($taken games, lease 3 s)"
 }
 
-for _ in $(seq "$rounds"); do
-  one_node
-  three_nodes
-done
 watch() {
   rm -rf "$dir/watch"
   "$cluster" start "$dir/watch" 2 >/dev/null
@@ -93,7 +89,12 @@ watch() {
   "$cluster" stop "$dir/watch" >/dev/null
 }
 
-for _ in $(seq "$rounds"); do
-  takeover
+for part in $parts; do
+  for _ in $(seq "$rounds"); do
+    case "$part" in
+    throughput) one_node; three_nodes ;;
+    takeover) takeover ;;
+    watch) watch ;;
+    esac
+  done
 done
-watch
