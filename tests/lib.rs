@@ -55,7 +55,7 @@ pub use child::{
 };
 pub use client::{
     Client, READ_TIMEOUT, Received, assert_serves, guest_secret, login_line_soon, login_soon,
-    new_and_join, seek_pair,
+    new_and_join, seek_pair, wait_until,
 };
 pub use daemon::{TestDaemon, remove_temp_dir, start, temp_dir, test_config};
 pub use http::http_get;
@@ -65,7 +65,8 @@ pub use lines::{
 };
 pub use play::{Finished, SeatOf, play_game, play_game_from, seats_of};
 pub use postgres::{
-    database_of, on_postgres, sqlite_only, store_execute, store_place, store_query,
+    database_of, nats_server, nats_tool, on_postgres, postgres_tool, sqlite_only, store_execute,
+    store_place, store_query,
 };
 pub use rng::Rng;
 pub use volume::SmallVolume;

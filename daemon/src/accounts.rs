@@ -95,6 +95,10 @@ pub struct Accounts {
     guesses: Mutex<Guesses>,
     registrations: Mutex<Registrations>,
     names: Mutex<RegisteredNames>,
+    /// Whether other daemons register names in the same store (the nodes
+    /// of a cluster): then a name this one does not know registered is
+    /// looked up in the store before a guest takes it.
+    shared_store: bool,
 }
 
 /// What [`Standing`] says of a name, owned, to act on after the lock.
@@ -196,6 +200,32 @@ impl Accounts {
             guesses: Mutex::new(Guesses::default()),
             registrations: Mutex::new(Registrations::default()),
             names: Mutex::new(names),
+            shared_store: false,
+        }
+    }
+
+    /// As [`Accounts::new`], for a store other daemons register names in
+    /// too (a cluster's).
+    pub fn shared(mut self) -> Accounts {
+        self.shared_store = true;
+        self
+    }
+
+    /// A guest's name, once the store (if others write it) says that no
+    /// other daemon registered it since this one started.
+    async fn guest(&self, name: String, deadline: Duration) -> Result<Checked, ProtocolError> {
+        if !self.shared_store {
+            return Ok(Checked::Guest(name));
+        }
+        let stored = within(deadline, self.store.registration(name.clone()))
+            .await
+            .map_err(store_trouble)?;
+        match stored {
+            None => Ok(Checked::Guest(name)),
+            Some(registered) => {
+                self.lock_names().insert(&registered.name);
+                Err(not_for_guests(&name, Known::Registered(registered.name)))
+            }
         }
     }
 
@@ -218,7 +248,7 @@ impl Accounts {
             Some(Credential::Secret(_)) | None => None,
         };
         let password = match (self.known(&name), password) {
-            (Known::Free, None) if self.guests => return Ok(Checked::Guest(name)),
+            (Known::Free, None) if self.guests => return self.guest(name, deadline).await,
             (Known::Free, None) => {
                 return Err(unauthorized(
                     "guests may not play here: LOGIN name password registers a name",

@@ -74,7 +74,38 @@ settings! {
         store_deadline_ms: u64 = 5000, live, at_least(1);
         /// The metrics listener (Prometheus's text format over HTTP).
         metrics: MetricsConfig = MetricsConfig::declared(), restart;
+        /// This daemon as a node of a cluster that shares the PostgreSQL store.
+        cluster: ClusterConfig = ClusterConfig::declared(), restart;
     }
+    together: must(
+        |c: &Config| c.cluster.node.is_empty() || !c.store.url.is_empty(),
+        "cluster.node needs store.url: the nodes of a cluster share a PostgreSQL store"
+    );
+}
+
+settings! {
+    /// A node of a cluster: daemons that share one PostgreSQL store, each
+    /// owning some of the games in play and taking over a dead node's.
+    pub struct ClusterConfig, partial PartialCluster {
+        /// This node's name; empty: a single daemon, no cluster.
+        node: String = String::new(), restart, must(
+            |node: &String| node.is_empty() || crate::rules::lease::valid_node_name(node),
+            "must be empty (no cluster) or 1 to 32 letters, digits, '-' or '_'"
+        );
+        /// Seconds a node's lease lasts past its last renewal (renewed every
+        /// second): how long a dead node's games wait before others take them.
+        lease_secs: u64 = 3, restart, at_least(2), at_most(30);
+        /// The NATS server the nodes reach each other's games through
+        /// (`nats://host:4222`); empty: each node serves only its own games.
+        nats: String = String::new(), restart, must(
+            |nats: &String| nats.is_empty() || nats.starts_with("nats://"),
+            "must be empty or a NATS URL such as nats://127.0.0.1:4222"
+        );
+    }
+    together: must(
+        |c: &ClusterConfig| c.nats.is_empty() || !c.node.is_empty(),
+        "nats needs node: only a cluster's nodes use NATS"
+    );
 }
 
 settings! {
@@ -155,6 +186,7 @@ impl Value for RateLimit {
         partial.unwrap_or(*base)
     }
 
+    #[cfg(test)]
     fn missing(partial: &Option<RateLimit>, name: &str) -> Vec<String> {
         partial
             .is_none()
@@ -324,7 +356,7 @@ impl Config {
     }
 
     /// These settings with the environment's `FLIPD_...` variables over them
-    /// (see [`crate::config_env`]); an error names the variable.
+    /// (see `config_env`); an error names the variable.
     pub fn with_environment(self, variables: &[(String, String)]) -> Result<Config, ConfigError> {
         let config = self.lay_environment(variables)?;
         // Checked once all are laid: two variables may only agree together

@@ -62,6 +62,7 @@ pub trait Value: Clone + PartialEq + Serialize {
     fn over(partial: Self::Partial, base: &Self) -> Self;
 
     /// The settings `partial` leaves out, named under `name`.
+    #[cfg(test)]
     fn missing(partial: &Self::Partial, name: &str) -> Vec<String>;
 
     /// A group's members, named under `name`; none for a value given whole.
@@ -91,6 +92,7 @@ pub fn given_over<T: Clone>(partial: Option<T>, base: &T) -> T {
 }
 
 /// [`Value::missing`] for a value given whole: `name` if the file left it out.
+#[cfg(test)]
 pub fn not_given<T>(partial: &Option<T>, name: &str) -> Vec<String> {
     match partial {
         Some(_) => Vec::new(),
@@ -110,6 +112,7 @@ macro_rules! whole {
                     $crate::config_table::given_over(partial, base)
                 }
 
+                #[cfg(test)]
                 fn missing(partial: &Option<$ty>, name: &str) -> Vec<String> {
                     $crate::config_table::not_given(partial, name)
                 }
@@ -133,6 +136,7 @@ impl Value for String {
         given_over(partial, base)
     }
 
+    #[cfg(test)]
     fn missing(partial: &Option<String>, name: &str) -> Vec<String> {
         not_given(partial, name)
     }
@@ -154,6 +158,7 @@ impl Value for PathBuf {
         given_over(partial, base)
     }
 
+    #[cfg(test)]
     fn missing(partial: &Option<PathBuf>, name: &str) -> Vec<String> {
         not_given(partial, name)
     }
@@ -278,6 +283,7 @@ macro_rules! settings {
                 }
             }
 
+            #[cfg(test)]
             fn missing(partial: &$partial, name: &str) -> Vec<String> {
                 let mut missing = Vec::new();
                 $(

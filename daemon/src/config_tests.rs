@@ -9,8 +9,8 @@ use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
 
 use crate::config::{
-    Config, DEFAULT_RON, DescriptorTables, Hints, MetricsConfig, PartialConfig, Passwords,
-    RateLimit, StoreConfig, Synchronous,
+    ClusterConfig, Config, DEFAULT_RON, DescriptorTables, Hints, MetricsConfig, PartialConfig,
+    Passwords, RateLimit, StoreConfig, Synchronous,
 };
 use crate::config_table::Value;
 use crate::store_url::StoreUrl;
@@ -168,6 +168,43 @@ fn settings_that_agree_only_together_are_checked_together() {
         refused.message,
         "passwords.failure_delay_max_ms must be at least failure_delay_ms"
     );
+}
+
+#[test]
+fn a_cluster_node_needs_the_shared_store_and_nats_needs_a_node() {
+    let node_alone = vars(&[("FLIPD_CLUSTER_NODE", "a")]);
+    let refused = Config::declared()
+        .with_environment(&node_alone)
+        .unwrap_err();
+    assert!(
+        refused.message.contains("cluster.node needs store.url"),
+        "{}",
+        refused.message
+    );
+    let shared = vars(&[
+        ("FLIPD_CLUSTER_NODE", "a"),
+        ("FLIPD_STORE_URL", "postgres://flipd@127.0.0.1/flipline"),
+        ("FLIPD_CLUSTER_NATS", "nats://127.0.0.1:4222"),
+    ]);
+    let config = Config::declared().with_environment(&shared).unwrap();
+    assert_eq!(config.cluster.nats, "nats://127.0.0.1:4222");
+    let nats_alone = vars(&[("FLIPD_CLUSTER_NATS", "nats://127.0.0.1:4222")]);
+    let refused = Config::declared()
+        .with_environment(&nats_alone)
+        .unwrap_err();
+    assert!(
+        refused.message.contains("nats needs node"),
+        "{}",
+        refused.message
+    );
+    for bad in ["a b", "", "x".repeat(33).as_str()] {
+        let named = vars(&[
+            ("FLIPD_CLUSTER_NODE", bad),
+            ("FLIPD_STORE_URL", "postgres://flipd@127.0.0.1/flipline"),
+        ]);
+        let checked = Config::declared().with_environment(&named);
+        assert_eq!(checked.is_ok(), bad.is_empty(), "{bad:?}");
+    }
 }
 
 #[test]
@@ -339,12 +376,14 @@ prop_compose! {
             in (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
         store in arb_store(),
         passwords in arb_passwords(),
+        (node, lease_secs, nats) in (text(), any::<u64>(), text()),
     ) -> Config {
         Config {
             listen, workers, engine_threads, engine_move_ms, grace_secs, challenge_timeout_secs,
             hints: Hints { bot_games, hotseat_games, human_games },
             shutdown_drain_ms, store, guests, passwords, log_filter, store_deadline_ms,
             metrics: MetricsConfig { listen: metrics },
+            cluster: ClusterConfig { node, lease_secs, nats },
             ..base
         }
     }

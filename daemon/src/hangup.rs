@@ -1,5 +1,5 @@
 //! SIGHUP: the daemon reads its configuration again and takes what a running
-//! daemon can take (see [`crate::reload`]), instead of dying as the signal's
+//! daemon can take (see `reload`), instead of dying as the signal's
 //! default would (a closed terminal sends it too). A file that cannot be read
 //! or parsed, or a log filter that is not one, is logged and the running
 //! settings stay: a reload never stops the daemon.

@@ -194,6 +194,7 @@ impl HashPool {
     }
 
     /// Jobs waiting now.
+    #[cfg(test)]
     pub fn waiting(&self) -> usize {
         self.inner.lock().len()
     }

@@ -37,16 +37,6 @@ impl<T> LazyList<T> {
         self.0.as_ref().and_then(|list| list.last())
     }
 
-    /// Keeps the items `keep` accepts; gives the box back once none is left.
-    pub fn retain(&mut self, keep: impl FnMut(&T) -> bool) {
-        if let Some(list) = &mut self.0 {
-            list.retain(keep);
-            if list.is_empty() {
-                self.0 = None;
-            }
-        }
-    }
-
     /// Every item, leaving none.
     pub fn take(&mut self) -> Vec<T> {
         self.0.take().map(|list| *list).unwrap_or_default()
@@ -66,9 +56,7 @@ mod tests {
         list.push(3);
         assert_eq!(list.iter().copied().collect::<Vec<_>>(), [1, 2, 3]);
         assert_eq!(list.last(), Some(&3));
-        list.retain(|&n| n != 2);
-        assert_eq!(list.iter().copied().collect::<Vec<_>>(), [1, 3]);
-        list.retain(|_| false);
+        assert_eq!(list.take(), [1, 2, 3]);
         assert!(list.0.is_none(), "emptied: the box is given back");
         list.push(4);
         assert_eq!(list.take(), [4]);

@@ -38,6 +38,7 @@ use crate::rules::lobby::{
     Done, Entry, Held, Launch, Left, LobbyCore, LobbyEffect, Rematched, Sought, Waiting,
 };
 use crate::rules::lobby::{PAIR_RETRY, stored_game_state};
+use crate::rules::numbers::Numbers;
 use crate::rules::refusal::Refusal;
 use crate::rules::tourney_desk::TourneyDesk;
 use crate::session::{GameRequest, Reach, SeatRef, SessionRef};
@@ -60,8 +61,8 @@ pub struct Lobby {
     next_worker: usize,
     /// The settings SIGHUP changes (the idle timeout).
     live: Arc<Live>,
-    /// The number the next new game gets.
-    next_game: GameId,
+    /// The numbers new games get.
+    numbers: Numbers,
     sessions: HashMap<ConnId, SessionEntry>,
     core: LobbyCore<SeatRef>,
     /// Commands and events waiting for a decision held until its write
@@ -98,8 +99,8 @@ type Reply<T> = oneshot::Sender<Result<T, ProtocolError>>;
 
 impl Lobby {
     /// Starts a lobby that starts games on `workers` (a player's, or in turn) with
-    /// `engine` for bots, writing them to `store`, numbering new games from
-    /// `next_game` and tournaments from `next_tourney`, and closing
+    /// `engine` for bots, writing them to `store`, numbering new games with
+    /// `numbers` and tournaments from `next_tourney`, and closing
     /// connections idle past `live`'s timeout.
     pub fn start(
         config: Arc<Config>,
@@ -107,12 +108,12 @@ impl Lobby {
         engine: Addr<EngineWorker>,
         workers: Vec<ArbiterHandle>,
         store: Store,
-        next_game: GameId,
+        numbers: Numbers,
         next_tourney: TourneyId,
     ) -> Addr<Lobby> {
         Lobby::create(move |ctx| Lobby {
             live,
-            next_game: next_game.max(1),
+            numbers,
             services: Arc::new(GameServices {
                 config,
                 lobby: ctx.address().recipient(),
@@ -163,6 +164,7 @@ impl Lobby {
         reply: Reply<U>,
         answer: impl FnOnce(&mut Lobby, T) -> Result<U, Refusal> + 'static,
     ) {
+        self.ask_numbers(ctx);
         let done = match decided {
             Ok(done) => done,
             Err(refused) => {
@@ -205,10 +207,26 @@ impl Lobby {
         }));
     }
 
+    /// Asks the store for the next block of game numbers if the lobby takes
+    /// them in blocks (a cluster node) and runs low.
+    fn ask_numbers(&mut self, ctx: &mut Context<Self>) {
+        if !self.numbers.ask() {
+            return;
+        }
+        let block = self.services.store.game_numbers();
+        ctx.spawn(block.into_actor(self).map(|block, act, _| match block {
+            Ok(block) => act.numbers.given(block),
+            Err(error) => {
+                tracing::warn!(%error, "could not take a block of game numbers: asking again");
+                act.numbers.not_given();
+            }
+        }));
+    }
+
     /// Pairs seeks left waiting side by side by a pairing put back.
     fn pair_waiting(&mut self, ctx: &mut Context<Self>) {
-        let next = &mut self.next_game;
-        if let Some(done) = self.core.pair_waiting(|| take(next), coin()) {
+        let numbers = &mut self.numbers;
+        if let Some(done) = self.core.pair_waiting(|| numbers.take(), coin()) {
             // Both players learn their seat from the launch; no one waits
             // for an answer.
             let (reply, _) = oneshot::channel();
@@ -415,10 +433,10 @@ impl Handler<Create<SessionRef>> for Lobby {
         let (reply, answer) = oneshot::channel();
         let name = Name::clone(&msg.name);
         self.when_free(ctx, touching(Some(name), None), move |act, ctx| {
-            let next = &mut act.next_game;
+            let numbers = &mut act.numbers;
             let decided = act
                 .core
-                .new_game(&msg.name, &msg.spec, || take(next), coin());
+                .new_game(&msg.name, &msg.spec, || numbers.take(), coin());
             act.conclude(ctx, decided, reply, |act, game| act.route(game));
         });
         answered(answer)
@@ -432,8 +450,8 @@ impl Handler<Seek<SessionRef>> for Lobby {
         let (reply, answer) = oneshot::channel();
         let name = Name::clone(&msg.name);
         self.when_free(ctx, touching(Some(name), None), move |act, ctx| {
-            let next = &mut act.next_game;
-            let decided = (act.core).seek(&msg.name, msg.wanted, || take(next), coin());
+            let numbers = &mut act.numbers;
+            let decided = (act.core).seek(&msg.name, msg.wanted, || numbers.take(), coin());
             act.conclude(ctx, decided, reply, |act, sought| match sought {
                 Sought::Paired(game) => act.route(game).map(Some),
                 Sought::Seeking => Ok(None),
@@ -484,8 +502,8 @@ impl Handler<Rematch<SessionRef>> for Lobby {
         let (reply, answer) = oneshot::channel();
         let name = Name::clone(&msg.name);
         self.when_free(ctx, touching(Some(name), None), move |act, ctx| {
-            let next = &mut act.next_game;
-            let decided = act.core.rematch(&msg.name, || take(next));
+            let numbers = &mut act.numbers;
+            let decided = act.core.rematch(&msg.name, || numbers.take());
             act.conclude(ctx, decided, reply, |act, rematched| match rematched {
                 Rematched::Game(game) => act.route(game).map(Some),
                 Rematched::Waiting => Ok(None),
@@ -493,15 +511,6 @@ impl Handler<Rematch<SessionRef>> for Lobby {
         });
         answered(answer)
     }
-}
-
-/// Takes the next game number. A number reaches nobody before its game is
-/// stored (the answer waits for the commit), so a number lost to a failed
-/// write or a crash may be given again without harm.
-fn take(next: &mut GameId) -> GameId {
-    let game = *next;
-    *next = next.saturating_add(1);
-    game
 }
 
 /// The answer a handler hands back while the work runs now or later.
@@ -550,7 +559,7 @@ impl Lobby {
         ) {
             return false;
         }
-        self.next_game = self.next_game.max(record.id.saturating_add(1));
+        self.numbers.seen(record.id);
         let seats = seats.map(|s| self.session_refs(s));
         let setup = GameSetup {
             id: record.id,

@@ -363,6 +363,14 @@ impl<C: Send + 'static> Message for Find<C> {
     type Result = Option<SeatRef<C>>;
 }
 
+/// The route to a game another node of the cluster owns, for `WATCH`
+/// (`None`: no live node owns it, or it is this node's).
+pub struct FindElsewhere<C>(pub GameId, pub PhantomData<fn() -> C>);
+
+impl<C: Send + 'static> Message for FindElsewhere<C> {
+    type Result = Option<SeatRef<C>>;
+}
+
 /// `LIST`: one `GAME` line per game.
 #[derive(Message)]
 #[rtype(result = "Vec<Event>")]

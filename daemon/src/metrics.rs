@@ -53,6 +53,8 @@ pub struct Sources {
     pub store: Arc<StoreStats>,
     /// Set once the daemon begins to stop.
     pub stopping: Arc<AtomicBool>,
+    /// A cluster node's lease and counts; `None` for a single daemon.
+    pub node: Option<Arc<crate::node_state::NodeState>>,
 }
 
 /// Whether the daemon serves: `Err` with why not.
@@ -63,7 +65,11 @@ fn health(sources: &Sources) -> Result<(), &'static str> {
     if sources.store.refusing() {
         return Err("the store refuses writes");
     }
-    Ok(())
+    match sources.node.as_ref().map(|node| node.standing()) {
+        Some(crate::rules::lease::Standing::Lapsed) => Err("the node's lease lapsed"),
+        Some(crate::rules::lease::Standing::Lost) => Err("the node was declared dead"),
+        _ => Ok(()),
+    }
 }
 
 /// The gauges now.
@@ -73,5 +79,6 @@ fn gauges(sources: &Sources) -> exposition::Gauges {
         connections: i64::try_from(sources.admission.connections()).unwrap_or(i64::MAX),
         store_queue: i64::try_from(sources.store.queued()).unwrap_or(i64::MAX),
         engine_queue: ENGINE_QUEUE.load(Ordering::Relaxed).max(0),
+        node: sources.node.as_ref().map(|node| node.counts()),
     }
 }

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use actix::{Actor, Addr, Arbiter, ArbiterHandle, SyncArbiter, System};
 use tokio::net::TcpListener;
+use tokio::sync::oneshot;
 
 use crate::accounts::Accounts;
 use crate::admission::Admission;
@@ -23,6 +24,7 @@ use crate::live::Live;
 use crate::lobby::Lobby;
 use crate::messages::{BroadcastShutdown, Recover, RecoverTourneys};
 use crate::metrics;
+use crate::rules::numbers::Numbers;
 use crate::session::{LobbyPort, Shared};
 use crate::store::Store;
 use crate::watch::{SlowMoves, report_slow_moves, watch_thread};
@@ -65,7 +67,7 @@ where
 
 /// As [`serve`], and on every SIGHUP the configuration is read again with
 /// `reload` and what a running daemon can change is applied (see
-/// [`crate::reload`]). SIGHUP is caught from before the store opens, so that
+/// `reload`). SIGHUP is caught from before the store opens, so that
 /// it never stops the daemon.
 pub fn serve_reloading<S, F>(
     config: Config,
@@ -103,23 +105,53 @@ where
             Some(reload) => Some((Hangups::catch()?, reload, config.clone())),
             None => None,
         };
+        // Before the workers' tables: see `Bus::start`.
+        let bus = start_bus(&config)?;
         if config.descriptor_tables == DescriptorTables::PerWorker {
             // Before the store opens: see descriptor_tables.rs, rule 3.
             give_workers_own_tables(&workers).await?;
         }
-        let opened = Store::open(&config.store).map_err(std::io::Error::other)?;
+        let joining = crate::cluster::joining(&config.cluster);
+        let opened = Store::open_as(&config.store, joining).map_err(std::io::Error::other)?;
         let threads = opened.threads;
+        let numbers = match opened.game_block {
+            Some(block) => Numbers::in_blocks(block),
+            None => Numbers::from(opened.next_game),
+        };
+        let joined = opened.joined;
         let recovery = Recovery {
             store: opened.store,
             playing: opened.playing,
-            next_game: opened.next_game,
+            numbers,
             tourneys: opened.tourneys,
             next_tourney: opened.next_tourney,
             registered: opened.registered,
+            node: joined.as_ref().map(|j| Arc::clone(&j.member.state)),
+            bus: match (bus, &joined) {
+                (Some(bus), Some(joined)) => Some(bus.join(&joined.cluster, &config.cluster.node)),
+                _ => None,
+            },
         };
         actix::spawn(watch_thread("lobby".to_string()));
+        let store_config = config.store.clone();
         let served = async {
+            let store = recovery.store.clone();
+            let bus = recovery.bus.as_ref().map(|(bus, _)| bus.clone());
             let running = start(config, &workers, recovery).await?;
+            let (lost_tx, lost) = oneshot::channel();
+            let keeper = match joined {
+                Some(joined) => {
+                    let to = (running.lobby.clone(), bus);
+                    Some(crate::cluster::keep(
+                        store_config,
+                        joined,
+                        store,
+                        to,
+                        lost_tx,
+                    )?)
+                }
+                None => None,
+            };
             if let Some((hangups, reload, started_with)) = hangups {
                 let live = Arc::clone(&running.live);
                 actix::spawn(reload_on_hangup(hangups, reload, started_with, live));
@@ -128,9 +160,9 @@ where
                 addr: running.addr,
                 metrics: running.metrics,
             });
-            stop().await;
+            let declared_dead = until_stopped(stop(), lost).await;
             shutdown(running).await;
-            Ok(())
+            Ok::<_, std::io::Error>((keeper, declared_dead))
         }
         .await;
         Ok::<_, std::io::Error>((served, threads))
@@ -143,7 +175,36 @@ where
     }
     let (served, threads) = result?;
     threads.close();
-    served
+    let (keeper, declared_dead) = served?;
+    // After the store's last commits: the other nodes take the games once
+    // this node has left.
+    if let Some(keeper) = keeper {
+        keeper.leave();
+    }
+    match declared_dead {
+        false => Ok(()),
+        true => Err(std::io::Error::other(
+            "this node was declared dead by the cluster (it could not renew its lease in \
+             time) and its games were taken over by other nodes: it stopped; start it again \
+             to rejoin",
+        )),
+    }
+}
+
+/// Waits for `stop`, or for the node to be declared dead (`lost`, told only
+/// to a cluster node): whether it was.
+async fn until_stopped(stop: impl Future<Output = ()>, lost: oneshot::Receiver<()>) -> bool {
+    let lost = async {
+        match lost.await {
+            Ok(()) => (),
+            // Not a node, or its keeper is gone: only `stop` counts.
+            Err(_) => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        () = stop => false,
+        () = lost => true,
+    }
 }
 
 /// Starts the worker threads, each with a watch on its wake-ups.
@@ -185,7 +246,11 @@ async fn give_workers_own_tables(workers: &[Arbiter]) -> std::io::Result<()> {
 struct Recovery {
     store: Store,
     playing: Vec<crate::store::GameRecord>,
-    next_game: flipline::protocol::GameId,
+    numbers: Numbers,
+    /// A cluster node's lease and counts, for the health check.
+    node: Option<Arc<crate::node_state::NodeState>>,
+    /// A cluster node's bus to the others, if it has one.
+    bus: Option<(crate::bus::Bus, crate::bus::InboundSlot)>,
     tourneys: Vec<crate::store::StoredTourney>,
     next_tourney: flipline::protocol::TourneyId,
     registered: crate::rules::registered::RegisteredNames,
@@ -216,10 +281,12 @@ async fn start(
     let Recovery {
         store,
         playing,
-        next_game,
+        numbers,
         tourneys,
         next_tourney,
         registered,
+        node,
+        bus,
     } = recovery;
     let live = Arc::new(Live::new(&config));
     let lobby = Lobby::start(
@@ -228,7 +295,7 @@ async fn start(
         engine.clone(),
         handles.clone(),
         store.clone(),
-        next_game,
+        numbers,
         next_tourney,
     );
     let recovered = lobby
@@ -248,6 +315,10 @@ async fn start(
         std::io::Error::new(e.kind(), format!("cannot start the password threads: {e}"))
     })?;
     let accounts = Accounts::new(store.clone(), registered, pool, config.guests, passwords);
+    let accounts = match config.cluster.node.is_empty() {
+        true => accounts,
+        false => accounts.shared(),
+    };
     let store_stats = store.live_stats();
     // A player's address keeps the places kept for players as long as a
     // seat is kept for a player who went.
@@ -255,17 +326,20 @@ async fn start(
     let admission = Arc::new(Admission::new(reconnect_window));
     let slow_moves = Arc::new(SlowMoves::default());
     actix::spawn(report_slow_moves(Arc::clone(&slow_moves)));
+    let elsewhere = match (bus, &node) {
+        (Some(bus), Some(node)) => Some(reach_other_nodes(bus, &lobby, &store, Arc::clone(node))),
+        _ => None,
+    };
     let shared = Arc::new(Shared {
-        config: Arc::clone(&config),
         live: Arc::clone(&live),
         lobby: lobby_port(&lobby),
         admission: Arc::clone(&admission),
         next_session: AtomicU64::new(1),
         table_capacity: table_capacity(),
         store,
-        engine,
         accounts: Arc::new(accounts),
         slow_moves,
+        elsewhere,
     });
     let (addr, listeners) = match socket {
         Some(socket) => {
@@ -293,6 +367,7 @@ async fn start(
         admission: Arc::clone(&admission),
         store: store_stats,
         stopping: Arc::clone(&stopping),
+        node,
     };
     let metrics = serve_metrics(&config.metrics.listen, sources).await?;
     let drain = Duration::from_millis(config.shutdown_drain_ms);
@@ -306,6 +381,32 @@ async fn start(
         drain,
         live,
     })
+}
+
+/// On a cluster's node with a NATS server (`cluster.nats`), its bus.
+fn start_bus(config: &Config) -> std::io::Result<Option<crate::bus::Starting>> {
+    let cluster = &config.cluster;
+    if cluster.nats.is_empty() {
+        return Ok(None);
+    }
+    crate::bus::Bus::start(&cluster.nats)
+        .map(Some)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot start the cluster's bus: {e}")))
+}
+
+/// The directory of the other nodes' games, for `WATCH`, over `bus`.
+fn reach_other_nodes(
+    (bus, slot): (crate::bus::Bus, crate::bus::InboundSlot),
+    lobby: &Addr<Lobby>,
+    store: &Store,
+    counts: Arc<crate::node_state::NodeState>,
+) -> actix::Recipient<crate::messages::FindElsewhere<crate::session::SessionRef>> {
+    let remote = crate::remote::Remote::attach(bus, &slot, lobby.clone().recipient(), counts);
+    let directory = crate::remote::Directory {
+        remote,
+        store: store.clone(),
+    };
+    directory.start().recipient()
 }
 
 /// Starts the metrics listener on `listen`, if it names an address.

@@ -85,6 +85,7 @@ impl ServiceClock {
     }
 
     /// Time given back so far.
+    #[cfg(test)]
     pub fn paused(&self) -> Duration {
         Duration::from_nanos(self.paused.load(Ordering::Acquire))
     }

@@ -185,6 +185,18 @@ impl Store {
         }
     }
 
+    /// Claims games without a live owner for this cluster node (see
+    /// `BatchWriter::claim`): the ones in play, with their moves, to start.
+    pub fn claim(&self) -> impl Future<Output = Result<Vec<GameRecord>, StoreError>> + use<> {
+        let (tx, rx) = oneshot::channel();
+        let asked = self.writes.send(ToWriter::Claim(tx));
+        async move {
+            asked.map_err(|_| StoreError::Closed)?;
+            let claimed = rx.await.map_err(|_| StoreError::Closed)?;
+            claimed.map_err(StoreError::Failed)
+        }
+    }
+
     /// Takes back the moves of `game` after its first `keep` (it holds
     /// `plies`); resolves once that is committed.
     pub fn take_back(
@@ -267,6 +279,21 @@ impl Store {
         name: String,
     ) -> impl Future<Output = Result<Option<Registration>, StoreError>> + use<> {
         self.ask(move |answer| Read::Registration { name, answer })
+    }
+
+    /// The live node that owns `game`, on a cluster's store.
+    pub fn owner_of(
+        &self,
+        game: GameId,
+    ) -> impl Future<Output = Result<Option<String>, StoreError>> + use<> {
+        self.ask(move |answer| Read::OwnerOf { game, answer })
+    }
+
+    /// A block of game numbers for a cluster node.
+    pub fn game_numbers(
+        &self,
+    ) -> impl Future<Output = Result<std::ops::Range<GameId>, StoreError>> + use<> {
+        self.ask(move |answer| Read::GameNumbers { answer })
     }
 
     /// The writer's counts so far.

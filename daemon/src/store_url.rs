@@ -45,7 +45,7 @@ impl StoreUrl {
         if self.is_empty() {
             return Ok(());
         }
-        let (url, _) = crate::store::postgres::split_tls(&self.0).map_err(|e| redact(&e))?;
+        let (url, _) = crate::tls_settings::split(&self.0).map_err(|e| redact(&e))?;
         url.parse::<tokio_postgres::Config>()
             .map(|_| ())
             .map_err(|e| redact(&e.to_string()))
@@ -84,6 +84,7 @@ impl Value for StoreUrl {
         crate::config_table::given_over(partial, base)
     }
 
+    #[cfg(test)]
     fn missing(partial: &Option<StoreUrl>, name: &str) -> Vec<String> {
         crate::config_table::not_given(partial, name)
     }

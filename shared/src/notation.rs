@@ -7,9 +7,10 @@
 //! commas, with passes written `pass` or `PA`.
 
 use std::fmt;
+use std::str::FromStr;
 
 use crate::game::{Game, MoveError};
-use crate::square::{Move, parse_square_prefix};
+use crate::square::{Move, Square, parse_square_prefix};
 use crate::variant::{Color, Variant};
 
 /// What a parser was reading when it failed.
@@ -84,6 +85,46 @@ impl fmt::Display for ParseError {
 }
 
 impl std::error::Error for ParseError {}
+
+// The text forms of squares, moves and variants are read here, beside the
+// error they give, so that those types' own modules need nothing of this
+// one (which reads boards of them).
+
+impl FromStr for Square {
+    type Err = ParseError;
+
+    fn from_str(s: &str) -> Result<Square, ParseError> {
+        match parse_square_prefix(s) {
+            Some((square, "")) => Ok(square),
+            _ => Err(ParseError::new(ParseErrorKind::Square, s)),
+        }
+    }
+}
+
+impl FromStr for Move {
+    type Err = ParseError;
+
+    /// A square (`d3`), or `pass` / `pa` in any case.
+    fn from_str(s: &str) -> Result<Move, ParseError> {
+        if s.eq_ignore_ascii_case("pass") || s.eq_ignore_ascii_case("pa") {
+            return Ok(Move::Pass);
+        }
+        s.parse()
+            .map(Move::Place)
+            .map_err(|_| ParseError::new(ParseErrorKind::Move, s))
+    }
+}
+
+impl FromStr for Variant {
+    type Err = ParseError;
+
+    fn from_str(s: &str) -> Result<Variant, ParseError> {
+        Variant::ALL
+            .into_iter()
+            .find(|v| v.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| ParseError::new(ParseErrorKind::Variant, s))
+    }
+}
 
 /// Reads a board string of `variant` (`<cells> <side>`).
 pub fn parse_board(text: &str, variant: Variant) -> Result<Game, ParseError> {

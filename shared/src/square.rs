@@ -6,9 +6,6 @@
 //! are numbers from the top.
 
 use std::fmt;
-use std::str::FromStr;
-
-use crate::notation::{ParseError, ParseErrorKind};
 
 /// The largest board side any variant uses (10x10).
 pub const MAX_SIZE: u8 = 10;
@@ -71,17 +68,6 @@ fn write_ascii(f: &mut fmt::Formatter<'_>, bytes: &[u8]) -> fmt::Result {
     f.write_str(std::str::from_utf8(bytes).map_err(|_| fmt::Error)?)
 }
 
-impl FromStr for Square {
-    type Err = ParseError;
-
-    fn from_str(s: &str) -> Result<Square, ParseError> {
-        match parse_square_prefix(s) {
-            Some((square, "")) => Ok(square),
-            _ => Err(ParseError::new(ParseErrorKind::Square, s)),
-        }
-    }
-}
-
 /// Reads one square from the front of `s` (case-insensitive) and returns it with the
 /// rest of the string. Two digits are taken only when they make a row of 10: `a10`
 /// is one square, and `a1` followed by `0` is not a square at all.
@@ -115,20 +101,6 @@ impl fmt::Display for Move {
             Move::Place(square) => square.fmt(f),
             Move::Pass => f.write_str("pass"),
         }
-    }
-}
-
-impl FromStr for Move {
-    type Err = ParseError;
-
-    /// A square (`d3`), or `pass` / `pa` in any case.
-    fn from_str(s: &str) -> Result<Move, ParseError> {
-        if s.eq_ignore_ascii_case("pass") || s.eq_ignore_ascii_case("pa") {
-            return Ok(Move::Pass);
-        }
-        s.parse()
-            .map(Move::Place)
-            .map_err(|_| ParseError::new(ParseErrorKind::Move, s))
     }
 }
 

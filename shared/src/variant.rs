@@ -1,9 +1,6 @@
 //! The games flipline hosts, and the two sides.
 
 use std::fmt;
-use std::str::FromStr;
-
-use crate::notation::{ParseError, ParseErrorKind};
 
 /// A side: black (`X`, first in Othello) or white (`O`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -148,17 +145,6 @@ impl Variant {
 impl fmt::Display for Variant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-impl FromStr for Variant {
-    type Err = ParseError;
-
-    fn from_str(s: &str) -> Result<Variant, ParseError> {
-        Variant::ALL
-            .into_iter()
-            .find(|v| v.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| ParseError::new(ParseErrorKind::Variant, s))
     }
 }
 

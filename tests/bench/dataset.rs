@@ -94,7 +94,7 @@ pub fn run(args: &DatasetArgs) -> Result<(), String> {
 }
 
 /// The `.wtb` files of the years `keep` accepts, in name order.
-fn wthor_files(data: &Path, keep: impl Fn(u32) -> bool) -> Result<Vec<PathBuf>, String> {
+pub fn wthor_files(data: &Path, keep: impl Fn(u32) -> bool) -> Result<Vec<PathBuf>, String> {
     let dir = data.join("wthor");
     let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut files: Vec<PathBuf> = entries

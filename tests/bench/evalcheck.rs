@@ -151,15 +151,20 @@ fn play(pattern: &PatternEval, (mut p, mut o): (u64, u64), pattern_first: bool, 
     if pattern_to_move { margin } else { -margin }
 }
 
-pub fn run_match(args: &MatchArgs) -> Result<(), String> {
-    let text = std::fs::read_to_string(&args.openings)
-        .map_err(|e| format!("{}: {e}", args.openings.display()))?;
+/// The positions after the openings of the file at `path` that replay, in
+/// an order drawn from `seed`.
+pub fn openings(path: &Path, seed: u64) -> Result<Vec<(u64, u64)>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut lines: Vec<&str> = text.lines().filter(|l| opening(l).is_some()).collect();
-    lines.sort_by_key(|l| mix64(args.seed ^ mix64(l.len() as u64 ^ hash(l))));
+    lines.sort_by_key(|l| mix64(seed ^ mix64(l.len() as u64 ^ hash(l))));
+    Ok(lines.into_iter().filter_map(opening).collect())
+}
+
+pub fn run_match(args: &MatchArgs) -> Result<(), String> {
+    let starts = openings(&args.openings, args.seed)?;
     let pattern = pattern_eval(args.weights.as_deref())?;
     let (mut wins, mut draws, mut losses, mut discs) = (0u32, 0u32, 0u32, 0i64);
-    for line in lines.iter().take(args.games.div_ceil(2)) {
-        let start = opening(line).ok_or("an opening stopped replaying")?;
+    for &start in starts.iter().take(args.games.div_ceil(2)) {
         for pattern_first in [true, false] {
             let margin = play(&pattern, start, pattern_first, args.depth);
             discs += i64::from(margin);
@@ -170,7 +175,7 @@ pub fn run_match(args: &MatchArgs) -> Result<(), String> {
             }
         }
     }
-    report(wins, draws, losses, discs);
+    report("patterns vs heuristic", wins, draws, losses, discs);
     Ok(())
 }
 
@@ -178,9 +183,9 @@ fn hash(text: &str) -> u64 {
     text.bytes().fold(0, |h, b| mix64(h ^ u64::from(b)))
 }
 
-/// Wins, draws and losses of the patterns, their score and the Elo difference
-/// with a 95 % interval (from the games' variance).
-fn report(wins: u32, draws: u32, losses: u32, discs: i64) {
+/// Wins, draws and losses of the first side named in `label`, its score and
+/// the Elo difference with a 95 % interval (from the games' variance).
+pub fn report(label: &str, wins: u32, draws: u32, losses: u32, discs: i64) {
     let n = f64::from(wins + draws + losses).max(1.0);
     let score = (f64::from(wins) + 0.5 * f64::from(draws)) / n;
     let var = (f64::from(wins) * (1.0 - score).powi(2)
@@ -190,7 +195,7 @@ fn report(wins: u32, draws: u32, losses: u32, discs: i64) {
     let margin = 1.96 * (var / n).sqrt();
     let elo = |s: f64| -400.0 * (1.0 / s.clamp(0.001, 0.999) - 1.0).log10();
     println!(
-        "patterns vs heuristic: +{wins} ={draws} -{losses} ({:.1} %), {:+.1} discs a game, Elo {:+.0} [{:+.0}, {:+.0}]",
+        "{label}: +{wins} ={draws} -{losses} ({:.1} %), {:+.1} discs a game, Elo {:+.0} [{:+.0}, {:+.0}]",
         100.0 * score,
         discs as f64 / n,
         elo(score),

@@ -8,8 +8,10 @@ mod dataset;
 mod evalcheck;
 mod games;
 mod load;
+mod selective;
 mod tourney;
 mod train;
+mod watch;
 
 use std::process::ExitCode;
 
@@ -28,6 +30,8 @@ struct Cli {
 enum Command {
     /// Hold many games against a server and measure moves/s and latency.
     Load(load::LoadArgs),
+    /// How much later a spectator on another node of a cluster sees a move.
+    Watch(watch::WatchArgs),
     /// The bare line-relay baseline that `load` is compared against.
     Baseline(load::BaselineArgs),
     /// Play a round robin between engine levels.
@@ -42,12 +46,19 @@ enum Command {
     Accuracy(evalcheck::AccuracyArgs),
     /// Games between the pattern evaluation and the heuristic at equal depth.
     Evalmatch(evalcheck::MatchArgs),
+    /// Fit ProbCut's error model (deep scores against shallow ones).
+    Probcut(selective::FitArgs),
+    /// Nodes and time of the midgame search to a fixed depth.
+    Searchnodes(selective::NodesArgs),
+    /// Games between two forms of the search at equal time per move.
+    Selfmatch(selective::SelfMatchArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Load(args) => load::run(&args),
+        Command::Watch(args) => watch::run(&args),
         Command::Baseline(args) => load::run_baseline(&args),
         Command::Tourney(args) => tourney::run(&args),
         Command::Dataset(args) => dataset::run(&args),
@@ -55,6 +66,9 @@ fn main() -> ExitCode {
         Command::Train(args) => train::run(&args),
         Command::Accuracy(args) => evalcheck::run_accuracy(&args),
         Command::Evalmatch(args) => evalcheck::run_match(&args),
+        Command::Probcut(args) => selective::run_fit(&args),
+        Command::Searchnodes(args) => selective::run_nodes(&args),
+        Command::Selfmatch(args) => selective::run_match(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -12,6 +12,8 @@ mod backup;
 mod bench_tourney;
 mod challenges;
 mod client;
+mod cluster;
+mod cluster_watch;
 mod durability;
 mod engine;
 mod external_engine;

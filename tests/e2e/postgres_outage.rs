@@ -10,8 +10,6 @@
 //! stops it; it runs where the PostgreSQL tests run (see
 //! `flipd::store::postgres::scratch`).
 
-use std::path::Path;
-use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread::JoinHandle;
@@ -23,21 +21,6 @@ use flipline_tests::*;
 
 /// How long the server may take to be seen down, or back.
 const WITHIN: Duration = Duration::from_secs(30);
-
-fn postgres_tool(args: &[&str]) -> String {
-    let tool = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/postgres.sh");
-    let output = Command::new("bash")
-        .arg(tool)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("postgres.sh: {e}"));
-    assert!(
-        output.status.success(),
-        "postgres.sh {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).trim().to_string()
-}
 
 /// A hotseat game's moves as its player heard them answered.
 #[derive(Default)]
@@ -110,12 +93,8 @@ fn player(
 }
 
 /// Waits until `done` holds, or fails saying `what`.
-fn until(what: &str, mut done: impl FnMut() -> bool) {
-    let began = Instant::now();
-    while !done() {
-        assert!(began.elapsed() < WITHIN, "not within {WITHIN:?}: {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+fn until(what: &str, done: impl FnMut() -> bool) {
+    wait_until(what, WITHIN, done);
 }
 
 #[test]

@@ -61,6 +61,10 @@ fn seek_then(mut command: impl FnMut(SocketAddr, u32) -> (String, Option<String>
                 Some(reply) => assert_eq!(&a_reply, reply, "{what}"),
                 None => assert!(a_reply.starts_with("OK "), "{what}"),
             }
+            // Withdrawn before the next trial's seeker comes: a closed
+            // connection's seek may still stand when the next SEEK arrives.
+            let left = b.command("LEAVE");
+            assert!(left.1.starts_with("OK"), "{what}: LEAVE -> {left:?}");
         } else {
             paired += 1;
             assert!(a_reply.starts_with("ERR 409 "), "{what}");

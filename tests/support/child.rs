@@ -136,9 +136,17 @@ impl ChildDaemon {
         self.signal("HUP");
     }
 
-    /// Stops the process (SIGSTOP), as a debugger or a paused machine would.
+    /// Stops the process (SIGSTOP), as a debugger or a paused machine would,
+    /// and waits until every one of its threads is stopped (the signal is
+    /// only queued when `kill` returns: a thread may run on a moment).
     pub fn pause(&self) {
         self.signal("STOP");
+        let tasks = PathBuf::from(format!("/proc/{}/task", self.child.id()));
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !all_stopped(&tasks) {
+            assert!(Instant::now() < deadline, "flipd's threads did not stop");
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 
     /// Lets a stopped process go on (SIGCONT).
@@ -180,6 +188,19 @@ impl Drop for ChildDaemon {
             remove_temp_dir(dir);
         }
     }
+}
+
+/// Whether every thread under `/proc/<pid>/task` is stopped (state `T`).
+fn all_stopped(tasks: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(tasks) else {
+        return false;
+    };
+    entries.flatten().all(|task| {
+        let stat = std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
+        // The state follows the command's closing parenthesis.
+        let state = stat.rsplit(')').next().unwrap_or_default().trim_start();
+        state.starts_with('T') || state.starts_with('t')
+    })
 }
 
 /// `program` run with its open-file limit, soft and hard (so that it cannot

@@ -484,3 +484,14 @@ pub fn assert_serves(addr: SocketAddr) {
     let (data, pong) = client.command("PING");
     assert_eq!((data.len(), pong.as_str()), (0, "OK pong"));
 }
+
+/// Waits until `done` holds, checking every 20 ms, or fails saying `what`
+/// once `within` has passed: a bound that stops a hung test, not a claim
+/// about speed.
+pub fn wait_until(what: &str, within: Duration, mut done: impl FnMut() -> bool) {
+    let began = Instant::now();
+    while !done() {
+        assert!(began.elapsed() < within, "not within {within:?}: {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

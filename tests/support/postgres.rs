@@ -100,3 +100,50 @@ pub(crate) fn drop_database(dir: &Path) {
     let removed = with_databases(|databases| databases.remove(dir));
     drop(removed);
 }
+
+/// Runs `tests/tools/postgres.sh` with `args` (start, stop, crash or resume
+/// a server of a test's own); what it prints.
+pub fn postgres_tool(args: &[&str]) -> String {
+    server_tool("postgres.sh", args)
+}
+
+/// Runs the script `tests/tools/<script>` with `args`; what it prints.
+fn server_tool(script: &str, args: &[&str]) -> String {
+    let tool = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tools")
+        .join(script);
+    let output = std::process::Command::new("bash")
+        .arg(tool)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{script}: {e}"));
+    assert!(
+        output.status.success(),
+        "{script} {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).trim().to_string()
+}
+
+/// The NATS server the cluster's tests use (`FLIPLINE_TEST_NATS`, see
+/// `tests/tools/nats.sh`), or `None` with a word on stderr; a missing
+/// server fails the test where `FLIPLINE_TEST_NATS_REQUIRED` is set (as in
+/// CI), so that the tests never pass by not running.
+pub fn nats_server() -> Option<String> {
+    match std::env::var("FLIPLINE_TEST_NATS") {
+        Ok(url) if !url.trim().is_empty() => Some(url),
+        _ if std::env::var_os("FLIPLINE_TEST_NATS_REQUIRED").is_some() => {
+            panic!("FLIPLINE_TEST_NATS must name a NATS server for these tests")
+        }
+        _ => {
+            eprintln!("skipped: FLIPLINE_TEST_NATS names no NATS server");
+            None
+        }
+    }
+}
+
+/// Runs `tests/tools/nats.sh` with `args` (start, stop or restart a NATS
+/// server of a test's own); what it prints.
+pub fn nats_tool(args: &[&str]) -> String {
+    server_tool("nats.sh", args)
+}

@@ -17,16 +17,8 @@ command=${1:?start or stop}
 dir=${2:?a directory}
 password=flipd-test
 
-# The first port from $1 on that nothing listens on. Below the kernel's
-# ephemeral range (32768 and up): a port there may be held at any moment by
-# one of the thousands of client sockets the load tests open.
-free_port() {
-  local port=$1
-  while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
-    port=$((port + 1))
-  done
-  echo "$port"
-}
+# shellcheck source=free_port.sh
+source "$(dirname "$0")/free_port.sh"
 
 find_bin() {
   local found

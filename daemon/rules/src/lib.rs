@@ -20,6 +20,9 @@
 //!   refills at `registrations_per_hour`.
 //! - [`registered`]: the registered names themselves, case-folded, and the
 //!   registrations in flight, so that a guest's `LOGIN` reads no store.
+//! - [`lease`]: a cluster node's lease as the node judges it (when it must
+//!   stop acknowledging); [`numbers`]: game numbers, counted on or taken
+//!   in blocks shared by a cluster's nodes.
 //! - [`clock`]: chess-clock arithmetic; [`peer`]: an address as the limits
 //!   count it.
 //!
@@ -33,7 +36,9 @@ pub mod challenges;
 pub mod clock;
 pub mod glicko;
 pub mod guesses;
+pub mod lease;
 pub mod lobby;
+pub mod numbers;
 pub mod peer;
 pub mod ratings;
 pub mod refusal;

@@ -297,6 +297,11 @@ struct Person {
     /// does) and for a guest's seat recovered at a start (the secret is not
     /// stored).
     secret: Option<GuestSecret>,
+    /// Whether its connection logged in as the holder of `secret`: false
+    /// only for a name someone took while a dead node's game that seats it
+    /// was on its way here (see [`LobbyCore::recover`]); that connection
+    /// may not take the seat.
+    disowned: bool,
 }
 
 /// What `WHO` shows of a registered name: its othello rating (rounded)
@@ -567,12 +572,16 @@ impl<R: Clone> LobbyCore<R> {
             Some(_) => {}
             None => check_hold(&spelling, &person, guest.as_ref())?,
         }
-        let secret = guest.map(|g| person.secret.unwrap_or(g.fresh));
+        // A guest taking a free name keeps the secret it shows, if any: on a
+        // cluster its seat may be stored with that secret and come to this
+        // daemon a moment later (a dead node's game taken over).
+        let secret = guest.map(|g| person.secret.or(g.shown).unwrap_or(g.fresh));
         let kept_seat = self.kept_seat(&person);
         let person = self.person_mut(&spelling);
         person.conn = Some(conn);
         person.secret = secret;
         person.member = guest.is_none();
+        person.disowned = false;
         Ok(LoggedIn {
             name: spelling,
             secret,
@@ -761,6 +770,12 @@ impl<R: Clone> LobbyCore<R> {
         let entry = self.games.get(&game).ok_or(Refusal::NoGame(game))?;
         let mut effects = Vec::new();
         if let Some(&color) = entry.colors_of(name).first() {
+            if self.people.get(&Caseless(name)).is_some_and(|p| p.disowned) {
+                return Err(Refusal::HeldForGuest {
+                    name: Name::clone(name),
+                    wrong_secret: true,
+                });
+            }
             if self.seat_of(name) != Some(game) {
                 self.check_free(name)?;
                 self.vacate(name, &mut effects);
@@ -1018,15 +1033,39 @@ impl<R: Clone> LobbyCore<R> {
         self.insert_game(game, entry);
         for (name, secret) in persons {
             // A name seated in two recovered games (data from before this
-            // rule) keeps the first; the other ends by abandon.
+            // rule) keeps the first; the other ends by abandon. A name
+            // online under another identity (a dead node's game taken over
+            // while someone else holds the name here) is seated for the
+            // stored secret, which that connection did not show: it may not
+            // take the seat, and once it goes only the secret takes the
+            // name back.
             if self.seat_of(&name).is_none() {
+                let disowned = self.online_as_another(&name, secret.as_ref());
                 self.seat(&name, game, false);
                 if let Some(person) = self.existing_person_mut(&name) {
-                    person.secret = person.secret.or(secret);
+                    person.secret = secret.or(person.secret);
+                    person.disowned = disowned;
                 }
             }
         }
         true
+    }
+
+    /// Whether `name` is logged in under another identity than a stored
+    /// seat's `secret` (another guest secret, a guest for a registered
+    /// seat, or a registered login for a guest's seat).
+    fn online_as_another(&self, name: &str, secret: Option<&GuestSecret>) -> bool {
+        let Some(person) = self.people.get(&Caseless(name)) else {
+            return false;
+        };
+        if person.conn.is_none() {
+            return false;
+        }
+        match (person.secret.as_ref(), secret) {
+            (Some(held), Some(_)) => !held.matches(secret),
+            (None, None) => false,
+            _ => true,
+        }
     }
 
     /// What `WHO` says of each name logged in, by name. A new game held for

@@ -95,8 +95,54 @@ fn a_guest_name_held_for_nothing_is_free_again() {
     let mut h = Harness::new();
     as_guest(&mut h, "ann", 1, None, FIRST).unwrap();
     h.gone("ann", 1);
-    let next = as_guest(&mut h, "ann", 2, Some(FIRST), SECOND).unwrap();
+    let next = as_guest(&mut h, "ann", 2, None, SECOND).unwrap();
     assert_eq!(next.secret, Some(SECOND), "a new guest, a new secret");
+}
+
+#[test]
+fn a_guest_taking_a_free_name_keeps_the_secret_it_shows() {
+    let mut h = Harness::new();
+    let shown = as_guest(&mut h, "ann", 1, Some(FIRST), SECOND).unwrap();
+    assert_eq!(shown.secret, Some(FIRST));
+}
+
+fn recover_hotseat(h: &mut Harness, game: u64, name: &str, secret: Option<GuestSecret>) {
+    use crate::Sitter;
+    let seat = || Sitter::Person(Name::from(name), None);
+    let recovered = (h.core).recover(
+        game,
+        flipline::Variant::Othello,
+        None,
+        [seat(), seat()],
+        [secret, secret],
+        false,
+    );
+    assert!(recovered);
+}
+
+#[test]
+fn a_seat_taken_over_while_its_guest_waits_online_is_hers() {
+    let mut h = Harness::new();
+    // Back on a node before her game is taken over there, showing her secret.
+    as_guest(&mut h, "ann", 1, Some(FIRST), SECOND).unwrap();
+    recover_hotseat(&mut h, 7, "ann", Some(FIRST));
+    assert!(h.join("ann", 7).is_ok());
+}
+
+#[test]
+fn a_seat_taken_over_is_not_given_to_someone_else_online_under_its_name() {
+    let mut h = Harness::new();
+    as_guest(&mut h, "ann", 1, None, SECOND).unwrap();
+    recover_hotseat(&mut h, 7, "ann", Some(FIRST));
+    assert!(
+        h.join("ann", 7).is_err(),
+        "another guest took the free name"
+    );
+    h.gone("ann", 1);
+    let other = as_guest(&mut h, "ann", 2, Some(SECOND), SECOND);
+    assert!(other.is_err(), "the name is held for the seat's secret now");
+    as_guest(&mut h, "ann", 3, Some(FIRST), SECOND).unwrap();
+    assert!(h.join("ann", 7).is_ok(), "the seat's own guest takes it");
 }
 
 #[test]

@@ -230,7 +230,7 @@ impl GameActor {
         let (game, plies) = (self.id(), self.table.plies());
         let variant = self.table.position().variant().name();
         if self.recovered {
-            tracing::info!(game, variant, %black, %white, plies, "game resumed after a restart");
+            tracing::info!(game, variant, %black, %white, plies, "game resumed (after a restart, or taken over from a dead node)");
         } else {
             tracing::info!(game, variant, %black, %white, "game begun");
         }

@@ -9,7 +9,7 @@ use actix::{AsyncContext, Context, Handler, ResponseFuture};
 use flipline::protocol::ProtocolError;
 use tokio::sync::oneshot;
 
-use super::{Lobby, Reply, Waits, answered, coin, take};
+use super::{Lobby, Reply, Waits, answered, coin};
 use crate::messages::{ChallengeAnswer, ChallengeOp, ChallengeStep};
 use crate::rules::Name;
 use crate::rules::challenges::{ChallengeId, Terms};
@@ -64,8 +64,8 @@ impl Handler<ChallengeOp<SessionRef>> for Lobby {
                     }
                 }
                 ChallengeStep::Accept(id) => {
-                    let next = &mut act.next_game;
-                    let decided = act.core.accept(&name, id, || take(next), coin());
+                    let numbers = &mut act.numbers;
+                    let decided = act.core.accept(&name, id, || numbers.take(), coin());
                     act.conclude(ctx, decided, reply, |act, game| {
                         act.route(game).map(ChallengeAnswer::Seat)
                     });

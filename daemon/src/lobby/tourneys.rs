@@ -12,7 +12,7 @@ use actix::{AsyncContext, Context, Handler, ResponseFuture};
 use flipline::protocol::{Event, GameId, GameResult, ProtocolError};
 use tokio::sync::oneshot;
 
-use super::{Lobby, Waits, answered, take};
+use super::{Lobby, Waits, answered};
 use crate::messages::{Name, RecoverTourneys, ToSession, TourneyAnswer, TourneyOp};
 use crate::rules::lobby::TourneyTerms;
 use crate::rules::tourney_desk::{DeskEffect, Effects, Free, TourneyDesk};
@@ -205,9 +205,9 @@ impl Lobby {
     ) {
         let waits = touching_both(Name::clone(&pairing.black), Name::clone(&pairing.white));
         self.when_free(ctx, waits, move |act, ctx| {
-            let next = &mut act.next_game;
+            let numbers = &mut act.numbers;
             let (black, white) = (&pairing.black, &pairing.white);
-            let decided = (act.core).tourney_game(black, white, terms.clone(), || take(next));
+            let decided = (act.core).tourney_game(black, white, terms.clone(), || numbers.take());
             let Ok(done) = decided else {
                 let effects = act.with_desk(|desk, free| desk.game_unmade(pairing, &terms, free));
                 return act.carry_out_desk(ctx, effects);

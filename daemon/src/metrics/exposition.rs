@@ -23,6 +23,8 @@ pub struct Gauges {
     pub store_queue: i64,
     /// Engine jobs waiting for an engine thread.
     pub engine_queue: i64,
+    /// A cluster node's counts.
+    pub node: Option<crate::node_state::NodeCounts>,
 }
 
 /// One scrape's values.
@@ -50,6 +52,61 @@ fn histogram(
     let buckets: Vec<(f64, u64)> = BUCKETS.iter().copied().zip(durations.buckets).collect();
     let sum = durations.sum_us as f64 / 1e6;
     metric.encode_histogram::<NoLabelSet>(sum, durations.count, &buckets, None)
+}
+
+fn counter(
+    encoder: &mut DescriptorEncoder,
+    name: &str,
+    help: &str,
+    value: u64,
+) -> std::fmt::Result {
+    let counter = ConstCounter::new(value);
+    let metric = encoder.encode_descriptor(name, help, None, counter.metric_type())?;
+    counter.encode(metric)
+}
+
+/// A cluster node's own counters.
+fn node_counters(
+    encoder: &mut DescriptorEncoder,
+    node: &crate::node_state::NodeCounts,
+) -> std::fmt::Result {
+    let help = "Renewals of this node's lease that succeeded.";
+    counter(encoder, "flipline_lease_renewals", help, node.renewals)?;
+    let help = "Renewals of this node's lease that failed (PostgreSQL unreachable or slow).";
+    counter(
+        encoder,
+        "flipline_lease_renewal_failures",
+        help,
+        node.renewal_failures,
+    )?;
+    let help = "Games in play this node took over from dead nodes.";
+    counter(
+        encoder,
+        "flipline_games_taken_over",
+        help,
+        node.games_claimed,
+    )?;
+    let help = "Nodes this node declared dead (their lease passed).";
+    counter(
+        encoder,
+        "flipline_nodes_declared_dead",
+        help,
+        node.nodes_declared_dead,
+    )?;
+    let help = "Requests this node sent to other nodes (WATCH of their games).";
+    counter(
+        encoder,
+        "flipline_remote_requests_sent",
+        help,
+        node.remote_sent,
+    )?;
+    let help = "Requests of other nodes this node answered.";
+    counter(
+        encoder,
+        "flipline_remote_requests_served",
+        help,
+        node.remote_served,
+    )
 }
 
 impl Collector for Scrape {
@@ -85,6 +142,9 @@ impl Collector for Scrape {
         )?;
         let help = "Time of the store's commits (one a batch of writes), in seconds.";
         histogram(&mut encoder, "flipline_commit_seconds", help, &self.commits)?;
+        if let Some(node) = &g.node {
+            node_counters(&mut encoder, node)?;
+        }
         let help = "Commands answered ERR, by code.";
         let mut family =
             encoder.encode_descriptor("flipline_errors", help, None, MetricType::Counter)?;
@@ -130,6 +190,14 @@ mod tests {
             connections: 6,
             store_queue: 1,
             engine_queue: 0,
+            node: Some(crate::node_state::NodeCounts {
+                renewals: 9,
+                renewal_failures: 1,
+                games_claimed: 4,
+                nodes_declared_dead: 2,
+                remote_sent: 5,
+                remote_served: 6,
+            }),
         };
         let text = text(totals, Durations::default(), gauges);
         for line in [
@@ -148,6 +216,12 @@ mod tests {
             "flipline_commit_seconds_count 0",
             "flipline_errors_total{code=\"422\"} 2",
             "flipline_errors_total{code=\"400\"} 0",
+            "flipline_lease_renewals_total 9",
+            "flipline_lease_renewal_failures_total 1",
+            "flipline_games_taken_over_total 4",
+            "flipline_nodes_declared_dead_total 2",
+            "flipline_remote_requests_sent_total 5",
+            "flipline_remote_requests_served_total 6",
         ] {
             assert!(text.lines().any(|l| l == line), "{line} not in\n{text}");
         }

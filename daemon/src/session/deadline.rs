@@ -15,23 +15,23 @@ use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use actix::{ActorContext, Context, Handler, Message};
+use actix::{ActorContext, Context, Handler, Message, WeakAddr};
 use flipline::protocol::Reason;
 
+use super::Session;
 use super::limits::Moment;
-use super::{Session, SessionRef};
 use crate::live::Live;
 
 thread_local! {
     /// The connections started on this thread, with the moment each came.
-    static WAITING: RefCell<VecDeque<(Moment, SessionRef)>> =
+    static WAITING: RefCell<VecDeque<(Moment, WeakAddr<Session>)>> =
         const { RefCell::new(VecDeque::new()) };
     /// Whether this thread's task walks the queue now.
     static WALKING: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Puts a session that has just started on this thread in the queue.
-pub(super) fn expect_login(session: SessionRef, live: &Arc<Live>) {
+pub(super) fn expect_login(session: WeakAddr<Session>, live: &Arc<Live>) {
     WAITING.with(|waiting| waiting.borrow_mut().push_back((Moment::now(), session)));
     if !WALKING.with(|walking| walking.replace(true)) {
         actix::spawn(walk(Arc::clone(live)));
@@ -65,7 +65,7 @@ async fn walk(live: Arc<Live>) {
 }
 
 /// Takes the sessions whose deadline has passed off the queue.
-fn due(deadline: std::time::Duration) -> Vec<SessionRef> {
+fn due(deadline: std::time::Duration) -> Vec<WeakAddr<Session>> {
     WAITING.with(|waiting| {
         let mut waiting = waiting.borrow_mut();
         let mut due = Vec::new();

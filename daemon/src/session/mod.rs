@@ -39,7 +39,6 @@ use tokio::net::TcpStream;
 use crate::accounts::Accounts;
 use crate::admission::{Admission, ConnectionSlot};
 use crate::codec::LineCodec;
-use crate::config::Config;
 use crate::lazy_list::LazyList;
 use crate::messages::{
     Answer, Answered, ChallengeOp, Connected, Create, Find, Gone, Join, Leave, ListGames,
@@ -55,10 +54,16 @@ use io::{Flusher, Reader};
 pub use limits::held_here;
 use limits::{HELD_HERE, Moment, TokenBucket};
 
-/// A connection as games and the lobby keep it: a weak address (one pointer,
-/// no allocation, so that a seat stays small), upgraded for each message.
-/// The messages are generic in it; this is the daemon's choice.
-pub type SessionRef = WeakAddr<Session>;
+/// A connection as games and the lobby keep it: on this daemon, a weak
+/// address (one pointer, no allocation, so that a seat stays small),
+/// upgraded for each message; on another node of a cluster, a spectator
+/// reached over the bus. The messages are generic in it; this is the
+/// daemon's choice.
+#[derive(Clone, Debug)]
+pub enum SessionRef {
+    Here(WeakAddr<Session>),
+    Far(Arc<crate::bus::FarSession>),
+}
 
 /// A game's route as this daemon's sessions, games and lobby hold it.
 pub type SeatRef = crate::messages::SeatRef<SessionRef>;
@@ -79,13 +84,26 @@ pub trait Reach {
 
 impl Reach for SessionRef {
     fn tell(&self, msg: SessionNews) {
-        if let Some(session) = self.upgrade() {
-            session.do_send(msg);
+        match self {
+            SessionRef::Here(session) => {
+                if let Some(session) = session.upgrade() {
+                    session.do_send(msg);
+                }
+            }
+            // A spectator elsewhere hears the game's lines, nothing else.
+            SessionRef::Far(far) => {
+                if let ToSession::Deliver(text) = msg {
+                    far.tell(&text);
+                }
+            }
         }
     }
 
     fn is_gone(&self) -> bool {
-        self.upgrade().is_none()
+        match self {
+            SessionRef::Here(session) => session.upgrade().is_none(),
+            SessionRef::Far(far) => far.is_gone(),
+        }
     }
 }
 
@@ -124,8 +142,6 @@ pub struct LobbyPort {
 
 /// What every session shares.
 pub struct Shared {
-    /// Daemon settings, as started.
-    pub config: Arc<Config>,
     /// The settings SIGHUP changes: read these, not `config`'s.
     pub live: Arc<crate::live::Live>,
     /// The lobby.
@@ -139,12 +155,13 @@ pub struct Shared {
     pub table_capacity: usize,
     /// The store, for `HISTORY`.
     pub store: Store,
-    /// The engine pool, for random starts.
-    pub engine: actix::Addr<crate::engine_pool::EngineWorker>,
     /// Password checks for `LOGIN`.
     pub accounts: Arc<Accounts>,
     /// Moves slow inside the daemon, for the log.
     pub slow_moves: Arc<crate::watch::SlowMoves>,
+    /// On a cluster's node reaching the others (`cluster.nats`): the
+    /// routes to games other nodes own, for `WATCH`.
+    pub elsewhere: Option<Recipient<crate::messages::FindElsewhere<SessionRef>>>,
 }
 
 /// How long a closing connection may take to write its last lines.
@@ -305,7 +322,7 @@ impl Session {
 
     /// This session as games and the lobby keep it.
     fn own_ref(ctx: &Context<Self>) -> SessionRef {
-        ctx.address().downgrade()
+        SessionRef::Here(ctx.address().downgrade())
     }
 }
 

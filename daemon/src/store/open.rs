@@ -41,12 +41,17 @@ pub struct Opened {
     pub playing: Vec<GameRecord>,
     /// The number for the next new game.
     pub next_game: GameId,
+    /// A cluster node's first block of game numbers (it takes more as it
+    /// goes); `None`: a single daemon, counting on from `next_game`.
+    pub game_block: Option<std::ops::Range<GameId>>,
     /// The tournaments not over, and the last over.
     pub tourneys: Vec<StoredTourney>,
     /// The number for the next tournament.
     pub next_tourney: TourneyId,
     /// Every registered name, for the accounts.
     pub registered: RegisteredNames,
+    /// A cluster node's membership, for its lease keeper.
+    pub joined: Option<super::postgres::Joined>,
 }
 
 impl Store {
@@ -55,8 +60,22 @@ impl Store {
     /// the PostgreSQL server of `config.url` if it names one (see
     /// `postgres`), else in the SQLite file of `config.path`.
     pub fn open(config: &StoreConfig) -> Result<Opened, StoreError> {
+        Store::open_as(config, None)
+    }
+
+    /// As [`Store::open`], for a node of a cluster (`joining`) if given:
+    /// then the store must be PostgreSQL's.
+    pub fn open_as(
+        config: &StoreConfig,
+        joining: Option<super::postgres::Joining>,
+    ) -> Result<Opened, StoreError> {
         if !config.url.is_empty() {
-            return super::postgres::open(config);
+            return super::postgres::open(config, joining);
+        }
+        if joining.is_some() {
+            return Err(StoreError::Failed(
+                "a cluster node needs a PostgreSQL store (store.url)".into(),
+            ));
         }
         let path = config.path.as_path();
         let lock = lock::lock(path)?;
@@ -101,9 +120,11 @@ impl Store {
             threads,
             playing,
             next_game,
+            game_block: None,
             tourneys,
             next_tourney,
             registered,
+            joined: None,
         })
     }
 }

@@ -17,6 +17,8 @@
 //! before the daemon serves anyone.
 
 mod archive;
+#[cfg(test)]
+mod cluster_tests;
 mod connect;
 mod copy;
 #[cfg(test)]
@@ -24,6 +26,8 @@ mod cut_proxy;
 mod db;
 mod games;
 mod held;
+pub mod keeper;
+pub mod nodes;
 mod ratings;
 mod reader;
 mod recovery;
@@ -52,7 +56,6 @@ use writer::PgWriter;
 
 pub use archive::PgArchive;
 pub use copy::{Copied, copy_store};
-pub use tls::split as split_tls;
 
 /// A statement's or a connection's error in words, the server's own message
 /// first, never a password.
@@ -87,9 +90,27 @@ fn runtime(config: &StoreConfig) -> Result<Runtime, StoreError> {
         .map_err(|e| refuse(config, format!("cannot start a runtime: {e}")))
 }
 
+/// A cluster node about to join: its name and its lease's length.
+#[derive(Clone, Debug)]
+pub struct Joining {
+    pub node: String,
+    pub lease: std::time::Duration,
+}
+
+/// What a node that joined needs to keep its lease: its membership, and
+/// when the registration that took the lease was sent.
+pub struct Joined {
+    pub member: nodes::Member,
+    /// The cluster's number (its NATS subjects carry it).
+    pub cluster: String,
+    pub lease: std::time::Duration,
+    pub taken: std::time::Instant,
+}
+
 /// Opens the store of `config.url`: connects, checks and migrates the
-/// database, recovers, and starts the two threads.
-pub fn open(config: &StoreConfig) -> Result<Opened, StoreError> {
+/// database, recovers (a cluster node: joins, and claims the games that
+/// have no live owner), and starts the two threads.
+pub fn open(config: &StoreConfig, joining: Option<Joining>) -> Result<Opened, StoreError> {
     let stats = Arc::new(StoreStats::default());
     let (writes, write_rx) = channel();
     let (reads, read_rx) = channel();
@@ -102,7 +123,8 @@ pub fn open(config: &StoreConfig) -> Result<Opened, StoreError> {
     let writer = std::thread::Builder::new()
         .name("store-writer".into())
         .spawn(move || {
-            if let Some(writer) = start_writer(writer_config, writer_closing, &started_tx) {
+            let started = start_writer(writer_config, writer_closing, joining, &started_tx);
+            if let Some(writer) = started {
                 let batch_max = writer.config.batch_max;
                 super::requests::run_writer(writer, &write_rx, batch_max, &writer_stats);
             }
@@ -133,9 +155,11 @@ fn opened(threads: StoreThreads, recovered: Recovered) -> Opened {
         threads,
         playing: recovered.playing,
         next_game: recovered.next_game,
+        game_block: recovered.game_block,
         tourneys: recovered.tourneys,
         next_tourney: recovered.next_tourney,
         registered: recovered.registered,
+        joined: recovered.joined,
     }
 }
 
@@ -144,19 +168,24 @@ fn opened(threads: StoreThreads, recovered: Recovered) -> Opened {
 fn start_writer(
     config: StoreConfig,
     closing: Arc<std::sync::atomic::AtomicBool>,
+    joining: Option<Joining>,
     started: &std::sync::mpsc::Sender<Result<Recovered, StoreError>>,
 ) -> Option<PgWriter> {
     let prepared = runtime(&config).and_then(|runtime| {
+        let clustered = joining.is_some();
         let recovered = runtime.block_on(async {
-            let mut db = writer::connect_writer(&config).await?;
+            let mut db = writer::connect_writer(&config, clustered).await?;
             schema::prepare(db.client()).await?;
-            let recovered = recovery::recover(&mut db).await?;
+            let recovered = match &joining {
+                None => recovery::recover(&mut db).await?,
+                Some(joining) => recovery::join(&mut db, joining).await?,
+            };
             Ok::<_, String>((db, recovered))
         });
         let (db, recovered) = recovered.map_err(|why| refuse(&config, why))?;
         Ok((runtime, db, recovered))
     });
-    let (runtime, db, recovered) = match prepared {
+    let (runtime, db, mut recovered) = match prepared {
         Ok(prepared) => prepared,
         Err(error) => {
             let _ = started.send(Err(error));
@@ -169,7 +198,7 @@ fn start_writer(
         .map(|game| (game.id, game.moves.clone()));
     let held = HeldMoves::load(held);
     let faults = config.faults.clone();
-    let writer = PgWriter {
+    let mut writer = PgWriter {
         config,
         runtime,
         db: Some(db),
@@ -180,9 +209,30 @@ fn start_writer(
         faults,
         closing,
         doubt: None,
+        member: recovered.joined.as_ref().map(|j| j.member.clone()),
+        claim_unsure: false,
     };
+    if let Err(why) = claim_at_start(&mut writer, &mut recovered) {
+        let _ = started.send(Err(refuse(&writer.config, why)));
+        return None;
+    }
     started.send(Ok(recovered)).ok()?;
     Some(writer)
+}
+
+/// A node starting claims every game without a live owner it can (its own
+/// earlier incarnation's among them), so that they are started with it.
+fn claim_at_start(writer: &mut PgWriter, recovered: &mut Recovered) -> Result<(), String> {
+    if writer.member.is_none() {
+        return Ok(());
+    }
+    loop {
+        let games = writer.claim()?;
+        if games.is_empty() {
+            return Ok(());
+        }
+        recovered.playing.extend(games);
+    }
 }
 
 /// A writer's start, as its batches mark it: random, so that a restarted
@@ -197,7 +247,7 @@ fn random_run() -> i64 {
 pub fn recompute_ratings(config: &StoreConfig) -> Result<usize, StoreError> {
     let runtime = runtime(config)?;
     let recomputed = runtime.block_on(async {
-        let mut db = writer::connect_writer(config).await.map_err(|why| {
+        let mut db = writer::connect_writer(config, false).await.map_err(|why| {
             match why.contains("another flipd") {
                 true => format!("{why}: stop it first"),
                 false => why,

@@ -221,6 +221,19 @@ impl Write {
         }
     }
 
+    /// The game the write is about, if it is about one.
+    pub fn game(&self) -> Option<GameId> {
+        match self {
+            Write::NewGame { id: game, .. }
+            | Write::Seats { game, .. }
+            | Write::Move { game, .. }
+            | Write::TakeBack { game, .. }
+            | Write::End { game, .. }
+            | Write::Cancel { game } => Some(*game),
+            Write::Register { .. } | Write::MarkBot { .. } | Write::Tourney(_) => None,
+        }
+    }
+
     /// Runs the write on `conn` (inside the caller's transaction, which `log`
     /// follows); returns the rows it changed.
     /// `rating_period_days` is the store's rating period, for a rated end.

@@ -26,11 +26,26 @@ pub(crate) struct WriteJob {
 /// an error: its stored moves do not read back).
 pub(crate) type HeldAnswer = oneshot::Sender<Result<Option<Vec<StoredMove>>, String>>;
 
+/// The games a claim took in play, with their moves (see
+/// [`BatchWriter::claim`]).
+pub(crate) type ClaimAnswer = oneshot::Sender<Result<Vec<GameRecord>, String>>;
+
+/// What the writer answers after a batch, not a write of its own.
+pub(crate) enum Ask {
+    /// See [`ToWriter::Held`].
+    Held(GameId, HeldAnswer),
+    /// See [`ToWriter::Claim`].
+    Claim(ClaimAnswer),
+}
+
 pub(crate) enum ToWriter {
     Job(WriteJob),
     /// The moves of a game in play, answered from the writer's memory once
     /// everything queued before is committed.
     Held(GameId, HeldAnswer),
+    /// A cluster node claims games without a live owner (a dead node's):
+    /// from then on it holds and writes them.
+    Claim(ClaimAnswer),
     /// Commit what is queued before this, then stop.
     Close,
 }
@@ -43,6 +58,13 @@ pub(crate) trait BatchWriter {
 
     /// The moves of a game in play, as the writer holds them.
     fn held_moves(&self, game: GameId) -> Result<Option<Vec<StoredMove>>, String>;
+
+    /// Claims games that have no live owner for this node, as many as a
+    /// share, and holds them; the ones in play, with their moves. Only a
+    /// cluster node's store can.
+    fn claim(&mut self) -> Result<Vec<GameRecord>, String> {
+        Err("only a cluster node's store takes games over".into())
+    }
 
     /// How soon it has work of its own to do with no request (a commit in
     /// doubt to settle); `None`: none.
@@ -80,8 +102,11 @@ pub(crate) fn run_writer(
             stats.batch_took(took);
             warn_if_slow(took, writes);
         }
-        for (game, answer) in asks.drain(..) {
-            let _ = answer.send(writer.held_moves(game));
+        for ask in asks.drain(..) {
+            match ask {
+                Ask::Held(game, answer) => drop(answer.send(writer.held_moves(game))),
+                Ask::Claim(answer) => drop(answer.send(writer.claim())),
+            }
         }
         match then {
             Then::Go => {}
@@ -119,13 +144,13 @@ pub(crate) enum Then {
 
 /// Fills `batch` (empty on entry) with the next writes: the first request
 /// (waited for, at most `wait` if given: then none), then whatever else is
-/// queued, up to `batch_max` writes; asks for held moves go to `asks`, to
-/// be answered after the batch.
+/// queued, up to `batch_max` writes; asks for held moves and claims go to
+/// `asks`, to be answered after the batch.
 pub(crate) fn next_batch(
     requests: &Receiver<ToWriter>,
     batch_max: usize,
     batch: &mut Vec<WriteJob>,
-    asks: &mut Vec<(GameId, HeldAnswer)>,
+    asks: &mut Vec<Ask>,
     wait: Option<std::time::Duration>,
 ) -> Then {
     let first = match wait {
@@ -137,14 +162,16 @@ pub(crate) fn next_batch(
     };
     match first {
         Ok(ToWriter::Job(job)) => batch.push(job),
-        Ok(ToWriter::Held(game, answer)) => asks.push((game, answer)),
+        Ok(ToWriter::Held(game, answer)) => asks.push(Ask::Held(game, answer)),
+        Ok(ToWriter::Claim(answer)) => asks.push(Ask::Claim(answer)),
         Ok(ToWriter::Close) => return Then::Close,
         Err(()) => return Then::Gone,
     }
     while batch.len() < batch_max {
         match requests.try_recv() {
             Ok(ToWriter::Job(job)) => batch.push(job),
-            Ok(ToWriter::Held(game, answer)) => asks.push((game, answer)),
+            Ok(ToWriter::Held(game, answer)) => asks.push(Ask::Held(game, answer)),
+            Ok(ToWriter::Claim(answer)) => asks.push(Ask::Claim(answer)),
             Ok(ToWriter::Close) => return Then::Close,
             Err(std::sync::mpsc::TryRecvError::Empty) => break,
             Err(std::sync::mpsc::TryRecvError::Disconnected) => return Then::Gone,
@@ -188,6 +215,17 @@ pub(crate) enum Read {
         name: String,
         answer: ReadAnswer<Option<Registration>>,
     },
+    /// The node that owns a game open or in play, if a live one does (a
+    /// cluster's store).
+    OwnerOf {
+        game: GameId,
+        answer: ReadAnswer<Option<String>>,
+    },
+    /// A block of game numbers for a cluster node (see
+    /// [`crate::rules::numbers`]).
+    GameNumbers {
+        answer: ReadAnswer<std::ops::Range<GameId>>,
+    },
 }
 
 /// What the reader thread is asked.
@@ -207,6 +245,8 @@ impl Read {
                 drop(answer.send(Err(why)));
             }
             Read::Registration { answer, .. } => drop(answer.send(Err(why))),
+            Read::GameNumbers { answer } => drop(answer.send(Err(why))),
+            Read::OwnerOf { answer, .. } => drop(answer.send(Err(why))),
         }
     }
 }

@@ -7,7 +7,8 @@
 //!
 //! # Layout
 //! - this file: [`Level`]s, [`choose`], [`rank_moves`], [`solve`].
-//! - [`search`]: the 8x8 midgame search (PVS, iterative deepening, table).
+//! - [`search`]: the 8x8 midgame search (PVS, iterative deepening, table);
+//!   [`probcut`] its selective cuts and their fitted error model.
 //! - [`endgame`]: the exact solver; `last` its last four empties.
 //! - [`eval`]: the 8x8 evaluation behind the [`Evaluate`] trait; the hand-made
 //!   heuristic plays anti and orders the exact solver.
@@ -31,6 +32,7 @@ mod last;
 mod order;
 pub mod pattern;
 pub mod pattern_eval;
+pub mod probcut;
 pub mod random_start;
 pub mod search;
 mod stability;
@@ -49,7 +51,22 @@ use crate::game::Game;
 use crate::square::{Move, Square};
 use crate::variant::{MoveRule, Variant};
 use board::Squares;
-use search::{DISC, Found, Search};
+use search::{DISC, Found, Options, Search};
+
+/// How Othello and Reversi search: with ProbCut (its model was fitted with
+/// the pattern evaluation). Evaluation-ordered moves saved 4-5 % of the nodes
+/// but cost more time than that (BENCHMARKS.md), so they stay off.
+const PATTERN_SEARCH: Options = Options {
+    probcut: true,
+    eval_order: false,
+};
+
+/// How anti searches: full width, on the heuristic, which ProbCut's model does
+/// not fit.
+const ANTI_SEARCH: Options = Options {
+    probcut: false,
+    eval_order: false,
+};
 
 /// The weakest level.
 pub const MIN_LEVEL: u8 = 1;
@@ -211,17 +228,11 @@ pub fn choose(game: &Game, level: u8, seed: u64, stop: &mut dyn FnMut() -> bool)
         Some((p, o, anti)) if !game.is_over() => {
             let level = self::level(level);
             Some(if anti {
-                choose8::<AntiHeuristic, true>(
-                    &AntiHeuristic,
-                    p,
-                    o,
-                    level,
-                    seed ^ game.hash(),
-                    stop,
-                )
+                let engine = (&AntiHeuristic, ANTI_SEARCH);
+                choose8::<AntiHeuristic, true>(engine, p, o, level, seed ^ game.hash(), stop)
             } else {
-                let eval = pattern_eval::trained();
-                choose8::<PatternEval, false>(eval, p, o, level, seed ^ game.hash(), stop)
+                let engine = (pattern_eval::trained(), PATTERN_SEARCH);
+                choose8::<PatternEval, false>(engine, p, o, level, seed ^ game.hash(), stop)
             })
         }
         _ => generic::choose(game, level, seed, stop),
@@ -238,9 +249,11 @@ pub fn rank_moves(game: &Game, level: u8, stop: &mut dyn FnMut() -> bool) -> Vec
         Some((p, o, anti)) if !game.is_over() && !game.must_pass() => {
             let level = self::level(level);
             if anti {
-                rank8::<AntiHeuristic, true>(&AntiHeuristic, p, o, level, stop)
+                let engine = (&AntiHeuristic, ANTI_SEARCH);
+                rank8::<AntiHeuristic, true>(engine, p, o, level, stop)
             } else {
-                rank8::<PatternEval, false>(pattern_eval::trained(), p, o, level, stop)
+                let engine = (pattern_eval::trained(), PATTERN_SEARCH);
+                rank8::<PatternEval, false>(engine, p, o, level, stop)
             }
         }
         _ => return generic::rank_moves(game, level, stop),
@@ -287,8 +300,9 @@ fn mv_of(square: Option<u32>) -> Move {
 
 /// The bitboard engine's move: the midgame search to the level's depth, then,
 /// near the end, an exact solve that replaces it if it finishes in time.
+/// `engine`: the evaluation and the search's selective parts.
 fn choose8<E: Evaluate, const ANTI: bool>(
-    eval: &E,
+    (eval, options): (&E, Options),
     p: u64,
     o: u64,
     level: Level,
@@ -316,7 +330,7 @@ fn choose8<E: Evaluate, const ANTI: bool>(
         level.depth
     };
     let (found, nodes) = {
-        let mut search = Search::<E, ANTI>::new(eval, &mut tt, stop);
+        let mut search = Search::<E, ANTI>::with_options(eval, &mut tt, stop, options);
         (search.iterate(p, o, depth, &order), search.nodes)
     };
     let choice = midgame_choice(found, nodes);
@@ -371,9 +385,12 @@ fn midgame_choice(found: Found, nodes: u64) -> Choice {
 }
 
 /// Every move of an 8x8 position with its score: exact near the end, else the
-/// midgame search's value at the level's depth (the deepest completed).
+/// midgame search's value at the level's depth (the deepest completed). Near
+/// the end the midgame ranking comes first, at most 4 plies as in [`choose8`],
+/// so that an exact pass cut short by `stop` leaves that ranking rather than
+/// a depth-1 one.
 fn rank8<E: Evaluate, const ANTI: bool>(
-    eval: &E,
+    (eval, options): (&E, Options),
     p: u64,
     o: u64,
     level: Level,
@@ -381,13 +398,34 @@ fn rank8<E: Evaluate, const ANTI: bool>(
 ) -> Vec<Choice> {
     let empties = 64 - (p | o).count_ones();
     let mut tt = Tt::new(level.tt_bits.max(16));
-    if empties <= level.exact_empties
+    let exact_range = empties <= level.exact_empties;
+    let depth = if exact_range {
+        level.depth.min(4)
+    } else {
+        level.depth
+    };
+    let midgame = rank_midgame::<E, ANTI>((eval, options), p, o, depth, &mut tt, stop);
+    if exact_range
+        && !midgame.iter().all(|c| c.exact)
         && let Some(ranked) = rank_exact::<ANTI>(p, o, &mut tt, stop)
     {
         return ranked;
     }
-    let mut search = Search::<E, ANTI>::new(eval, &mut tt, stop);
-    let (scores, depth, exact) = search.rank(p, o, level.depth);
+    midgame
+}
+
+/// Every move with the midgame search's score at `max_depth` (the deepest
+/// completed).
+fn rank_midgame<E: Evaluate, const ANTI: bool>(
+    (eval, options): (&E, Options),
+    p: u64,
+    o: u64,
+    max_depth: u32,
+    tt: &mut Tt,
+    stop: &mut dyn FnMut() -> bool,
+) -> Vec<Choice> {
+    let mut search = Search::<E, ANTI>::with_options(eval, tt, stop, options);
+    let (scores, depth, exact) = search.rank(p, o, max_depth);
     let nodes = search.nodes;
     scores
         .into_iter()
@@ -682,6 +720,23 @@ mod tests {
         assert_eq!(ranked.len(), position.moves.len());
         for choice in ranked {
             assert_eq!(choice.margin(), position.score_of(choice.mv), "{choice:?}");
+        }
+    }
+
+    /// FFO #40 (20 empties) at level 10, an exact range: a stop during the
+    /// exact pass leaves the midgame ranking (4 plies), not a depth-1 one.
+    #[test]
+    fn an_exact_ranking_cut_short_falls_back_to_the_midgame_ranking() {
+        let text = include_str!("../../tests/data/ffo/fforum-40-59.obf");
+        let line = text.lines().next().unwrap();
+        let position = crate::obf::parse_line(line).unwrap().unwrap();
+        // Far fewer polls than the exact pass needs (its nodes come in
+        // hundreds of polls), far more than the shallow ranking does.
+        let ranked = rank_moves(&position.game, 10, &mut budget(40));
+        assert_eq!(ranked.len(), position.moves.len());
+        for choice in &ranked {
+            assert!(!choice.exact, "{choice:?}");
+            assert_eq!(choice.depth, 4, "{choice:?}");
         }
     }
 

@@ -5,10 +5,15 @@
 //! Scores are hundredths of a disc for the side to move: the evaluation's estimate
 //! at the horizon, 100 times the final disc difference where the game ends inside
 //! the tree. `ANTI` reverses final scores for anti.
+//!
+//! [`Options`] switch on ProbCut (see `probcut`) in null-window nodes, which
+//! only fits the evaluation its model was fitted with, and evaluation-ordered
+//! moves (measured in BENCHMARKS.md; play leaves them off).
 
 use super::board::{CORNERS, Squares, after, bit, final_score, neighbours};
 use super::eval::{EVAL_LIMIT, Evaluate};
-use super::order::MoveList;
+use super::order::{self, MoveList};
+use super::probcut;
 use super::tt::Tt;
 use crate::board8::{flips, moves};
 
@@ -39,9 +44,38 @@ pub struct Found {
     pub exact: bool,
 }
 
+/// The selective parts of a search; the default is a plain full-width search.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Cut null-window nodes whose shallow search predicts a fail far outside
+    /// the window (`probcut`'s model, fitted on the pattern evaluation).
+    pub probcut: bool,
+    /// Sort the moves of nodes far from the horizon by the evaluation of the
+    /// position each one leads to (a shallow search of it higher up).
+    pub eval_order: bool,
+}
+
+/// From this remaining depth on, [`Options::eval_order`] sorts by the
+/// evaluation; the depths at which it looks one and two plies further.
+const EVAL_ORDER_DEPTHS: [u32; 3] = [4, 7, 10];
+/// What a hundredth of a disc of that evaluation weighs in a sort key, next to
+/// `1 << 15` for each opponent reply.
+const EVAL_ORDER_WEIGHT: i32 = 8 * order::EVAL_WEIGHT;
+
+/// The depth of the evaluation search that sorts a node `depth` plies from the
+/// horizon, or `None`: nearer the horizon an evaluation per move costs more
+/// than the order saves.
+fn eval_order_depth(depth: u32) -> Option<u32> {
+    EVAL_ORDER_DEPTHS
+        .iter()
+        .rposition(|&from| depth >= from)
+        .map(|i| i as u32)
+}
+
 /// One midgame search: evaluation, table, stop request and ordering statistics.
 pub struct Search<'a, E: Evaluate, const ANTI: bool> {
     eval: &'a E,
+    options: Options,
     tt: &'a mut Tt,
     stop: &'a mut dyn FnMut() -> bool,
     /// Positions visited.
@@ -60,11 +94,22 @@ pub struct Search<'a, E: Evaluate, const ANTI: bool> {
 }
 
 impl<'a, E: Evaluate, const ANTI: bool> Search<'a, E, ANTI> {
-    /// A search with evaluation `eval` that fills `tt`.
+    /// A plain full-width search with evaluation `eval` that fills `tt`.
     pub fn new(eval: &'a E, tt: &'a mut Tt, stop: &'a mut dyn FnMut() -> bool) -> Self {
+        Self::with_options(eval, tt, stop, Options::default())
+    }
+
+    /// A search with the selective parts `options` switches on.
+    pub fn with_options(
+        eval: &'a E,
+        tt: &'a mut Tt,
+        stop: &'a mut dyn FnMut() -> bool,
+        options: Options,
+    ) -> Self {
         tt.new_search();
         Search {
             eval,
+            options,
             tt,
             stop,
             nodes: 0,
@@ -236,6 +281,9 @@ impl<'a, E: Evaluate, const ANTI: bool> Search<'a, E, ANTI> {
             // Entries of the exact solver (which may share the table) have drafts
             // beyond any midgame depth and scores in discs: moves only.
             if hit.depth >= depth && hit.depth < super::endgame::DRAFT_BASE {
+                // The entry does not say whether its line met the horizon, so
+                // a score taken from it is never counted as proven.
+                self.horizon = true;
                 if hit.lower >= beta {
                     return hit.lower;
                 }
@@ -247,11 +295,18 @@ impl<'a, E: Evaluate, const ANTI: bool> Search<'a, E, ANTI> {
                 }
             }
         }
+        let null_window = beta == alpha + 1;
+        if null_window
+            && self.options.probcut
+            && depth >= probcut::MIN_DEPTH
+            && let Some(v) = self.probcut(p, o, depth, beta, ply)
+        {
+            return v;
+        }
         let first_alpha = alpha;
         let mut list = MoveList::new();
         self.sort(&mut list, p, o, legal, depth, ply, tt_move);
         let (mut best, mut best_move) = (-INF, None);
-        let null_window = beta == alpha + 1;
         while let Some(x) = list.pop_best() {
             let (np, no) = after(x, flips(x, p, o), p, o);
             let v = if best_move.is_none() || null_window {
@@ -287,6 +342,25 @@ impl<'a, E: Evaluate, const ANTI: bool> Search<'a, E, ANTI> {
         };
         self.tt.store(p, o, depth, lower, upper, best_move);
         best
+    }
+
+    /// ProbCut at a null-window node `(beta - 1, beta)`: `beta` when a shallow
+    /// search proves the deep one almost surely fails high, `beta - 1` when it
+    /// proves a fail low, `None` when neither (the node is then searched in
+    /// full). A cut line is an estimate, so the iteration is not exact.
+    fn probcut(&mut self, p: u64, o: u64, depth: u32, beta: i32, ply: usize) -> Option<i32> {
+        let empties = 64 - (p | o).count_ones();
+        let (high, low) = probcut::bounds(probcut::fit(depth, empties), beta);
+        let shallow = probcut::shallow_depth(depth);
+        if high < INF && self.pvs(p, o, shallow, high - 1, high, ply) >= high {
+            self.horizon = true;
+            return Some(beta);
+        }
+        if low > -INF && !self.stopped && self.pvs(p, o, shallow, low, low + 1, ply) <= low {
+            self.horizon = true;
+            return Some(beta - 1);
+        }
+        None
     }
 
     /// The value at the depth limit: exact if the game is over.
@@ -353,6 +427,10 @@ impl<'a, E: Evaluate, const ANTI: bool> Search<'a, E, ANTI> {
                     let potential = (!(np | no) & neighbours(no)).count_ones() as i32;
                     key += (40 - mobility) << 15;
                     key += (40 - potential.min(40)) << 9;
+                    if let Some(d) = eval_order_depth(depth).filter(|_| self.options.eval_order) {
+                        let v = -order::shallow_value::<ANTI, E>(self.eval, np, no, d);
+                        key += v.clamp(-EVAL_LIMIT, EVAL_LIMIT) * EVAL_ORDER_WEIGHT;
+                    }
                 }
             }
             list.push(x, key);
@@ -438,6 +516,51 @@ mod tests {
                 assert_eq!(-minimax(np, no, depth - 1), found.score, "best move");
             }
         }
+    }
+
+    /// Move order changes which lines are searched, never the value.
+    #[test]
+    fn evaluation_ordered_moves_keep_the_minimax_value() {
+        let options = Options {
+            probcut: false,
+            eval_order: true,
+        };
+        for (p, o) in positions().into_iter().filter(|&(p, o)| moves(p, o) != 0) {
+            for depth in [3, 4, 6] {
+                let mut tt = Tt::new(14);
+                let mut stop = || false;
+                let mut search =
+                    Search::<_, false>::with_options(&Heuristic, &mut tt, &mut stop, options);
+                let order: Vec<u32> = Squares(moves(p, o)).collect();
+                let found = search.iterate(p, o, depth, &order);
+                assert_eq!(found.score, minimax(p, o, depth), "depth {depth}");
+            }
+        }
+    }
+
+    /// ProbCut prunes: fewer nodes than the full-width search to the same
+    /// depth, a legal move, and a score it does not call proven.
+    #[test]
+    fn probcut_searches_fewer_nodes_and_plays_legal_moves() {
+        let eval = crate::engine::pattern_eval::trained();
+        let (mut plain, mut cut) = (0, 0);
+        for (p, o) in positions().into_iter().filter(|&(p, o)| moves(p, o) != 0) {
+            let order: Vec<u32> = Squares(moves(p, o)).collect();
+            for (probcut, nodes) in [(false, &mut plain), (true, &mut cut)] {
+                let options = Options {
+                    probcut,
+                    eval_order: false,
+                };
+                let mut tt = Tt::new(16);
+                let mut stop = || false;
+                let mut search =
+                    Search::<_, false>::with_options(eval, &mut tt, &mut stop, options);
+                let found = search.iterate(p, o, 7, &order);
+                assert!(found.best.is_some_and(|x| moves(p, o) & bit(x) != 0));
+                *nodes += search.nodes;
+            }
+        }
+        assert!(cut < plain, "ProbCut {cut} nodes, full width {plain}");
     }
 
     #[test]

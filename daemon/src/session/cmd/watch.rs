@@ -12,14 +12,15 @@ use actix::fut::{ActorFutureExt, WrapFuture};
 use actix::{AsyncContext, Context, Message, Recipient};
 use flipline::protocol::{ErrorCode, Event, ProtocolError};
 
-use crate::messages::{Answer, Find, ToGame};
+use crate::messages::{Answer, Find, FindElsewhere, ToGame};
 use crate::rules::refusal::Refusal;
 use crate::session::{LobbyPort, SeatRef, Session};
 use crate::store_deadline::{StoreWait, not_answering, within};
 use flipline::protocol::Reply;
 
 impl Session {
-    /// Looks a game up in the lobby, then goes on with its actor.
+    /// Looks a game up in the lobby (and, on a cluster's node, among the
+    /// other nodes' games), then goes on with its route.
     fn find_game<F>(&mut self, ctx: &mut Context<Self>, game: flipline::protocol::GameId, then: F)
     where
         F: FnOnce(&mut Session, &mut Context<Session>, SeatRef) + 'static,
@@ -29,9 +30,21 @@ impl Session {
             ctx,
             &shared.lobby.find,
             Find(game, PhantomData),
-            move |act, ctx, found| match found {
-                Some(seat) => then(act, ctx, seat),
-                None => act.refuse(ctx, Refusal::NoGame(game)),
+            move |act, ctx, found| match (found, &act.shared.elsewhere) {
+                (Some(seat), _) => then(act, ctx, seat),
+                (None, Some(elsewhere)) => {
+                    let elsewhere = elsewhere.clone();
+                    act.ask(
+                        ctx,
+                        &elsewhere,
+                        FindElsewhere(game, PhantomData),
+                        move |act, ctx, found| match found {
+                            Some(seat) => then(act, ctx, seat),
+                            None => act.refuse(ctx, Refusal::NoGame(game)),
+                        },
+                    );
+                }
+                (None, None) => act.refuse(ctx, Refusal::NoGame(game)),
             },
         );
     }

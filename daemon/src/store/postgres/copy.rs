@@ -275,7 +275,7 @@ pub fn copy_store(config: &StoreConfig) -> Result<Copied, StoreError> {
     }
     let runtime = runtime(config)?;
     let copied = runtime.block_on(async {
-        let mut db = writer::connect_writer(config).await?;
+        let mut db = writer::connect_writer(config, false).await?;
         schema::prepare_empty(db.client()).await?;
         let sql = |e: tokio_postgres::Error| describe(&e);
         db.batch("BEGIN").await.map_err(sql)?;

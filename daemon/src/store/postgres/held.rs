@@ -67,6 +67,11 @@ impl HeldMoves {
         }
     }
 
+    /// Whether `game` is held (open or in play here).
+    pub fn holds(&self, game: GameId) -> bool {
+        self.games.contains_key(&game)
+    }
+
     /// A new game, open or in play, starting from `start`.
     pub fn open(&mut self, game: GameId, start: Vec<StoredMove>) -> Result<(), String> {
         if self.games.contains_key(&game) {

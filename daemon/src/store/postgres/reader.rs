@@ -79,6 +79,13 @@ impl PgReader {
                 Read::Registration { name, answer } => {
                     send(answer, games::registration(db, &name).await.map_err(sql));
                 }
+                Read::OwnerOf { game, answer } => {
+                    send(answer, super::nodes::owner_of(db, game).await);
+                }
+                Read::GameNumbers { answer } => {
+                    let block = crate::rules::numbers::BLOCK;
+                    send(answer, super::nodes::number_block(db, "game", block).await);
+                }
             }
         });
     }

@@ -18,9 +18,13 @@ use crate::store::{GameRecord, StoredMove, StoredTourney};
 pub struct Recovered {
     pub playing: Vec<GameRecord>,
     pub next_game: GameId,
+    /// A cluster node's first block of game numbers.
+    pub game_block: Option<std::ops::Range<GameId>>,
     pub tourneys: Vec<StoredTourney>,
     pub next_tourney: TourneyId,
     pub registered: RegisteredNames,
+    /// A cluster node's membership.
+    pub joined: Option<super::Joined>,
 }
 
 /// Reads it all, cancelling the games left open first.
@@ -36,9 +40,52 @@ pub async fn recover(db: &mut Db) -> Result<Recovered, String> {
     Ok(Recovered {
         playing,
         next_game,
+        game_block: None,
         tourneys,
         next_tourney,
         registered,
+        joined: None,
+    })
+}
+
+/// What a cluster node reads at start: it joins (a new incarnation), takes
+/// a block of game numbers and one of tournament numbers. Its games come
+/// from claims (the writer's, once it holds this membership), never from
+/// reading every game in play: the other nodes' are theirs. Tournaments
+/// stay with the node that runs them.
+pub async fn join(db: &mut Db, joining: &super::Joining) -> Result<Recovered, String> {
+    let taken = std::time::Instant::now();
+    let incarnation = super::nodes::join(db, &joining.node, joining.lease).await?;
+    tracing::info!(
+        node = incarnation.node,
+        incarnation = incarnation.number,
+        "joined the cluster as node {} (incarnation {})",
+        incarnation.node,
+        incarnation.number
+    );
+    let block = crate::rules::numbers::BLOCK;
+    let game_block = super::nodes::number_block(db, "game", block).await?;
+    let tourney_block = super::nodes::number_block(db, "tourney", block).await?;
+    let registered = super::games::registered_names(db)
+        .await
+        .map_err(|e| describe(&e))?;
+    let cluster = super::nodes::cluster_identity(db).await?;
+    Ok(Recovered {
+        playing: Vec::new(),
+        next_game: game_block.start,
+        game_block: Some(game_block),
+        tourneys: Vec::new(),
+        next_tourney: tourney_block.start,
+        registered,
+        joined: Some(super::Joined {
+            member: super::nodes::Member {
+                incarnation,
+                state: std::sync::Arc::default(),
+            },
+            cluster,
+            lease: joining.lease,
+            taken,
+        }),
     })
 }
 
@@ -60,9 +107,29 @@ async fn games_in_play(db: &mut Db) -> Result<Vec<GameRecord>, String> {
     const MOVES: &str = "SELECT m.game, m.ply, m.move, m.ms FROM moves m \
          JOIN games g ON g.id = m.game WHERE g.status = 'playing' ORDER BY m.game, m.ply";
     let rows = db.query(GAMES, &[]).await.map_err(|e| describe(&e))?;
-    let mut moves = moves_by_game(db.query(MOVES, &[]).await.map_err(|e| describe(&e))?);
+    let moves = db.query(MOVES, &[]).await.map_err(|e| describe(&e))?;
+    Ok(records(&rows, moves))
+}
+
+/// The games in play among `ids` with their moves, read as at start (a
+/// node taking over another's games).
+pub async fn games_among(
+    db: &mut Db,
+    ids: &[i64],
+) -> Result<Vec<GameRecord>, tokio_postgres::Error> {
+    const GAMES: &str = game_select!("id = ANY($1) AND status = 'playing' ORDER BY id");
+    const MOVES: &str =
+        "SELECT game, ply, move, ms FROM moves WHERE game = ANY($1) ORDER BY game, ply";
+    let rows = db.query(GAMES, &[&ids]).await?;
+    let moves = db.query(MOVES, &[&ids]).await?;
+    Ok(records(&rows, moves))
+}
+
+/// Games from their rows and their moves' rows.
+fn records(rows: &[tokio_postgres::Row], moves: Vec<tokio_postgres::Row>) -> Vec<GameRecord> {
+    let mut moves = moves_by_game(moves);
     let mut games = Vec::new();
-    for row in &rows {
+    for row in rows {
         let id: i64 = row.get(0);
         let read = game_from_row(row).and_then(|mut game| {
             game.moves = moves.remove(&id).unwrap_or(Ok(Vec::new()))?;
@@ -73,7 +140,7 @@ async fn games_in_play(db: &mut Db) -> Result<Vec<GameRecord>, String> {
             Err(why) => left_out(id, &why),
         }
     }
-    Ok(games)
+    games
 }
 
 /// Each game's moves, which must be its plies 1, 2, ... in order.

@@ -17,7 +17,8 @@ use super::db::Db;
 /// from version `n` to `n + 1`. The tables are those of the SQLite store, in
 /// PostgreSQL's types: times are `timestamptz`, flags `boolean`, names are
 /// unique without regard to case (an index on `lower(name)`).
-const MIGRATIONS: [&str; 1] = [r"
+const MIGRATIONS: [&str; 2] = [
+    r"
 CREATE TABLE flipline_schema (
     application text NOT NULL CHECK (application = 'flipline'),
     version     integer NOT NULL
@@ -117,7 +118,38 @@ CREATE TABLE writer_commits (
     batch  bigint NOT NULL                   -- its last batch committed
 );
 INSERT INTO flipline_schema (application, version) VALUES ('flipline', 0);
-"];
+",
+    r"
+-- The nodes of a cluster, one row per start of a node (an incarnation).
+-- A live node renews its lease every second; the lease is judged by the
+-- database's clock, never a node's. A node whose lease passed is declared
+-- dead by another (state 'dead'), whose games the live nodes then take.
+CREATE SEQUENCE node_incarnations;
+CREATE TABLE nodes (
+    incarnation bigint PRIMARY KEY,
+    node        text NOT NULL,
+    started_at  timestamptz NOT NULL,
+    lease_until timestamptz NOT NULL,
+    state       text NOT NULL CHECK (state IN ('live', 'dead'))
+);
+CREATE UNIQUE INDEX nodes_one_live_each ON nodes (node) WHERE state = 'live';
+-- The incarnation that owns a game open or in play; NULL for a single
+-- daemon's. Every write of a clustered game is conditional on it.
+ALTER TABLE games ADD COLUMN owner bigint REFERENCES nodes (incarnation);
+CREATE INDEX games_by_owner ON games (owner) WHERE status IN ('open', 'playing');
+-- Where the next block of game numbers starts: a cluster's nodes each take
+-- blocks of it and number their games from their own block.
+CREATE TABLE number_blocks (
+    kind text PRIMARY KEY CHECK (kind IN ('game', 'tourney')),
+    next bigint NOT NULL
+);
+INSERT INTO number_blocks (kind, next) VALUES ('game', 1), ('tourney', 1);
+-- The cluster's number, drawn once: its nodes' subjects on NATS carry it,
+-- so that two clusters sharing a NATS server never hear each other.
+CREATE TABLE cluster_identity (id text NOT NULL);
+INSERT INTO cluster_identity (id) SELECT md5(random()::text || clock_timestamp()::text);
+",
+];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;

@@ -28,8 +28,9 @@ use tokio::runtime::Runtime;
 
 use super::db::Db;
 use super::held::HeldMoves;
+use super::nodes::Member;
 use super::retry::Retry;
-use super::writes::{self, WriteError};
+use super::writes::{self, Mark, WriteError};
 use crate::config::StoreConfig;
 use crate::faults::Faults;
 use crate::store::requests::{BatchWriter, WriteJob, answer};
@@ -71,6 +72,11 @@ pub struct PgWriter {
     pub(super) closing: Arc<AtomicBool>,
     /// The batch in doubt, if one is.
     pub(super) doubt: Option<Doubt>,
+    /// For a cluster node: its incarnation, which every write of a game is
+    /// conditional on, and its lease's standing.
+    pub(super) member: Option<Member>,
+    /// A claim failed: it may have committed unanswered.
+    pub(super) claim_unsure: bool,
 }
 
 /// How a batch ended.
@@ -108,6 +114,10 @@ impl BatchWriter for PgWriter {
     fn tend(&mut self, stats: &StoreStats) {
         self.settle(stats);
     }
+
+    fn claim(&mut self) -> Result<Vec<crate::store::GameRecord>, String> {
+        PgWriter::claim(self)
+    }
 }
 
 /// Why a write is refused while a batch is in doubt.
@@ -118,11 +128,46 @@ fn waiting(doubt: &Doubt) -> String {
     )
 }
 
+/// The mark of a writer's batch, and whose games it writes: a single
+/// daemon's writer is `flipd`, a node's is the node's name.
+fn mark_of(member: Option<&Member>, run: i64, batch: i64) -> Mark<'_> {
+    Mark {
+        writer: member.map_or("flipd", |m| m.incarnation.node.as_str()),
+        run,
+        batch,
+        owner: member.map(|m| m.incarnation.number),
+    }
+}
+
 impl PgWriter {
+    /// Why nothing is written, if this cluster node's lease is not held: a
+    /// node that could not renew its lease acknowledges nothing (its games
+    /// may be another's by now).
+    fn lease_not_held(&self) -> Option<String> {
+        use crate::rules::lease::Standing;
+        match self.member.as_ref()?.state.standing() {
+            Standing::Held => None,
+            Standing::Lapsed => Some(
+                "this node could not renew its lease in time: it writes nothing until it does"
+                    .into(),
+            ),
+            Standing::Lost => Some(
+                "this node was declared dead by the cluster: its games are played on other nodes"
+                    .into(),
+            ),
+        }
+    }
+
     /// Commits `batch` in one transaction; if a statement fails, each write
     /// alone, so that one bad write fails alone. Leaves `batch` empty.
     fn commit_batch(&mut self, batch: &mut Vec<WriteJob>, stats: &StoreStats) {
         self.settle(stats);
+        if let Some(why) = self.lease_not_held() {
+            batch
+                .drain(..)
+                .for_each(|job| answer(job, Err(StoreError::Failed(why.clone()))));
+            return;
+        }
         if let Some(doubt) = &self.doubt {
             let why = waiting(doubt);
             stats.set_refusing(true);
@@ -206,9 +251,13 @@ impl PgWriter {
         if !closing && Instant::now() < doubt.next_try {
             return;
         }
-        let read = self
-            .runtime
-            .block_on(read_mark(&self.config, (self.run, self.batch)));
+        let mark = mark_of(self.member.as_ref(), self.run, self.batch);
+        let read = self.runtime.block_on(read_mark(
+            &self.config,
+            self.member.as_ref(),
+            mark.writer,
+            (self.run, self.batch),
+        ));
         match read {
             Ok((db, committed)) => {
                 self.db = Some(db);
@@ -273,17 +322,33 @@ impl PgWriter {
         };
         self.batch = self.batch.wrapping_add(1);
         self.held.begin();
-        let mark = (self.run, self.batch);
         let period = self.config.rating_period_days;
+        let mark = mark_of(self.member.as_ref(), self.run, self.batch);
         let result =
             self.runtime
-                .block_on(transaction(&mut db, &mut self.held, writes, mark, period));
+                .block_on(transaction(&mut db, &mut self.held, writes, &mark, period));
+        if let Err(Step::Fenced(game)) = &result
+            && let Some(member) = &self.member
+        {
+            tracing::error!(
+                game,
+                node = member.incarnation.node,
+                incarnation = member.incarnation.number,
+                "game {game} is owned by another node: this node was declared dead and \
+                 acknowledges nothing more"
+            );
+            member.state.set(crate::rules::lease::Standing::Lost);
+        }
         let outcome = match result {
             Ok(counts) => Outcome::Committed(counts),
             Err(Step::Lost(error)) => Outcome::Unreachable(error),
             Err(Step::Refused(error)) => {
                 let _ = self.runtime.block_on(db.batch("ROLLBACK"));
                 Outcome::Failed(error)
+            }
+            Err(Step::Fenced(game)) => {
+                let _ = self.runtime.block_on(db.batch("ROLLBACK"));
+                Outcome::Failed(format!("game {game} is played on another node now"))
             }
             Err(Step::InDoubt(error, counts)) => {
                 // The held moves stay as the batch left them until the
@@ -315,9 +380,10 @@ impl PgWriter {
         self.db = None;
         let was_down = self.down.is_down();
         let (runtime, config) = (&self.runtime, &self.config);
+        let clustered = self.member.is_some();
         match self
             .down
-            .attempt(|| runtime.block_on(connect_writer(config)))
+            .attempt(|| runtime.block_on(connect_writer(config, clustered)))
         {
             Ok(db) => {
                 if was_down {
@@ -353,6 +419,9 @@ enum Step {
     InDoubt(String, Vec<usize>),
     /// The server answered `COMMIT` with an error: nothing was written.
     RolledBack(String),
+    /// A write of a game another node owns: nothing was written, the
+    /// transaction is to be rolled back.
+    Fenced(flipline::protocol::GameId),
 }
 
 /// A statement's error before `COMMIT`: refused by the server, or the
@@ -371,13 +440,14 @@ async fn transaction(
     db: &mut Db,
     held: &mut HeldMoves,
     writes: &[&Write],
-    (run, batch): (i64, i64),
+    mark: &Mark<'_>,
     rating_period_days: u32,
 ) -> Result<Vec<usize>, Step> {
-    if let Some(done) = writes::moves_alone(db, held, writes, (run, batch)).await {
+    if let Some(done) = writes::moves_alone(db, held, writes, mark).await {
         return match done {
             Ok(counts) => Ok(counts),
             Err(WriteError::Refused(why)) => Err(Step::Refused(why)),
+            Err(WriteError::Fenced(game)) => Err(Step::Fenced(game)),
             Err(WriteError::Sql(e)) if e.as_db_error().is_some() => {
                 Err(Step::RolledBack(super::describe(&e)))
             }
@@ -389,15 +459,18 @@ async fn transaction(
     }
     let before = |e: tokio_postgres::Error| before_commit(&e);
     db.batch("BEGIN").await.map_err(before)?;
-    let counts = writes::run(db, held, writes, rating_period_days)
+    let counts = writes::run(db, held, writes, rating_period_days, mark.owner)
         .await
         .map_err(|error| match error {
             WriteError::Sql(e) => before(e),
             WriteError::Refused(why) => Step::Refused(why),
+            WriteError::Fenced(game) => Step::Fenced(game),
         })?;
-    const MARK: &str = "INSERT INTO writer_commits (writer, run, batch) VALUES ('flipd', $1, $2) \
+    const MARK: &str = "INSERT INTO writer_commits (writer, run, batch) VALUES ($3, $1, $2) \
          ON CONFLICT (writer) DO UPDATE SET run = EXCLUDED.run, batch = EXCLUDED.batch";
-    db.execute(MARK, &[&run, &batch]).await.map_err(before)?;
+    db.execute(MARK, &[&mark.run, &mark.batch, &mark.writer])
+        .await
+        .map_err(before)?;
     match db.batch("COMMIT").await {
         Ok(()) => Ok(counts),
         Err(e) if e.as_db_error().is_some() => Err(Step::RolledBack(super::describe(&e))),
@@ -406,28 +479,129 @@ async fn transaction(
 }
 
 /// Reconnects and reads whether the batch marked `mark` committed.
-async fn read_mark(config: &StoreConfig, mark: (i64, i64)) -> Result<(Db, bool), String> {
-    let mut db = connect_writer(config).await?;
-    const SQL: &str = "SELECT run, batch FROM writer_commits WHERE writer = 'flipd'";
+async fn read_mark(
+    config: &StoreConfig,
+    member: Option<&Member>,
+    writer: &str,
+    mark: (i64, i64),
+) -> Result<(Db, bool), String> {
+    let mut db = connect_writer(config, member.is_some()).await?;
+    const SQL: &str = "SELECT run, batch FROM writer_commits WHERE writer = $1";
     let row = db
-        .query_opt(SQL, &[])
+        .query_opt(SQL, &[&writer])
         .await
         .map_err(|e| super::describe(&e))?;
     let committed = row.is_some_and(|r| (r.get::<_, i64>(0), r.get::<_, i64>(1)) == mark);
     Ok((db, committed))
 }
 
-/// A writing connection: connected, and holding the writer's lock.
-pub async fn connect_writer(config: &StoreConfig) -> Result<Db, String> {
+/// A writing connection: connected, and holding the writer's lock: alone
+/// for a single daemon, shared among the nodes of a cluster (`node`), so
+/// that a single daemon never writes beside a cluster nor two beside each
+/// other.
+pub async fn connect_writer(config: &StoreConfig, clustered: bool) -> Result<Db, String> {
     let mut db = Db::new(super::connect::connect(config).await?);
+    let sql = match clustered {
+        false => "SELECT pg_try_advisory_lock($1)",
+        true => "SELECT pg_try_advisory_lock_shared($1)",
+    };
     let locked: bool = db
         .client()
-        .query_one("SELECT pg_try_advisory_lock($1)", &[&WRITER_LOCK])
+        .query_one(sql, &[&WRITER_LOCK])
         .await
         .map_err(|e| super::describe(&e))?
         .get(0);
-    if !locked {
-        return Err("another flipd is writing to this database".into());
+    match (locked, clustered) {
+        (true, false) => Ok(db),
+        (true, true) => {
+            // A node stopped in the middle of a transaction (paused, cut
+            // off) would hold its games' rows locked, and so keep the
+            // others from taking them: the server ends such a transaction.
+            let sql = "SET idle_in_transaction_session_timeout = '2s'";
+            db.batch(sql).await.map_err(|e| super::describe(&e))?;
+            Ok(db)
+        }
+        (false, false) => Err(
+            "another flipd is writing to this database (a single daemon, or \
+             the nodes of a cluster)"
+                .into(),
+        ),
+        (false, true) => Err("a single flipd (not a cluster node) is writing to this \
+             database: stop it before starting nodes on it"
+            .into()),
     }
-    Ok(db)
+}
+
+impl PgWriter {
+    /// Claims a share of the games without a live owner and holds the ones
+    /// in play (see [`super::nodes::claim`]): one transaction.
+    pub(super) fn claim(&mut self) -> Result<Vec<crate::store::GameRecord>, String> {
+        let Some(member) = &self.member else {
+            return Err("only a cluster node takes games over".into());
+        };
+        let incarnation = member.incarnation.number;
+        self.connected()?;
+        let Some(db) = self.db.as_mut() else {
+            return Err("no connection to PostgreSQL".into());
+        };
+        let unsure = std::mem::take(&mut self.claim_unsure);
+        let held = &self.held;
+        let claimed = self
+            .runtime
+            .block_on(claim_in(db, incarnation, unsure, |game| held.holds(game)));
+        let games = match claimed {
+            Ok(games) => games,
+            Err(e) => {
+                // Its commit may have happened: the next claim looks for
+                // games this node owns and does not hold.
+                self.claim_unsure = true;
+                return Err(super::describe(&e));
+            }
+        };
+        for game in &games {
+            let _ = self.held.open(game.id, game.moves.clone());
+        }
+        self.held.commit();
+        Ok(games)
+    }
+}
+
+/// The games one claim takes at most: a dead node's games are shared out
+/// among the survivors claim by claim.
+const CLAIM_SHARE: i64 = 64;
+
+/// Claims, in one transaction; after a claim that failed (`unsure`), also
+/// the games this node owns but does not hold (`holds` says), which that
+/// claim may have taken before its answer was lost.
+async fn claim_in(
+    db: &mut Db,
+    incarnation: i64,
+    unsure: bool,
+    holds: impl Fn(flipline::protocol::GameId) -> bool,
+) -> Result<Vec<crate::store::GameRecord>, tokio_postgres::Error> {
+    db.batch("BEGIN").await?;
+    let done = async {
+        let mut claimed = super::nodes::claim(db, incarnation, CLAIM_SHARE)
+            .await?
+            .playing;
+        if unsure {
+            let owned = super::nodes::owned_in_play(db, incarnation).await?;
+            let unheld = owned
+                .into_iter()
+                .filter(|&id| !holds(u64::try_from(id).unwrap_or(0)));
+            claimed.extend(unheld);
+        }
+        super::recovery::games_among(db, &claimed).await
+    }
+    .await;
+    match done {
+        Ok(games) => {
+            db.batch("COMMIT").await?;
+            Ok(games)
+        }
+        Err(e) => {
+            let _ = db.batch("ROLLBACK").await;
+            Err(e)
+        }
+    }
 }

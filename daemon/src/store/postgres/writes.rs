@@ -17,6 +17,9 @@ use crate::store::{Status, StoredMove, Write};
 pub enum WriteError {
     Sql(Error),
     Refused(String),
+    /// A write of a game this node no longer owns: another node took it
+    /// over (this one was declared dead). Nothing of it was written.
+    Fenced(GameId),
 }
 
 impl From<Error> for WriteError {
@@ -56,15 +59,36 @@ impl PendingMoves {
         Ok(())
     }
 
-    /// Inserts them, in one statement, and empties the list.
-    async fn flush(&mut self, db: &mut Db) -> Result<(), Error> {
+    /// Inserts them, in one statement, and empties the list. A cluster
+    /// node (`owner`) inserts only moves of games it owns, under a share
+    /// lock on each game's row that a claim would have to wait for; a move
+    /// of a game it does not own fails the transaction.
+    async fn flush(&mut self, db: &mut Db, owner: Option<i64>) -> Result<(), WriteError> {
         if self.games.is_empty() {
             return Ok(());
         }
         const SQL: &str = "INSERT INTO moves (game, ply, move, ms) \
              SELECT * FROM unnest($1::bigint[], $2::integer[], $3::text[], $4::bigint[])";
-        db.execute(SQL, &[&self.games, &self.plies, &self.moves, &self.ms])
-            .await?;
+        const FENCED: &str = "WITH v (game, ply, move, ms) AS (SELECT * FROM \
+             unnest($1::bigint[], $2::integer[], $3::text[], $4::bigint[])), \
+             owned AS (SELECT id FROM games WHERE id IN (SELECT game FROM v) \
+             AND owner = $5 FOR SHARE) \
+             INSERT INTO moves (game, ply, move, ms) \
+             SELECT v.game, v.ply, v.move, v.ms FROM v JOIN owned ON owned.id = v.game";
+        let inserted = match owner {
+            None => {
+                db.execute(SQL, &[&self.games, &self.plies, &self.moves, &self.ms])
+                    .await?
+            }
+            Some(owner) => {
+                let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
+                    [&self.games, &self.plies, &self.moves, &self.ms, &owner];
+                db.execute(FENCED, &params).await?
+            }
+        };
+        if usize::try_from(inserted).ok() != Some(self.games.len()) {
+            return Err(fenced(db, &self.games, owner).await);
+        }
         *self = PendingMoves::default();
         Ok(())
     }
@@ -78,7 +102,7 @@ pub async fn moves_alone(
     db: &mut Db,
     held: &mut HeldMoves,
     writes: &[&Write],
-    (run, batch): (i64, i64),
+    mark: &Mark<'_>,
 ) -> Option<Result<Vec<usize>, WriteError>> {
     if !writes.iter().all(|w| matches!(w, Write::Move { .. })) {
         return None;
@@ -91,20 +115,108 @@ pub async fn moves_alone(
             return Some(Err(refused));
         }
     }
+    let done = match mark.owner {
+        None => unfenced_moves(db, &pending, mark).await,
+        Some(_) => fenced_moves(db, &pending, mark).await,
+    };
+    Some(done.map(|()| vec![1; writes.len()]))
+}
+
+/// What marks a writer's batch in `writer_commits` (see `writer`), and for a
+/// cluster node the incarnation whose games it writes.
+pub struct Mark<'a> {
+    pub writer: &'a str,
+    pub run: i64,
+    pub batch: i64,
+    pub owner: Option<i64>,
+}
+
+async fn unfenced_moves(
+    db: &mut Db,
+    pending: &PendingMoves,
+    mark: &Mark<'_>,
+) -> Result<(), WriteError> {
     const SQL: &str = "WITH inserted AS (INSERT INTO moves (game, ply, move, ms) \
          SELECT * FROM unnest($1::bigint[], $2::integer[], $3::text[], $4::bigint[])) \
-         INSERT INTO writer_commits (writer, run, batch) VALUES ('flipd', $5, $6) \
+         INSERT INTO writer_commits (writer, run, batch) VALUES ($7, $5, $6) \
          ON CONFLICT (writer) DO UPDATE SET run = EXCLUDED.run, batch = EXCLUDED.batch";
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 6] = [
+    let params = batch_params(pending, mark);
+    db.execute(SQL, &params[..7]).await?;
+    Ok(())
+}
+
+/// The parameters of a batch of moves with its mark, as both statements
+/// number them: the moves' four columns, the mark's run, batch and writer,
+/// then the owner (used by the fenced statement only).
+fn batch_params<'a>(
+    pending: &'a PendingMoves,
+    mark: &'a Mark<'_>,
+) -> [&'a (dyn tokio_postgres::types::ToSql + Sync); 8] {
+    [
         &pending.games,
         &pending.plies,
         &pending.moves,
         &pending.ms,
-        &run,
-        &batch,
-    ];
-    let done = db.execute(SQL, &params).await;
-    Some(done.map(|_| vec![1; writes.len()]).map_err(WriteError::Sql))
+        &mark.run,
+        &mark.batch,
+        &mark.writer,
+        &mark.owner,
+    ]
+}
+
+/// A cluster node's batch of moves: all of it, with its mark, if the node
+/// owns every game in it (each game's row share-locked, so that a claim
+/// waits for the statement), or nothing.
+async fn fenced_moves(
+    db: &mut Db,
+    pending: &PendingMoves,
+    mark: &Mark<'_>,
+) -> Result<(), WriteError> {
+    const SQL: &str = "WITH v (game, ply, move, ms) AS (SELECT * FROM \
+         unnest($1::bigint[], $2::integer[], $3::text[], $4::bigint[])), \
+         owned AS (SELECT id FROM games WHERE id IN (SELECT game FROM v) \
+         AND owner = $8 FOR SHARE), \
+         whole AS (SELECT (SELECT count(*) FROM owned) = \
+         (SELECT count(DISTINCT game) FROM v) AS ok), \
+         inserted AS (INSERT INTO moves (game, ply, move, ms) \
+         SELECT v.game, v.ply, v.move, v.ms FROM v, whole WHERE whole.ok RETURNING 1), \
+         marked AS (INSERT INTO writer_commits (writer, run, batch) \
+         SELECT $7, $5, $6 FROM whole WHERE whole.ok \
+         ON CONFLICT (writer) DO UPDATE SET run = EXCLUDED.run, batch = EXCLUDED.batch \
+         RETURNING 1) \
+         SELECT ok FROM whole";
+    let params = batch_params(pending, mark);
+    let row = db.query_opt(SQL, &params).await?;
+    match row.is_some_and(|row| row.get::<_, bool>(0)) {
+        true => Ok(()),
+        false => Err(fenced(db, &pending.games, mark.owner).await),
+    }
+}
+
+/// The error for writes to `games` refused for want of ownership: the
+/// first game this node does not own (read again to name it).
+async fn fenced(db: &mut Db, games: &[i64], owner: Option<i64>) -> WriteError {
+    const SQL: &str = "SELECT id FROM games WHERE id = ANY($1) \
+         AND owner IS DISTINCT FROM $2 ORDER BY id LIMIT 1";
+    match db.query_opt(SQL, &[&games, &owner]).await {
+        Ok(Some(row)) => WriteError::Fenced(u64::try_from(row.get::<_, i64>(0)).unwrap_or(0)),
+        Ok(None) => WriteError::Refused("a move's game is not in the store".into()),
+        Err(e) => WriteError::Sql(e),
+    }
+}
+
+/// Fails unless this node (`owner`) owns `game`, share-locking its row for
+/// the transaction so that no claim takes it before the commit. A single
+/// daemon (`None`) owns every game.
+async fn owned(db: &mut Db, game: GameId, owner: Option<i64>) -> Result<(), WriteError> {
+    let Some(owner) = owner else {
+        return Ok(());
+    };
+    const SQL: &str = "SELECT 1 FROM games WHERE id = $1 AND owner = $2 FOR SHARE";
+    match db.query_opt(SQL, &[&to_i64(game), &owner]).await? {
+        Some(_) => Ok(()),
+        None => Err(WriteError::Fenced(game)),
+    }
 }
 
 /// Runs `writes` in the open transaction; the rows each changed.
@@ -113,6 +225,7 @@ pub async fn run(
     held: &mut HeldMoves,
     writes: &[&Write],
     rating_period_days: u32,
+    owner: Option<i64>,
 ) -> Result<Vec<usize>, WriteError> {
     let mut counts = Vec::with_capacity(writes.len());
     let mut pending = PendingMoves::default();
@@ -122,11 +235,16 @@ pub async fn run(
             counts.push(1);
             continue;
         }
-        pending.flush(db).await?;
-        let count = apply(db, held, write, rating_period_days).await?;
+        pending.flush(db, owner).await?;
+        if let Some(game) = write.game()
+            && !matches!(write, Write::NewGame { .. })
+        {
+            owned(db, game, owner).await?;
+        }
+        let count = apply(db, held, write, rating_period_days, owner).await?;
         counts.push(usize::try_from(count).unwrap_or(usize::MAX));
     }
-    pending.flush(db).await?;
+    pending.flush(db, owner).await?;
     Ok(counts)
 }
 
@@ -136,9 +254,10 @@ async fn apply(
     held: &mut HeldMoves,
     write: &Write,
     rating_period_days: u32,
+    owner: Option<i64>,
 ) -> Result<u64, WriteError> {
     let changed = match write {
-        Write::NewGame { .. } => new_game(db, held, write).await?,
+        Write::NewGame { .. } => new_game(db, held, write, owner).await?,
         Write::Seats {
             game,
             black,
@@ -190,7 +309,12 @@ async fn apply(
     Ok(changed)
 }
 
-async fn new_game(db: &mut Db, held: &mut HeldMoves, write: &Write) -> Result<u64, WriteError> {
+async fn new_game(
+    db: &mut Db,
+    held: &mut HeldMoves,
+    write: &Write,
+    owner: Option<i64>,
+) -> Result<u64, WriteError> {
     let Write::NewGame {
         id,
         variant,
@@ -207,12 +331,12 @@ async fn new_game(db: &mut Db, held: &mut HeldMoves, write: &Write) -> Result<u6
         return Ok(0);
     };
     const SQL: &str = "INSERT INTO games (id, variant, black, white, clock, status, started_at, \
-         black_secret, white_secret, rated, tourney, tourney_round) \
-         VALUES ($1, $2, $3, $4, $5, $6, now(), $7, $8, $9, $10, $11)";
+         black_secret, white_secret, rated, tourney, tourney_round, owner) \
+         VALUES ($1, $2, $3, $4, $5, $6, now(), $7, $8, $9, $10, $11, $12)";
     let clock = clock.map(|c| c.to_string());
     let tourney_id = tourney.map(|t| to_i64(t.0));
     let round = tourney.map(|t| i32::try_from(t.1).unwrap_or(i32::MAX));
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 11] = [
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 12] = [
         &to_i64(*id),
         &variant.name(),
         black,
@@ -224,6 +348,7 @@ async fn new_game(db: &mut Db, held: &mut HeldMoves, write: &Write) -> Result<u6
         rated,
         &tourney_id,
         &round,
+        &owner,
     ];
     let mut changed = db.execute(SQL, &params).await?;
     let moves: Vec<StoredMove> = start
@@ -238,7 +363,7 @@ async fn new_game(db: &mut Db, held: &mut HeldMoves, write: &Write) -> Result<u6
         pending.push(*id, ply, mv);
         changed += 1;
     }
-    pending.flush(db).await?;
+    pending.flush(db, owner).await?;
     Ok(changed)
 }
 

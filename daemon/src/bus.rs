@@ -1,0 +1,367 @@
+//! The cluster's message bus: core NATS, one subject per node
+//! (`flip.<cluster>.n.<node>`, the cluster's number from its database, so
+//! that two clusters never hear each other on one NATS server), one
+//! subscription each, so that what one node sends
+//! another arrives in the order sent (NATS keeps a publisher's order on a
+//! subject, and one subscription delivers in order). Nothing is stored in
+//! NATS: a message lost while a connection is down is noticed by its
+//! sequence number (see `remote`) and made good from the game itself.
+//!
+//! The client runs on a thread of its own with a runtime of its own; the
+//! actors hand it envelopes through a channel, and what arrives is handed
+//! to `inbound` on that thread.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
+
+/// What one node tells another.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Body {
+    /// Connection `conn` of the sender watches `game`, owned by the
+    /// receiver (sent again after a gap: the snapshot comes again).
+    Watch { request: u64, game: u64, conn: u64 },
+    /// Connection `conn` of the sender stops watching `game`.
+    Unwatch { game: u64, conn: u64 },
+    /// The answer to request `request`: the data lines and the final line,
+    /// or an error's code and words.
+    Answer {
+        request: u64,
+        result: Result<(String, String), (u16, String)>,
+    },
+    /// To every node (the sender too): the sender owns these games now (it
+    /// took them over from a dead node); their watchers follow them there.
+    Owns { games: Vec<u64> },
+    /// Lines of `game` for connection `conn` of the receiver, the `seq`th
+    /// the sender sent it of that game (from 1).
+    Deliver {
+        conn: u64,
+        game: u64,
+        seq: u64,
+        text: String,
+    },
+}
+
+/// A message and its sender.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Envelope {
+    pub from: String,
+    pub body: Body,
+}
+
+impl Envelope {
+    /// The bytes sent.
+    pub fn encode(&self) -> Vec<u8> {
+        ron::to_string(self).unwrap_or_default().into_bytes()
+    }
+
+    /// An envelope from bytes received, or why not.
+    pub fn decode(bytes: &[u8]) -> Result<Envelope, String> {
+        let text = std::str::from_utf8(bytes).map_err(|e| e.to_string())?;
+        ron::from_str(text).map_err(|e| e.to_string())
+    }
+}
+
+/// A connection on another node that follows a game here (a spectator):
+/// what the game tells it goes over the bus, numbered.
+#[derive(Debug)]
+pub struct FarSession {
+    bus: Bus,
+    node: String,
+    conn: u64,
+    game: u64,
+    /// The game's spectator number for it here.
+    pub id: u64,
+    sent: std::sync::atomic::AtomicU64,
+    gone: std::sync::atomic::AtomicBool,
+}
+
+impl FarSession {
+    /// Connection `conn` of `node`, watching `game`, known here as `id`.
+    pub fn new(bus: Bus, node: &str, conn: u64, game: u64, id: u64) -> FarSession {
+        FarSession {
+            bus,
+            node: node.to_string(),
+            conn,
+            game,
+            id,
+            sent: Default::default(),
+            gone: Default::default(),
+        }
+    }
+
+    /// Sends it `text`.
+    pub fn tell(&self, text: &str) {
+        use std::sync::atomic::Ordering;
+        let seq = self.sent.fetch_add(1, Ordering::Relaxed) + 1;
+        let body = Body::Deliver {
+            conn: self.conn,
+            game: self.game,
+            seq,
+            text: text.to_string(),
+        };
+        self.bus.send(&self.node, body);
+    }
+
+    /// It stopped watching.
+    pub fn close(&self) {
+        self.gone.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether it stopped watching.
+    pub fn is_gone(&self) -> bool {
+        self.gone.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+/// The subject a node of a cluster listens on.
+pub fn subject(cluster: &str, node: &str) -> String {
+    format!("flip.{cluster}.n.{node}")
+}
+
+/// The subject every node of a cluster listens on too.
+pub fn everyone(cluster: &str) -> String {
+    format!("flip.{cluster}.all")
+}
+
+/// The bus as the actors hold it.
+#[derive(Clone)]
+pub struct Bus {
+    cluster: Arc<str>,
+    node: Arc<str>,
+    out: mpsc::UnboundedSender<(String, Vec<u8>)>,
+}
+
+impl std::fmt::Debug for Bus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bus").field("node", &self.node).finish()
+    }
+}
+
+/// What the bus does with an envelope that arrives (on the bus's thread,
+/// inside its runtime: it may spawn tasks there).
+pub type Inbound = Box<dyn Fn(Envelope) + Send + Sync>;
+
+/// Where the bus hands what arrives, once something takes it; until then
+/// it is dropped.
+pub type InboundSlot = Arc<std::sync::OnceLock<Inbound>>;
+
+/// A bus started and not yet joined to its cluster (see [`Bus::start`]).
+pub struct Starting {
+    out: mpsc::UnboundedSender<(String, Vec<u8>)>,
+    join: tokio::sync::oneshot::Sender<(String, String)>,
+    slot: InboundSlot,
+    /// Told once the bus listens on its subjects.
+    listening: std::sync::mpsc::Receiver<()>,
+}
+
+/// How long a start waits for the bus to listen before it serves anyway
+/// (a NATS server away at start is connected to later, in the background).
+const LISTEN_WITHIN: Duration = Duration::from_secs(5);
+
+impl Bus {
+    /// Starts the bus's thread for the NATS server at `url`; it connects
+    /// once told its cluster and node ([`Starting::join`]).
+    ///
+    /// Its thread and runtime are made before the worker threads take
+    /// descriptor tables of their own (`descriptor_tables.rs`, rule 1):
+    /// the games on those threads wake the bus's runtime, whose wake-up
+    /// descriptor must be in their tables. The cluster's number is read
+    /// from the store, which opens after that.
+    pub fn start(url: &str) -> std::io::Result<Starting> {
+        let (out, queue) = mpsc::unbounded_channel();
+        let (join, joined) = tokio::sync::oneshot::channel::<(String, String)>();
+        let url = url.to_string();
+        let slot: InboundSlot = Arc::default();
+        let inbound = Arc::clone(&slot);
+        let (ready_tx, ready) = std::sync::mpsc::channel();
+        let (listening_tx, listening) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("cluster-bus".into())
+            .spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build();
+                let _ = ready_tx.send(());
+                let Ok(runtime) = runtime else {
+                    tracing::error!("the cluster's bus cannot start a runtime");
+                    return;
+                };
+                runtime.block_on(async move {
+                    // Dropped unjoined: the daemon did not start.
+                    if let Ok((cluster, node)) = joined.await {
+                        let subjects = [subject(&cluster, &node), everyone(&cluster)];
+                        run(&url, &subjects, queue, &inbound, listening_tx).await;
+                    }
+                });
+            })?;
+        // Its runtime (and wake-up descriptor) exists once this returns.
+        let _ = ready.recv();
+        Ok(Starting {
+            out,
+            join,
+            slot,
+            listening,
+        })
+    }
+
+    /// This node's name.
+    pub fn node(&self) -> &str {
+        &self.node
+    }
+
+    /// Sends `body` to node `to`.
+    pub fn send(&self, to: &str, body: Body) {
+        self.publish(subject(&self.cluster, to), body);
+    }
+
+    /// Sends `body` to every node, this one too (a game taken over here
+    /// may have had watchers here, whose route led to its dead owner).
+    pub fn broadcast(&self, body: Body) {
+        self.publish(everyone(&self.cluster), body);
+    }
+
+    fn publish(&self, subject: String, body: Body) {
+        let envelope = Envelope {
+            from: self.node.to_string(),
+            body,
+        };
+        let _ = self.out.send((subject, envelope.encode()));
+    }
+}
+
+impl Starting {
+    /// Joins the bus to cluster `cluster` as node `node`: it connects and
+    /// listens; what arrives goes to what is put in the slot returned.
+    ///
+    /// It waits (at most [`LISTEN_WITHIN`]) until the bus listens, so that
+    /// a node serves nobody before the others can reach it: a message sent
+    /// to a subject nobody listens on yet is lost.
+    pub fn join(self, cluster: &str, node: &str) -> (Bus, InboundSlot) {
+        let _ = self.join.send((cluster.to_string(), node.to_string()));
+        if self.listening.recv_timeout(LISTEN_WITHIN).is_err() {
+            tracing::warn!(
+                "the cluster's NATS server did not answer at start: games on other nodes are \
+                 out of reach until it does"
+            );
+        }
+        let bus = Bus {
+            cluster: Arc::from(cluster),
+            node: Arc::from(node),
+            out: self.out,
+        };
+        (bus, self.slot)
+    }
+}
+
+/// The bus's thread: connects, subscribes to its subject, and moves
+/// envelopes out and in until every handle is dropped.
+async fn run(
+    url: &str,
+    [mine, everyone]: &[String; 2],
+    mut queue: mpsc::UnboundedReceiver<(String, Vec<u8>)>,
+    inbound: &InboundSlot,
+    listening: std::sync::mpsc::Sender<()>,
+) {
+    let options = async_nats::ConnectOptions::new()
+        .name(format!("flipd {mine}"))
+        .retry_on_initial_connect()
+        .max_reconnects(None)
+        .reconnect_delay_callback(|attempts| {
+            Duration::from_millis(100 * u64::try_from(attempts.min(10)).unwrap_or(10))
+        })
+        .event_callback(|event| async move { say(&event) });
+    let client = match options.connect(url).await {
+        Ok(client) => client,
+        Err(e) => {
+            tracing::error!(url, error = %e, "cannot use the cluster's NATS server");
+            return;
+        }
+    };
+    let subscribed = async {
+        let own = client.subscribe(mine.clone()).await?;
+        let all = client.subscribe(everyone.clone()).await?;
+        // Once flushed, the server has the subscriptions.
+        if client.flush().await.is_ok() {
+            let _ = listening.send(());
+        }
+        Ok::<_, async_nats::SubscribeError>(futures_util::stream::select(own, all))
+    };
+    let mut incoming = match subscribed.await {
+        Ok(incoming) => incoming,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot subscribe to this node's subjects on NATS");
+            return;
+        }
+    };
+    loop {
+        tokio::select! {
+            out = queue.recv() => {
+                let Some((to, bytes)) = out else { return };
+                if let Err(e) = client.publish(to, bytes.into()).await {
+                    tracing::warn!(error = %e, "a message to another node was not sent");
+                }
+            }
+            arrived = incoming.next() => {
+                let Some(message) = arrived else { return };
+                match Envelope::decode(&message.payload) {
+                    Ok(envelope) => {
+                        if let Some(inbound) = inbound.get() {
+                            inbound(envelope);
+                        }
+                    }
+                    Err(why) => tracing::warn!(why, "a message on the bus does not read"),
+                }
+            }
+        }
+    }
+}
+
+fn say(event: &async_nats::Event) {
+    match event {
+        async_nats::Event::Connected => tracing::info!("connected to the cluster's NATS server"),
+        async_nats::Event::Disconnected => tracing::warn!(
+            "lost the cluster's NATS server: games on other nodes are out of reach until it \
+             is back"
+        ),
+        other => tracing::debug!(event = %other, "NATS"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn envelopes_read_back_as_sent(
+            from in "[a-z0-9_-]{1,32}",
+            text in ".{0,200}",
+            numbers in (any::<u64>(), any::<u64>(), any::<u64>()),
+            code in any::<u16>(),
+        ) {
+            let (a, b, c) = numbers;
+            let bodies = [
+                Body::Watch { request: a, game: b, conn: c },
+                Body::Unwatch { game: b, conn: c },
+                Body::Answer { request: a, result: Ok((text.clone(), "OK".into())) },
+                Body::Answer { request: a, result: Err((code, text.clone())) },
+                Body::Deliver { conn: c, game: b, seq: a, text: text.clone() },
+                Body::Owns { games: vec![a, b, c] },
+            ];
+            for body in bodies {
+                let envelope = Envelope { from: from.clone(), body };
+                prop_assert_eq!(Envelope::decode(&envelope.encode()), Ok(envelope));
+            }
+        }
+
+        #[test]
+        fn any_bytes_are_refused_or_read_never_a_panic(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+            let _ = Envelope::decode(&bytes);
+        }
+    }
+}

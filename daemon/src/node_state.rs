@@ -1,0 +1,123 @@
+//! A cluster node's state as its parts share it: where its lease stands
+//! (the lease keeper sets it, the store's writer reads it before every
+//! batch, the health check reports it) and what the metrics count of it.
+//! It sits below the store and the metrics, which import nothing of each
+//! other.
+
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+
+use crate::rules::lease::Standing;
+
+/// A node's shared state.
+#[derive(Debug, Default)]
+pub struct NodeState {
+    /// 0: held; 1: lapsed; 2: lost.
+    standing: AtomicU8,
+    renewals: AtomicU64,
+    renewal_failures: AtomicU64,
+    games_claimed: AtomicU64,
+    nodes_declared_dead: AtomicU64,
+    remote_sent: AtomicU64,
+    remote_served: AtomicU64,
+}
+
+const HELD: u8 = 0;
+const LAPSED: u8 = 1;
+const LOST: u8 = 2;
+
+/// What the metrics show of a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeCounts {
+    pub renewals: u64,
+    pub renewal_failures: u64,
+    pub games_claimed: u64,
+    pub nodes_declared_dead: u64,
+    /// Requests sent to other nodes (a `WATCH` of their games).
+    pub remote_sent: u64,
+    /// Requests of other nodes answered here.
+    pub remote_served: u64,
+}
+
+impl NodeState {
+    /// As the lease keeper judged it; a lease lost stays lost.
+    pub fn set(&self, standing: Standing) {
+        let value = match standing {
+            Standing::Held => HELD,
+            Standing::Lapsed => LAPSED,
+            Standing::Lost => LOST,
+        };
+        let _ = self
+            .standing
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
+                (now != LOST).then_some(value)
+            });
+    }
+
+    /// Where the lease stands.
+    pub fn standing(&self) -> Standing {
+        match self.standing.load(Ordering::Acquire) {
+            HELD => Standing::Held,
+            LAPSED => Standing::Lapsed,
+            _ => Standing::Lost,
+        }
+    }
+
+    /// A renewal succeeded, or failed (the database unreachable or slow).
+    pub fn renewal(&self, succeeded: bool) {
+        let counter = match succeeded {
+            true => &self.renewals,
+            false => &self.renewal_failures,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Games taken over from dead nodes.
+    pub fn claimed(&self, games: usize) {
+        let games = u64::try_from(games).unwrap_or(u64::MAX);
+        self.games_claimed.fetch_add(games, Ordering::Relaxed);
+    }
+
+    /// Nodes this one declared dead.
+    pub fn declared_dead(&self, nodes: usize) {
+        let nodes = u64::try_from(nodes).unwrap_or(u64::MAX);
+        self.nodes_declared_dead.fetch_add(nodes, Ordering::Relaxed);
+    }
+
+    /// A request went to another node.
+    pub fn remote_sent(&self) {
+        self.remote_sent.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A request of another node was answered here.
+    pub fn remote_served(&self) {
+        self.remote_served.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The counts now.
+    pub fn counts(&self) -> NodeCounts {
+        NodeCounts {
+            renewals: self.renewals.load(Ordering::Relaxed),
+            renewal_failures: self.renewal_failures.load(Ordering::Relaxed),
+            games_claimed: self.games_claimed.load(Ordering::Relaxed),
+            nodes_declared_dead: self.nodes_declared_dead.load(Ordering::Relaxed),
+            remote_sent: self.remote_sent.load(Ordering::Relaxed),
+            remote_served: self.remote_served.load(Ordering::Relaxed),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lost_lease_stays_lost() {
+        let state = NodeState::default();
+        assert_eq!(state.standing(), Standing::Held);
+        state.set(Standing::Lapsed);
+        assert_eq!(state.standing(), Standing::Lapsed);
+        state.set(Standing::Lost);
+        state.set(Standing::Held);
+        assert_eq!(state.standing(), Standing::Lost);
+    }
+}

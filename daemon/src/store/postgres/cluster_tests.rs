@@ -1,0 +1,155 @@
+//! Cluster nodes on one PostgreSQL store (see `scratch`): who owns a game,
+//! fenced writes, claims, number blocks, and a restart within the lease.
+
+use std::time::Duration;
+
+use flipline::Move;
+
+use super::nodes::Member;
+use super::scratch::ScratchDatabase;
+use super::{Joining, open};
+use crate::config::{StoreConfig, StoreUrl};
+use crate::rules::lease::Standing;
+use crate::store::open::Opened;
+use crate::store::test_support::{block_on, config, new_game, temp_path};
+use crate::store::{Store, StoreError};
+
+fn pg_config(db: &ScratchDatabase) -> StoreConfig {
+    let mut config = config(&temp_path("unused"));
+    config.url = StoreUrl::new(db.url.clone());
+    config
+}
+
+fn node(db: &ScratchDatabase, name: &str) -> (Opened, Member) {
+    let joining = Joining {
+        node: name.to_string(),
+        lease: Duration::from_secs(2),
+    };
+    let opened = open(&pg_config(db), Some(joining)).unwrap();
+    let member = opened.joined.as_ref().map(|j| j.member.clone()).unwrap();
+    (opened, member)
+}
+
+fn first_number(opened: &Opened) -> u64 {
+    opened.game_block.clone().map(|b| b.start).unwrap()
+}
+
+#[test]
+fn a_dead_node_s_games_are_claimed_and_its_writes_refused_after() {
+    let Some(db) = ScratchDatabase::new("claim") else {
+        return;
+    };
+    let (a, a_member) = node(&db, "a");
+    let (b, b_member) = node(&db, "b");
+    let game = first_number(&a);
+    block_on(a.store.commit(new_game(game, Some("bot:3"), "f5"))).unwrap();
+    block_on(a.store.append_move(game, 2, "d6".parse().unwrap(), 900)).unwrap();
+    assert!(block_on(b.store.claim()).unwrap().is_empty(), "a is live");
+
+    // a's lease passes (as if it stopped renewing) and b declares it dead.
+    let dead = format!(
+        "UPDATE nodes SET state = 'dead' WHERE incarnation = {}",
+        a_member.incarnation.number
+    );
+    db.execute(&dead).unwrap();
+    let claimed = block_on(b.store.claim()).unwrap();
+    let [taken] = claimed.as_slice() else {
+        panic!("{claimed:?}")
+    };
+    assert_eq!((taken.id, taken.moves.len()), (game, 2));
+    block_on(b.store.append_move(game, 3, "c3".parse().unwrap(), 700)).unwrap();
+
+    // a, paused meanwhile, comes back: nothing of the game is written by it,
+    // and it knows it was declared dead.
+    let late = block_on(a.store.append_move(game, 3, Move::Pass, 1));
+    assert!(matches!(late, Err(StoreError::Failed(_))), "{late:?}");
+    assert_eq!(a_member.state.standing(), Standing::Lost);
+    let later = block_on(a.store.append_move(game, 4, Move::Pass, 1));
+    assert!(later.is_err(), "a lost node acknowledges nothing");
+    let moves = db
+        .query_text(&format!(
+            "SELECT string_agg(move, ' ' ORDER BY ply) FROM moves WHERE game = {game}"
+        ))
+        .unwrap();
+    assert_eq!(moves.as_deref(), Some("f5 d6 c3"));
+    assert_eq!(b_member.state.standing(), Standing::Held);
+    a.threads.close();
+    b.threads.close();
+}
+
+#[test]
+fn open_games_of_a_dead_node_are_cancelled_not_claimed() {
+    let Some(db) = ScratchDatabase::new("claim_open") else {
+        return;
+    };
+    let (a, a_member) = node(&db, "a");
+    let (b, _) = node(&db, "b");
+    let game = first_number(&a);
+    block_on(a.store.commit(new_game(game, None, ""))).unwrap();
+    let dead = format!(
+        "UPDATE nodes SET state = 'dead' WHERE incarnation = {}",
+        a_member.incarnation.number
+    );
+    db.execute(&dead).unwrap();
+    assert!(block_on(b.store.claim()).unwrap().is_empty());
+    let status = db
+        .query_text(&format!("SELECT status FROM games WHERE id = {game}"))
+        .unwrap();
+    assert_eq!(status.as_deref(), Some("cancelled"));
+    a.threads.close();
+    b.threads.close();
+}
+
+#[test]
+fn each_node_numbers_games_from_a_block_of_its_own() {
+    let Some(db) = ScratchDatabase::new("blocks") else {
+        return;
+    };
+    let (a, _) = node(&db, "a");
+    let (b, _) = node(&db, "b");
+    let (block_a, block_b) = (a.game_block.clone().unwrap(), b.game_block.clone().unwrap());
+    assert!(block_a.end <= block_b.start || block_b.end <= block_a.start);
+    let more = block_on(a.store.game_numbers()).unwrap();
+    for block in [&block_a, &block_b] {
+        assert!(more.end <= block.start || block.end <= more.start);
+    }
+    a.threads.close();
+    b.threads.close();
+}
+
+#[test]
+fn a_restarted_node_waits_out_its_lease_and_takes_its_games_back() {
+    let Some(db) = ScratchDatabase::new("restart_node") else {
+        return;
+    };
+    let (a, first) = node(&db, "a");
+    let game = first_number(&a);
+    block_on(a.store.commit(new_game(game, Some("bot:1"), "f5d6"))).unwrap();
+    // Stopped without leaving, as a crash would.
+    a.threads.close();
+    let (again, second) = node(&db, "a");
+    assert!(second.incarnation.number > first.incarnation.number);
+    let ids: Vec<u64> = again.playing.iter().map(|g| g.id).collect();
+    assert_eq!(ids, [game]);
+    block_on(again.store.append_move(game, 3, "c3".parse().unwrap(), 5)).unwrap();
+    again.threads.close();
+}
+
+#[test]
+fn a_single_daemon_and_cluster_nodes_never_write_one_database_together() {
+    let Some(db) = ScratchDatabase::new("single_or_cluster") else {
+        return;
+    };
+    let single = Store::open(&pg_config(&db)).unwrap();
+    let joining = Joining {
+        node: "a".into(),
+        lease: Duration::from_secs(2),
+    };
+    let refused = open(&pg_config(&db), Some(joining)).err().unwrap();
+    assert!(refused.to_string().contains("single flipd"), "{refused}");
+    single.threads.close();
+    let (a, _) = node(&db, "a");
+    let refused = Store::open(&pg_config(&db)).err().unwrap();
+    assert!(refused.to_string().contains("another flipd"), "{refused}");
+    a.threads.close();
+}

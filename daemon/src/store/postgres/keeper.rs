@@ -1,0 +1,310 @@
+//! A cluster node's lease keeper: a thread with a connection of its own, so
+//! that renewals never wait behind the writer's commits. Each second it
+//! renews the lease, judges where the lease stands (see
+//! [`crate::rules::lease`]) and tells the writer; while the lease is held
+//! it declares dead the nodes whose lease passed and claims their games,
+//! a share at a time, through the writer (which then holds and writes
+//! them), handing each share to be started here.
+//!
+//! Time here is the monotonic clock, pauses included: a node that was
+//! stopped (SIGSTOP, a VM paused) must count the pause against its lease.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use super::db::Db;
+use super::nodes::{self, Member};
+use crate::config::StoreConfig;
+use crate::rules::clock::Moment;
+use crate::rules::lease::{Lease, Standing};
+use crate::store::{GameRecord, Store};
+
+/// What the keeper tells the daemon.
+pub enum News {
+    /// Games taken over, in play: to start here.
+    Claimed(Vec<GameRecord>),
+    /// The database declared this node dead: it must stop.
+    Lost,
+}
+
+/// How often the lease is renewed: each second, or three times a lease if
+/// that is shorter.
+fn renew_every(lease: Duration) -> Duration {
+    (lease / 3).min(Duration::from_secs(1))
+}
+
+/// The most claims one round makes: a dead node's games come over in a few
+/// rounds rather than holding the writer for long.
+const CLAIMS_PER_ROUND: usize = 16;
+
+/// The running keeper.
+pub struct Keeper {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Keeper {
+    /// Starts keeping `member`'s lease of length `lease` (taken at `taken`,
+    /// when its registration was sent), claiming through `store`, telling
+    /// `news` what happens.
+    pub fn start(
+        config: StoreConfig,
+        member: Member,
+        lease: Duration,
+        taken: Instant,
+        store: Store,
+        news: Box<dyn Fn(News) + Send>,
+    ) -> std::io::Result<Keeper> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopping = Arc::clone(&stop);
+        let thread = std::thread::Builder::new()
+            .name("cluster-lease".into())
+            .spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build();
+                match runtime {
+                    Ok(runtime) => runtime.block_on(keep(
+                        &config, &member, lease, taken, &store, &*news, &stopping,
+                    )),
+                    Err(e) => tracing::error!(error = %e, "the lease keeper cannot start"),
+                }
+            })?;
+        Ok(Keeper {
+            stop,
+            thread: Some(thread),
+        })
+    }
+
+    /// Stops keeping the lease and leaves the cluster (the others take this
+    /// node's games at once): once the store has committed what it holds.
+    pub fn leave(mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The keeper's two loops, side by side on its runtime: the renewals, until
+/// told to stop (then it leaves) or the lease is lost, and the takeovers,
+/// on a connection of their own, so that a claim waiting for the writer
+/// never holds a renewal back.
+async fn keep(
+    config: &StoreConfig,
+    member: &Member,
+    length: Duration,
+    taken: Instant,
+    store: &Store,
+    news: &(dyn Fn(News) + Send),
+    stop: &AtomicBool,
+) {
+    let judge = AtomicBool::new(false);
+    let renewing = AtomicBool::new(true);
+    let renewals = async {
+        renew_loop(config, member, (length, taken), news, stop, &judge).await;
+        renewing.store(false, Ordering::Release);
+    };
+    let takeovers = take_over_loop(config, member, store, news, (&judge, &renewing), length);
+    tokio::join!(renewals, takeovers);
+}
+
+/// Renews the lease each interval and says where it stands (to the writer
+/// through the node's state, and whether this node may judge others
+/// through `judge`); leaves the cluster when told to stop.
+async fn renew_loop(
+    config: &StoreConfig,
+    member: &Member,
+    (length, taken): (Duration, Instant),
+    news: &(dyn Fn(News) + Send),
+    stop: &AtomicBool,
+    judge: &AtomicBool,
+) {
+    let moment = |at: Instant| {
+        let micros = at.saturating_duration_since(taken).as_micros();
+        Moment::from_micros(u64::try_from(micros).unwrap_or(u64::MAX))
+    };
+    let mut lease = Lease::taken(length, moment(taken));
+    let mut db: Option<Db> = None;
+    let mut ticks = tokio::time::interval(renew_every(length));
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let number = member.incarnation.number;
+    while !stop.load(Ordering::Acquire) {
+        ticks.tick().await;
+        let sent = Instant::now();
+        match renew(config, &mut db, number, length).await {
+            Ok(true) => {
+                lease.renewed(moment(sent));
+                member.state.renewal(true);
+            }
+            Ok(false) => lease.refused(),
+            Err(why) => {
+                member.state.renewal(false);
+                tracing::warn!(why, "the node's lease could not be renewed");
+            }
+        }
+        let now = moment(Instant::now());
+        let standing = lease.standing(now);
+        let was = member.state.standing();
+        member.state.set(standing);
+        say_standing(member, was, standing);
+        judge.store(lease.may_judge_others(now), Ordering::Release);
+        if standing == Standing::Lost {
+            news(News::Lost);
+            return;
+        }
+    }
+    if let Some(db) = db.as_mut() {
+        match nodes::leave(db, number).await {
+            Ok(()) => tracing::info!(
+                node = member.incarnation.node,
+                incarnation = number,
+                "left the cluster: the other nodes take this node's games"
+            ),
+            Err(why) => tracing::warn!(why, "could not leave the cluster: its lease will pass"),
+        }
+    }
+}
+
+/// While the renewals go on: each interval, with the lease held, declares
+/// dead the nodes whose lease passed (if `judge` allows) and claims games
+/// without a live owner.
+async fn take_over_loop(
+    config: &StoreConfig,
+    member: &Member,
+    store: &Store,
+    news: &(dyn Fn(News) + Send),
+    (judge, renewing): (&AtomicBool, &AtomicBool),
+    length: Duration,
+) {
+    let mut db: Option<Db> = None;
+    let mut ticks = tokio::time::interval(renew_every(length));
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    while renewing.load(Ordering::Acquire) {
+        ticks.tick().await;
+        if member.state.standing() != Standing::Held {
+            continue;
+        }
+        if db.as_ref().is_none_or(Db::is_closed) {
+            match tokio::time::timeout(length, super::connect::connect(config)).await {
+                Ok(Ok(client)) => db = Some(Db::new(client)),
+                _ => continue,
+            }
+        }
+        if let Some(conn) = db.as_mut() {
+            let judging = judge.load(Ordering::Acquire);
+            take_over(conn, member, store, news, judging).await;
+        }
+    }
+}
+
+fn say_standing(member: &Member, was: Standing, now: Standing) {
+    let node = &member.incarnation.node;
+    match (was, now) {
+        (Standing::Held, Standing::Lapsed) => tracing::error!(
+            node,
+            "this node's lease lapsed (PostgreSQL did not renew it in time): it acknowledges \
+             nothing until a renewal succeeds"
+        ),
+        (Standing::Lapsed, Standing::Held) => {
+            tracing::warn!(node, "this node's lease is renewed again: it writes again");
+        }
+        (_, Standing::Lost) if was != Standing::Lost => tracing::error!(
+            node,
+            incarnation = member.incarnation.number,
+            "this node was declared dead by the cluster and its games taken over: it stops"
+        ),
+        _ => {}
+    }
+}
+
+/// Renews the lease on the keeper's connection, made again if need be.
+async fn renew(
+    config: &StoreConfig,
+    db: &mut Option<Db>,
+    incarnation: i64,
+    lease: Duration,
+) -> Result<bool, String> {
+    if db.as_ref().is_none_or(Db::is_closed) {
+        *db = None;
+        let connected = tokio::time::timeout(lease, super::connect::connect(config)).await;
+        let client =
+            connected.map_err(|_| "connecting took longer than the lease".to_string())??;
+        *db = Some(Db::new(client));
+    }
+    let Some(conn) = db.as_mut() else {
+        return Err("no connection".into());
+    };
+    match tokio::time::timeout(lease, nodes::renew(conn, incarnation, lease)).await {
+        Ok(renewed) => renewed,
+        Err(_) => {
+            // A renewal stuck past the lease: drop the connection and try
+            // again on a new one.
+            *db = None;
+            Err("the renewal took longer than the lease".into())
+        }
+    }
+}
+
+/// Declares dead the nodes whose lease passed (if this node may judge
+/// them: see [`Lease::may_judge_others`]), then claims games without a live
+/// owner, a share at a time, while there are any.
+async fn take_over(
+    db: &mut Db,
+    member: &Member,
+    store: &Store,
+    news: &(dyn Fn(News) + Send),
+    judge: bool,
+) {
+    let declared = match judge {
+        true => nodes::declare_expired(db).await,
+        false => Ok(Vec::new()),
+    };
+    match declared {
+        Ok(dead) => {
+            member.state.declared_dead(dead.len());
+            for node in dead {
+                tracing::warn!(
+                    node = node.node,
+                    incarnation = node.number,
+                    "node {} (incarnation {}) did not renew its lease: declared dead, its \
+                     games are taken over",
+                    node.node,
+                    node.number
+                );
+            }
+        }
+        Err(why) => tracing::warn!(why, "could not look for dead nodes"),
+    }
+    for _ in 0..CLAIMS_PER_ROUND {
+        match nodes::orphans(db).await {
+            Ok(true) => {}
+            Ok(false) => return,
+            Err(why) => {
+                tracing::warn!(why, "could not look for games to take over");
+                return;
+            }
+        }
+        match store.claim().await {
+            // Only open games (cancelled), or games another node is
+            // claiming at this moment: look again.
+            Ok(games) if games.is_empty() => {}
+            Ok(games) => {
+                member.state.claimed(games.len());
+                let ids: Vec<u64> = games.iter().map(|g| g.id).collect();
+                tracing::info!(
+                    node = member.incarnation.node,
+                    games = ?ids,
+                    "took over {} games in play",
+                    ids.len()
+                );
+                news(News::Claimed(games));
+            }
+            Err(error) => {
+                tracing::warn!(%error, "could not take games over");
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,238 @@
+//! The nodes of a cluster as rows of PostgreSQL: joining (a new
+//! incarnation of a node), renewing the lease, declaring the nodes whose
+//! lease passed dead, leaving, and claiming a dead node's games. Every
+//! judgement of time is the database's (`clock_timestamp()`), never a
+//! node's clock.
+
+use std::time::{Duration, Instant};
+
+use tokio_postgres::error::SqlState;
+
+use super::db::Db;
+use super::describe;
+
+/// One start of a node: its name and the number the database gave it.
+/// Games are owned by an incarnation, so a node that restarts (or stalled
+/// past its lease) never writes to games it owned before.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Incarnation {
+    pub node: String,
+    pub number: i64,
+}
+
+/// A lease's length as the database adds it to its clock.
+fn millis(lease: Duration) -> f64 {
+    lease.as_secs_f64() * 1000.0
+}
+
+/// How long a start waits for an earlier incarnation of its node to lapse
+/// beyond the lease itself (its last renewal may have just been made).
+const JOIN_SLACK: Duration = Duration::from_secs(2);
+
+/// Joins the cluster as a new incarnation of `node`. An incarnation of the
+/// same node still live (a restart within the lease) is waited out until
+/// its lease passes and it can be declared dead; one that goes on renewing
+/// is another flipd running as this node: an error.
+pub async fn join(db: &mut Db, node: &str, lease: Duration) -> Result<Incarnation, String> {
+    const SQL: &str = "INSERT INTO nodes (incarnation, node, started_at, lease_until, state) \
+         VALUES (nextval('node_incarnations'), $1, clock_timestamp(), \
+         clock_timestamp() + $2 * interval '1 millisecond', 'live') RETURNING incarnation";
+    let give_up = Instant::now() + lease + JOIN_SLACK;
+    let mut said = false;
+    loop {
+        // Only an earlier start of this node: the others are judged by the
+        // lease keeper, once this node has held its lease a while.
+        declare_expired_start(db, node).await?;
+        match db.query_opt(SQL, &[&node, &millis(lease)]).await {
+            Ok(Some(row)) => {
+                return Ok(Incarnation {
+                    node: node.to_string(),
+                    number: row.get(0),
+                });
+            }
+            Ok(None) => return Err("the database gave no incarnation".into()),
+            Err(e) if e.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
+                if Instant::now() >= give_up {
+                    return Err(format!(
+                        "node {node:?} is live: another flipd runs as this node and renews \
+                         its lease (give each node a name of its own)"
+                    ));
+                }
+                if !said {
+                    tracing::info!(
+                        node,
+                        "an earlier start of this node is still live by its lease: waiting \
+                         for the lease to pass"
+                    );
+                    said = true;
+                }
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+            Err(e) => return Err(describe(&e)),
+        }
+    }
+}
+
+/// Renews the lease of `incarnation`: `Ok(false)` if the database no longer
+/// holds it live (another node declared it dead).
+pub async fn renew(db: &mut Db, incarnation: i64, lease: Duration) -> Result<bool, String> {
+    const SQL: &str = "UPDATE nodes SET lease_until = clock_timestamp() + \
+         $2 * interval '1 millisecond' WHERE incarnation = $1 AND state = 'live'";
+    let renewed = db
+        .execute(SQL, &[&incarnation, &millis(lease)])
+        .await
+        .map_err(|e| describe(&e))?;
+    Ok(renewed == 1)
+}
+
+/// Declares dead every live node whose lease passed; the ones declared
+/// here (another node may have declared some first).
+pub async fn declare_expired(db: &mut Db) -> Result<Vec<Incarnation>, String> {
+    const SQL: &str = "UPDATE nodes SET state = 'dead' \
+         WHERE state = 'live' AND lease_until < clock_timestamp() RETURNING node, incarnation";
+    let rows = db.query(SQL, &[]).await.map_err(|e| describe(&e))?;
+    Ok(rows
+        .iter()
+        .map(|row| Incarnation {
+            node: row.get(0),
+            number: row.get(1),
+        })
+        .collect())
+}
+
+/// Declares dead an earlier start of `node` whose lease passed.
+async fn declare_expired_start(db: &mut Db, node: &str) -> Result<(), String> {
+    const SQL: &str = "UPDATE nodes SET state = 'dead' \
+         WHERE node = $1 AND state = 'live' AND lease_until < clock_timestamp()";
+    db.execute(SQL, &[&node])
+        .await
+        .map(|_| ())
+        .map_err(|e| describe(&e))
+}
+
+/// Leaves the cluster (a node stopping): declared dead at once, so that
+/// the others take its games without waiting for its lease.
+pub async fn leave(db: &mut Db, incarnation: i64) -> Result<(), String> {
+    const SQL: &str = "UPDATE nodes SET state = 'dead', lease_until = clock_timestamp() \
+         WHERE incarnation = $1 AND state = 'live'";
+    db.execute(SQL, &[&incarnation])
+        .await
+        .map(|_| ())
+        .map_err(|e| describe(&e))
+}
+
+/// Whether some game open or in play has no live owner (a dead node's, or a
+/// single daemon's left over), to be claimed.
+pub async fn orphans(db: &mut Db) -> Result<bool, String> {
+    const SQL: &str = "SELECT EXISTS (SELECT 1 FROM games g \
+         WHERE g.status IN ('open', 'playing') AND (g.owner IS NULL OR g.owner IN \
+         (SELECT incarnation FROM nodes WHERE state = 'dead')))";
+    let row = db.query_opt(SQL, &[]).await.map_err(|e| describe(&e))?;
+    Ok(row.is_some_and(|row| row.get(0)))
+}
+
+/// The games a claim took, in the claim's transaction.
+pub struct Claimed {
+    /// In play: to be started on this node.
+    pub playing: Vec<i64>,
+    /// Open (their creators left with the dead node): cancelled.
+    pub cancelled: Vec<i64>,
+}
+
+/// Claims up to `share` games without a live owner for `incarnation`, in
+/// the open transaction; games another node is claiming meanwhile are
+/// skipped, so survivors share a dead node's games. Each game's owner
+/// changes under a row lock that every fenced write of its old owner takes
+/// too (`FOR SHARE`), so no write of the old owner lands after the claim.
+pub async fn claim(
+    db: &mut Db,
+    incarnation: i64,
+    share: i64,
+) -> Result<Claimed, tokio_postgres::Error> {
+    const CLAIM: &str = "UPDATE games SET owner = $1 WHERE id IN (SELECT id FROM games \
+         WHERE status IN ('open', 'playing') AND (owner IS NULL OR owner IN \
+         (SELECT incarnation FROM nodes WHERE state = 'dead')) \
+         ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING id, status";
+    const CANCEL: &str = "UPDATE games SET status = 'cancelled', ended_at = clock_timestamp(), \
+         black_secret = NULL, white_secret = NULL WHERE id = ANY($1)";
+    let rows = db.query(CLAIM, &[&incarnation, &share]).await?;
+    let mut claimed = Claimed {
+        playing: Vec::new(),
+        cancelled: Vec::new(),
+    };
+    for row in rows {
+        let (id, status): (i64, String) = (row.get(0), row.get(1));
+        match status.as_str() {
+            "open" => claimed.cancelled.push(id),
+            _ => claimed.playing.push(id),
+        }
+    }
+    if !claimed.cancelled.is_empty() {
+        db.execute(CANCEL, &[&claimed.cancelled]).await?;
+    }
+    Ok(claimed)
+}
+
+/// The cluster's number (see the schema's `cluster_identity`).
+pub async fn cluster_identity(db: &mut Db) -> Result<String, String> {
+    const SQL: &str = "SELECT id FROM cluster_identity LIMIT 1";
+    let row = db.query_opt(SQL, &[]).await.map_err(|e| describe(&e))?;
+    row.map(|row| row.get(0))
+        .ok_or_else(|| "the database holds no cluster number".to_string())
+}
+
+/// The live node that owns `game` (open or in play), if any.
+pub async fn owner_of(db: &mut Db, game: u64) -> Result<Option<String>, String> {
+    const SQL: &str = "SELECT n.node FROM games g JOIN nodes n ON n.incarnation = g.owner \
+         WHERE g.id = $1 AND g.status IN ('open', 'playing') AND n.state = 'live'";
+    let row = db
+        .query_opt(SQL, &[&super::to_i64(game)])
+        .await
+        .map_err(|e| describe(&e))?;
+    Ok(row.map(|row| row.get(0)))
+}
+
+/// The games in play this incarnation owns.
+pub async fn owned_in_play(
+    db: &mut Db,
+    incarnation: i64,
+) -> Result<Vec<i64>, tokio_postgres::Error> {
+    const SQL: &str = "SELECT id FROM games WHERE owner = $1 AND status = 'playing'";
+    let rows = db.query(SQL, &[&incarnation]).await?;
+    Ok(rows.iter().map(|row| row.get(0)).collect())
+}
+
+/// The next block of numbers of `kind` (`game` or `tourney`): `size`
+/// numbers above every one the store holds and every block given before.
+pub async fn number_block(
+    db: &mut Db,
+    kind: &'static str,
+    size: u64,
+) -> Result<std::ops::Range<u64>, String> {
+    const GAMES: &str = "UPDATE number_blocks SET next = GREATEST(next, \
+         (SELECT COALESCE(MAX(id), 0) + 1 FROM games)) + $1 WHERE kind = 'game' \
+         RETURNING next - $1";
+    const TOURNEYS: &str = "UPDATE number_blocks SET next = GREATEST(next, \
+         (SELECT COALESCE(MAX(id), 0) + 1 FROM tourneys)) + $1 WHERE kind = 'tourney' \
+         RETURNING next - $1";
+    let sql = match kind {
+        "game" => GAMES,
+        _ => TOURNEYS,
+    };
+    let size_i64 = super::to_i64(size);
+    let row = db
+        .query_opt(sql, &[&size_i64])
+        .await
+        .map_err(|e| describe(&e))?
+        .ok_or("the database holds no numbers of that kind")?;
+    let start = u64::try_from(row.get::<_, i64>(0)).map_err(|_| "a negative number".to_string())?;
+    Ok(start..start.saturating_add(size))
+}
+
+/// This daemon as a node: its incarnation, and its lease's standing and
+/// counts (shared with the writer, the lease keeper and the metrics).
+#[derive(Clone, Debug)]
+pub struct Member {
+    pub incarnation: Incarnation,
+    pub state: std::sync::Arc<crate::node_state::NodeState>,
+}

@@ -1,0 +1,202 @@
+//! Spectators on other nodes of a cluster (`cluster.nats`): a game played
+//! on one node, watched from the same node and from two others, is seen
+//! line for line the same by its players and every spectator, in the same
+//! order; a spectator that leaves hears no more. Real processes on
+//! loopback, a NATS server and a PostgreSQL server of the tests'.
+
+use std::net::SocketAddr;
+
+use flipd::store::postgres::scratch::ScratchDatabase;
+use flipline_tests::*;
+
+use crate::cluster::{
+    Back, Seat, counter, metrics_of, node_config_with, reply, secret_of, take_seat_back,
+};
+
+fn start_nodes(dir: &std::path::Path, url: &str, nats: &str) -> Vec<ChildDaemon> {
+    ["a", "b", "c"]
+        .iter()
+        .map(|node| ChildDaemon::start_with(&node_config_with(dir, node, url, nats)))
+        .collect()
+}
+
+/// A spectator of `game` from `addr`, having read the snapshot's `START`,
+/// and that line.
+fn spectator(addr: SocketAddr, name: &str, game: u64) -> (Client, String) {
+    let mut client = Client::login_as(addr, name);
+    let (data, ok) = client.ok(&format!("WATCH {game}"));
+    assert!(data.is_empty(), "{data:?}");
+    assert_eq!(ok, format!("OK {game}"));
+    let start = client.line();
+    assert!(
+        start.starts_with(&format!("START {game} ")),
+        "{name}: {start}"
+    );
+    (client, start)
+}
+
+#[test]
+fn spectators_on_other_nodes_see_every_line_the_players_see() {
+    let Some(nats) = nats_server() else {
+        return;
+    };
+    let Some(db) = ScratchDatabase::new("cluster_watch") else {
+        return;
+    };
+    let dir = temp_dir("cluster-watch");
+    let nodes = start_nodes(&dir, &db.url, &nats);
+    let (mut black, mut white, start) = new_and_join(nodes[0].addr, "othello", ["wa", "wb"]);
+    let (mut here, start_here) = spectator(nodes[0].addr, "w_here", start.game);
+    let (mut on_b, start_b) = spectator(nodes[1].addr, "w_b", start.game);
+    let (mut on_c, start_c) = spectator(nodes[2].addr, "w_c", start.game);
+    assert_eq!((&start_b, &start_c), (&start_here, &start_here));
+
+    let mut clients = [&mut black, &mut white, &mut here, &mut on_b, &mut on_c];
+    let finished = play_game(&mut clients, &start, &mut |moves| moves[0]);
+    assert!(finished.plies > 50, "{} plies", finished.plies);
+
+    // The node that owns the game answered the two others' requests.
+    let served = counter(
+        metrics_of(&nodes[0]),
+        "flipline_remote_requests_served_total",
+    );
+    let sent = counter(metrics_of(&nodes[1]), "flipline_remote_requests_sent_total");
+    assert_eq!((served, sent), (2, 1));
+    // The game is over; LEAVE ends the watching there too.
+    assert_eq!(on_b.ok("LEAVE").1, "OK");
+    let missing = on_b.err(&format!("WATCH {}", start.game + 100_000), 404);
+    assert!(missing.contains("no game"), "{missing}");
+    drop(nodes);
+    drop(db);
+    remove_temp_dir(&dir);
+}
+
+#[test]
+fn a_game_elsewhere_is_watched_not_played_from_here() {
+    let Some(nats) = nats_server() else {
+        return;
+    };
+    let Some(db) = ScratchDatabase::new("cluster_watch_play") else {
+        return;
+    };
+    let dir = temp_dir("cluster-watch-play");
+    let nodes = start_nodes(&dir, &db.url, &nats);
+    let mut owner = Client::login_as(nodes[0].addr, "own");
+    let game = owner.ok_game("NEW othello hotseat");
+    let mut far = Client::login_as(nodes[1].addr, "far");
+    let refused = far.err(&format!("JOIN {game}"), 404);
+    assert!(refused.contains("no game"), "{refused}");
+    assert_eq!(far.ok(&format!("WATCH {game}")).1, format!("OK {game}"));
+    let lines = far.lines_through(&format!("TURN {game} "));
+    assert!(lines[0].starts_with(&format!("START {game} ")), "{lines:?}");
+    // A move on the owner reaches the spectator elsewhere.
+    owner.lines_through(&format!("TURN {game} "));
+    assert_eq!(owner.ok("MOVE f5").1, "OK");
+    assert!(far.expect_event(&format!("MOVED {game} ")).contains("f5"));
+    drop(nodes);
+    drop(db);
+    remove_temp_dir(&dir);
+}
+
+/// Plays the hotseat game's next move from its last `TURN` line (read
+/// here); the `BOARD` line that followed it.
+fn play_next(owner: &mut Client, game: u64) -> String {
+    let lines = owner.lines_through(&format!("TURN {game} "));
+    let turn = lines.last().cloned().unwrap_or_default();
+    let (_, command) = first_move(&turn);
+    assert_eq!(owner.ok(&command).1, "OK");
+    owner.expect_event(&format!("BOARD {game} "))
+}
+
+#[test]
+fn a_spectator_elsewhere_catches_up_after_the_bus_restarts() {
+    let Some(db) = ScratchDatabase::new("cluster_bus_restart") else {
+        return;
+    };
+    if nats_server().is_none() {
+        return;
+    }
+    let dir = temp_dir("cluster-bus-restart");
+    let nats_dir = dir.join("nats").display().to_string();
+    let nats = nats_tool(&["start", &nats_dir]);
+    let a = ChildDaemon::start_with(&node_config_with(&dir, "a", &db.url, &nats));
+    let b = ChildDaemon::start_with(&node_config_with(&dir, "b", &db.url, &nats));
+    let mut owner = Client::login_as(a.addr, "bus_owner");
+    let game = owner.ok_game("NEW othello hotseat");
+    let mut far = Client::login_as(b.addr, "bus_far");
+    assert_eq!(far.ok(&format!("WATCH {game}")).1, format!("OK {game}"));
+    let board = play_next(&mut owner, game);
+    assert_eq!(far.expect_event(&board), board);
+
+    nats_tool(&["restart", &nats_dir]);
+    // The owner's players do not need the bus: their moves go on. The
+    // spectator elsewhere sees the latest position once the bus is back,
+    // its missed lines made good by a snapshot: a move at a time until it
+    // does.
+    let mut caught_up = false;
+    for _ in 0..40 {
+        let board = play_next(&mut owner, game);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        while let Received::Line(line) = far.read_until(deadline) {
+            if line == board {
+                caught_up = true;
+                break;
+            }
+        }
+        if caught_up {
+            break;
+        }
+    }
+    assert!(
+        caught_up,
+        "the spectator never saw the latest position again"
+    );
+    drop((far, owner, a, b, db));
+    nats_tool(&["stop", &nats_dir]);
+    remove_temp_dir(&dir);
+}
+
+#[test]
+fn a_spectator_elsewhere_follows_a_game_taken_over_from_its_dead_node() {
+    let Some(nats) = nats_server() else {
+        return;
+    };
+    let Some(db) = ScratchDatabase::new("cluster_watch_takeover") else {
+        return;
+    };
+    let dir = temp_dir("cluster-watch-takeover");
+    let mut nodes = start_nodes(&dir, &db.url, &nats);
+    let mut player = Client::connect(nodes[2].addr);
+    let secret = secret_of(&reply(&mut player, "LOGIN follow").unwrap_or_default());
+    player.name = "follow".into();
+    let game = player.ok_game("NEW othello hotseat");
+    let mut far = Client::login_as(nodes[0].addr, "follower");
+    assert_eq!(far.ok(&format!("WATCH {game}")).1, format!("OK {game}"));
+    far.lines_through(&format!("TURN {game} "));
+    let board = play_next(&mut player, game);
+    assert_eq!(far.expect_event(&board), board);
+
+    nodes[2].kill();
+    let seat = Seat {
+        name: "follow".into(),
+        secret,
+        game,
+    };
+    let others = [nodes[0].addr, nodes[1].addr];
+    let Back::Seated(mut back, stored) = take_seat_back(&others, &seat) else {
+        panic!("game {game} over")
+    };
+    assert_eq!(stored.len(), 1);
+    // The spectator elsewhere follows the game to its new node: the move
+    // made there reaches it.
+    let board = play_next(&mut back, game);
+    let lines = far.lines_through(&board);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with(&format!("MOVED {game} "))),
+        "{lines:?}"
+    );
+    drop((far, back, player, nodes, db));
+    remove_temp_dir(&dir);
+}

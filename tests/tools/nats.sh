@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# A throwaway NATS server for the cluster's tests, on loopback, in a
+# directory of its own:
+#   tests/tools/nats.sh start DIR [PORT]   (the first free from PORT, 24222) prints the URL for FLIPLINE_TEST_NATS
+#   tests/tools/nats.sh stop DIR
+#   tests/tools/nats.sh restart DIR        stops it and starts it again on its port
+# It installs Debian's nats-server package if the server is missing (as root).
+# Core NATS only: nothing is stored, so a restart loses what was in flight.
+set -euo pipefail
+
+command=${1:?start, stop or restart}
+dir=${2:?a directory}
+
+# shellcheck source=free_port.sh
+source "$(dirname "$0")/free_port.sh"
+
+run() {
+  local port=$1
+  nats-server -a 127.0.0.1 -p "$port" -l "$dir/nats.log" > /dev/null 2>&1 &
+  echo $! > "$dir/nats.pid"
+  for _ in $(seq 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
+    sleep 0.05
+  done
+  echo "nats.sh: the server did not start (see $dir/nats.log)" >&2
+  exit 1
+}
+
+halt() {
+  [[ -e "$dir/nats.pid" ]] || return 0
+  local pid
+  pid=$(cat "$dir/nats.pid")
+  kill "$pid" 2>/dev/null || true
+  while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+  rm -f "$dir/nats.pid"
+}
+
+case "$command" in
+start)
+  if ! command -v nats-server >/dev/null; then
+    if [[ $(id -u) -ne 0 ]]; then
+      echo "nats.sh: nats-server is not installed and this is not root" >&2
+      exit 1
+    fi
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q nats-server >&2
+  fi
+  mkdir -p "$dir"
+  port=$(free_port "${3:-24222}")
+  echo "$port" > "$dir/nats.port"
+  run "$port"
+  echo "nats://127.0.0.1:$port"
+  ;;
+stop)
+  halt
+  ;;
+restart)
+  halt
+  run "$(cat "$dir/nats.port")"
+  ;;
+*)
+  echo "nats.sh: start, stop or restart" >&2
+  exit 1
+  ;;
+esac
