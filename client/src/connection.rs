@@ -249,10 +249,9 @@ fn try_once(
     link.view().kept_seat = None;
     let logged_in = link.log_in(name, &mut reader, sink)?;
     let said = link.view().kept_seat.take();
-    match game.filter(|_| logged_in && said.is_none()) {
-        // A server that does not say which seat it kept: the game known.
-        Some(game) => link.send(&format!("JOIN {game}"))?,
-        None => {}
+    // A server that does not say which seat it kept: the game known.
+    if let Some(game) = game.filter(|_| logged_in && said.is_none()) {
+        link.send(&format!("JOIN {game}"))?;
     }
     Ok(reader)
 }
