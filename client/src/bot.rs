@@ -25,7 +25,8 @@ use crate::untrusted::escape;
 #[derive(Args, Debug, Clone)]
 pub struct BotArgs {
     /// The daemon's address.
-    #[arg(long, default_value_t = flipd::Config::default_server())]
+    #[arg(long, default_value_t = flipd::Config::default_server(),
+          value_parser = crate::link::server_address)]
     server: String,
     /// Name to log in with (with -1, -2, ... added when playing several games).
     #[arg(long, default_value = "flipbot")]

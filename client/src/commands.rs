@@ -28,6 +28,8 @@ pub enum Input {
     Save(PathBuf),
     /// Show the current game's moves.
     Moves,
+    /// Register this name: the password is asked twice without echo.
+    Register(String),
     /// Nothing to do.
     Nothing,
 }
@@ -125,6 +127,10 @@ fn translate_line(line: &str, review: &mut Option<Review>, color: bool) -> Input
         "quit" | "exit" => Input::Quit,
         "moves" => Input::Moves,
         "save" | "load" => Input::Show(vec![format!("{lower} needs a file name")]),
+        "register" => Input::Show(vec![
+            "register needs a name: register NAME (the password is asked without echo)".to_string(),
+        ]),
+        _ if keyword.eq_ignore_ascii_case("register") => register_input(rest),
         _ if keyword.eq_ignore_ascii_case("save") => Input::Save(PathBuf::from(rest)),
         _ if keyword.eq_ignore_ascii_case("load") => {
             let (file, options) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
@@ -140,6 +146,22 @@ fn translate_line(line: &str, review: &mut Option<Review>, color: bool) -> Input
         }
         _ if line.parse::<Square>().is_ok() => Input::Send(format!("MOVE {line}")),
         _ => Input::Send(line.to_string()),
+    }
+}
+
+/// `register NAME`: the name alone, checked as `LOGIN` checks it; the
+/// password is never typed on the line.
+fn register_input(rest: &str) -> Input {
+    use flipline::protocol::Command;
+    match Command::parse(&format!("LOGIN {rest}")) {
+        Ok(Command::Login {
+            name,
+            credential: None,
+        }) => Input::Register(name),
+        Ok(_) => Input::Show(vec![
+            "register takes the name alone: the password is asked without echo".to_string(),
+        ]),
+        Err(e) => Input::Show(vec![format!("register: {}", e.message)]),
     }
 }
 
@@ -235,6 +257,11 @@ pub fn help_lines() -> Vec<String> {
     let own = [
         ("d3", "a square alone plays it"),
         ("moves", "the current game's moves, the last marked *"),
+        (
+            "register NAME",
+            "make NAME yours: the password is asked twice, without echo \
+             (login NAME then asks for it)",
+        ),
         ("save FILE", "write the current game to FILE"),
         (
             "load FILE [as/vs/clock ...]",

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use flipline::protocol::COMMAND_HELP;
 use flipline::{Square, Variant};
 use rustyline::completion::Completer;
-use rustyline::highlight::Highlighter;
+use rustyline::highlight::{CmdKind, Highlighter};
 use rustyline::hint::{Hinter, HistoryHinter};
 use rustyline::{Completer, Helper, Validator};
 
@@ -101,6 +101,19 @@ impl Highlighter for FlipHelper {
 
     fn highlight_hint<'h>(&self, hint: &'h str) -> Cow<'h, str> {
         Cow::Owned(dimmed(hint))
+    }
+
+    /// A password or a secret typed in a `login` is never drawn: `*` in its
+    /// place from the first character typed (the line is refused when
+    /// entered, see `interactive.rs`).
+    fn highlight<'l>(&self, line: &'l str, _: usize) -> Cow<'l, str> {
+        crate::secret::masked(line).map_or(Cow::Borrowed(line), Cow::Owned)
+    }
+
+    /// So that each character of a password is drawn masked, not written as
+    /// typed.
+    fn highlight_char(&self, line: &str, _: usize, _: CmdKind) -> bool {
+        crate::secret::shows_credential(line)
     }
 }
 

@@ -17,7 +17,7 @@ use crate::commands::{Input, game_moves, input_for, save_game, starts_a_game};
 use crate::connection::{Failure, PlayOptions, Reconnect, spawn_reader};
 use crate::helper::FlipHelper;
 use crate::link::Link;
-use crate::password::{self, login_line};
+use crate::password::{self, Password, login_line};
 use crate::paths::data_file;
 use crate::screen;
 use crate::secret::{plain_login_name, shows_credential};
@@ -180,6 +180,10 @@ fn keep_in_history(editor: &mut Editor<FlipHelper, DefaultHistory>, line: &str) 
 /// Runs one line typed.
 fn run_line(link: &Arc<Link>, line: &str) -> Result<Flow, Failure> {
     match input_for(link, line) {
+        Input::Send(command) if shows_credential(&command) => {
+            screen::show_now(&[credential_refused(&command)]);
+        }
+        Input::Register(name) => register(link, &name)?,
         Input::Send(command) => {
             send(link, &command)?;
             if starts_a_game(&command) {
@@ -199,6 +203,51 @@ fn run_line(link: &Arc<Link>, line: &str) -> Result<Flow, Failure> {
         Input::Nothing => {}
     }
     Ok(Flow::Go)
+}
+
+/// Why a `login` typed with a password (or a secret) is not sent: the line
+/// would stay on screen and in the terminal's scrollback. (Scripts may send
+/// one; `--password-file` is the way for them.)
+fn credential_refused(command: &str) -> String {
+    let name = command.split_whitespace().nth(1).unwrap_or("NAME");
+    let name = crate::untrusted::name(name);
+    format!(
+        "not sent: a password typed on the line stays on screen. Type login {name} \
+         and it is asked without echo; register {name} makes a new name yours"
+    )
+}
+
+/// `register NAME`: the password asked twice without echo, then the
+/// `LOGIN` that registers it. A name already registered with that password
+/// just logs in, and says so.
+fn register(link: &Link, name: &str) -> Result<(), Failure> {
+    let shown = crate::untrusted::name(name);
+    let Some(first) = ask_hidden(&format!("new password for {shown}: ")) else {
+        return Ok(());
+    };
+    let Some(again) = ask_hidden("the same password again: ") else {
+        return Ok(());
+    };
+    if first != again {
+        screen::show_now(&["the two passwords differ: nothing registered".to_string()]);
+        return Ok(());
+    }
+    send_line(link, &login_line(name, &first)).map(|_| ())
+}
+
+/// A password read without echo, or `None` (said) when none was given.
+fn ask_hidden(question: &str) -> Option<Password> {
+    match screen::ask(question, password::read_hidden) {
+        Ok(Some(password)) => Some(password),
+        Ok(None) => {
+            screen::show_now(&["no password given: nothing registered".to_string()]);
+            None
+        }
+        Err(e) => {
+            screen::show_now(&[e]);
+            None
+        }
+    }
 }
 
 /// Sends one line; a line that cannot be sent ends the client, unless the

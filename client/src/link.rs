@@ -342,6 +342,28 @@ fn cannot_connect(server: &str, error: &std::io::Error) -> String {
     message
 }
 
+/// The address `--server` names, with the daemon's default port (7341) when
+/// it gives none: `host`, `192.0.2.7`, `[::1]` and a bare `::1` all mean
+/// that port. For clap, so that every message and the guest-secret file
+/// name one spelling of the address.
+pub fn server_address(given: &str) -> Result<String, String> {
+    if given.trim().is_empty() {
+        return Err("an address is needed, such as 127.0.0.1:7341".to_string());
+    }
+    let default = flipd::Config::default_server();
+    let port = default.rsplit(':').next().unwrap_or("7341");
+    let bare_ipv6 = given.parse::<std::net::Ipv6Addr>().is_ok();
+    let has_port = match given.strip_prefix('[') {
+        Some(bracketed) => !bracketed.ends_with(']'),
+        None => given.contains(':') && !bare_ipv6,
+    };
+    Ok(match (has_port, bare_ipv6) {
+        (true, _) => given.to_string(),
+        (false, true) => format!("[{given}]:{port}"),
+        (false, false) => format!("{given}:{port}"),
+    })
+}
+
 /// Opens a connection and reads the greeting.
 pub fn open(server: &str) -> Result<(TcpStream, BufReader<TcpStream>), String> {
     open_with_greeting(server).map(|(stream, reader, _)| (stream, reader))
@@ -372,4 +394,31 @@ pub fn open_with_greeting(
         ));
     }
     Ok((stream, reader, shown))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::server_address;
+
+    #[test]
+    fn an_address_without_a_port_gets_the_daemons() {
+        let read = |s: &str| server_address(s).unwrap_or_else(|e| e);
+        assert_eq!(read("127.0.0.1"), "127.0.0.1:7341");
+        assert_eq!(read("play.example.org"), "play.example.org:7341");
+        assert_eq!(read("::1"), "[::1]:7341");
+        assert_eq!(read("[::1]"), "[::1]:7341");
+        assert_eq!(read("[::1]:9000"), "[::1]:9000");
+        assert_eq!(read("10.0.0.2:9000"), "10.0.0.2:9000");
+        assert!(server_address(" ").is_err());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_given_port_is_kept_and_every_address_gets_one(host in "[a-z0-9.]{1,20}", port: u16) {
+            let with = format!("{host}:{port}");
+            proptest::prop_assert_eq!(server_address(&with), Ok(with.clone()));
+            let without = server_address(&host);
+            proptest::prop_assert_eq!(without, Ok(format!("{host}:7341")));
+        }
+    }
 }

@@ -91,8 +91,9 @@ enum Command {
 
 #[derive(Args, Debug, Clone)]
 struct PlayArgs {
-    /// The daemon's address (default: the one in config/default.ron).
-    #[arg(long)]
+    /// The daemon's address, HOST or HOST:PORT (default: the one in
+    /// config/default.ron; the port, 7341).
+    #[arg(long, value_parser = link::server_address)]
     server: Option<String>,
     /// Log in with this name at once (with --local, the default is $USER,
     /// else $LOGNAME, else "me").

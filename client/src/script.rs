@@ -36,6 +36,11 @@ pub fn run(link: &Arc<Link>, first: Vec<String>) -> Result<(), Failure> {
             Input::Show(lines) => screen::show(&lines),
             Input::Save(path) => screen::show(&save_game(link, &path)),
             Input::Moves => screen::show(&game_moves(link)),
+            Input::Register(_) => screen::show(&[
+                "register asks for the password without echo, at a terminal; a script \
+                 registers with LOGIN name password, or flip --name NAME --password-file FILE"
+                    .to_string(),
+            ]),
             Input::Quit => {
                 link.closing.store(true, Ordering::Release);
                 return Ok(());

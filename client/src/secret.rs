@@ -76,6 +76,33 @@ pub fn shows_credential(line: &str) -> bool {
     login && words.nth(1).is_some()
 }
 
+/// `line` as drawn while it is typed: a `LOGIN` that shows a password or a
+/// secret has every character after the name drawn as `*`, as many as the
+/// columns it takes (the editor places the cursor by the line as typed).
+/// `None` for a line that shows none.
+pub fn masked(line: &str) -> Option<String> {
+    if !shows_credential(line) {
+        return None;
+    }
+    let mut shown = String::with_capacity(line.len());
+    let mut words = 0;
+    let mut in_word = false;
+    for c in line.chars() {
+        let space = c.is_whitespace();
+        if !space && !in_word {
+            words += 1;
+        }
+        in_word = !space;
+        if space || words <= 2 {
+            shown.push(c);
+        } else {
+            let columns = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+            shown.extend(std::iter::repeat_n('*', columns));
+        }
+    }
+    Some(shown)
+}
+
 /// What the reply to a `LOGIN` means for the name and its secret.
 #[derive(Debug, PartialEq, Eq)]
 pub enum LoginReply {
@@ -134,6 +161,45 @@ mod tests {
 
     fn secret(token: &str) -> GuestSecret {
         GuestSecret::new(token).unwrap_or_else(|| panic!("{token} is a secret"))
+    }
+
+    #[test]
+    fn a_password_typed_is_drawn_masked_column_for_column() {
+        assert_eq!(
+            masked("login carol hunter2").as_deref(),
+            Some("login carol *******")
+        );
+        assert_eq!(
+            masked("  LOGIN  ann  a b ").as_deref(),
+            Some("  LOGIN  ann  * * ")
+        );
+        assert_eq!(
+            masked("login ann pässwörd").as_deref(),
+            Some("login ann ********")
+        );
+        assert_eq!(masked("login ann 秘密").as_deref(), Some("login ann ****"));
+        assert_eq!(masked("login ann"), None);
+        assert_eq!(masked("say my password"), None);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_masked_line_keeps_the_name_and_hides_every_character_after_it(
+            name in "[a-z]{1,8}", password in "\\PC{1,12}"
+        ) {
+            let password: String = password.chars().filter(|c| !c.is_whitespace()).collect();
+            proptest::prop_assume!(!password.is_empty());
+            let line = format!("login {name} {password}");
+            let shown = masked(&line).unwrap_or_default();
+            let prefix = format!("login {name} ");
+            proptest::prop_assert!(shown.starts_with(&prefix));
+            let rest = shown.get(prefix.len()..).unwrap_or_default();
+            proptest::prop_assert!(rest.chars().all(|c| c == '*'), "{}", shown);
+            let width = |s: &str| -> usize {
+                s.chars().map(|c| unicode_width::UnicodeWidthChar::width(c).unwrap_or(0)).sum()
+            };
+            proptest::prop_assert_eq!(width(&shown), width(&line));
+        }
     }
 
     #[test]

@@ -440,6 +440,94 @@ fn a_registered_name_typed_at_the_prompt_asks_for_its_password_unechoed() {
     assert!(pty.is_sane());
 }
 
+#[test]
+fn a_password_typed_on_the_line_is_drawn_masked_and_not_sent() {
+    let data = TempDir::new("masked");
+    let server = FakeServer::start();
+    let mut pty = Pty::start(&["--server", &server.addr()], &data.0, &[]);
+    let mut conn = server.accept();
+    pty.until_row("flip>");
+    pty.type_keys("login carol hunter2");
+    pty.until_row("flip> login carol *******");
+    pty.type_keys("\r");
+    let rows = pty.until("the advice", |rows| {
+        rows.iter()
+            .any(|r| r.starts_with("not sent: a password typed on the line"))
+    });
+    assert!(
+        rows.iter().any(|r| r == "flip> login carol *******"),
+        "{rows:?}"
+    );
+    // Nothing of it went out: the next line the server reads is the next one typed.
+    pty.type_keys("ping\r");
+    conn.expect("ping");
+    conn.send("OK pong");
+    pty.until_row("ok pong");
+    assert!(!pty.written().contains("hunter2"), "{:?}", pty.written());
+    let history = std::fs::read_to_string(data.history_file()).unwrap_or_default();
+    assert!(!history.contains("hunter2"), "{history:?}");
+}
+
+#[test]
+fn register_asks_for_the_password_twice_unechoed_and_says_it_registered() {
+    let data = TempDir::new("register");
+    let server = FakeServer::start();
+    let mut pty = Pty::start(&["--server", &server.addr()], &data.0, &[]);
+    let mut conn = server.accept();
+    pty.until_row("flip>");
+    // Two different passwords: nothing is sent.
+    pty.type_keys("register ann\r");
+    pty.until_row("new password for ann:");
+    pty.type_keys("tiger-one\r");
+    pty.until_row("the same password again:");
+    pty.type_keys("tiger-two\r");
+    pty.until_row("the two passwords differ: nothing registered");
+    pty.type_keys("register ann\r");
+    pty.until(r#"a second "new password for ann:""#, |rows| {
+        rows.iter()
+            .filter(|r| *r == "new password for ann:")
+            .count()
+            == 2
+    });
+    pty.type_keys("tiger-one\r");
+    pty.until(r#"a second "the same password again:""#, |rows| {
+        rows.iter()
+            .filter(|r| *r == "the same password again:")
+            .count()
+            == 2
+    });
+    pty.type_keys("tiger-one\r");
+    conn.expect("LOGIN ann tiger-one");
+    conn.send("OK ann registered");
+    pty.until_row("registered ann: the name needs its password from now on");
+    let written = pty.written();
+    assert!(
+        !written.contains("tiger-one") && !written.contains("tiger-two"),
+        "{written:?}"
+    );
+    let history = std::fs::read_to_string(data.history_file()).unwrap_or_default();
+    assert!(history.contains("register ann"), "{history:?}");
+    assert!(!history.contains("tiger"), "{history:?}");
+}
+
+#[test]
+fn quit_in_a_game_in_play_says_how_long_the_seat_is_kept() {
+    let (mut pty, mut conn, _server, _data) = logged_in("bob", "quit-seat");
+    start_game(&mut conn, 5);
+    pty.until("the game's clocks", |rows| {
+        prompt_row(rows).is_some_and(|r| r.ends_with(" O  5:00.0"))
+    });
+    pty.type_keys("quit\r");
+    conn.expect("QUIT");
+    conn.send("INFO your seat in game 5 is kept for 60s: log in as bob and JOIN 5 to take it back");
+    conn.send("OK bye");
+    pty.until_row(
+        "* your seat in game 5 is kept for 60s: log in as bob and JOIN 5 to take it back",
+    );
+    assert_eq!(pty.exit_code(), Some(0));
+    assert!(pty.is_sane());
+}
+
 /// The prompt's row: the one with `flip>` in it, the clocks at its right end
 /// while a clocked game is on (`flip>    ...    [X] 4:59.9  O  5:00.0`).
 fn prompt_row(rows: &[String]) -> Option<&String> {

@@ -117,6 +117,9 @@ pub enum Action {
     Board,
     /// `SAY`.
     Say(String),
+    /// `QUIT`: answered `OK bye`, after a line saying whether the seat is
+    /// kept. The connection's close then does the rest.
+    Quit,
 }
 
 /// Everything a game is told or asked. One message type, so that a route

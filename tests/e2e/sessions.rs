@@ -52,8 +52,13 @@ fn a_player_who_stays_away_past_grace_loses_by_abandon() {
     let g = start.game;
     b.lines_through(&format!("TURN {g} X"));
     a.lines_through(&format!("TURN {g} X"));
-    b.ok("QUIT");
+    // Quitting says that the seat is kept, and for how long.
+    let (told, _) = b.ok("QUIT");
     let gone = Instant::now();
+    let kept = format!(
+        "INFO your seat in game {g} is kept for 1s: log in as ab and JOIN {g} to take it back"
+    );
+    assert_eq!(told, [kept]);
     assert_eq!(
         a.expect_event("INFO "),
         "INFO ab disconnected: the seat is kept for 1s"
@@ -76,5 +81,7 @@ fn a_player_who_stays_away_past_grace_loses_by_abandon() {
     assert_eq!(b.line(), end[end.len() - 2], "the final BOARD, side -");
     let err = b.err("MOVE c4", 409);
     assert!(err.contains("over"), "{err}");
+    // Nothing kept once the game is over: a bare goodbye.
+    assert_eq!(b.ok("QUIT"), (Vec::new(), "OK bye".to_string()));
     assert_serves(daemon.addr);
 }

@@ -898,6 +898,20 @@ impl<C: Clone> Table<C> {
         effects
     }
 
+    /// What `name`, quitting, is told of its seat: kept for `grace` while the
+    /// game is in play (what [`Table::disconnected`] is about to do), and how
+    /// to take it back; nothing for a spectator or a table not in play.
+    pub fn seat_kept_on_quit(&self, name: &str, grace: Duration) -> Option<String> {
+        let seated = !self.colors_of(name).is_empty();
+        (seated && self.phase == Phase::Playing).then(|| {
+            format!(
+                "your seat in game {id} is kept for {secs}s: log in as {name} and JOIN {id} to take it back",
+                id = self.id,
+                secs = grace.as_secs()
+            )
+        })
+    }
+
     /// `name` leaves a table that is not in play (`LEAVE`, a rematch, a lost
     /// connection); unless `quiet`, whoever is still here is told. The last
     /// one out stops it.

@@ -379,6 +379,19 @@ fn a_flag_falls_when_the_clock_runs_out_not_before() {
 }
 
 #[test]
+fn a_player_quitting_a_game_in_play_is_told_the_seat_is_kept_and_a_spectator_is_not() {
+    let mut d = two_people();
+    let told = d.table.seat_kept_on_quit("bob", grace());
+    let told = told.unwrap_or_default();
+    assert!(told.contains("is kept for 60s"), "{told}");
+    assert!(told.contains("log in as bob and JOIN"), "{told}");
+    assert_eq!(d.table.seat_kept_on_quit("eve", grace()), None);
+    let effects = d.table.resign("ann").unwrap_or_default();
+    d.run(effects);
+    assert_eq!(d.table.seat_kept_on_quit("bob", grace()), None, "game over");
+}
+
+#[test]
 fn a_seat_is_kept_for_the_grace_period_and_the_opponent_is_told() {
     let mut d = two_people();
     let effects = d.table.disconnected("bob", grace(), d.now);

@@ -75,6 +75,15 @@ impl GameActor {
             Action::Resign => return self.resign(ctx, name),
             Action::Undo => return self.undo(name),
             Action::Say(text) => self.table.say(name, text),
+            Action::Quit => {
+                let kept = self.table.seat_kept_on_quit(name, self.grace());
+                let data = kept.map(|text| format!("INFO {text}\n"));
+                let bye = Answer::ok(flipline::protocol::Reply::Bye);
+                return GameResponse::Now(Ok(Answer {
+                    data: data.unwrap_or_default(),
+                    ..bye
+                }));
+            }
             Action::Board => {
                 let data = lines(&self.table.board(service_time::now())).to_string();
                 return GameResponse::Now(Ok(Answer::data(data)));

@@ -13,7 +13,7 @@ mod seats;
 mod tourney;
 mod watch;
 
-use actix::{ActorContext, Context};
+use actix::Context;
 use flipline::protocol::{COMMAND_HELP, Command, ErrorCode};
 
 use super::Session;
@@ -88,10 +88,7 @@ impl Session {
             Command::Hint => self.hint(ctx),
             Command::Ping => self.reply(ctx, Ok(Answer::ok(Reply::Pong))),
             Command::Help => self.help(ctx),
-            Command::Quit => {
-                self.reply(ctx, Ok(Answer::ok(Reply::Bye)));
-                ctx.stop();
-            }
+            Command::Quit => self.quit(ctx),
         }
     }
 

@@ -1,13 +1,14 @@
-//! `MOVE`, `PASS`, `END`, `SAY`, `BOARD` and `HINT`: the commands for one
+//! `MOVE`, `PASS`, `END`, `SAY`, `BOARD`, `HINT` and `QUIT`: the commands for one
 //! game, sent straight to its actor by the route the session holds (its seat,
 //! or for `BOARD` the game it watches most recently), without asking the
 //! lobby. `MOVE` and `PASS` are the daemon's busiest path: they copy as
 //! little as they can, and their time from the line read to the reply goes to
 //! `SlowMoves`.
 
-use actix::Context;
+use actix::{ActorContext, ActorFutureExt, AsyncContext, Context, WrapFuture};
+use flipline::protocol::Reply;
 
-use crate::messages::{Action, ToGame};
+use crate::messages::{Action, Answer, ToGame};
 use crate::rules::refusal::Refusal;
 use crate::session::{SeatRef, Session};
 
@@ -44,6 +45,26 @@ impl Session {
             }
             act.reply(ctx, result)
         });
+    }
+
+    /// `QUIT`: a player in a game in play is told first that the seat is
+    /// kept and for how long (the game knows both); a game gone by then
+    /// leaves a plain `OK bye`. The session stops whatever the answer.
+    pub(super) fn quit(&mut self, ctx: &mut Context<Self>) {
+        let bye = || Ok(Answer::ok(Reply::Bye));
+        let (Some(seat), Some(name)) = (&self.seat, self.login_name()) else {
+            self.reply(ctx, bye());
+            return ctx.stop();
+        };
+        let request = seat.tx.send(ToGame::Play {
+            name: name.clone(),
+            action: Action::Quit,
+        });
+        let request = request.into_actor(self).map(move |answer, act, ctx| {
+            act.reply(ctx, answer.unwrap_or_else(|_| bye()));
+            ctx.stop();
+        });
+        ctx.wait(request);
     }
 
     pub(super) fn board(&mut self, ctx: &mut Context<Self>) {
