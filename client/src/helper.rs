@@ -175,20 +175,8 @@ impl Completer for FlipCompleter {
             let squares: Vec<String> = view.legal_now().iter().map(Square::to_string).collect();
             (squares, view.review.is_some())
         };
-        let review_words = reviewing
-            .then_some(crate::review::WORDS)
-            .into_iter()
-            .flatten();
         let options: Vec<String> = if first_word {
-            let commands = COMMAND_HELP
-                .iter()
-                .filter_map(|(usage, _)| usage.split(' ').next());
-            commands
-                .map(str::to_ascii_lowercase)
-                .chain(["save", "load", "moves"].map(str::to_string))
-                .chain(review_words.map(str::to_string))
-                .chain(squares)
-                .collect()
+            first_words(&word, squares, reviewing)
         } else {
             match keyword.as_str() {
                 "move" => squares,
@@ -237,9 +225,49 @@ impl Completer for FlipCompleter {
     }
 }
 
+/// What a line's first word may complete to: a legal square first of all
+/// (`d` completes to `d3` when d3 is legal, not to `decline`), else the
+/// client's and the server's commands, the review's words while reviewing,
+/// and the squares.
+fn first_words(word: &str, squares: Vec<String>, reviewing: bool) -> Vec<String> {
+    let legal: Vec<String> = (squares.iter())
+        .filter(|s| s.starts_with(word))
+        .cloned()
+        .collect();
+    if !word.is_empty() && !legal.is_empty() {
+        return legal;
+    }
+    let commands = COMMAND_HELP
+        .iter()
+        .filter_map(|(usage, _)| usage.split(' ').next())
+        .map(str::to_ascii_lowercase);
+    let review_words = reviewing
+        .then_some(crate::review::WORDS)
+        .into_iter()
+        .flatten();
+    commands
+        .chain(["save", "load", "moves", "register"].map(str::to_string))
+        .chain(review_words.map(str::to_string))
+        .chain(squares)
+        .filter(|o| o.starts_with(word))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_legal_square_comes_before_a_command_that_starts_alike() {
+        let squares = || vec!["d3".to_string(), "c4".to_string()];
+        assert_eq!(first_words("d", squares(), false), ["d3"]);
+        assert_eq!(first_words("c", squares(), false), ["c4"]);
+        assert_eq!(first_words("de", squares(), false), ["decline"]);
+        assert_eq!(first_words("d", Vec::new(), false), ["decline"]);
+        assert_eq!(first_words("reg", Vec::new(), false), ["register"]);
+        let all = first_words("", squares(), false);
+        assert!(all.iter().any(|w| w == "d3") && all.iter().any(|w| w == "decline"));
+    }
 
     #[test]
     fn the_clocks_are_drawn_aside_and_the_prompt_written_after() {

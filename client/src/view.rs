@@ -124,6 +124,10 @@ pub struct View {
     /// For each `NEW` among `pending`, oldest first: whether it leaves a
     /// seat open (no bot, not hotseat).
     news: VecDeque<bool>,
+    /// For each `TOP` among `pending`, oldest first: its variant, and the
+    /// `RATING` lines that came for the oldest (so that none says so).
+    tops: VecDeque<Variant>,
+    top_lines: usize,
     style: Style,
     /// When the line being taken in arrived.
     now: Option<Instant>,
@@ -234,6 +238,9 @@ impl View {
                 }))
             );
             self.news.push_back(open);
+        }
+        if let Ok(Command::Top { variant, .. }) = Command::parse(line) {
+            self.tops.push_back(variant.unwrap_or(Variant::Othello));
         }
         if kind == Some(CommandKind::Login) {
             let sent = match (shown_secret(line), shown_password(line)) {
@@ -435,6 +442,12 @@ impl View {
             return self.on_login_reply(line, reply, sent);
         }
         let open_seat = command == Some(CommandKind::New) && self.news.pop_front().unwrap_or(false);
+        // A reply's data lines come just before it: the RATING lines since
+        // the last reply are this one's.
+        let ratings = std::mem::take(&mut self.top_lines);
+        let top = (command == Some(CommandKind::Top))
+            .then(|| self.tops.pop_front())
+            .flatten();
         let text = match reply {
             Ok(text) => text,
             Err(message) => return vec![message],
@@ -452,6 +465,16 @@ impl View {
                     "challenge {id} made: the game starts if it is accepted (cancel {id} withdraws it)"
                 )]
             }
+            (Some(CommandKind::Top), Some(Reply::Done)) if ratings == 0 => {
+                let variant = top.unwrap_or(Variant::Othello);
+                vec![format!(
+                    "nobody is rated at {variant} yet: rated games (seek {variant} rated) give ratings"
+                )]
+            }
+            (Some(CommandKind::Top), Some(Reply::Done)) => Vec::new(),
+            (Some(CommandKind::Tourney), Some(Reply::Tourney(id))) => vec![format!(
+                "tournament {id} made: players type tourney join {id}; tourney start {id} begins it"
+            )],
             (Some(CommandKind::Undo), Some(Reply::Asked)) => {
                 self.last_asked = true;
                 vec!["asked the other player to agree to take back your move".to_string()]
@@ -664,7 +687,10 @@ impl View {
                     untrusted::name(&name)
                 )]
             }
-            Event::Rating(line) => vec![rating_line(&line)],
+            Event::Rating(line) => {
+                self.top_lines += 1;
+                vec![rating_line(&line)]
+            }
             Event::Tourney(line) => vec![crate::tourney_view::listed(&line)],
             Event::TourneyNews { id, news } => vec![crate::tourney_view::news(id, &news)],
             Event::Standing(line) => vec![crate::tourney_view::standing(&line)],
@@ -998,15 +1024,17 @@ fn challenge_line(
     rated: bool,
 ) -> String {
     use flipline::protocol::SeatChoice;
-    let side = match side {
-        SeatChoice::Black => "as X",
-        SeatChoice::White => "as O",
-        SeatChoice::Random => "colours at random",
+    // The side is the challenger's: said beside each name, so that nobody
+    // reads "as O" as their own colour.
+    let (theirs, yours, drawn) = match side {
+        SeatChoice::Black => (" (X)", " (O)", ""),
+        SeatChoice::White => (" (O)", " (X)", ""),
+        SeatChoice::Random => ("", "", "colours drawn at random, "),
     };
     let clock = clock.map_or("no clock".to_string(), |c| format!("clock {c}"));
     let rated = if rated { "rated" } else { "casual" };
     format!(
-        "{} challenges you to {variant} ({side}, {clock}, {rated}): type accept {id} or decline {id}",
+        "{}{theirs} challenges you{yours} to {variant} ({drawn}{clock}, {rated}): type accept {id} or decline {id}",
         untrusted::name(from)
     )
 }
@@ -1070,6 +1098,58 @@ fn describe_record(record: &GameSummary) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn top_with_nobody_rated_and_a_new_tournament_are_put_in_words() {
+        let mut view = View::new(Style::default());
+        view.sent("TOP reversi");
+        assert_eq!(
+            feed(&mut view, &["OK"]),
+            ["nobody is rated at reversi yet: rated games (seek reversi rated) give ratings"]
+        );
+        view.sent("RATING zed");
+        view.sent("TOP");
+        let shown = feed(
+            &mut view,
+            &[
+                "RATING zed othello 1338 290 1 provisional bot",
+                "OK",
+                "RATING zed othello 1338 290 1 provisional bot",
+                "OK",
+            ],
+        );
+        assert_eq!(shown.len(), 3, "{shown:?}");
+        assert_eq!(
+            shown[2], shown[0],
+            "the table's line, and no bare ok: {shown:?}"
+        );
+        view.sent("TOP");
+        assert!(feed(&mut view, &["OK"])[0].starts_with("nobody is rated at othello"));
+        view.sent("TOURNEY NEW swiss rounds 3");
+        assert_eq!(
+            feed(&mut view, &["OK 2"]),
+            ["tournament 2 made: players type tourney join 2; tourney start 2 begins it"]
+        );
+    }
+
+    #[test]
+    fn a_challenge_says_which_colour_each_side_plays() {
+        use flipline::protocol::SeatChoice;
+        let line = |side| challenge_line(4, "ann", Variant::Othello, side, None, false);
+        assert_eq!(
+            line(SeatChoice::Black),
+            "ann (X) challenges you (O) to othello (no clock, casual): type accept 4 or decline 4"
+        );
+        assert_eq!(
+            line(SeatChoice::White),
+            "ann (O) challenges you (X) to othello (no clock, casual): type accept 4 or decline 4"
+        );
+        assert_eq!(
+            line(SeatChoice::Random),
+            "ann challenges you to othello (colours drawn at random, no clock, casual): type accept 4 or decline 4"
+        );
+    }
+
     use super::*;
     use crate::untrusted::CHAT_MARKER;
     use crate::untrusted::test_text::{hostile_text, must_be_escaped};
@@ -1145,7 +1225,7 @@ mod tests {
             out,
             [
                 "challenge 3 made: the game starts if it is accepted (cancel 3 withdraws it)",
-                "zed challenges you to reversi (as O, clock 5+3, rated): type accept 4 or decline 4",
+                "zed (O) challenges you (X) to reversi (clock 5+3, rated): type accept 4 or decline 4",
                 "challenge 3: bob declined (later)",
                 "challenge 5 with cy was not answered in time",
                 "zed (bot) othello: 1338 (deviation 290, 1 game, provisional)",

@@ -33,7 +33,9 @@ fn logins_and_games_begun_and_over_are_logged_at_info() {
     ann.lines_through(&format!("OVER {g} "));
     let login = daemon.wait_for_log("logged in", 1, WITHIN);
     assert!(
-        login[0].contains("name=ann") && login[0].contains("guest=true"),
+        login[0].contains("name=ann")
+            && login[0].contains("guest=true")
+            && login[0].contains("peer=127.0.0.1"),
         "{login:?}"
     );
     let begun = daemon.wait_for_log("game begun", 1, WITHIN);

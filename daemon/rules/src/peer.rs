@@ -24,6 +24,21 @@ impl PeerKey {
     }
 }
 
+/// The address as the limits count it: `192.0.2.7`, or an IPv6 /64 as
+/// `2001:db8:1:2::/64` (the rest of an IPv6 address is not kept). For logs.
+impl std::fmt::Display for PeerKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let key = self.0;
+        if key & 1 << 63 == 0 {
+            let v4 = std::net::Ipv4Addr::from(key as u32);
+            return write!(f, "{v4}");
+        }
+        let prefix = u128::from(key & !(1 << 63)) << 64;
+        let v6 = std::net::Ipv6Addr::from(prefix);
+        write!(f, "{v6}/64")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -40,5 +55,15 @@ mod tests {
         assert_eq!(v6("::ffff:127.0.0.1"), v4(1), "mapped IPv4 is IPv4");
         assert_ne!(v6("::1"), v4(1));
         assert_ne!(v6("::"), PeerKey::of(IpAddr::V4(Ipv4Addr::UNSPECIFIED)));
+    }
+
+    #[test]
+    fn a_key_reads_as_the_address_or_the_prefix_it_counts() {
+        let v4 = PeerKey::of(IpAddr::V4(Ipv4Addr::new(192, 0, 2, 7)));
+        assert_eq!(v4.to_string(), "192.0.2.7");
+        let v6 = PeerKey::of("2001:db8:1:2::9".parse::<IpAddr>().unwrap());
+        assert_eq!(v6.to_string(), "2001:db8:1:2::/64");
+        let mapped = PeerKey::of("::ffff:10.0.0.1".parse::<IpAddr>().unwrap());
+        assert_eq!(mapped.to_string(), "10.0.0.1");
     }
 }

@@ -95,7 +95,7 @@ impl Session {
                 return act.reply(ctx, Err(e));
             }
             let guest = logged_in.secret.is_some();
-            tracing::info!(id = act.id, name = %logged_in.name, guest, "logged in");
+            tracing::info!(id = act.id, name = %logged_in.name, guest, peer = %act.peer, "logged in");
             match password {
                 Some(password) => act.register(ctx, logged_in.name, password),
                 None => act.reply(ctx, Ok(Answer::ok(welcome(logged_in)))),
