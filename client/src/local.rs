@@ -8,6 +8,7 @@
 //! game (`flip export --db ~/.local/share/flipline/local.db`).
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use flipd::store::{Archive, GameRecord};
 
@@ -23,6 +24,7 @@ pub fn run(name: String, raw: bool) -> Result<(), Failure> {
     config.listen = "127.0.0.1:0".to_string();
     config.workers = 1;
     config.store.path = store_path();
+    wait_for_store(&config.store.path)?;
     let daemon = flipd::DaemonThread::start(config.clone())
         .map_err(|e| Failure::failed(format!("cannot start the local daemon: {e}")))?;
     let mut first = Vec::new();
@@ -47,6 +49,47 @@ pub fn run(name: String, raw: bool) -> Result<(), Failure> {
     let result = play::run(&options, first);
     drop(daemon);
     result
+}
+
+/// How long `--local` waits for the store to be let go of: a `flip --local`
+/// just closed takes a moment to stop its daemon (the last writes, the
+/// checkpoint), and starting again at once must not fail for that.
+const STORE_WAIT: Duration = Duration::from_secs(5);
+
+/// Waits (up to [`STORE_WAIT`], saying so) while another process holds the
+/// store's lock, the one every daemon takes on its store (see flipd's
+/// `store/lock.rs`); then the daemon starting here can take it.
+fn wait_for_store(path: &Path) -> Result<(), Failure> {
+    let deadline = Instant::now() + STORE_WAIT;
+    let mut said = false;
+    while store_held(path) {
+        if Instant::now() >= deadline {
+            return Err(Failure::failed(format!(
+                "the local store {} is still in use after {} s: is another `flip --local` \
+                 (or a flipd on that file) running? Close it first",
+                path.display(),
+                STORE_WAIT.as_secs()
+            )));
+        }
+        if !said {
+            crate::say!(
+                "the local store is in use (a flip --local closing?): waiting up to {} s",
+                STORE_WAIT.as_secs()
+            );
+            said = true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok(())
+}
+
+/// Whether another process holds the lock on the store at `path` now. The
+/// lock taken to look is dropped at once.
+fn store_held(path: &Path) -> bool {
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    matches!(file.try_lock(), Err(std::fs::TryLockError::WouldBlock))
 }
 
 /// Where the embedded daemon keeps its store: the data directory, else (no home

@@ -222,6 +222,24 @@ fn local_mode_resumes_an_unfinished_game_from_its_store() {
 }
 
 #[test]
+fn local_mode_waits_for_a_store_still_held_by_a_closing_daemon() {
+    let data = temp_dir("local-wait");
+    let dir = data.join("flipline");
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    // What a flipd still closing holds: the lock on the store's file.
+    let held = std::fs::File::create(dir.join("local.db")).unwrap_or_else(|e| panic!("{e}"));
+    held.lock().unwrap_or_else(|e| panic!("cannot lock: {e}"));
+    let mut flip = FlipProcess::start_in(&["--local", "--name", "lw"], &data);
+    flip.until(|l| l.starts_with("the local store is in use (a flip --local closing?): waiting"));
+    drop(held);
+    flip.until(|l| l.starts_with("local mode:"));
+    flip.type_line("quit");
+    assert_eq!(flip.finish(), Some(0));
+    drop(flip);
+    remove_temp_dir(&data);
+}
+
+#[test]
 fn save_writes_the_game_and_load_plays_it_again() {
     let daemon = start(test_config());
     let addr = daemon.addr.to_string();
