@@ -7,7 +7,7 @@ use clap::Args;
 use flipline::Variant;
 use flipline::engine::{self, Choice};
 
-use crate::engine_score::{in_hundredths, score_text};
+use crate::engine_score::{in_hundredths, score_text, units_note};
 use flipline::notation::parse_board;
 
 #[derive(Args, Debug)]
@@ -64,6 +64,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<(), String> {
         ranked.len()
     );
     let hundredths = in_hundredths(args.variant);
+    crate::say!("{}", units_note(args.variant));
     for choice in &ranked {
         let score = score_text(choice.score, choice.exact, hundredths);
         crate::say!("{:>5} {:>8}  {}", choice.mv.to_string(), score, how(choice));

@@ -9,7 +9,7 @@ use std::time::Duration;
 use flipline::protocol::COMMAND_HELP;
 use flipline::{Square, Variant};
 
-use crate::engine_score::{in_hundredths, score_text};
+use crate::engine_score::score_phrase;
 use crate::export::GameLine;
 use crate::link::Link;
 use crate::render::move_list;
@@ -105,8 +105,7 @@ fn review_hint(game: &flipline::Game) -> String {
     let stop = &mut || std::time::Instant::now() >= deadline;
     match flipline::engine::choose(game, REVIEW_HINT_LEVEL, 0, stop) {
         Some(choice) => {
-            let hundredths = in_hundredths(game.variant());
-            let score = score_text(choice.score, choice.exact, hundredths);
+            let score = score_phrase(choice.score, choice.exact, game.variant());
             format!("hint for {}: {} ({score})", game.to_move(), choice.mv)
         }
         None => "the engine found no move".to_string(),

@@ -33,6 +33,7 @@ pub fn run(path: &Path, effort: &Effort) -> Result<(), String> {
         moves.len(),
         effort.level
     );
+    crate::say!("{}", crate::engine_score::units_note(variant));
     let mut game = Game::new(variant);
     let mut total = 0.0;
     for (ply, &mv) in (1..).zip(&moves) {

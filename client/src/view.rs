@@ -11,7 +11,7 @@ use flipline::protocol::{
     Reason, Reply, ServerLine,
 };
 
-use crate::engine_score::{in_hundredths, score_text};
+use crate::engine_score::score_phrase;
 use flipline::{Color, Game, Move, Square, Variant};
 
 use crate::password::{Password, asks_for_password, login_line, shown_password};
@@ -479,12 +479,12 @@ impl View {
                 self.last_asked = true;
                 vec!["asked the other player to agree to take back your move".to_string()]
             }
-            (Some(CommandKind::Hint), Some(Reply::Hint(mv, score))) => {
+            (Some(CommandKind::Hint), Some(Reply::Hint(mv, score, exact))) => {
                 let variant = self
                     .current
                     .and_then(|id| self.games.get(&id))
                     .map(|g| g.variant);
-                vec![hint_line(mv, score, variant)]
+                vec![hint_line(mv, score, exact, variant)]
             }
             (
                 Some(
@@ -981,16 +981,12 @@ fn score_words(variant: Variant, black: u32, white: u32) -> String {
 /// The answer to `HINT`: the move and its score in the units of `flip
 /// analyze` (discs; an exact score, as large as a proven result's, as the
 /// final margin).
-fn hint_line(mv: Move, score: i32, variant: Option<Variant>) -> String {
-    let exact = score.abs() >= WIN_FACTOR;
-    let hundredths = variant.is_none_or(in_hundredths);
-    let text = score_text(score, exact, hundredths);
-    let unit = match (exact, hundredths) {
-        (true, _) => " discs, exact",
-        (false, true) => " discs",
-        (false, false) => "",
-    };
-    format!("hint: {mv} ({text}{unit})")
+fn hint_line(mv: Move, score: i32, exact: bool, variant: Option<Variant>) -> String {
+    // A server without the `exact` word still marks proven wins and losses
+    // by their size.
+    let exact = exact || score.abs() >= WIN_FACTOR;
+    let phrase = score_phrase(score, exact, variant.unwrap_or(Variant::Othello));
+    format!("hint: {mv} ({phrase})")
 }
 
 /// What an `OK` the client has no better words for shows.
@@ -1666,6 +1662,7 @@ mod tests {
         view.sent("HINT");
         view.sent("HINT");
         view.sent("HINT");
+        view.sent("HINT");
         let out = feed(
             &mut view,
             &[
@@ -1675,6 +1672,7 @@ mod tests {
                 "OK d3 -125",
                 "OK c4 120000",
                 "OK pass 0",
+                "OK f5 0 exact",
             ],
         );
         assert_eq!(
@@ -1686,13 +1684,17 @@ mod tests {
                 "hint: d3 (-1.25 discs)",
                 "hint: c4 (+12 discs, exact)",
                 "hint: pass (+0.00 discs)",
+                "hint: f5 (+0 discs, exact)",
             ]
         );
         // Tic-tac-toe's scores only count squares: a draw is a draw.
         view.on_line("START 7 tictactoe ann bob -");
         view.current = Some(7);
         view.sent("HINT");
-        assert_eq!(feed(&mut view, &["OK b2 3"]), ["hint: b2 (+3)"]);
+        assert_eq!(
+            feed(&mut view, &["OK b2 0 exact"]),
+            ["hint: b2 (a draw with best play)"]
+        );
         assert_eq!(
             feed(&mut view, &["OVER 7 draw 5 4 normal"]),
             ["game 7 over: draw (normal)"]

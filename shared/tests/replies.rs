@@ -59,7 +59,8 @@ fn answered() -> impl Strategy<Value = (CommandKind, Reply)> {
             .prop_map(|(game, side)| (K::Join, Reply::Joined(game, side))),
         Just((K::Leave, Reply::SeekWithdrawn)),
         (kinds(&[K::List, K::Who]), any::<usize>()).prop_map(|(k, n)| (k, Reply::Count(n))),
-        (any_move(), any::<i32>()).prop_map(|(mv, score)| (K::Hint, Reply::Hint(mv, score))),
+        (any_move(), any::<i32>(), any::<bool>())
+            .prop_map(|(mv, score, exact)| (K::Hint, Reply::Hint(mv, score, exact))),
         Just((K::Ping, Reply::Pong)),
         Just((K::Quit, Reply::Bye)),
         kinds(&[

@@ -141,15 +141,25 @@ fn hint_answers_in_bot_and_hotseat_games_and_is_403_between_people() {
     solo.lines_through(&format!("TURN {h} X"));
     let (data, hint) = solo.ok("HINT");
     assert!(data.is_empty(), "{data:?}");
-    let Reply::Hint(Move::Place(square), _) = reply_to("HINT", &hint) else {
+    let Reply::Hint(Move::Place(square), ..) = reply_to("HINT", &hint) else {
         panic!("HINT -> {hint}: not a square");
     };
     assert!(
         ["d3", "c4", "f5", "e6"].contains(&square.to_string().as_str()),
         "{hint}"
     );
+    assert!(!hint.ends_with(" exact"), "the opening is not solved: {hint}");
     // The hint is only advice: nothing was played.
     solo.expect_silence(Duration::from_millis(50));
+    // Tic-tac-toe is solved from the start: a draw, said to be proven.
+    let mut tic = Client::login_as(daemon.addr, "htic");
+    let t = tic.ok_game("NEW tictactoe hotseat");
+    tic.lines_through(&format!("TURN {t} X"));
+    let (_, hint) = tic.ok("HINT");
+    let Reply::Hint(_, score, exact) = reply_to("HINT", &hint) else {
+        panic!("HINT -> {hint}");
+    };
+    assert_eq!((score, exact), (0, true), "{hint}");
 }
 
 #[test]

@@ -80,7 +80,11 @@ impl GameActor {
                 .send(job)
                 .into_actor(self)
                 .map(|answer, _, _| match answer {
-                    Ok(Some(choice)) => Ok(Answer::ok(Reply::Hint(choice.mv, choice.score))),
+                    Ok(Some(choice)) => Ok(Answer::ok(Reply::Hint(
+                        choice.mv,
+                        choice.score,
+                        choice.exact,
+                    ))),
                     Ok(None) => Err(ProtocolError::new(ErrorCode::Conflict, "the game is over")),
                     Err(_) => {
                         // Never taken: the pool is gone.

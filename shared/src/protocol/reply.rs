@@ -52,10 +52,11 @@ pub enum Reply {
     /// `OK <count>`: the number of data lines sent before the reply (`LIST`,
     /// `WHO`).
     Count(usize),
-    /// `OK <square|pass> <score>`: the engine's move for the side to move and
-    /// its evaluation for that side, higher is better; nothing is played
-    /// (`HINT`).
-    Hint(Move, i32),
+    /// `OK <square|pass> <score> [exact]`: the engine's move for the side to
+    /// move and its evaluation for that side, higher is better, and whether
+    /// that score is proven (`exact`, appended: a proven draw scores 0, which
+    /// says nothing by itself); nothing is played (`HINT`).
+    Hint(Move, i32, bool),
     /// `OK pong` (`PING`).
     Pong,
     /// `OK bye`: the server closes the connection next (`QUIT`).
@@ -102,7 +103,12 @@ impl Reply {
             CommandKind::List | CommandKind::Who => Reply::Count(tokens.value()?),
             CommandKind::Hint => {
                 let mv = tokens.value()?;
-                Reply::Hint(mv, tokens.value()?)
+                let score = tokens.value()?;
+                let exact = tokens.peek() == Some("exact");
+                if exact {
+                    tokens.word("exact")?;
+                }
+                Reply::Hint(mv, score, exact)
             }
             CommandKind::Ping => {
                 tokens.word("pong")?;
@@ -149,7 +155,8 @@ impl fmt::Display for Reply {
             Reply::Asked => f.write_str(" asked"),
             Reply::SeekWithdrawn => f.write_str(" seek withdrawn"),
             Reply::Count(count) => write!(f, " {count}"),
-            Reply::Hint(mv, score) => write!(f, " {mv} {score}"),
+            Reply::Hint(mv, score, false) => write!(f, " {mv} {score}"),
+            Reply::Hint(mv, score, true) => write!(f, " {mv} {score} exact"),
             Reply::Pong => f.write_str(" pong"),
             Reply::Bye => f.write_str(" bye"),
         }
@@ -452,8 +459,26 @@ mod tests {
             (CommandKind::Who, Reply::Count(2), "OK 2"),
             (CommandKind::Move, Reply::Done, "OK"),
             (CommandKind::History, Reply::Done, "OK"),
-            (CommandKind::Hint, Reply::Hint(d3(), -120), "OK d3 -120"),
-            (CommandKind::Hint, Reply::Hint(Move::Pass, 0), "OK pass 0"),
+            (
+                CommandKind::Hint,
+                Reply::Hint(d3(), -120, false),
+                "OK d3 -120",
+            ),
+            (
+                CommandKind::Hint,
+                Reply::Hint(Move::Pass, 0, false),
+                "OK pass 0",
+            ),
+            (
+                CommandKind::Hint,
+                Reply::Hint(d3(), 0, true),
+                "OK d3 0 exact",
+            ),
+            (
+                CommandKind::Hint,
+                Reply::Hint(d3(), -120000, true),
+                "OK d3 -120000 exact",
+            ),
             (CommandKind::Rematch, Reply::Waiting, "OK waiting"),
             (CommandKind::Undo, Reply::Asked, "OK asked"),
             (CommandKind::Challenge, Reply::Challenge(4), "OK 4"),
@@ -505,6 +530,7 @@ mod tests {
             (CommandKind::Hint, "OK D3 5", "D3"),
             (CommandKind::Hint, "OK pa 5", "pa"),
             (CommandKind::Hint, "OK d3 five", "five"),
+            (CommandKind::Hint, "OK d3 5 exactly", "exactly"),
             (CommandKind::Hint, "OK d3", "OK d3"),
             (CommandKind::Rematch, "OK wait", "wait"),
             (CommandKind::Move, "OK 3", "3"),
