@@ -253,6 +253,18 @@ const HELP_COLUMNS: usize = 79;
 const HELP_INDENT: usize = 24;
 
 pub fn help_lines() -> Vec<String> {
+    let mut lines = vec!["commands (keywords in any case):".to_string()];
+    for (usage, what) in prompt_commands() {
+        lines.extend(help_entry(usage, what));
+    }
+    let variants = Variant::ALL.map(|v| v.name()).join(", ");
+    lines.extend(wrapped("  variants: ", &variants, 4));
+    lines
+}
+
+/// Every command typed at the prompt, the server's and the client's own,
+/// with what it does: `help` and the manual page list the same.
+pub fn prompt_commands() -> Vec<(&'static str, &'static str)> {
     let own = [
         ("d3", "a square alone plays it"),
         ("moves", "the current game's moves, the last marked *"),
@@ -278,13 +290,7 @@ pub fn help_lines() -> Vec<String> {
             "reviewing: stop; any command for the server stops it too",
         ),
     ];
-    let mut lines = vec!["commands (keywords in any case):".to_string()];
-    for (usage, what) in COMMAND_HELP.iter().chain(&own) {
-        lines.extend(help_entry(usage, what));
-    }
-    let variants = Variant::ALL.map(|v| v.name()).join(", ");
-    lines.extend(wrapped("  variants: ", &variants, 4));
-    lines
+    COMMAND_HELP.iter().copied().chain(own).collect()
 }
 
 /// One command's help: the usage, and its description from

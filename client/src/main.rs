@@ -21,6 +21,7 @@ mod import;
 mod interactive;
 mod link;
 mod local;
+mod manual;
 mod out;
 mod password;
 mod paths;
@@ -154,7 +155,10 @@ fn main() -> ExitCode {
         }
         Some(Command::Manual) => {
             let command = <Cli as clap::CommandFactory>::command();
-            print_made(|out| clap_mangen::Man::new(command).render(out));
+            print_made(|out| {
+                out.extend(manual::page(command)?);
+                Ok(())
+            });
             Ok(())
         }
         Some(Command::Play(args)) => run_play(&args),

@@ -9,6 +9,8 @@ use flipd::config::{ConfigError, RESERVED_DESCRIPTORS};
 use flipd::hangup::Reload;
 use flipd::{Config, serve_reloading, server::termination_signal};
 use tracing_subscriber::layer::SubscriberExt;
+
+mod manual_page;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Registry, reload};
 
@@ -183,7 +185,7 @@ fn print_extra(extra: &Extra) -> ExitCode {
             clap_complete::generate(*shell, &mut command, "flipd", &mut text);
             Ok(())
         }
-        Extra::Manual => clap_mangen::Man::new(command).render(&mut text),
+        Extra::Manual => manual_page::page(command).map(|page| text = page),
     };
     let written = made.and_then(|()| std::io::stdout().write_all(&text));
     match written {

@@ -86,6 +86,25 @@ fn the_manual_in_dist_is_the_one_flip_prints_and_completions_are_made() {
         String::from_utf8_lossy(&printed.stdout),
         "dist/flip.1 is stale: flip manual > dist/flip.1"
     );
+    // One page whole: the subcommands in it, no page named that is not
+    // installed, and what only prose says.
+    assert_eq!(crate::settings::pages_named(&kept), ["flipd(1)"]);
+    let sections = [
+        "SUBCOMMANDS",
+        "COMMANDS AT THE PROMPT",
+        "ENVIRONMENT",
+        "FILES",
+        "EXIT STATUS",
+    ];
+    for section in sections {
+        assert!(kept.contains(&format!(".SH {section}\n")), "{section}");
+    }
+    for command in ["register NAME", "save FILE", "MOVE square", "QUIT"] {
+        assert!(kept.contains(&format!("\\fB{command}\\fR")), "{command}");
+    }
+    for sub in ["bot", "analyze", "backup", "import", "export", "solve"] {
+        assert!(kept.contains(&format!(".SS \"flip {sub}")), "flip {sub}");
+    }
     for (shell, mark) in [
         ("bash", "_flip()"),
         ("zsh", "#compdef flip"),

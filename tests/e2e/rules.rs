@@ -148,7 +148,10 @@ fn hint_answers_in_bot_and_hotseat_games_and_is_403_between_people() {
         ["d3", "c4", "f5", "e6"].contains(&square.to_string().as_str()),
         "{hint}"
     );
-    assert!(!hint.ends_with(" exact"), "the opening is not solved: {hint}");
+    assert!(
+        !hint.ends_with(" exact"),
+        "the opening is not solved: {hint}"
+    );
     // The hint is only advice: nothing was played.
     solo.expect_silence(Duration::from_millis(50));
     // Tic-tac-toe is solved from the start: a draw, said to be proven.

@@ -155,6 +155,39 @@ fn the_manual_in_dist_is_the_one_flipd_prints() {
         kept, printed,
         "dist/flipd.1 is stale: flipd manual > dist/flipd.1"
     );
+    assert_eq!(
+        pages_named(&printed),
+        ["flip(1)"],
+        "no page that is not installed"
+    );
+    for section in [
+        "ENVIRONMENT",
+        "SIGNALS",
+        "FILES",
+        "EXIT STATUS",
+        "SUBCOMMANDS",
+    ] {
+        assert!(printed.contains(&format!(".SH {section}\n")), "{section}");
+    }
+    for setting in flipd::Config::settings().iter().filter(|s| !s.group) {
+        let variable = setting.variable().replace('-', "\\-");
+        assert!(
+            printed.contains(&format!("\\fB{variable}\\fR")),
+            "{variable}"
+        );
+    }
+}
+
+/// The other manual pages a page names (`flip(1)`), in order, each once.
+pub fn pages_named(page: &str) -> Vec<String> {
+    let mut named: Vec<String> = Vec::new();
+    let words = page.split(|c: char| c.is_whitespace() || c == ',');
+    for word in words.filter(|w| w.ends_with("(1)") || w.ends_with("(8)")) {
+        if !named.iter().any(|n| n == word) {
+            named.push(word.to_string());
+        }
+    }
+    named
 }
 
 #[test]
