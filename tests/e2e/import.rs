@@ -351,16 +351,17 @@ fn a_ggs_archive_imports_its_games_and_names_what_it_skips() {
     ]);
     let analysis = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = analysis.lines().collect();
-    assert_eq!(lines.len(), 5, "{analysis}");
+    assert_eq!(lines.len(), 6, "{analysis}");
     assert!(
         lines[0].starts_with("othello, 3 moves, level 1"),
         "{analysis}"
     );
+    assert!(lines[1].starts_with("scores: discs"), "{analysis}");
     assert!(
-        lines[1].starts_with("  1 X   f5 ") && lines[1].contains(" cost "),
+        lines[2].starts_with("  1 X   f5 ") && lines[2].contains(" cost "),
         "{analysis}"
     );
-    assert!(lines[4].starts_with("total cost "), "{analysis}");
+    assert!(lines[5].starts_with("total cost "), "{analysis}");
     remove_temp_dir(&dir);
 }
 
