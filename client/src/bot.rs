@@ -17,16 +17,16 @@ use flipline::{Color, Game, Move, Variant};
 
 use crate::engine_protocols::Protocol;
 use crate::external::{self, EngineSpec, ExternalPlayer, Record};
-use crate::link::open;
 use crate::password::{self, Password, login_line};
 use crate::secret::{GuestSecret, LoginReply, read_login_reply, resume_line};
+use crate::servers::Servers;
 use crate::untrusted::escape;
 
 #[derive(Args, Debug, Clone)]
 pub struct BotArgs {
     /// The daemon's address.
     #[arg(long, default_value_t = flipd::Config::default_server(),
-          value_parser = crate::link::server_address)]
+          value_parser = crate::link::server_addresses)]
     server: String,
     /// Name to log in with (with -1, -2, ... added when playing several games).
     #[arg(long, default_value = "flipbot")]
@@ -152,7 +152,10 @@ impl Bot {
     fn run(&mut self) -> Result<(), String> {
         let mut failures = 0u32;
         loop {
-            match open(&self.args.server) {
+            match Servers::parse(&self.args.server)
+                .open()
+                .map(|(s, r, _)| (s, r))
+            {
                 Ok((stream, reader)) => {
                     failures = 0;
                     match self.serve(stream, reader) {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use crate::link::{Link, Sink, open};
+use crate::link::{Link, Sink};
 use crate::screen::ScreenSink;
 use crate::terminal::{self, status};
 
@@ -114,14 +114,8 @@ impl Failure {
 /// Starts the thread that reads server lines; on a lost connection it either
 /// reconnects, as `policy` says, or ends the process (status 2, the terminal
 /// put back).
-pub fn spawn_reader(
-    link: &Arc<Link>,
-    reader: BufReader<TcpStream>,
-    server: &str,
-    policy: Reconnect,
-) {
+pub fn spawn_reader(link: &Arc<Link>, reader: BufReader<TcpStream>, policy: Reconnect) {
     let link = Arc::clone(link);
-    let server = server.to_string();
     link.set_reconnects(policy != Reconnect::Never);
     std::thread::spawn(move || {
         let mut sink = ScreenSink;
@@ -131,6 +125,7 @@ pub fn spawn_reader(
             if link.closing.load(Ordering::Acquire) {
                 return;
             }
+            let server = link.servers().current().to_string();
             let again = if link.closed_before_login() {
                 wait_for_a_command(&link, &mut sink)
             } else {
@@ -185,6 +180,8 @@ fn reconnect(
         return None;
     }
     link.drop_connection();
+    // Another address, if several were given, is tried first.
+    link.servers().lost();
     let quit = if policy == Reconnect::UntilQuit {
         " (quit leaves)"
     } else {
@@ -206,9 +203,15 @@ fn reconnect(
         if link.closing.load(Ordering::Acquire) {
             return None;
         }
-        match try_once(link, server, name.as_deref(), game, sink) {
+        match try_once(link, name.as_deref(), game, sink) {
             Ok(reader) => {
-                sink.show(vec!["reconnected".to_string()]);
+                let to = link.servers().current();
+                let shown = if to == server {
+                    "reconnected".to_string()
+                } else {
+                    format!("reconnected, to {to}")
+                };
+                sink.show(vec![shown]);
                 return Some(reader);
             }
             Err(why) if policy == Reconnect::UntilQuit => {
@@ -236,12 +239,11 @@ fn short_reason<'a>(why: &'a str, server: &str) -> &'a str {
 /// One try at connecting again, logging in and taking the seat back.
 fn try_once(
     link: &Link,
-    server: &str,
     name: Option<&str>,
     game: Option<u64>,
     sink: &mut dyn Sink,
 ) -> Result<BufReader<TcpStream>, String> {
-    let (stream, mut reader) = open(server)?;
+    let (stream, mut reader, _) = link.servers().open()?;
     link.replace(stream);
     let Some(name) = name else {
         return Ok(reader);

@@ -14,7 +14,7 @@ use rustyline::history::DefaultHistory;
 use rustyline::{ColorMode, Config, Editor};
 
 use crate::commands::{Input, game_moves, input_for, save_game, starts_a_game};
-use crate::connection::{Failure, PlayOptions, Reconnect, spawn_reader};
+use crate::connection::{Failure, Reconnect, spawn_reader};
 use crate::helper::FlipHelper;
 use crate::link::Link;
 use crate::password::{self, Password, login_line};
@@ -70,13 +70,12 @@ enum Flow {
 pub fn run(
     link: &Arc<Link>,
     reader: BufReader<TcpStream>,
-    options: &PlayOptions,
     policy: Reconnect,
     first: Vec<String>,
 ) -> Result<(), Failure> {
     let mut editor = editor(link)?;
     terminal::take_over().map_err(Failure::failed)?;
-    let result = prompt_loop(&mut editor, link, reader, (options, policy), first);
+    let result = prompt_loop(&mut editor, link, reader, policy, first);
     screen::detach();
     terminal::restore();
     result
@@ -109,18 +108,19 @@ fn prompt_loop(
     editor: &mut Editor<FlipHelper, DefaultHistory>,
     link: &Arc<Link>,
     reader: BufReader<TcpStream>,
-    (options, policy): (&PlayOptions, Reconnect),
+    policy: Reconnect,
     first: Vec<String>,
 ) -> Result<(), Failure> {
     screen::line(format!(
         "connected to {}: {}; type help for the commands",
-        options.server, link.greeting
+        link.servers().current(),
+        link.greeting
     ));
     let printer = editor
         .create_external_printer()
         .map_err(|e| Failure::failed(e.to_string()))?;
     screen::attach(Box::new(printer));
-    spawn_reader(link, reader, &options.server, policy);
+    spawn_reader(link, reader, policy);
     spawn_ticker(link);
     for line in first {
         send(link, &line)?;

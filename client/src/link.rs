@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use crate::paths::data_file;
 use crate::secret::GuestSecret;
 use crate::secret_file::{self, SecretFile};
+use crate::servers::Servers;
 use crate::untrusted::escape;
 use crate::view::{SecretChange, Style, View};
 
@@ -39,8 +40,8 @@ pub struct Link {
     /// Where the guests' secrets for this server are kept across restarts;
     /// `None` keeps them in memory only.
     secret_file: Option<SecretFile>,
-    /// The server's address, to connect again.
-    server: String,
+    /// The server's addresses, to connect again (several: tried in turn).
+    servers: Servers,
     /// Set while there is no connection because the server closed one that
     /// had not logged in: the next line sent connects again.
     dormant: AtomicBool,
@@ -67,7 +68,8 @@ impl Link {
         on_update: Option<fn(&View)>,
         secrets_key: Option<&str>,
     ) -> Result<(Arc<Link>, BufReader<TcpStream>), String> {
-        let (stream, reader, greeting) = open_with_greeting(server)?;
+        let servers = Servers::parse(server);
+        let (stream, reader, greeting) = servers.open()?;
         let secret_file = secrets_key
             .and_then(|key| Some((key, data_file(secret_file::FILE_NAME)?)))
             .and_then(|(key, path)| SecretFile::new(path, key));
@@ -80,13 +82,18 @@ impl Link {
             on_update,
             greeting,
             secret_file,
-            server: server.to_string(),
+            servers,
             dormant: AtomicBool::new(false),
             fresh: Mutex::new(None),
             woken: Condvar::new(),
             reconnects: AtomicBool::new(false),
         });
         Ok((link, reader))
+    }
+
+    /// The server's addresses, and which one answers.
+    pub fn servers(&self) -> &Servers {
+        &self.servers
     }
 
     /// The view, locked. A panicked holder cannot have left it half-written in a
@@ -118,7 +125,7 @@ impl Link {
         if line.trim().eq_ignore_ascii_case("quit") {
             return Err("not connected".to_string());
         }
-        let (stream, reader, _) = open_with_greeting(&self.server)?;
+        let (stream, reader, _) = self.servers.open()?;
         self.view().forget_pending();
         self.dormant.store(false, Ordering::Release);
         *self.fresh.lock().unwrap_or_else(|e| e.into_inner()) = Some(reader);
@@ -342,6 +349,13 @@ fn cannot_connect(server: &str, error: &std::io::Error) -> String {
     message
 }
 
+/// The addresses `--server` names, separated by commas (a cluster's nodes,
+/// tried in turn), each as [`server_address`] spells it.
+pub fn server_addresses(given: &str) -> Result<String, String> {
+    let each: Result<Vec<String>, String> = given.split(',').map(server_address).collect();
+    Ok(each?.join(","))
+}
+
 /// The address `--server` names, with the daemon's default port (7341) when
 /// it gives none: `host`, `192.0.2.7`, `[::1]` and a bare `::1` all mean
 /// that port. For clap, so that every message and the guest-secret file
@@ -364,21 +378,18 @@ pub fn server_address(given: &str) -> Result<String, String> {
     })
 }
 
-/// Opens a connection and reads the greeting.
-pub fn open(server: &str) -> Result<(TcpStream, BufReader<TcpStream>), String> {
-    open_with_greeting(server).map(|(stream, reader, _)| (stream, reader))
-}
-
 /// The longest greeting read: `HELLO flipline 1` is 16 bytes, and a server
 /// that sends no line feed must not grow the buffer without end.
 const MAX_GREETING: u64 = 256;
 
-/// [`open`], also returning the server's greeting line, escaped for showing
-/// (only its start is checked).
-pub fn open_with_greeting(
+/// Opens a connection to one address and reads the greeting (escaped for
+/// showing; only its start is checked), the connection made within `wait`
+/// when given (see `servers.rs`).
+pub fn open_with_greeting_at(
     server: &str,
+    wait: Option<std::time::Duration>,
 ) -> Result<(TcpStream, BufReader<TcpStream>, String), String> {
-    let stream = TcpStream::connect(server).map_err(|e| cannot_connect(server, &e))?;
+    let stream = crate::servers::connect(server, wait).map_err(|e| cannot_connect(server, &e))?;
     let _ = stream.set_nodelay(true);
     let mut reader = BufReader::new(stream.try_clone().map_err(|e| e.to_string())?);
     let mut greeting = String::new();
@@ -410,6 +421,11 @@ mod tests {
         assert_eq!(read("[::1]:9000"), "[::1]:9000");
         assert_eq!(read("10.0.0.2:9000"), "10.0.0.2:9000");
         assert!(server_address(" ").is_err());
+        assert_eq!(
+            super::server_addresses("a,10.0.0.2:9000,[::1]").unwrap_or_default(),
+            "a:7341,10.0.0.2:9000,[::1]:7341"
+        );
+        assert!(super::server_addresses("a,,b").is_err());
     }
 
     proptest::proptest! {

@@ -34,6 +34,7 @@ mod screen;
 mod script;
 mod secret;
 mod secret_file;
+mod servers;
 mod solve_cmd;
 mod terminal;
 mod tourney_view;
@@ -93,8 +94,9 @@ enum Command {
 #[derive(Args, Debug, Clone)]
 struct PlayArgs {
     /// The daemon's address, HOST or HOST:PORT (default: the one in
-    /// config/default.ron; the port, 7341).
-    #[arg(long, value_parser = link::server_address)]
+    /// config/default.ron; the port, 7341); several, separated by commas (a
+    /// cluster's nodes), are tried in turn, and so by a reconnect.
+    #[arg(long, value_parser = link::server_addresses)]
     server: Option<String>,
     /// Log in with this name at once (with --local, the default is $USER,
     /// else $LOGNAME, else "me").

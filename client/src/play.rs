@@ -35,13 +35,14 @@ pub fn run(options: &PlayOptions, first: Vec<String>) -> Result<(), Failure> {
         commands.insert(0, login);
     }
     if interactive {
-        crate::interactive::run(&link, reader, options, policy, commands)
+        crate::interactive::run(&link, reader, policy, commands)
     } else {
         crate::screen::line(format!(
             "connected to {}: {}",
-            options.server, link.greeting
+            link.servers().current(),
+            link.greeting
         ));
-        spawn_reader(&link, reader, &options.server, policy);
+        spawn_reader(&link, reader, policy);
         crate::script::run(&link, commands)
     }
 }

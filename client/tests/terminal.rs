@@ -330,6 +330,38 @@ fn a_daemon_restarted_is_reconnected_to_and_the_kept_seat_taken_back() {
 }
 
 #[test]
+fn a_node_lost_is_followed_by_a_reconnect_to_the_next_address_given() {
+    let data = TempDir::new("nodes");
+    let (a, b) = (FakeServer::start(), FakeServer::start());
+    let servers = format!("{},{}", a.addr(), b.addr());
+    let args = ["--server", &servers, "--name", "hal"];
+    let mut pty = Pty::start(&args, &data.0, &[]);
+    let mut conn = a.accept();
+    conn.expect("LOGIN hal");
+    conn.send(&format!("OK hal secret {SECRET}"));
+    pty.until_row(&format!(
+        "connected to {}: HELLO flipline 1; type help for the commands",
+        a.addr()
+    ));
+    pty.until_row("flip>");
+    // The node goes; the other node is reached at once, with the same login.
+    let gone = a.addr();
+    drop(a);
+    drop(conn);
+    pty.until_row(&format!(
+        "connection to {gone} lost; reconnecting (quit leaves)"
+    ));
+    let mut conn = b.accept();
+    conn.expect(&format!("LOGIN hal secret {SECRET}"));
+    conn.send(&format!("OK hal secret {SECRET}"));
+    pty.until_row(&format!("reconnected, to {}", b.addr()));
+    pty.type_keys("quit\r");
+    conn.expect("QUIT");
+    conn.send("OK bye");
+    assert_eq!(pty.exit_code(), Some(0));
+}
+
+#[test]
 fn a_signal_leaves_the_terminal_sane() {
     for (signal, code) in [(Signal::SIGTERM, 143), (Signal::SIGHUP, 129)] {
         let (pty, _conn, _server, _data) = logged_in("eve", "signal");

@@ -1,0 +1,158 @@
+//! The daemon's addresses as `--server` gives them: one, or several (a
+//! cluster's nodes, `a:7341,b:7341`), tried in turn. The one that answered
+//! last is tried first, except after it was lost: then the next one is, so
+//! that a reconnect goes to a live node rather than waiting on a dead one.
+
+use std::io::BufReader;
+use std::net::{TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use crate::link::open_with_greeting_at;
+
+/// How long one address may take to accept a connection when there are
+/// others to try: a machine that is gone never refuses, it only stays silent.
+const CONNECT_WAIT: Duration = Duration::from_secs(3);
+
+/// The addresses, in the order given, and where the next try begins.
+#[derive(Debug)]
+pub struct Servers {
+    list: Vec<String>,
+    first: AtomicUsize,
+}
+
+impl Servers {
+    /// The addresses of `text`, separated by commas (as `--server` gives
+    /// them, each with its port: see `link::server_address`).
+    pub fn parse(text: &str) -> Servers {
+        let list: Vec<String> = (text.split(','))
+            .map(str::trim)
+            .filter(|a| !a.is_empty())
+            .map(str::to_string)
+            .collect();
+        Servers {
+            list,
+            first: AtomicUsize::new(0),
+        }
+    }
+
+    /// The address tried first now (the one answering, while connected).
+    pub fn current(&self) -> &str {
+        let at = self.first.load(Ordering::Acquire);
+        self.list.get(at).map_or("", String::as_str)
+    }
+
+    /// The connection to the current address was lost: the next try
+    /// begins with the address after it.
+    pub fn lost(&self) {
+        if self.list.len() > 1 {
+            let next = (self.first.load(Ordering::Acquire) + 1) % self.list.len();
+            self.first.store(next, Ordering::Release);
+        }
+    }
+
+    /// Connects to the first address that answers as a flipline server,
+    /// from the current one round the list; the greeting comes with it.
+    /// The error is the last address's, the others' said before it.
+    pub fn open(&self) -> Result<(TcpStream, BufReader<TcpStream>, String), String> {
+        let count = self.list.len();
+        let start = self.first.load(Ordering::Acquire);
+        let mut failures = Vec::new();
+        for step in 0..count {
+            let at = (start + step) % count;
+            let Some(address) = self.list.get(at) else {
+                continue;
+            };
+            let wait = (count > 1).then_some(CONNECT_WAIT);
+            match open_with_greeting_at(address, wait) {
+                Ok(opened) => {
+                    self.first.store(at, Ordering::Release);
+                    return Ok(opened);
+                }
+                Err(why) => failures.push(why),
+            }
+        }
+        match failures.pop() {
+            Some(last) if failures.is_empty() => Err(last),
+            Some(last) => Err(format!("{}; {last}", failures.join("; "))),
+            None => Err("no server address given".to_string()),
+        }
+    }
+}
+
+/// Connects to `address` within `wait` (when given), each of its resolved
+/// addresses in turn.
+pub fn connect(address: &str, wait: Option<Duration>) -> std::io::Result<TcpStream> {
+    let Some(wait) = wait else {
+        return TcpStream::connect(address);
+    };
+    let mut last = None;
+    for resolved in address.to_socket_addrs()? {
+        match TcpStream::connect_timeout(&resolved, wait) {
+            Ok(stream) => return Ok(stream),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("the address resolves to nothing")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::net::TcpListener;
+
+    /// A listener that greets each connection as a flipline server does.
+    fn greeter() -> (TcpListener, String) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+        let address = listener
+            .local_addr()
+            .map(|a| a.to_string())
+            .unwrap_or_default();
+        (listener, address)
+    }
+
+    fn greet(listener: &TcpListener) {
+        if let Ok((mut stream, _)) = listener.accept() {
+            let _ = stream.write_all(b"HELLO flipline 1\n");
+        }
+    }
+
+    /// An address nothing listens on: a listener bound, then dropped.
+    fn closed() -> String {
+        let (listener, address) = greeter();
+        drop(listener);
+        address
+    }
+
+    #[test]
+    fn the_next_address_is_tried_when_one_refuses_and_after_a_loss() {
+        let (a, a_address) = greeter();
+        let dead = closed();
+        let servers = Servers::parse(&format!("{dead},{a_address}"));
+        let helper = std::thread::spawn(move || {
+            greet(&a);
+            greet(&a);
+            a
+        });
+        let opened = servers.open();
+        assert!(opened.is_ok(), "{opened:?}");
+        assert_eq!(servers.current(), a_address, "the one that answered");
+        // Lost: the next try starts after it, round the list, and comes
+        // back to it past the dead one.
+        servers.lost();
+        assert_eq!(servers.current(), dead);
+        assert!(servers.open().is_ok());
+        assert_eq!(servers.current(), a_address);
+        let _ = helper.join();
+    }
+
+    #[test]
+    fn when_none_answers_every_address_is_named() {
+        let (one, two) = (closed(), closed());
+        let servers = Servers::parse(&format!("{one}, {two}"));
+        let why = servers.open().err().unwrap_or_default();
+        assert!(why.contains(&one) && why.contains(&two), "{why}");
+        assert!(Servers::parse(" , ").open().is_err());
+    }
+}
