@@ -12,9 +12,9 @@ pub fn page(command: clap::Command) -> std::io::Result<Vec<u8>> {
 fn sections() -> Vec<Section> {
     vec![
         prompt_commands(),
-        Section::terms("ENVIRONMENT", owned(&ENVIRONMENT)),
-        Section::terms("FILES", owned(&FILES)),
-        Section::terms("EXIT STATUS", owned(&EXIT_STATUSES)),
+        Section::table("ENVIRONMENT", &ENVIRONMENT),
+        Section::table("FILES", &FILES),
+        Section::table("EXIT STATUS", &EXIT_STATUSES),
         Section {
             title: "SEE ALSO",
             paragraphs: vec![
@@ -111,9 +111,3 @@ const EXIT_STATUSES: [(&str, &str); 6] = [
         "Stopped by signal N: 129 SIGHUP, 130 SIGINT, 131 SIGQUIT, 143 SIGTERM.",
     ),
 ];
-
-fn owned(terms: &[(&str, &str)]) -> Vec<(String, String)> {
-    (terms.iter())
-        .map(|(term, meaning)| (term.to_string(), meaning.to_string()))
-        .collect()
-}

@@ -200,6 +200,17 @@ fn logged_in_with(
     (pty, conn, server, data)
 }
 
+/// flip started on a fresh server and data directory, not logged in, its
+/// prompt up.
+fn at_a_prompt(tag: &str) -> (Pty, Conn, FakeServer, TempDir) {
+    let data = TempDir::new(tag);
+    let server = FakeServer::start();
+    let pty = Pty::start(&["--server", &server.addr()], &data.0, &[]);
+    let conn = server.accept();
+    pty.until_row("flip>");
+    (pty, conn, server, data)
+}
+
 #[test]
 fn lines_from_the_server_stay_on_screen_above_what_is_being_typed() {
     let (mut pty, mut conn, _server, _data) = logged_in("bob", "stay");
@@ -441,11 +452,7 @@ fn a_hint_from_the_history_is_dimmed_and_not_sent() {
 
 #[test]
 fn a_registered_name_typed_at_the_prompt_asks_for_its_password_unechoed() {
-    let data = TempDir::new("password");
-    let server = FakeServer::start();
-    let mut pty = Pty::start(&["--server", &server.addr()], &data.0, &[]);
-    let mut conn = server.accept();
-    pty.until_row("flip>");
+    let (mut pty, mut conn, _server, data) = at_a_prompt("password");
     pty.type_keys("login ann\r");
     conn.expect("login ann");
     conn.send("ERR 401 'ann' is registered: LOGIN ann <password> [password-needed]");
@@ -474,11 +481,7 @@ fn a_registered_name_typed_at_the_prompt_asks_for_its_password_unechoed() {
 
 #[test]
 fn a_password_typed_on_the_line_is_drawn_masked_and_not_sent() {
-    let data = TempDir::new("masked");
-    let server = FakeServer::start();
-    let mut pty = Pty::start(&["--server", &server.addr()], &data.0, &[]);
-    let mut conn = server.accept();
-    pty.until_row("flip>");
+    let (mut pty, mut conn, _server, data) = at_a_prompt("masked");
     pty.type_keys("login carol hunter2");
     pty.until_row("flip> login carol *******");
     pty.type_keys("\r");
@@ -502,11 +505,7 @@ fn a_password_typed_on_the_line_is_drawn_masked_and_not_sent() {
 
 #[test]
 fn register_asks_for_the_password_twice_unechoed_and_says_it_registered() {
-    let data = TempDir::new("register");
-    let server = FakeServer::start();
-    let mut pty = Pty::start(&["--server", &server.addr()], &data.0, &[]);
-    let mut conn = server.accept();
-    pty.until_row("flip>");
+    let (mut pty, mut conn, _server, data) = at_a_prompt("register");
     // Two different passwords: nothing is sent.
     pty.type_keys("register ann\r");
     pty.until_row("new password for ann:");

@@ -14,9 +14,9 @@ pub fn page(command: clap::Command) -> std::io::Result<Vec<u8>> {
 fn sections() -> Vec<Section> {
     vec![
         environment(),
-        Section::terms("SIGNALS", owned(&SIGNALS)),
-        Section::terms("FILES", owned(&FILES)),
-        Section::terms("EXIT STATUS", owned(&EXIT_STATUSES)),
+        Section::table("SIGNALS", &SIGNALS),
+        Section::table("FILES", &FILES),
+        Section::table("EXIT STATUS", &EXIT_STATUSES),
         Section {
             title: "SEE ALSO",
             paragraphs: vec![
@@ -59,12 +59,6 @@ fn environment() -> Section {
         ],
         terms,
     }
-}
-
-fn owned(terms: &[(&str, &str)]) -> Vec<(String, String)> {
-    (terms.iter())
-        .map(|(term, meaning)| (term.to_string(), meaning.to_string()))
-        .collect()
 }
 
 const SIGNALS: [(&str, &str); 2] = [

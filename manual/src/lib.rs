@@ -27,6 +27,14 @@ impl Section {
             terms,
         }
     }
+
+    /// A section of terms alone, from a table of them.
+    pub fn table(title: &'static str, terms: &[(&str, &str)]) -> Section {
+        let owned = (terms.iter())
+            .map(|(term, meaning)| (term.to_string(), meaning.to_string()))
+            .collect();
+        Section::terms(title, owned)
+    }
 }
 
 /// The whole page of `command`, with `sections` after its subcommands.
