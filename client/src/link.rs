@@ -3,7 +3,7 @@
 //! A line is registered with the view and written under the writer's lock,
 //! so the view's unanswered commands are always in the order they were sent.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -13,7 +13,6 @@ use crate::paths::data_file;
 use crate::secret::GuestSecret;
 use crate::secret_file::{self, SecretFile};
 use crate::servers::Servers;
-use crate::untrusted::escape;
 use crate::view::{SecretChange, Style, View};
 
 /// Where text for the person goes.
@@ -337,18 +336,6 @@ fn strip_line_end(line: &str) -> &str {
     line.strip_suffix('\r').unwrap_or(line)
 }
 
-/// Why `server` could not be reached; when nothing listens there, how to
-/// get something that does.
-fn cannot_connect(server: &str, error: &std::io::Error) -> String {
-    let mut message = format!("cannot connect to {server}: {error}");
-    if error.kind() == std::io::ErrorKind::ConnectionRefused {
-        message.push_str(
-            "; is flipd running there? Start it with `flipd`, or play offline with `flip --local`",
-        );
-    }
-    message
-}
-
 /// The addresses `--server` names, separated by commas (a cluster's nodes,
 /// tried in turn), each as [`server_address`] spells it.
 pub fn server_addresses(given: &str) -> Result<String, String> {
@@ -376,35 +363,6 @@ pub fn server_address(given: &str) -> Result<String, String> {
         (false, true) => format!("[{given}]:{port}"),
         (false, false) => format!("{given}:{port}"),
     })
-}
-
-/// The longest greeting read: `HELLO flipline 1` is 16 bytes, and a server
-/// that sends no line feed must not grow the buffer without end.
-const MAX_GREETING: u64 = 256;
-
-/// Opens a connection to one address and reads the greeting (escaped for
-/// showing; only its start is checked), the connection made within `wait`
-/// when given (see `servers.rs`).
-pub fn open_with_greeting_at(
-    server: &str,
-    wait: Option<std::time::Duration>,
-) -> Result<(TcpStream, BufReader<TcpStream>, String), String> {
-    let stream = crate::servers::connect(server, wait).map_err(|e| cannot_connect(server, &e))?;
-    let _ = stream.set_nodelay(true);
-    let mut reader = BufReader::new(stream.try_clone().map_err(|e| e.to_string())?);
-    let mut greeting = String::new();
-    reader
-        .by_ref()
-        .take(MAX_GREETING)
-        .read_line(&mut greeting)
-        .map_err(|e| format!("no greeting from {server}: {e}"))?;
-    let shown = escape(greeting.trim_end());
-    if !greeting.starts_with("HELLO flipline ") {
-        return Err(format!(
-            "{server} is not a flipline server (it said '{shown}')"
-        ));
-    }
-    Ok((stream, reader, shown))
 }
 
 #[cfg(test)]

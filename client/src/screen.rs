@@ -11,6 +11,7 @@
 //! queue here, and a thread of this module alone feeds them to the printer.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -150,7 +151,7 @@ pub fn attach(mut printer: Printer) {
     std::thread::spawn(move || {
         while let Some(message) = next_message() {
             if message == ARM {
-                crate::terminal::arm_leave();
+                LEAVE_ARMED.store(true, Ordering::SeqCst);
             // A printer that fails (the editor gone) leaves standard output.
             } else if printer.print(message.clone()).is_err() {
                 crate::out::write_text(&message);
@@ -192,6 +193,16 @@ pub fn leave_through_prompt() -> bool {
     }
     CHANGED.notify_all();
     true
+}
+
+/// Set by the printer thread once everything shown before a leave asked
+/// through [`leave_through_prompt`] is drawn.
+static LEAVE_ARMED: AtomicBool = AtomicBool::new(false);
+
+/// Whether everything shown before the leave asked is drawn: the prompt's
+/// thread may end the process as it next draws the prompt.
+pub fn leave_armed() -> bool {
+    LEAVE_ARMED.load(Ordering::SeqCst)
 }
 
 /// How long [`detach`] waits for the editor to draw what it was given.

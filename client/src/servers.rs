@@ -8,7 +8,9 @@ use std::net::{TcpStream, ToSocketAddrs};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use crate::link::open_with_greeting_at;
+use std::io::{BufRead, Read};
+
+use crate::untrusted::escape;
 
 /// How long one address may take to accept a connection when there are
 /// others to try: a machine that is gone never refuses, it only stays silent.
@@ -94,6 +96,47 @@ pub fn connect(address: &str, wait: Option<Duration>) -> std::io::Result<TcpStre
         }
     }
     Err(last.unwrap_or_else(|| std::io::Error::other("the address resolves to nothing")))
+}
+
+/// Why `server` could not be reached; when nothing listens there, how to
+/// get something that does.
+fn cannot_connect(server: &str, error: &std::io::Error) -> String {
+    let mut message = format!("cannot connect to {server}: {error}");
+    if error.kind() == std::io::ErrorKind::ConnectionRefused {
+        message.push_str(
+            "; is flipd running there? Start it with `flipd`, or play offline with `flip --local`",
+        );
+    }
+    message
+}
+
+/// The longest greeting read: `HELLO flipline 1` is 16 bytes, and a server
+/// that sends no line feed must not grow the buffer without end.
+const MAX_GREETING: u64 = 256;
+
+/// Opens a connection to one address and reads the greeting (escaped for
+/// showing; only its start is checked), the connection made within `wait`
+/// when given (see `servers.rs`).
+pub fn open_with_greeting_at(
+    server: &str,
+    wait: Option<std::time::Duration>,
+) -> Result<(TcpStream, BufReader<TcpStream>, String), String> {
+    let stream = connect(server, wait).map_err(|e| cannot_connect(server, &e))?;
+    let _ = stream.set_nodelay(true);
+    let mut reader = BufReader::new(stream.try_clone().map_err(|e| e.to_string())?);
+    let mut greeting = String::new();
+    reader
+        .by_ref()
+        .take(MAX_GREETING)
+        .read_line(&mut greeting)
+        .map_err(|e| format!("no greeting from {server}: {e}"))?;
+    let shown = escape(greeting.trim_end());
+    if !greeting.starts_with("HELLO flipline ") {
+        return Err(format!(
+            "{server} is not a flipline server (it said '{shown}')"
+        ));
+    }
+    Ok((stream, reader, shown))
 }
 
 #[cfg(test)]

@@ -95,9 +95,6 @@ pub fn restore() -> bool {
 /// A leave asked of the prompt's thread: the status and the reason.
 static ASKED: Mutex<Option<(i32, String)>> = Mutex::new(None);
 
-/// Set once everything shown before the leave is drawn.
-static ARMED: AtomicBool = AtomicBool::new(false);
-
 /// How long a leave waits for the prompt's thread before leaving itself
 /// (that thread is busy, not at the prompt).
 const PROMPT_WAIT: Duration = Duration::from_secs(2);
@@ -125,17 +122,12 @@ pub fn leave(status: i32, reason: &str) -> ! {
 /// Called as the prompt is drawn: ends the process there if another thread
 /// asked to and everything shown before is drawn.
 pub fn leave_if_asked() {
-    if !ARMED.load(Ordering::SeqCst) {
+    if !crate::screen::leave_armed() {
         return;
     }
     if let Some((status, reason)) = asked().take() {
         finish(status, &reason);
     }
-}
-
-/// Everything shown before the leave is drawn (the printer thread says so).
-pub fn arm_leave() {
-    ARMED.store(true, Ordering::SeqCst);
 }
 
 fn asked() -> std::sync::MutexGuard<'static, Option<(i32, String)>> {

@@ -9,50 +9,23 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Sender, channel};
-use std::thread::JoinHandle;
+use std::sync::mpsc::channel;
 
-use flipline::protocol::{GameId, TourneyId};
 use rusqlite::Connection;
 
 use super::checkpoint;
 use super::lock::{self, StoreLock};
 use super::move_log::{Logged, MoveLog};
+use super::opened::{Opened, StoreThreads};
 use super::reader::{open_reader, run_reader};
 use super::requests::run_writer;
-use super::requests::{ToReader, ToWriter};
 use super::row::Damaged;
 use super::schema::{self, describe, refuse};
-use super::tourneys::{self, StoredTourney};
+use super::tourneys;
 use super::wal_watch::WalWatch;
 use super::writer::{StoreStats, Writer};
-use super::{GameRecord, Store, StoreError, Write, records};
+use super::{Store, StoreError, Write, records};
 use crate::config::StoreConfig;
-use crate::rules::registered::RegisteredNames;
-
-/// An opened store and what the daemon needs from it to start.
-pub struct Opened {
-    /// The handle for the actors.
-    pub store: Store,
-    /// The threads, to close at the end.
-    pub threads: StoreThreads,
-    /// Games that were being played when the daemon last stopped.
-    pub playing: Vec<GameRecord>,
-    /// The number for the next new game.
-    pub next_game: GameId,
-    /// A cluster node's first block of game numbers (it takes more as it
-    /// goes); `None`: a single daemon, counting on from `next_game`.
-    pub game_block: Option<std::ops::Range<GameId>>,
-    /// The tournaments not over, and the last over.
-    pub tourneys: Vec<StoredTourney>,
-    /// The number for the next tournament.
-    pub next_tourney: TourneyId,
-    /// Every registered name, for the accounts.
-    pub registered: RegisteredNames,
-    /// A cluster node's membership, for its lease keeper.
-    pub joined: Option<super::postgres::Joined>,
-}
 
 impl Store {
     /// Opens (or creates) the store of `config`, checks and migrates it, cancels
@@ -67,7 +40,7 @@ impl Store {
     /// then the store must be PostgreSQL's.
     pub fn open_as(
         config: &StoreConfig,
-        joining: Option<super::postgres::Joining>,
+        joining: Option<super::membership::Joining>,
     ) -> Result<Opened, StoreError> {
         if !config.url.is_empty() {
             return super::postgres::open(config, joining);
@@ -113,7 +86,7 @@ impl Store {
         let next_tourney = tourneys::next_id(&writer.conn).map_err(startup)?;
         let registered = records::registered_names(&writer.conn).map_err(startup)?;
         let reader = open_reader(path)?;
-        let threads = StoreThreads::start(writer, reader, config, lock)?;
+        let threads = start_threads(writer, reader, config, lock)?;
         let store = threads.store();
         Ok(Opened {
             store,
@@ -172,106 +145,58 @@ fn left_out(damaged: &Damaged, path: &Path) {
     );
 }
 
-/// The store's threads; [`StoreThreads::close`] stops them after the work queued.
-pub struct StoreThreads {
-    writes: Sender<ToWriter>,
-    reads: Sender<ToReader>,
-    writer: JoinHandle<()>,
-    reader: JoinHandle<()>,
-    stats: Arc<StoreStats>,
-    /// Set by [`StoreThreads::close`] before it waits: a writer waiting on
-    /// a server that is down (PostgreSQL, a commit in doubt) stops waiting.
-    closing: Arc<AtomicBool>,
+/// `flipd --recompute-ratings`: the store of `config`, whichever backend,
+/// has its ratings rebuilt from its rated games. Returns how many games
+/// were rated.
+pub fn recompute_ratings(config: &StoreConfig) -> Result<usize, StoreError> {
+    if !config.url.is_empty() {
+        return super::postgres::recompute_ratings(config);
+    }
+    super::ratings::recompute_file(config)
 }
 
-impl StoreThreads {
-    /// The threads of a backend, with the ends of their queues.
-    pub(super) fn new(
-        writes: Sender<ToWriter>,
-        reads: Sender<ToReader>,
-        writer: JoinHandle<()>,
-        reader: JoinHandle<()>,
-        stats: Arc<StoreStats>,
-        closing: Arc<AtomicBool>,
-    ) -> StoreThreads {
-        StoreThreads {
-            writes,
-            reads,
-            writer,
-            reader,
-            stats,
-            closing,
-        }
-    }
-
-    /// A handle on them for the actors.
-    pub(super) fn store(&self) -> Store {
-        Store {
-            writes: self.writes.clone(),
-            reads: self.reads.clone(),
-            stats: Arc::clone(&self.stats),
-        }
-    }
-
-    fn start(
-        writer: Writer,
-        reader_conn: Connection,
-        config: &StoreConfig,
-        lock: StoreLock,
-    ) -> Result<StoreThreads, StoreError> {
-        let stats = Arc::new(StoreStats::default());
-        let (writes, write_rx) = channel();
-        let (reads, read_rx) = channel();
-        let writer_stats = Arc::clone(&stats);
-        let batch_max = config.batch_max;
-        let faults = config.faults.clone();
-        let spawn_error = |e: std::io::Error| StoreError::Failed(format!("cannot start: {e}"));
-        // Each thread holds the lock until its connection is closed, so that
-        // the file stays locked (and its descriptor open, see `lock`) for as
-        // long as either thread has it open, closed or not by `close`.
-        let lock = Arc::new(lock);
-        let writer_lock = Arc::clone(&lock);
-        let writer = std::thread::Builder::new()
-            .name("store-writer".into())
-            .spawn(move || {
-                run_writer(writer, &write_rx, batch_max, &writer_stats);
-                drop(writer_lock);
-            })
-            .map_err(spawn_error)?;
-        let reader = std::thread::Builder::new()
-            .name("store-reader".into())
-            .spawn(move || {
-                run_reader(&reader_conn, &read_rx, faults.as_ref());
-                drop(reader_conn);
-                drop(lock);
-            })
-            .map_err(spawn_error)?;
-        Ok(StoreThreads::new(
-            writes,
-            reads,
-            writer,
-            reader,
-            stats,
-            Arc::default(),
-        ))
-    }
-
-    /// Commits everything queued so far, stops both threads and waits for them.
-    /// Requests queued later fail with [`StoreError::Closed`].
-    pub fn close(self) {
-        self.closing.store(true, Ordering::Relaxed);
-        let _ = self.writes.send(ToWriter::Close);
-        let _ = self.reads.send(ToReader::Close);
-        let _ = self.writer.join();
-        let _ = self.reader.join();
-        let (transactions, writes, largest) = self.stats.snapshot();
-        tracing::info!(
-            transactions,
-            writes,
-            largest_batch = largest,
-            "store closed: {writes} writes in {transactions} transactions"
-        );
-    }
+/// The SQLite store's two threads, each holding the lock on the file.
+fn start_threads(
+    writer: Writer,
+    reader_conn: Connection,
+    config: &StoreConfig,
+    lock: StoreLock,
+) -> Result<StoreThreads, StoreError> {
+    let stats = Arc::new(StoreStats::default());
+    let (writes, write_rx) = channel();
+    let (reads, read_rx) = channel();
+    let writer_stats = Arc::clone(&stats);
+    let batch_max = config.batch_max;
+    let faults = config.faults.clone();
+    let spawn_error = |e: std::io::Error| StoreError::Failed(format!("cannot start: {e}"));
+    // Each thread holds the lock until its connection is closed, so that
+    // the file stays locked (and its descriptor open, see `lock`) for as
+    // long as either thread has it open, closed or not by `close`.
+    let lock = Arc::new(lock);
+    let writer_lock = Arc::clone(&lock);
+    let writer = std::thread::Builder::new()
+        .name("store-writer".into())
+        .spawn(move || {
+            run_writer(writer, &write_rx, batch_max, &writer_stats);
+            drop(writer_lock);
+        })
+        .map_err(spawn_error)?;
+    let reader = std::thread::Builder::new()
+        .name("store-reader".into())
+        .spawn(move || {
+            run_reader(&reader_conn, &read_rx, faults.as_ref());
+            drop(reader_conn);
+            drop(lock);
+        })
+        .map_err(spawn_error)?;
+    Ok(StoreThreads::new(
+        writes,
+        reads,
+        writer,
+        reader,
+        stats,
+        Arc::default(),
+    ))
 }
 
 #[cfg(test)]

@@ -46,7 +46,8 @@ use std::sync::mpsc::channel;
 
 use tokio::runtime::Runtime;
 
-use super::open::{Opened, StoreThreads};
+pub use super::membership::{Joined, Joining};
+use super::opened::{Opened, StoreThreads};
 use super::{StoreError, StoreStats};
 use crate::config::StoreConfig;
 use held::HeldMoves;
@@ -88,23 +89,6 @@ fn runtime(config: &StoreConfig) -> Result<Runtime, StoreError> {
         .enable_all()
         .build()
         .map_err(|e| refuse(config, format!("cannot start a runtime: {e}")))
-}
-
-/// A cluster node about to join: its name and its lease's length.
-#[derive(Clone, Debug)]
-pub struct Joining {
-    pub node: String,
-    pub lease: std::time::Duration,
-}
-
-/// What a node that joined needs to keep its lease: its membership, and
-/// when the registration that took the lease was sent.
-pub struct Joined {
-    pub member: nodes::Member,
-    /// The cluster's number (its NATS subjects carry it).
-    pub cluster: String,
-    pub lease: std::time::Duration,
-    pub taken: std::time::Instant,
 }
 
 /// Opens the store of `config.url`: connects, checks and migrates the

@@ -283,14 +283,12 @@ pub fn top(conn: &Connection, variant: Variant, count: u32) -> rusqlite::Result<
         .collect())
 }
 
-/// `flipd --recompute-ratings`: the store at `config` has its ratings
-/// rebuilt from its rated games (the daemon must not be running on it: the
-/// store's lock refuses a second user). Returns how many games were rated.
-pub fn recompute_store(config: &crate::config::StoreConfig) -> Result<usize, super::StoreError> {
+/// `flipd --recompute-ratings` on a SQLite store: the file at `config` has
+/// its ratings rebuilt from its rated games (the daemon must not be running
+/// on it: the store's lock refuses a second user). Returns how many games
+/// were rated.
+pub fn recompute_file(config: &crate::config::StoreConfig) -> Result<usize, super::StoreError> {
     use super::schema::{describe, refuse};
-    if !config.url.is_empty() {
-        return super::postgres::recompute_ratings(config);
-    }
     let path = config.path.as_path();
     let _lock = super::lock::lock(path)?;
     let mut conn = Connection::open(path).map_err(|e| refuse(path, describe(&e)))?;
@@ -410,7 +408,7 @@ mod tests {
         assert_eq!(changes.len(), 2);
         assert!(changes[0].after > changes[0].before, "black won game 1");
         opened.threads.close();
-        assert_eq!(recompute_store(&config).unwrap(), 4);
+        assert_eq!(recompute_file(&config).unwrap(), 4);
         let opened = Store::open(&config).unwrap();
         assert_eq!(kept(&opened.store), live);
         opened.threads.close();

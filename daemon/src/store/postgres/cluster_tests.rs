@@ -10,7 +10,7 @@ use super::scratch::ScratchDatabase;
 use super::{Joining, open};
 use crate::config::{StoreConfig, StoreUrl};
 use crate::rules::lease::Standing;
-use crate::store::open::Opened;
+use crate::store::opened::Opened;
 use crate::store::test_support::{block_on, config, new_game, temp_path};
 use crate::store::{Store, StoreError};
 

@@ -10,15 +10,7 @@ use tokio_postgres::error::SqlState;
 
 use super::db::Db;
 use super::describe;
-
-/// One start of a node: its name and the number the database gave it.
-/// Games are owned by an incarnation, so a node that restarts (or stalled
-/// past its lease) never writes to games it owned before.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Incarnation {
-    pub node: String,
-    pub number: i64,
-}
+pub use crate::store::membership::{Incarnation, Member};
 
 /// A lease's length as the database adds it to its clock.
 fn millis(lease: Duration) -> f64 {
@@ -227,12 +219,4 @@ pub async fn number_block(
         .ok_or("the database holds no numbers of that kind")?;
     let start = u64::try_from(row.get::<_, i64>(0)).map_err(|_| "a negative number".to_string())?;
     Ok(start..start.saturating_add(size))
-}
-
-/// This daemon as a node: its incarnation, and its lease's standing and
-/// counts (shared with the writer, the lease keeper and the metrics).
-#[derive(Clone, Debug)]
-pub struct Member {
-    pub incarnation: Incarnation,
-    pub state: std::sync::Arc<crate::node_state::NodeState>,
 }
