@@ -269,47 +269,55 @@ fn flipd_binary() -> PathBuf {
     workspace_binary("flipd", "flipd")
 }
 
-/// A binary of the workspace beside this test executable (`target/<profile>/`),
-/// built first with `cargo build -p <package> --bin <binary>` so that it is the
-/// current code; `cargo test` builds only libraries for this crate. Without
-/// cargo at hand an existing binary is used.
+/// A binary of the workspace (`flip`, `flipd`) beside this test executable
+/// (`target/<profile>/`), as the current code builds it. `cargo test
+/// --workspace` builds both binaries itself (each package has an
+/// integration test, which makes cargo build its binaries), with the
+/// features of the workspace's test build; the first call in a test
+/// process runs that same build (`cargo test --workspace --no-run`), which
+/// then finds everything fresh, and builds what is missing when this crate's
+/// tests run alone, never a second copy with other features. A build that
+/// fails fails the test, saying why: a binary left from an earlier build is
+/// never run in its place.
 pub fn workspace_binary(package: &str, binary: &str) -> PathBuf {
-    // Built once per test process: cargo takes a moment even when all is fresh.
-    static BUILT: std::sync::Mutex<Vec<(String, PathBuf)>> = std::sync::Mutex::new(Vec::new());
-    let mut built = BUILT
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Some((_, path)) = built.iter().find(|(name, _)| name == binary) {
-        return path.clone();
-    }
-    let path = build_binary(package, binary);
-    built.push((binary.to_string(), path.clone()));
+    static BUILT: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+    let profile_dir = match BUILT.get_or_init(build_workspace_binaries) {
+        Ok(dir) => dir,
+        Err(why) => panic!("cannot build the workspace's binaries ({package}'s {binary}): {why}"),
+    };
+    let path = profile_dir.join(format!("{binary}{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        path.exists(),
+        "the workspace build made no {} (is {binary} a binary of {package}?)",
+        path.display()
+    );
     path
 }
 
-fn build_binary(package: &str, binary: &str) -> PathBuf {
-    let exe = std::env::current_exe().unwrap_or_else(|e| panic!("current_exe: {e}"));
+/// Builds every binary of the workspace for this test executable's profile
+/// and target directory; the profile's directory, or what cargo said.
+fn build_workspace_binaries() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
     // target/<profile>/deps/e2e-<hash>
     let Some(profile_dir) = exe.parent().and_then(|deps| deps.parent()) else {
-        panic!("unexpected test executable path {}", exe.display());
+        return Err(format!("unexpected test executable path {}", exe.display()));
     };
-    let path = profile_dir.join(format!("{binary}{}", std::env::consts::EXE_SUFFIX));
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let mut build = Command::new(cargo);
-    build.args(["build", "--quiet", "-p", package, "--bin", binary]);
+    let mut build = Command::new(&cargo);
+    build.args(["test", "--quiet", "--workspace", "--no-run"]);
     if let Some(target_dir) = profile_dir.parent() {
         build.arg("--target-dir").arg(target_dir);
     }
     if profile_dir.file_name().is_some_and(|n| n == "release") {
         build.arg("--release");
     }
-    let built = build.status().map(|s| s.success()).unwrap_or(false);
-    assert!(
-        built || path.exists(),
-        "cannot build {binary} and {} does not exist",
-        path.display()
-    );
-    path
+    let output = build
+        .output()
+        .map_err(|e| format!("cannot run {cargo}: {e}"))?;
+    if !output.status.success() {
+        return Err(String::from_utf8_lossy(&output.stderr).into_owned());
+    }
+    Ok(profile_dir.to_path_buf())
 }
 
 /// Runs the `flip` binary with `args`, no input, its output collected, at
