@@ -653,7 +653,7 @@ fn a_name_registered_on_one_node_is_registered_on_every_node() {
     let b = start_node(&dir, "b", &db.url);
     // a knows its registered names from its start; this one comes later.
     let mut on_b = Client::connect(b.addr);
-    assert_eq!(on_b.command("LOGIN Regi hunter22").1, "OK Regi");
+    assert_eq!(on_b.command("LOGIN Regi hunter22").1, "OK Regi registered");
     let mut on_a = Client::connect(a.addr);
     let guest = on_a.command("LOGIN regi").1;
     assert!(guest.starts_with("ERR 401 "), "{guest}");
