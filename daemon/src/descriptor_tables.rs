@@ -23,6 +23,16 @@
 //!    stay in the shared table.
 //!
 //! Threads a worker starts later (tokio's blocking pool) share its table.
+//!
+//! `descriptor_tables: auto` becomes `per_worker` only in `flipd` itself
+//! (`Config::resolved`, when the open-file limit would cap
+//! `max_connections`); a `DaemonThread` never resolves it, so there it
+//! means one shared table: in a process that is not only flipd the copies
+//! would keep other threads' files open. Linux lets only sockets of the same effective user join a
+//! `SO_REUSEPORT` group, so another user cannot take a share of flipd's
+//! connections; and flipd binds the port alone once before its sockets
+//! share it, so a second daemon of the same user is told the port is in
+//! use rather than silently taking some of the connections.
 
 use std::io;
 

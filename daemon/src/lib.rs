@@ -1,6 +1,7 @@
 //! flipd: the flipline game daemon. Actix actors on tokio serve protocol v1 (see
-//! PROTOCOL.md) over TCP; the rules and the engine come from the pure `flipline`
-//! crate, so everything here is a shell around them.
+//! PROTOCOL.md) over TCP; the board's rules and the engine come from the pure
+//! `flipline` crate and the server's rules from the pure `flipd-rules`
+//! ([`rules`]), so everything here is a shell around them.
 //!
 //! # Layout
 //! - [`server`]: start (bind, worker threads, engine pool, actors), graceful
@@ -26,8 +27,9 @@
 //! - `lazy_list`: a list kept as one pointer while empty.
 //! - `engine_pool`: engine threads for bot moves and hints, with deadlines.
 //! - `messages`: the messages between the actors.
-//! - [`store`]: the SQLite store: one writer thread committing in batches, a
-//!   reader thread, recovery at start, and [`store::Archive`] for exports.
+//! - [`store`]: the store, SQLite or PostgreSQL: one writer thread committing
+//!   in batches, a reader thread, recovery at start, and [`store::Archive`]
+//!   for exports.
 //! - `faults`: the switch the failure tests hand a daemon to make its
 //!   store's writes fail or its disk freeze (below both `config` and `store`).
 //! - `store_stats`: the store writer's counts (queue, refusals, commit
@@ -51,7 +53,8 @@
 //! - `waits`: how a wait is told to a client.
 //! - [`config`]: the RON configuration: every setting declared once (with
 //!   `config_table`'s `settings!`), config/default.ron held equal to it.
-//! - `watch`: the daemon watching itself: late threads, slow moves.
+//! - `watch`: the daemon watching itself: late threads, slow moves;
+//!   `metrics`: the Prometheus scrape and the health check.
 //! - `reload`, [`hangup`], `live`: SIGHUP: which settings a running daemon
 //!   takes from its file read again, the signal's loop, and the live values
 //!   connections read.

@@ -24,6 +24,21 @@
 //! and starts the threads; [`StoreThreads::close`] lets them finish what is
 //! queued and stops them. [`Archive`] reads a store without a daemon (`flip
 //! export`); [`Importer`] adds finished games to one (`flip import`).
+//!
+//! The same handle fronts a PostgreSQL store (`store.url`, see `postgres`):
+//! the actors send both backends the same requests (`requests`), so nothing
+//! above this module knows which it talks to.
+//!
+//! Writes nobody waits for (a cancelled game) go through the same queue,
+//! which orders them with the moves; a crash may lose the last of them, and
+//! recovery repairs that: a game left open is cancelled, and a game whose
+//! stored moves end it is ended.
+//!
+//! Group commit, as first measured (a release build on two cores, the load
+//! generator on the same cores): 1,000 games moved about 18,000 times a
+//! second at about 70 moves a transaction, 100 games about 20,000 at about
+//! 37, against about 30,000 and 60,000 with no store at all. Later figures
+//! are in BENCHMARKS.md.
 
 mod archive;
 mod backup;

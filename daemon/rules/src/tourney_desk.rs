@@ -21,6 +21,13 @@
 //! each: a write stored or not ([`TourneyDesk::stored`]), a start drawn, a
 //! game made or not, an alarm gone off. `T` is whatever the shell answers a
 //! command through; the desk only hands it back.
+//!
+//! The lobby core keeps the same promise another way: it applies a decision
+//! at once and keeps a journal to put it back (`lobby/journal.rs`). The
+//! lobby's state is too large to copy and every player's commands go
+//! through it, so it must not stop; a tournament's state is small and its
+//! commands few, so the desk applies a command only once its write is
+//! stored (deciding `START` on a copy).
 
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;

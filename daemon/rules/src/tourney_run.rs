@@ -4,7 +4,7 @@
 //!
 //! Pure, like the other cores: the shell makes the games a round asks for,
 //! says which players are connected when a round starts (an absent player
-//! loses that game by abandon, as DESIGN says), and reports each game's end.
+//! loses that game by abandon, as PROTOCOL.md says), and reports each game's end.
 //!
 //! - Round robin: each round of the circle method is played twice, colours
 //!   swapped and from the same start, one game after the other (a player

@@ -25,6 +25,14 @@
 //! A game whose logged rows do not read back is damaged: it is not held,
 //! recovery leaves it out, and its rows are kept out of the trim, as they
 //! are, for repair.
+//!
+//! The log has no index (that is what keeps a move cheap), so `HISTORY` of a
+//! game in play takes its moves from the writer's memory: the request waits
+//! in the writer's queue behind the writes before it, so every acknowledged
+//! move is in the answer (reading 300,000 log rows for one game took 12-15
+//! ms). The log itself is read only where the writer is not running: the
+//! recovery at start, the `Archive` (`flip export`, `flip --local`) and
+//! `flipd --copy-store-to`.
 
 use std::collections::HashMap;
 

@@ -1,6 +1,8 @@
 //! Server lines as clients and bots read them: `ServerLine::parse` never
 //! fails, so that a client keeps working when a newer server adds events; a
-//! line it does not know is `ServerLine::Unknown`.
+//! line it does not know is `ServerLine::Unknown`. Fields a newer server
+//! appends after those a line is known to have are passed over, and an older
+//! server's `PLAYER` lines, without a rating, read too.
 
 use super::GameId;
 use super::clock::ClockSpec;

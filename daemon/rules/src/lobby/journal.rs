@@ -15,6 +15,10 @@
 //! brings back the seek it took, which may then wait beside another seek
 //! for the same game that came meanwhile: [`LobbyCore::pair_waiting`] pairs
 //! them (the shell calls it a moment after a failed write).
+//!
+//! Only what touches the held names and games waits: a `SEEK` does not
+//! wait for other players' pairings. When it did, every pairing of a game
+//! waited for the one before it, a commit each.
 
 use std::collections::HashMap;
 use std::num::NonZeroU64;

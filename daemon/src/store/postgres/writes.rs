@@ -2,6 +2,12 @@
 //! transaction. Moves that follow one another in a batch go in one
 //! multi-row statement (one round trip for a thousand games' moves); the
 //! held moves check each move's order first and follow the transaction.
+//!
+//! On a node of a cluster every write of a game is fenced: it happens only
+//! if `games.owner` is this node's incarnation, and it share-locks the
+//! game's row (`FOR SHARE`) until the commit. A claim of a dead node's games
+//! changes the owner under a row lock (see `nodes`), so once a claim has
+//! committed no write of the old owner lands.
 
 use flipline::protocol::{GameId, GameResult};
 use tokio_postgres::Error;
