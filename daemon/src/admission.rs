@@ -7,7 +7,7 @@
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use crate::live::Live;
+use crate::reload::live::Live;
 use crate::rules::admission::{Limits, Places, Refusal};
 use crate::rules::peer::PeerKey;
 

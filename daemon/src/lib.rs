@@ -55,9 +55,9 @@
 //!   `config_table`'s `settings!`), config/default.ron held equal to it.
 //! - `watch`: the daemon watching itself: late threads, slow moves;
 //!   `metrics`: the Prometheus scrape and the health check.
-//! - `reload`, [`hangup`], `live`: SIGHUP: which settings a running daemon
-//!   takes from its file read again, the signal's loop, and the live values
-//!   connections read.
+//! - [`reload`]: SIGHUP: the signal's loop, with `reload/decision.rs`
+//!   (which settings a running daemon takes from its file read again) and
+//!   `reload/live.rs` (the live values connections read).
 //! - `random`: random numbers for colours and engine seeds.
 
 mod accounts;
@@ -77,29 +77,27 @@ mod durations;
 mod engine_pool;
 mod faults;
 mod game;
-pub mod hangup;
 mod hash_pool;
 mod lazy_list;
 mod listener;
-mod live;
 mod lobby;
 mod messages;
 mod metrics;
 mod node_state;
 mod outbox;
 mod random;
-mod reload;
+pub mod reload;
 mod remote;
 pub mod server;
 mod service_time;
 mod session;
+mod stall_watch;
 pub mod store;
 mod store_deadline;
 mod store_stats;
 mod store_url;
 mod tls_settings;
 mod waits;
-mod watch;
 
 /// The rules crate (`daemon/rules`): every decision the actors carry out.
 pub use flipd_rules as rules;

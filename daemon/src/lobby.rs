@@ -30,9 +30,9 @@ use tokio::sync::oneshot;
 use crate::config::Config;
 use crate::engine_pool::{DrawStart, EngineWorker};
 use crate::game::{GameActor, GameServices, GameSetup};
-use crate::live::Live;
 use crate::messages::*;
 use crate::random::random_u64;
+use crate::reload::live::Live;
 use crate::rules::Sitter;
 use crate::rules::lobby::{
     Done, Entry, Held, Launch, Left, LobbyCore, LobbyEffect, Rematched, Sought, Waiting,

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
 use flipd::config::{ConfigError, RESERVED_DESCRIPTORS};
-use flipd::hangup::Reload;
+use flipd::reload::Reload;
 use flipd::{Config, serve_reloading, server::termination_signal};
 use tracing_subscriber::layer::SubscriberExt;
 

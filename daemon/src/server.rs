@@ -17,17 +17,17 @@ use crate::accounts::Accounts;
 use crate::admission::Admission;
 use crate::config::{Config, DescriptorTables};
 use crate::engine_pool::EngineWorker;
-use crate::hangup::{Hangups, Reload, reload_on_hangup};
 use crate::hash_pool::HashPool;
 use crate::listener::{Listener, StopAccepting};
-use crate::live::Live;
 use crate::lobby::Lobby;
 use crate::messages::{BroadcastShutdown, Recover, RecoverTourneys};
 use crate::metrics;
+use crate::reload::live::Live;
+use crate::reload::{Hangups, Reload, reload_on_hangup};
 use crate::rules::numbers::Numbers;
 use crate::session::{LobbyPort, Shared};
+use crate::stall_watch::{SlowMoves, report_slow_moves, watch_thread};
 use crate::store::Store;
-use crate::watch::{SlowMoves, report_slow_moves, watch_thread};
 
 /// Where a daemon that has started listens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -48,7 +48,7 @@ pub mod table;
 pub mod tourney;
 pub mod tourney_desk;
 pub mod tourney_facts;
-pub mod tourney_run;
+pub mod tourney_pairing;
 pub mod tourneys;
 
 #[cfg(test)]

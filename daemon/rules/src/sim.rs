@@ -28,9 +28,9 @@ use super::lobby::{
     Waiting,
 };
 use super::table::{Effect, Played, Table, Timer, Turn, UndoStep};
+use super::tourney::Pairing;
 use super::tourney_desk::{Alarm, DeskEffect, TourneyDesk};
 use super::tourney_facts::TourneyWrite;
-use super::tourney_run::Pairing;
 use super::{ConnId, Name, Phase};
 use crate::refusal::Refusal;
 

@@ -40,8 +40,8 @@ use flipline::{Move, Variant};
 use crate::Name;
 use crate::lobby::TourneyTerms;
 use crate::table::end_retry_delay;
+use crate::tourney::{Forfeit, Next, Pairing};
 use crate::tourney_facts::{StoredForfeit, TourneyWrite};
-use crate::tourney_run::{Forfeit, Next, Pairing};
 use crate::tourneys::Tourneys;
 
 mod recovery;
@@ -175,7 +175,7 @@ enum Apply {
     Joined(Name),
     Left(Name),
     /// The tournament as `START` left it, and what it does first.
-    Started(Box<crate::tourney_run::Tourney>, Next),
+    Started(Box<crate::tourney::Tourney>, Next),
 }
 
 /// One tournament's writes: the one not yet stored, and what waits behind it.

@@ -1,5 +1,5 @@
 //! The daemon's tournaments, as rules: each one's terms and its life
-//! (`tourney_run`), which game belongs to which, the starts their pairs
+//! (`tourney`), which game belongs to which, the starts their pairs
 //! share, the limits on how many a name runs, and the lines `TOURNEY LIST`
 //! and `TOURNEY SHOW` answer with. The lobby actor is the shell: it says
 //! who is free to play, makes the games and stores what happened.
@@ -12,7 +12,7 @@ use flipline::protocol::{
 use flipline::{Color, Move};
 
 use super::Name;
-use super::tourney_run::{Kind, Next, Stage, Tourney};
+use super::tourney::{Kind, Next, Stage, Tourney};
 use crate::refusal::Refusal;
 
 /// Tournaments not over that one name may run at once.
@@ -281,7 +281,7 @@ impl Tourneys {
         let table = self.get(id)?.tourney.standings();
         let mut lines: Vec<StandingLine> = Vec::with_capacity(table.len());
         for (i, standing) in table.iter().enumerate() {
-            let score = |s: &super::tourney::Standing| (s.half_points, s.disc_difference);
+            let score = |s: &super::tourney_pairing::Standing| (s.half_points, s.disc_difference);
             let previous = i
                 .checked_sub(1)
                 .and_then(|j| table.get(j).zip(lines.last()));

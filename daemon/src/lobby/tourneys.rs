@@ -15,8 +15,8 @@ use tokio::sync::oneshot;
 use super::{Lobby, Waits, answered};
 use crate::messages::{Name, RecoverTourneys, ToSession, TourneyAnswer, TourneyOp};
 use crate::rules::lobby::TourneyTerms;
+use crate::rules::tourney::Pairing;
 use crate::rules::tourney_desk::{DeskEffect, Effects, Free, TourneyDesk};
-use crate::rules::tourney_run::Pairing;
 use crate::session::Reach;
 use crate::store::{TourneyWrite, Write};
 

@@ -20,7 +20,7 @@ use flipline::protocol::Reason;
 
 use super::Session;
 use super::limits::Moment;
-use crate::live::Live;
+use crate::reload::live::Live;
 
 thread_local! {
     /// The connections started on this thread, with the moment each came.

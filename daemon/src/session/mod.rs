@@ -143,7 +143,7 @@ pub struct LobbyPort {
 /// What every session shares.
 pub struct Shared {
     /// The settings SIGHUP changes: read these, not `config`'s.
-    pub live: Arc<crate::live::Live>,
+    pub live: Arc<crate::reload::live::Live>,
     /// The lobby.
     pub lobby: LobbyPort,
     /// The connection places: who holds them, by address, logged in or not.
@@ -158,7 +158,7 @@ pub struct Shared {
     /// Password checks for `LOGIN`.
     pub accounts: Arc<Accounts>,
     /// Moves slow inside the daemon, for the log.
-    pub slow_moves: Arc<crate::watch::SlowMoves>,
+    pub slow_moves: Arc<crate::stall_watch::SlowMoves>,
     /// On a cluster's node reaching the others (`cluster.nats`): the
     /// routes to games other nodes own, for `WATCH`.
     pub elsewhere: Option<Recipient<crate::messages::FindElsewhere<SessionRef>>>,

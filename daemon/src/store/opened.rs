@@ -80,7 +80,7 @@ impl StoreThreads {
     }
 
     /// Commits everything queued so far, stops both threads and waits for them.
-    /// Requests queued later fail with [`StoreError::Closed`].
+    /// Requests queued later fail with [`super::StoreError::Closed`].
     pub fn close(self) {
         self.closing.store(true, Ordering::Relaxed);
         let _ = self.writes.send(ToWriter::Close);

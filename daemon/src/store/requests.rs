@@ -123,7 +123,7 @@ pub(crate) fn run_writer(
 /// (a slow or saturated disk or database). The threshold is the daemon's
 /// other watches'.
 fn warn_if_slow(took: std::time::Duration, writes: usize) {
-    if took >= crate::watch::STALL_WARNING {
+    if took >= crate::stall_watch::STALL_WARNING {
         tracing::warn!(
             ms = took.as_millis(),
             writes,

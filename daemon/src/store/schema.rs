@@ -119,7 +119,7 @@ CREATE TABLE rating_changes (
     // 6: tournaments. Only facts are kept: who joined, which rounds began,
     // which games were made for them (in the game's own row, written with
     // it) and which were lost by abandon before a move; the pairings follow
-    // from those again (`rules::tourney_run::Tourney::resume`).
+    // from those again (`rules::tourney::Tourney::resume`).
     r"
 CREATE TABLE tourneys (
     id         INTEGER PRIMARY KEY,

@@ -14,8 +14,8 @@ use flipline::protocol::{GameId, GameResult, TourneyId};
 use super::{Alarm, DeskEffect, Effects, Free, TourneyDesk};
 use crate::Name;
 use crate::table::end_retry_delay;
+use crate::tourney::{Fact, Pairing, Tourney};
 use crate::tourney_facts::StoredTourney;
-use crate::tourney_run::{Fact, Pairing, Tourney};
 use crate::tourneys::{Held, kind_of};
 
 /// The ends of games the store's moves ended as the daemon started.

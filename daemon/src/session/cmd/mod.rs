@@ -6,12 +6,12 @@
 //! directory of games, the store, the lobby's lists). `PING` and `QUIT` are a
 //! line each in `dispatch`, and `HELP` asks no one: it is here.
 
-mod bots;
+mod lobby;
 mod login;
+mod lookup;
 mod play;
 mod seats;
 mod tourney;
-mod watch;
 
 use actix::Context;
 use flipline::protocol::{COMMAND_HELP, Command, ErrorCode};

@@ -1,5 +1,5 @@
 //! `NEW`, `JOIN`, `REMATCH` and `LEAVE` (and the helpers `SEEK` and
-//! `ACCEPT`, in bots.rs, share): the commands that take or
+//! `ACCEPT`, in lobby.rs, share): the commands that take or
 //! give up a seat. The lobby decides every seat, so each of them asks it
 //! through `ask_lobby` and answers with what it says (all but a `LEAVE`
 //! before `LOGIN`, which can only stop watching); a seat it gives becomes the

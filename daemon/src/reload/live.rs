@@ -1,5 +1,5 @@
 //! The settings a running daemon changes on SIGHUP (declared `live` in
-//! config.rs; [`crate::reload`] decides what a reload takes): the per-connection limits, the connection caps (in all, per
+//! config.rs; `reload/decision.rs` decides what a reload takes): the per-connection limits, the connection caps (in all, per
 //! address, the places kept for players), the login deadline and the store
 //! deadline. Each is an atomic that connections and listeners read where
 //! they use it, so a reload needs no lock and no message to every

@@ -1,4 +1,4 @@
-//! The commands bots rely on: `CHALLENGE`, `ACCEPT`, `DECLINE`, `CANCEL`, a
+//! The lobby's commands beyond seats: `CHALLENGE`, `ACCEPT`, `DECLINE`, `CANCEL`, a
 //! rated `SEEK`, `RATING`, `TOP` and `ACCOUNT`. The lobby decides challenges
 //! and pairings, the rules crate what the ratings show; this reads the store
 //! (each read waits at most the store deadline) and passes them along.
