@@ -5,6 +5,8 @@
 //! it when it logs in again, so that the daemon gives it its name back.
 //! With `--engine`, another program chooses the moves (external/).
 
+pub(crate) mod external;
+
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
@@ -15,18 +17,18 @@ use flipline::notation::parse_board;
 use flipline::protocol::{ClockSpec, Event, GameId, ServerLine};
 use flipline::{Color, Game, Move, Variant};
 
-use crate::engine_protocols::Protocol;
-use crate::external::{self, EngineSpec, ExternalPlayer, Record};
-use crate::password::{self, Password, login_line};
-use crate::secret::{GuestSecret, LoginReply, read_login_reply, resume_line};
-use crate::servers::Servers;
+use crate::engine_tools::engine_protocols::Protocol;
+use crate::play::password::{self, Password, login_line};
+use crate::play::secret::{GuestSecret, LoginReply, read_login_reply, resume_line};
+use crate::play::servers::Servers;
 use crate::untrusted::escape;
+use external::{EngineSpec, ExternalPlayer, Record};
 
 #[derive(Args, Debug, Clone)]
 pub struct BotArgs {
     /// The daemon's address.
     #[arg(long, default_value_t = flipd::Config::default_server(),
-          value_parser = crate::link::server_addresses)]
+          value_parser = crate::play::link::server_addresses)]
     server: String,
     /// Name to log in with (with -1, -2, ... added when playing several games).
     #[arg(long, default_value = "flipbot")]

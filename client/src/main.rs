@@ -1,54 +1,20 @@
 //! `flip`: flipline's line client and engine tools. Flags are parsed here; each
 //! subcommand lives in a module of its own.
 
-mod analyze_cmd;
-mod backup_cmd;
+mod archive;
 mod bot;
-mod civil;
-mod commands;
-mod connection;
-mod engine_cmd;
-mod engine_protocols;
-mod engine_score;
-mod export;
-mod external;
-mod game_analysis;
-mod ggf_board;
-mod ggf_game;
-mod ggf_read;
-mod helper;
-mod import;
-mod interactive;
-mod link;
-mod local;
+mod engine_tools;
 mod manual;
 mod out;
-mod password;
 mod paths;
-mod perft_cmd;
 mod play;
-mod render;
-mod review;
-mod saved_game;
-mod screen;
-mod script;
-mod secret;
-mod secret_file;
-mod servers;
-mod solve_cmd;
-mod terminal;
-mod tourney_view;
 mod untrusted;
-mod view;
-mod wthor;
-mod wthor_export;
-mod wthor_games;
 
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::connection::{Failure, PlayOptions};
+use crate::play::connection::{Failure, PlayOptions};
 
 /// flipline's client: play Othello and its cousins on a flipd server or offline,
 /// run the engine as a bot, measure the engine.
@@ -68,20 +34,20 @@ enum Command {
     /// Run the built-in engine, or another program's (--engine), as a network bot.
     Bot(bot::BotArgs),
     /// Answer NBoard's or GTP's protocol on standard input with the built-in engine.
-    Engine(engine_cmd::EngineArgs),
+    Engine(engine_tools::engine_cmd::EngineArgs),
     /// Count the leaves of the game tree DEPTH plies deep (passes are plies).
-    Perft(perft_cmd::PerftArgs),
+    Perft(engine_tools::perft_cmd::PerftArgs),
     /// Solve every position of an OBF file exactly (the FFO endgame benchmark).
-    Solve(solve_cmd::SolveArgs),
+    Solve(engine_tools::solve_cmd::SolveArgs),
     /// List the legal moves of a position with the engine's scores, best first,
     /// or what each move of a game cost.
-    Analyze(analyze_cmd::AnalyzeArgs),
+    Analyze(engine_tools::analyze_cmd::AnalyzeArgs),
     /// Write the finished games of a store file as GGF, transcript lines or WTHOR.
-    Export(export::ExportArgs),
+    Export(archive::export::ExportArgs),
     /// Add the finished games of GGF or WTHOR files to a store file.
-    Import(import::ImportArgs),
+    Import(archive::import::ImportArgs),
     /// Copy a store while flipd runs on it (an online backup), checked.
-    Backup(backup_cmd::BackupArgs),
+    Backup(archive::backup_cmd::BackupArgs),
     /// Print a completion script for SHELL.
     Completions {
         /// The shell.
@@ -96,7 +62,7 @@ struct PlayArgs {
     /// The daemon's address, HOST or HOST:PORT (default: the one in
     /// config/default.ron; the port, 7341); several, separated by commas (a
     /// cluster's nodes), are tried in turn, and so by a reconnect.
-    #[arg(long, value_parser = link::server_addresses)]
+    #[arg(long, value_parser = play::link::server_addresses)]
     server: Option<String>,
     /// Log in with this name at once (with --local, the default is $USER,
     /// else $LOGNAME, else "me").
@@ -139,14 +105,18 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Some(Command::Perft(args)) => perft_cmd::run(&args).map_err(Failure::failed),
-        Some(Command::Solve(args)) => solve_cmd::run(&args).map_err(Failure::failed),
-        Some(Command::Analyze(args)) => analyze_cmd::run(&args).map_err(Failure::failed),
+        Some(Command::Perft(args)) => engine_tools::perft_cmd::run(&args).map_err(Failure::failed),
+        Some(Command::Solve(args)) => engine_tools::solve_cmd::run(&args).map_err(Failure::failed),
+        Some(Command::Analyze(args)) => {
+            engine_tools::analyze_cmd::run(&args).map_err(Failure::failed)
+        }
         Some(Command::Bot(args)) => bot::run(&args).map_err(Failure::failed),
-        Some(Command::Engine(args)) => engine_cmd::run(&args).map_err(Failure::failed),
-        Some(Command::Export(args)) => export::run(&args).map_err(Failure::failed),
-        Some(Command::Import(args)) => import::run(&args).map_err(Failure::failed),
-        Some(Command::Backup(args)) => backup_cmd::run(&args).map_err(Failure::failed),
+        Some(Command::Engine(args)) => {
+            engine_tools::engine_cmd::run(&args).map_err(Failure::failed)
+        }
+        Some(Command::Export(args)) => archive::export::run(&args).map_err(Failure::failed),
+        Some(Command::Import(args)) => archive::import::run(&args).map_err(Failure::failed),
+        Some(Command::Backup(args)) => archive::backup_cmd::run(&args).map_err(Failure::failed),
         Some(Command::Completions { shell }) => {
             print_made(|out| {
                 let mut command = <Cli as clap::CommandFactory>::command();
@@ -187,13 +157,13 @@ fn print_made(make: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) {
 
 fn run_play(args: &PlayArgs) -> Result<(), Failure> {
     // First, before any thread starts: every thread inherits the signal mask.
-    terminal::handle_signals_and_panics();
+    play::terminal::handle_signals_and_panics();
     if args.local {
         return run_local(args);
     }
     let server = (args.server.clone()).unwrap_or_else(flipd::Config::default_server);
     let password = match &args.name {
-        Some(_) => password::given(args.password_file.as_deref()).map_err(Failure::failed)?,
+        Some(_) => play::password::given(args.password_file.as_deref()).map_err(Failure::failed)?,
         None => None,
     };
     let options = PlayOptions {
@@ -215,7 +185,7 @@ fn run_play(args: &PlayArgs) -> Result<(), Failure> {
 /// `flip --local` (see local.rs).
 fn run_local(args: &PlayArgs) -> Result<(), Failure> {
     let name = args.name.clone().unwrap_or_else(local_name);
-    local::run(name, args.raw)
+    play::local::run(name, args.raw)
 }
 
 /// The login name for local play: the user's name (`$USER`, else

@@ -39,7 +39,7 @@ fn prompt_commands() -> Section {
              for as long as you wait."
                 .to_string(),
         ],
-        terms: (crate::commands::prompt_commands().into_iter())
+        terms: (crate::play::commands::prompt_commands().into_iter())
             .map(|(usage, what)| (usage.to_string(), what.to_string()))
             .collect(),
     }

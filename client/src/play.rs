@@ -1,11 +1,29 @@
 //! `flip play`: connects, then hands over to the interactive client
 //! (interactive.rs) or to the script mode (script.rs).
 
+pub(crate) mod commands;
+pub(crate) mod connection;
+pub(crate) mod helper;
+pub(crate) mod interactive;
+pub(crate) mod link;
+pub(crate) mod local;
+pub(crate) mod password;
+pub(crate) mod render;
+pub(crate) mod review;
+pub(crate) mod screen;
+pub(crate) mod script;
+pub(crate) mod secret;
+pub(crate) mod secret_file;
+pub(crate) mod servers;
+pub(crate) mod terminal;
+pub(crate) mod tourney_view;
+pub(crate) mod view;
+
 use std::io::IsTerminal;
 
-use crate::connection::{Failure, PlayOptions, Reconnect, spawn_reader};
-use crate::link::Link;
-use crate::view::Style;
+use crate::play::connection::{Failure, PlayOptions, Reconnect, spawn_reader};
+use crate::play::link::Link;
+use crate::play::view::Style;
 
 /// Runs the client until the person quits, stdin ends, or the connection is lost.
 pub fn run(options: &PlayOptions, first: Vec<String>) -> Result<(), Failure> {
@@ -29,20 +47,20 @@ pub fn run(options: &PlayOptions, first: Vec<String>) -> Result<(), Failure> {
     let mut commands = first;
     if let Some(name) = &options.name {
         let login = match &options.password {
-            Some(password) => crate::password::login_line(name, password),
+            Some(password) => crate::play::password::login_line(name, password),
             None => format!("LOGIN {name}"),
         };
         commands.insert(0, login);
     }
     if interactive {
-        crate::interactive::run(&link, reader, policy, commands)
+        crate::play::interactive::run(&link, reader, policy, commands)
     } else {
-        crate::screen::line(format!(
+        crate::play::screen::line(format!(
             "connected to {}: {}",
             link.servers().current(),
             link.greeting
         ));
         spawn_reader(&link, reader, policy);
-        crate::script::run(&link, commands)
+        crate::play::script::run(&link, commands)
     }
 }

@@ -10,7 +10,7 @@ use flipline::board8::{flips, moves};
 // The client's WTHOR layout, shared as a file rather than a crate: the client
 // is a binary, and this tool needs only its record decoding.
 #[allow(dead_code)]
-#[path = "../../client/src/wthor.rs"]
+#[path = "../../client/src/archive/wthor.rs"]
 mod wthor;
 
 /// Black's and white's discs at the start, black to move.

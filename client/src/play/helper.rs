@@ -14,8 +14,8 @@ use rustyline::highlight::{CmdKind, Highlighter};
 use rustyline::hint::{Hinter, HistoryHinter};
 use rustyline::{Completer, Helper, Validator};
 
-use crate::link::Link;
-use crate::render::CLOCK_BAR_WIDTH;
+use crate::play::link::Link;
+use crate::play::render::CLOCK_BAR_WIDTH;
 use std::time::Instant;
 
 /// Completion of commands, variants and the squares that are legal right now;
@@ -85,7 +85,7 @@ impl Highlighter for FlipHelper {
     /// right end of the prompt's row (see [`with_clocks`]): a game that
     /// starts while this prompt is up shows them at once.
     fn highlight_prompt<'b, 's: 'b, 'p: 'b>(&'s self, prompt: &'p str, _: bool) -> Cow<'b, str> {
-        crate::terminal::leave_if_asked();
+        crate::play::terminal::leave_if_asked();
         let view = self.completer.link.view();
         if !(view.clocked_game_on() || self.clocks_shown.get()) {
             return Cow::Borrowed(prompt);
@@ -107,13 +107,13 @@ impl Highlighter for FlipHelper {
     /// place from the first character typed (the line is refused when
     /// entered, see `interactive.rs`).
     fn highlight<'l>(&self, line: &'l str, _: usize) -> Cow<'l, str> {
-        crate::secret::masked(line).map_or(Cow::Borrowed(line), Cow::Owned)
+        crate::play::secret::masked(line).map_or(Cow::Borrowed(line), Cow::Owned)
     }
 
     /// So that each character of a password is drawn masked, not written as
     /// typed.
     fn highlight_char(&self, line: &str, _: usize, _: CmdKind) -> bool {
-        crate::secret::shows_credential(line)
+        crate::play::secret::shows_credential(line)
     }
 }
 
@@ -242,7 +242,7 @@ fn first_words(word: &str, squares: Vec<String>, reviewing: bool) -> Vec<String>
         .filter_map(|(usage, _)| usage.split(' ').next())
         .map(str::to_ascii_lowercase);
     let review_words = reviewing
-        .then_some(crate::review::WORDS)
+        .then_some(crate::play::review::WORDS)
         .into_iter()
         .flatten();
     commands

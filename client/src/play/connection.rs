@@ -8,9 +8,9 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use crate::link::{Link, Sink};
-use crate::screen::ScreenSink;
-use crate::terminal::{self, status};
+use crate::play::link::{Link, Sink};
+use crate::play::screen::ScreenSink;
+use crate::play::terminal::{self, status};
 
 /// How the client was asked to run.
 #[derive(Clone, Debug)]
@@ -21,7 +21,7 @@ pub struct PlayOptions {
     pub name: Option<String>,
     /// The password for that login (a registered name's); a reconnect logs
     /// in with it again, as with any password logged in with.
-    pub password: Option<crate::password::Password>,
+    pub password: Option<crate::play::password::Password>,
     /// Show server lines as they are.
     pub raw: bool,
     /// Whether to reconnect (and take the seat back) when the connection
@@ -34,7 +34,7 @@ pub struct PlayOptions {
     /// listens on another port each time) its store. `None`: memory only.
     pub secrets_key: Option<String>,
     /// Called with the view after every server line.
-    pub on_update: Option<fn(&crate::view::View)>,
+    pub on_update: Option<fn(&crate::play::view::View)>,
 }
 
 /// What the client does when its connection drops.

@@ -9,11 +9,11 @@ use std::time::Duration;
 use flipline::protocol::COMMAND_HELP;
 use flipline::{Square, Variant};
 
-use crate::engine_score::score_phrase;
-use crate::export::GameLine;
-use crate::link::Link;
-use crate::render::move_list;
-use crate::review::{self, Review};
+use crate::archive::export::GameLine;
+use crate::engine_tools::engine_score::score_phrase;
+use crate::play::link::Link;
+use crate::play::render::move_list;
+use crate::play::review::{self, Review};
 use crate::untrusted::escape;
 
 /// What a line typed by the person becomes.
@@ -237,7 +237,7 @@ fn load_command(path: &Path, options: &str) -> Result<Loaded, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     // The error quotes the file, which may come from anyone.
-    let game = crate::saved_game::parse(&text)
+    let game = crate::archive::saved_game::parse(&text)
         .map_err(|e| format!("cannot load {}: {}", path.display(), escape(&e)))?;
     Ok(match Review::of_finished(&game, options) {
         Some(review) => Loaded::Review(Box::new(review)),

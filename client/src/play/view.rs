@@ -11,12 +11,12 @@ use flipline::protocol::{
     Reason, Reply, ServerLine,
 };
 
-use crate::engine_score::score_phrase;
+use crate::engine_tools::engine_score::score_phrase;
 use flipline::{Color, Game, Move, Square, Variant};
 
-use crate::password::{Password, asks_for_password, login_line, shown_password};
-use crate::render::{BoardView, COLUMNS, board, clock, clock_bar, running_clocks};
-use crate::secret::{
+use crate::play::password::{Password, asks_for_password, login_line, shown_password};
+use crate::play::render::{BoardView, COLUMNS, board, clock, clock_bar, running_clocks};
+use crate::play::secret::{
     GuestSecret, LoginReply, plain_login_name, read_login_reply, resume_line, shown_secret,
 };
 use crate::untrusted::{self, chat_lines, escape, raw_line};
@@ -118,7 +118,7 @@ pub struct View {
     pub closed_for_login: bool,
     /// The finished game `load` opened for review, stepped through locally
     /// (commands.rs; none of the server's lines touch it).
-    pub review: Option<crate::review::Review>,
+    pub review: Option<crate::play::review::Review>,
     /// What each `LOGIN` among `pending` showed, oldest first.
     logins: VecDeque<LoginSent>,
     /// For each `NEW` among `pending`, oldest first: whether it leaves a
@@ -691,9 +691,9 @@ impl View {
                 self.top_lines += 1;
                 vec![rating_line(&line)]
             }
-            Event::Tourney(line) => vec![crate::tourney_view::listed(&line)],
-            Event::TourneyNews { id, news } => vec![crate::tourney_view::news(id, &news)],
-            Event::Standing(line) => vec![crate::tourney_view::standing(&line)],
+            Event::Tourney(line) => vec![crate::play::tourney_view::listed(&line)],
+            Event::TourneyNews { id, news } => vec![crate::play::tourney_view::news(id, &news)],
+            Event::Standing(line) => vec![crate::play::tourney_view::standing(&line)],
             Event::Info(text) => {
                 // The reason word, not the text: the server closes the
                 // connection for want of a login.

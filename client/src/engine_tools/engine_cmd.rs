@@ -9,9 +9,9 @@ use std::io::{BufRead, Write};
 
 use clap::Args;
 
-use crate::engine_protocols::gtp::GtpEngine;
-use crate::engine_protocols::nboard::NboardEngine;
-use crate::engine_protocols::{Answer, Clock, Protocol, SystemClock};
+use crate::engine_tools::engine_protocols::gtp::GtpEngine;
+use crate::engine_tools::engine_protocols::nboard::NboardEngine;
+use crate::engine_tools::engine_protocols::{Answer, Clock, Protocol, SystemClock};
 
 #[derive(Args, Debug)]
 pub struct EngineArgs {

@@ -9,8 +9,8 @@ use flipd::store::{GameRecord, Status, StoredMove};
 use flipline::protocol::{ClockSpec, EndReason, GameResult};
 use flipline::{Color, Game, Move, Variant};
 
-use crate::civil::Civil;
-use crate::ggf_read::GgfGame;
+use crate::archive::civil::Civil;
+use crate::archive::ggf_read::GgfGame;
 
 /// The finished game `game` holds, or why it cannot be imported (naming the
 /// property or token).
@@ -72,7 +72,7 @@ fn variant(game: &GgfGame) -> Result<Variant, String> {
     candidates
         .iter()
         .copied()
-        .find(|&v| normalise_board(&crate::ggf_board::ggf_board(&Game::new(v))) == wanted)
+        .find(|&v| normalise_board(&crate::archive::ggf_board::ggf_board(&Game::new(v))) == wanted)
         .ok_or_else(|| {
             format!("BO[{bo}]: not the start position of a TY[{ty}] game flipline plays")
         })
@@ -379,7 +379,7 @@ pub fn settle(end: &Game, claimed: Claimed) -> Result<GameResult, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ggf_read::games;
+    use crate::archive::ggf_read::games;
     use proptest::prelude::*;
 
     fn one(text: &str) -> Result<GameRecord, String> {
@@ -534,14 +534,14 @@ mod tests {
                 prop_assert_eq!(claim.margin, 0);
                 return Ok(());
             };
-            let re = crate::export::ggf_result(&result);
+            let re = crate::archive::export::ggf_result(&result);
             prop_assert_eq!(parse_result(&re), Some(claim));
         }
 
         #[test]
         fn clocks_round_trip_through_ti(minutes in 1u64..600, seconds in 0u64..60) {
             let clock = ClockSpec { base_ms: minutes * 60_000, increment_ms: seconds * 1000 };
-            let text = crate::export::ggf_clock(&clock);
+            let text = crate::archive::export::ggf_clock(&clock);
             prop_assert_eq!(parse_clock(&text), Some(clock));
         }
     }
@@ -612,7 +612,7 @@ mod tests {
                 rated: false,
                 moves,
             };
-            let text = crate::export::ggf(&record).unwrap();
+            let text = crate::archive::export::ggf(&record).unwrap();
             let read = games(&text);
             prop_assert_eq!(read.len(), 1);
             let back = super::record(read[0].as_ref().unwrap()).unwrap();

@@ -237,7 +237,7 @@ pub fn detach() {
 /// The sink the connection's reader writes to.
 pub struct ScreenSink;
 
-impl crate::link::Sink for ScreenSink {
+impl crate::play::link::Sink for ScreenSink {
     fn show(&mut self, lines: Vec<String>) {
         show(&lines);
     }

@@ -23,9 +23,9 @@ use flipd::store::{GameRecord, Status, StoredMove};
 use flipline::protocol::{EndReason, GameResult};
 use flipline::{Color, Game, Move, Variant};
 
-use crate::civil::Civil;
-use crate::ggf_game::field_name;
-use crate::wthor::{
+use crate::archive::civil::Civil;
+use crate::archive::ggf_game::field_name;
+use crate::archive::wthor::{
     Header, MOVES, PLAYER_LEN, Record, TOURNAMENT_LEN, header_made, square_code, write_games,
     write_names,
 };

@@ -6,8 +6,8 @@
 use flipline::notation::replay_with_passes;
 use flipline::{Game, Move, Outcome, Variant};
 
-use crate::render::{BoardView, COLUMNS, board, move_list_marked};
-use crate::saved_game::SavedGame;
+use crate::archive::saved_game::SavedGame;
+use crate::play::render::{BoardView, COLUMNS, board, move_list_marked};
 
 /// What a review word asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]

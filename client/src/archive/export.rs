@@ -73,7 +73,7 @@ pub fn run(args: &ExportArgs) -> Result<(), String> {
         .finished_games(args.player.as_deref(), args.since.as_deref(), args.tourney)
         .map_err(|e| e.to_string())?;
     if args.format == Format::Wtb {
-        return crate::wthor_export::write(&games, args.output.as_deref());
+        return crate::archive::wthor_export::write(&games, args.output.as_deref());
     }
     let (text, skipped) = render(&games, args.format);
     match &args.output {
@@ -228,7 +228,7 @@ pub fn ggf(record: &GameRecord) -> Option<String> {
     text.push_str(&format!(
         "TY[{game_type}]RE[{}]BO[{}]",
         ggf_result(&result),
-        crate::ggf_board::ggf_board(&start)
+        crate::archive::ggf_board::ggf_board(&start)
     ));
     text.push_str(&ggf_moves(start, &record.moves)?);
     text.push_str(";)");

@@ -7,7 +7,7 @@ use flipline::{Game, Move, Variant};
 
 use super::budget::{Budget, GtpTime};
 use super::{EngineFailure, EngineSpec, ExternalPlayer, Turn};
-use crate::engine_protocols::Protocol;
+use crate::engine_tools::engine_protocols::Protocol;
 
 fn player(script: &str, protocol: Protocol) -> ExternalPlayer {
     let command = format!("sh -c '{script}'");

@@ -12,8 +12,8 @@ use flipline::Move;
 use super::budget::nboard_depth;
 use super::process::EngineProcess;
 use super::{EngineFailure, STARTUP, Turn};
-use crate::engine_protocols::ggf::game_text;
-use crate::engine_protocols::nboard_wire::{Reply, parse_reply};
+use crate::engine_tools::engine_protocols::ggf::game_text;
+use crate::engine_tools::engine_protocols::nboard_wire::{Reply, parse_reply};
 
 /// A running NBoard engine.
 pub struct NboardPlayer {

@@ -42,7 +42,7 @@ use flipline::{Color, Game, Move, Variant};
 
 pub use record::Record;
 
-use crate::engine_protocols::Protocol;
+use crate::engine_tools::engine_protocols::Protocol;
 use crate::untrusted::escape;
 use budget::Budget;
 use gtp_player::GtpPlayer;

@@ -7,7 +7,7 @@ use clap::Args;
 use flipline::Variant;
 use flipline::engine::{self, Choice};
 
-use crate::engine_score::{in_hundredths, score_text, units_note};
+use crate::engine_tools::engine_score::{in_hundredths, score_text, units_note};
 use flipline::notation::parse_board;
 
 #[derive(Args, Debug)]
@@ -35,12 +35,12 @@ pub struct AnalyzeArgs {
 
 /// Prints one line a move: the move, its score, how it was found.
 pub fn run(args: &AnalyzeArgs) -> Result<(), String> {
-    let effort = crate::game_analysis::Effort {
+    let effort = crate::engine_tools::game_analysis::Effort {
         level: args.level,
         time_ms: args.time_ms,
     };
     let board = match (&args.board, &args.game) {
-        (_, Some(path)) => return crate::game_analysis::run(path, &effort),
+        (_, Some(path)) => return crate::engine_tools::game_analysis::run(path, &effort),
         (Some(board), None) => board.split(';').next().unwrap_or_default(),
         (None, None) => return Err("give a position or --game FILE".to_string()),
     };

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use flipd::store::GameRecord;
 
-use crate::civil::Civil;
-use crate::wthor_games;
+use crate::archive::civil::Civil;
+use crate::archive::wthor_games;
 
 /// Writes the three files and says on stderr how many games, and which were
 /// left out and why.

@@ -18,10 +18,10 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use crate::commands::{Input, game_moves, input_for, is_move, save_game, starts_a_game};
-use crate::connection::Failure;
-use crate::link::Link;
-use crate::screen;
+use crate::play::commands::{Input, game_moves, input_for, is_move, save_game, starts_a_game};
+use crate::play::connection::Failure;
+use crate::play::link::Link;
+use crate::play::screen;
 
 /// How long a script waits for an answer, or for the other side to move.
 const SCRIPT_WAIT: Duration = Duration::from_secs(120);

@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use flipd::store::{GameRecord, Imported, Importer};
 
-use crate::ggf_read;
-use crate::wthor::{self, PLAYER_LEN};
-use crate::{ggf_game, wthor_games};
+use crate::archive::ggf_read;
+use crate::archive::wthor::{self, PLAYER_LEN};
+use crate::archive::{ggf_game, wthor_games};
 
 #[derive(Args, Debug)]
 pub struct ImportArgs {

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use flipline::engine::{self, Choice, WIN_FACTOR};
 use flipline::{Game, Move, Variant};
 
-use crate::engine_score::{in_hundredths, score_text};
-use crate::saved_game::{self, SavedGame};
+use crate::archive::saved_game::{self, SavedGame};
+use crate::engine_tools::engine_score::{in_hundredths, score_text};
 
 /// How long and how deep each position is searched.
 pub struct Effort {
@@ -33,7 +33,7 @@ pub fn run(path: &Path, effort: &Effort) -> Result<(), String> {
         moves.len(),
         effort.level
     );
-    crate::say!("{}", crate::engine_score::units_note(variant));
+    crate::say!("{}", crate::engine_tools::engine_score::units_note(variant));
     let mut game = Game::new(variant);
     let mut total = 0.0;
     for (ply, &mv) in (1..).zip(&moves) {

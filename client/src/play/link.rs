@@ -10,10 +10,10 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::paths::data_file;
-use crate::secret::GuestSecret;
-use crate::secret_file::{self, SecretFile};
-use crate::servers::Servers;
-use crate::view::{SecretChange, Style, View};
+use crate::play::secret::GuestSecret;
+use crate::play::secret_file::{self, SecretFile};
+use crate::play::servers::Servers;
+use crate::play::view::{SecretChange, Style, View};
 
 /// Where text for the person goes.
 pub trait Sink: Send {

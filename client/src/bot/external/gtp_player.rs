@@ -11,7 +11,7 @@ use flipline::{Game, Move, Variant};
 
 use super::process::EngineProcess;
 use super::{EngineFailure, STARTUP, Turn, setup_deadline};
-use crate::engine_protocols::gtp_wire::{
+use crate::engine_tools::engine_protocols::gtp_wire::{
     Response, color_word, parse_response, parse_vertex, request_line, vertex,
 };
 

@@ -7,8 +7,8 @@
 use flipline::notation::{parse_transcript, replay_with_passes};
 use flipline::{Move, Variant};
 
-use crate::export::GameLine;
-use crate::{ggf_game, ggf_read};
+use crate::archive::export::GameLine;
+use crate::archive::{ggf_game, ggf_read};
 
 /// A game's variant and its moves from the start, passes written out.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use flipline::protocol::valid_name;
 
-use crate::secret::GuestSecret;
+use crate::play::secret::GuestSecret;
 
 /// The most secrets kept: one per server and name, the oldest dropped.
 pub const MAX_ENTRIES: usize = 32;

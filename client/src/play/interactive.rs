@@ -13,15 +13,15 @@ use rustyline::error::ReadlineError;
 use rustyline::history::DefaultHistory;
 use rustyline::{ColorMode, Config, Editor};
 
-use crate::commands::{Input, game_moves, input_for, save_game, starts_a_game};
-use crate::connection::{Failure, Reconnect, spawn_reader};
-use crate::helper::FlipHelper;
-use crate::link::Link;
-use crate::password::{self, Password, login_line};
 use crate::paths::data_file;
-use crate::screen;
-use crate::secret::{plain_login_name, shows_credential};
-use crate::terminal;
+use crate::play::commands::{Input, game_moves, input_for, save_game, starts_a_game};
+use crate::play::connection::{Failure, Reconnect, spawn_reader};
+use crate::play::helper::FlipHelper;
+use crate::play::link::Link;
+use crate::play::password::{self, Password, login_line};
+use crate::play::screen;
+use crate::play::secret::{plain_login_name, shows_credential};
+use crate::play::terminal;
 
 /// How long a command of the client's own (`help`, `save`) waits for the
 /// answers to the commands before it, so that what it shows comes after them.
@@ -130,7 +130,7 @@ fn prompt_loop(
         if let Some(helper) = editor.helper() {
             helper.new_line();
         }
-        let prompt = crate::helper::prompt_for(link, PROMPT);
+        let prompt = crate::play::helper::prompt_for(link, PROMPT);
         PROMPT_UP.store(true, Ordering::Release);
         let read = editor.readline(&prompt);
         PROMPT_UP.store(false, Ordering::Release);

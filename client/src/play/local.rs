@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 
 use flipd::store::{Archive, GameRecord};
 
-use crate::connection::{Failure, PlayOptions};
 use crate::paths::data_file;
 use crate::play;
+use crate::play::connection::{Failure, PlayOptions};
 
 /// Starts an embedded daemon on a free loopback port, with its store in the
 /// user's data directory, and plays on it as `name`; an unfinished local game,

@@ -109,20 +109,20 @@ pub fn leave(status: i32, reason: &str) -> ! {
         park_forever();
     }
     *asked() = Some((status, reason.to_string()));
-    if crate::screen::leave_through_prompt() {
+    if crate::play::screen::leave_through_prompt() {
         std::thread::sleep(PROMPT_WAIT);
     }
     let Some((status, reason)) = asked().take() else {
         park_forever();
     };
-    crate::screen::detach();
+    crate::play::screen::detach();
     finish(status, &reason)
 }
 
 /// Called as the prompt is drawn: ends the process there if another thread
 /// asked to and everything shown before is drawn.
 pub fn leave_if_asked() {
-    if !crate::screen::leave_armed() {
+    if !crate::play::screen::leave_armed() {
         return;
     }
     if let Some((status, reason)) = asked().take() {
