@@ -3,12 +3,14 @@
 
 pub(crate) mod commands;
 pub(crate) mod connection;
+pub(crate) mod credentials;
 pub(crate) mod helper;
 pub(crate) mod interactive;
 pub(crate) mod link;
 pub(crate) mod local;
 pub(crate) mod password;
 pub(crate) mod render;
+pub(crate) mod replies;
 pub(crate) mod review;
 pub(crate) mod screen;
 pub(crate) mod script;
@@ -43,7 +45,7 @@ pub fn run(options: &PlayOptions, first: Vec<String>) -> Result<(), Failure> {
     let policy = Reconnect::choose(options.reconnect, interactive);
     // Whoever reconnects takes kept seats back by itself, and so does a
     // person's client: a script says how, and does what it is told.
-    link.view().takes_seats_back = interactive || policy != Reconnect::Never;
+    link.view().credentials.takes_seats_back = interactive || policy != Reconnect::Never;
     let mut commands = first;
     if let Some(name) = &options.name {
         let login = match &options.password {

@@ -34,16 +34,13 @@ pub enum Input {
     Nothing,
 }
 
-/// What `line` becomes, with the review the link's view holds: taken out
-/// meanwhile, so that a hint's search or a file read holds no lock the
-/// reader thread needs.
+/// What `line` becomes, with the review the link holds: taken out
+/// meanwhile, so that a hint's search or a file read holds no lock.
 pub fn input_for(link: &Link, line: &str) -> Input {
-    let (mut review, color) = {
-        let mut view = link.view();
-        (view.review.take(), view.style().color)
-    };
+    let color = link.view().style().color;
+    let mut review = link.review().take();
     let input = translate(line, &mut review, color);
-    link.view().review = review;
+    *link.review() = review;
     input
 }
 

@@ -248,9 +248,9 @@ fn try_once(
     let Some(name) = name else {
         return Ok(reader);
     };
-    link.view().kept_seat = None;
+    link.view().credentials.kept_seat = None;
     let logged_in = link.log_in(name, &mut reader, sink)?;
-    let said = link.view().kept_seat.take();
+    let said = link.view().credentials.kept_seat.take();
     // A server that does not say which seat it kept: the game known.
     if let Some(game) = game.filter(|_| logged_in && said.is_none()) {
         link.send(&format!("JOIN {game}"))?;

@@ -124,8 +124,7 @@ impl Highlighter for FlipHelper {
 /// challenge accepted, an open game joined); they are drawn beside it as
 /// it is drawn (see [`with_clocks`]).
 pub fn prompt_for(link: &Link, prompt: &str) -> String {
-    let view = link.view();
-    match &view.review {
+    match &*link.review() {
         Some(review) => format!("review {}/{} {prompt}", review.ply(), review.len()),
         None => prompt.to_string(),
     }
@@ -173,7 +172,7 @@ impl Completer for FlipCompleter {
         let (squares, reviewing) = {
             let view = self.link.view();
             let squares: Vec<String> = view.legal_now().iter().map(Square::to_string).collect();
-            (squares, view.review.is_some())
+            (squares, self.link.review().is_some())
         };
         let options: Vec<String> = if first_word {
             first_words(&word, squares, reviewing)

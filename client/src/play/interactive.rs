@@ -273,15 +273,16 @@ fn send(link: &Link, command: &str) -> Result<(), Failure> {
     };
     {
         let mut view = link.view();
-        view.login_answer = None;
-        view.password_wanted = None;
+        view.credentials.login_answer = None;
+        view.credentials.password_wanted = None;
     }
     if !send_line(link, command)? {
         return Ok(());
     }
-    link.wait_until(ANSWERS_WAIT, |v| v.login_answer.is_some());
+    link.wait_until(ANSWERS_WAIT, |v| v.credentials.login_answer.is_some());
     let Some(name) = link
         .view()
+        .credentials
         .password_wanted
         .take()
         .filter(|n| n.eq_ignore_ascii_case(&name))

@@ -10,10 +10,12 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::paths::data_file;
+use crate::play::credentials::SecretChange;
+use crate::play::review::Review;
 use crate::play::secret::GuestSecret;
 use crate::play::secret_file::{self, SecretFile};
 use crate::play::servers::Servers;
-use crate::play::view::{SecretChange, Style, View};
+use crate::play::view::{Style, View};
 
 /// Where text for the person goes.
 pub trait Sink: Send {
@@ -26,6 +28,10 @@ pub trait Sink: Send {
 pub struct Link {
     writer: Mutex<Option<TcpStream>>,
     view: Mutex<View>,
+    /// The finished game `load` opened for review, stepped through locally
+    /// (commands.rs): none of the server's lines touch it, so it is not the
+    /// view's.
+    review: Mutex<Option<Review>>,
     /// Signalled whenever a server line has been taken in.
     changed: Condvar,
     /// Set when the connection is gone for good.
@@ -75,6 +81,7 @@ impl Link {
         let link = Arc::new(Link {
             writer: Mutex::new(Some(stream)),
             view: Mutex::new(View::new(style)),
+            review: Mutex::new(None),
             changed: Condvar::new(),
             lost: AtomicBool::new(false),
             closing: AtomicBool::new(false),
@@ -93,6 +100,11 @@ impl Link {
     /// The server's addresses, and which one answers.
     pub fn servers(&self) -> &Servers {
         &self.servers
+    }
+
+    /// The review open, if any, locked.
+    pub fn review(&self) -> MutexGuard<'_, Option<Review>> {
+        self.review.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The view, locked. A panicked holder cannot have left it half-written in a
@@ -244,7 +256,7 @@ impl Link {
             // script about to exit) finds its secret kept, and whoever sees
             // a command answered and shows something after finds the answer
             // shown first (a sink only queues, it does not wait).
-            self.keep_secrets(std::mem::take(&mut view.secret_changes));
+            self.keep_secrets(std::mem::take(&mut view.credentials.secret_changes));
             if !shown.is_empty() {
                 sink.show(shown);
             }
@@ -264,7 +276,7 @@ impl Link {
         reader: &mut BufReader<TcpStream>,
         sink: &mut dyn Sink,
     ) -> Result<bool, String> {
-        self.view().login_answer = None;
+        self.view().credentials.login_answer = None;
         self.send(&format!("LOGIN {name}"))?;
         let _ = reader.get_ref().set_read_timeout(Some(LOGIN_WAIT));
         let answer = self.read_login_answer(reader, sink);
@@ -279,7 +291,7 @@ impl Link {
     ) -> Result<bool, String> {
         let mut line = String::new();
         loop {
-            if let Some(answer) = self.view().login_answer {
+            if let Some(answer) = self.view().credentials.login_answer {
                 return Ok(answer);
             }
             line.clear();

@@ -80,10 +80,10 @@ fn run_command(link: &Link, line: &str, command: &str) -> Result<(), Failure> {
         let settled = match (moving, ending, undoing) {
             (true, _, _) => v.settles > settles,
             (_, true, _) => v.overs > overs,
-            (_, _, true) => v.last_asked || v.settles > settles,
+            (_, _, true) => v.replies.last_asked || v.settles > settles,
             _ => true,
         };
-        v.idle() && (!v.last_ok || settled)
+        v.idle() && (!v.replies.last_ok || settled)
     });
     check_connection(link)?;
     if !done {
@@ -92,7 +92,7 @@ fn run_command(link: &Link, line: &str, command: &str) -> Result<(), Failure> {
             SCRIPT_WAIT.as_secs()
         )));
     }
-    if !link.view().last_ok {
+    if !link.view().replies.last_ok {
         // The server's error is shown already.
         return Err(Failure::failed(format!("stopped at `{line}`: refused")));
     }

@@ -14,8 +14,10 @@ use flipline::protocol::{
 use crate::engine_tools::engine_score::score_phrase;
 use flipline::{Color, Game, Move, Square, Variant};
 
-use crate::play::password::{Password, asks_for_password, login_line, shown_password};
+use crate::play::credentials::{Credentials, SecretChange};
+use crate::play::password::{asks_for_password, login_line, shown_password};
 use crate::play::render::{BoardView, COLUMNS, board, clock, clock_bar, running_clocks};
+use crate::play::replies::{LoginSent, Replies};
 use crate::play::secret::{
     GuestSecret, LoginReply, plain_login_name, read_login_reply, resume_line, shown_secret,
 };
@@ -64,19 +66,14 @@ pub struct Style {
 pub struct View {
     /// The name logged in with.
     pub name: Option<String>,
+    /// How this client logs in again: secrets, password, the last login.
+    pub credentials: Credentials,
+    /// The commands awaiting their answers, and how to read them.
+    pub replies: Replies,
     /// Games seen, by id.
     pub games: HashMap<GameId, GameView>,
     /// The game played (or watched) most recently.
     pub current: Option<GameId>,
-    /// Commands sent and not yet answered, oldest first (`None` for a keyword
-    /// that names no command: the server refuses it, and that answer is
-    /// waited for too).
-    pub pending: VecDeque<Option<CommandKind>>,
-    /// Whether the last reply was `OK`.
-    pub last_ok: bool,
-    /// Whether the last reply was `OK asked` (an `UNDO` waiting for the
-    /// other player: nothing follows it).
-    pub last_asked: bool,
     /// `TURN` and `OVER` lines seen, of any game: a move's events are all in
     /// once the next of them comes.
     pub settles: u64,
@@ -87,47 +84,13 @@ pub struct View {
     /// Games whose `HISTORY` line is taken in without being shown (asked
     /// for by a command of the client's own, `moves`).
     pub quiet_records: HashSet<GameId>,
-    /// The secret the server gave `name`, a guest's: what takes the name
-    /// (and a seat kept through a disconnect) back. Never shown.
-    pub secret: Option<GuestSecret>,
-    /// The password `name` logged in with, a registered name's: what a
-    /// reconnect logs in with again. Never shown.
-    pub password: Option<Password>,
-    /// The name a plain `LOGIN` was refused for as registered, whose
-    /// password the person may be asked for (interactive.rs takes it).
-    pub password_wanted: Option<String>,
     /// Lines the view asks to send as they are (a plain `LOGIN` after a kept
     /// secret was refused), oldest first; the link sends them.
     pub to_send: VecDeque<String>,
-    /// What became of kept secrets, oldest first, for the link to write to
-    /// the secret file.
-    pub secret_changes: Vec<SecretChange>,
-    /// How the last `LOGIN` ended: `Some(true)` logged in, `Some(false)`
-    /// refused; `None` while it is unanswered or a retry is queued. Whoever
-    /// waits for a login sets it to `None` first.
-    pub login_answer: Option<bool>,
-    /// The game in play whose seat the last login said is kept for the
-    /// name (`OK ann seat 24`), until whoever takes it back takes it.
-    pub kept_seat: Option<GameId>,
-    /// Whether the client takes a kept seat back by itself (at the
-    /// terminal) rather than saying how: only the words differ.
-    pub takes_seats_back: bool,
     /// The server said it closes the connection for want of a `LOGIN`
     /// (its login deadline): the link waits for the next command to
     /// connect again rather than report the connection lost.
     pub closed_for_login: bool,
-    /// The finished game `load` opened for review, stepped through locally
-    /// (commands.rs; none of the server's lines touch it).
-    pub review: Option<crate::play::review::Review>,
-    /// What each `LOGIN` among `pending` showed, oldest first.
-    logins: VecDeque<LoginSent>,
-    /// For each `NEW` among `pending`, oldest first: whether it leaves a
-    /// seat open (no bot, not hotseat).
-    news: VecDeque<bool>,
-    /// For each `TOP` among `pending`, oldest first: its variant, and the
-    /// `RATING` lines that came for the oldest (so that none says so).
-    tops: VecDeque<Variant>,
-    top_lines: usize,
     style: Style,
     /// When the line being taken in arrived.
     now: Option<Instant>,
@@ -157,29 +120,6 @@ impl GameView {
         self.clocks = self.clocks_now(now);
         self.clocks_at = None;
     }
-}
-
-/// A change to the secrets kept for a server.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SecretChange {
-    /// The name's secret is now this one.
-    Keep(String, GuestSecret),
-    /// The name has no secret (refused, or a registered name).
-    Forget(String),
-}
-
-/// A `LOGIN` sent and not yet answered.
-#[derive(Clone, Debug, Default)]
-struct LoginSent {
-    /// The name it logs in with (empty when the line has none).
-    name: String,
-    /// The secret it showed.
-    secret: Option<GuestSecret>,
-    /// The password it showed.
-    password: Option<Password>,
-    /// Whether the client added the secret (or the password) to a plain `LOGIN name`, so that
-    /// a refusal is answered with that plain `LOGIN`.
-    added: bool,
 }
 
 impl View {
@@ -237,10 +177,12 @@ impl View {
                     ..
                 }))
             );
-            self.news.push_back(open);
+            self.replies.news.push_back(open);
         }
         if let Ok(Command::Top { variant, .. }) = Command::parse(line) {
-            self.tops.push_back(variant.unwrap_or(Variant::Othello));
+            self.replies
+                .tops
+                .push_back(variant.unwrap_or(Variant::Othello));
         }
         if kind == Some(CommandKind::Login) {
             let sent = match (shown_secret(line), shown_password(line)) {
@@ -259,9 +201,9 @@ impl View {
                     ..LoginSent::default()
                 },
             };
-            self.logins.push_back(sent);
+            self.replies.logins.push_back(sent);
         }
-        self.pending.push_back(kind);
+        self.replies.pending.push_back(kind);
     }
 
     /// Records a command about to be sent and returns the line to send for
@@ -275,13 +217,17 @@ impl View {
         kept: impl FnOnce(&str) -> Option<GuestSecret>,
     ) -> String {
         let again = plain_login_name(line).and_then(|name| {
-            let password = self.password.clone().filter(|_| self.is_my_name(&name))?;
+            let password = self
+                .credentials
+                .password
+                .clone()
+                .filter(|_| self.is_my_name(&name))?;
             Some((name, password))
         });
         if let Some((name, password)) = again {
             let line = login_line(&name, &password);
-            self.pending.push_back(Some(CommandKind::Login));
-            self.logins.push_back(LoginSent {
+            self.replies.pending.push_back(Some(CommandKind::Login));
+            self.replies.logins.push_back(LoginSent {
                 name,
                 password: Some(password),
                 added: true,
@@ -298,8 +244,8 @@ impl View {
             return line.to_string();
         };
         let resumed = resume_line(&name, &secret);
-        self.pending.push_back(Some(CommandKind::Login));
-        self.logins.push_back(LoginSent {
+        self.replies.pending.push_back(Some(CommandKind::Login));
+        self.replies.logins.push_back(LoginSent {
             name,
             secret: Some(secret),
             added: true,
@@ -310,7 +256,10 @@ impl View {
 
     /// The secret this client was given for `name`.
     fn secret_of(&self, name: &str) -> Option<GuestSecret> {
-        self.secret.clone().filter(|_| self.is_my_name(name))
+        self.credentials
+            .secret
+            .clone()
+            .filter(|_| self.is_my_name(name))
     }
 
     /// Whether `name` is the one logged in with, in any case: the daemon's
@@ -323,15 +272,15 @@ impl View {
 
     /// Forgets the commands in flight (their connection is gone).
     pub fn forget_pending(&mut self) {
-        self.pending.clear();
-        self.logins.clear();
-        self.news.clear();
+        self.replies.pending.clear();
+        self.replies.logins.clear();
+        self.replies.news.clear();
         self.to_send.clear();
     }
 
     /// Whether every command sent is answered and nothing waits to be sent.
     pub fn idle(&self) -> bool {
-        self.pending.is_empty() && self.to_send.is_empty()
+        self.replies.pending.is_empty() && self.to_send.is_empty()
     }
 
     /// The colours this client plays in `game` (both in a hotseat game).
@@ -397,11 +346,11 @@ impl View {
     /// place: the ones held, and the ones the next `LOGIN` to be answered
     /// showed.
     fn secrets_in_play(&self) -> Vec<(String, &'static str)> {
-        let front = self.logins.front();
-        let secrets = (self.secret.iter())
+        let front = self.replies.logins.front();
+        let secrets = (self.credentials.secret.iter())
             .chain(front.and_then(|l| l.secret.as_ref()))
             .map(|s| (s.token().to_string(), "<secret>"));
-        let passwords = (self.password.iter())
+        let passwords = (self.credentials.password.iter())
             .chain(front.and_then(|l| l.password.as_ref()))
             .map(|p| (p.word().to_string(), "<password>"));
         secrets.chain(passwords).collect()
@@ -434,19 +383,20 @@ impl View {
     /// A final reply `line`: `Ok` with the text after `OK`, or `Err` with what
     /// to show for an `ERR`.
     fn on_reply(&mut self, line: &str, reply: Result<String, String>) -> Vec<String> {
-        let command = self.pending.pop_front().flatten();
-        self.last_ok = reply.is_ok();
-        self.last_asked = false;
+        let command = self.replies.pending.pop_front().flatten();
+        self.replies.last_ok = reply.is_ok();
+        self.replies.last_asked = false;
         if command == Some(CommandKind::Login) {
-            let sent = self.logins.pop_front().unwrap_or_default();
+            let sent = self.replies.logins.pop_front().unwrap_or_default();
             return self.on_login_reply(line, reply, sent);
         }
-        let open_seat = command == Some(CommandKind::New) && self.news.pop_front().unwrap_or(false);
+        let open_seat =
+            command == Some(CommandKind::New) && self.replies.news.pop_front().unwrap_or(false);
         // A reply's data lines come just before it: the RATING lines since
         // the last reply are this one's.
-        let ratings = std::mem::take(&mut self.top_lines);
+        let ratings = std::mem::take(&mut self.replies.top_lines);
         let top = (command == Some(CommandKind::Top))
-            .then(|| self.tops.pop_front())
+            .then(|| self.replies.tops.pop_front())
             .flatten();
         let text = match reply {
             Ok(text) => text,
@@ -476,7 +426,7 @@ impl View {
                 "tournament {id} made: players type tourney join {id}; tourney start {id} begins it"
             )],
             (Some(CommandKind::Undo), Some(Reply::Asked)) => {
-                self.last_asked = true;
+                self.replies.last_asked = true;
                 vec!["asked the other player to agree to take back your move".to_string()]
             }
             (Some(CommandKind::Hint), Some(Reply::Hint(mv, score, exact))) => {
@@ -525,7 +475,7 @@ impl View {
         sent: LoginSent,
     ) -> Vec<String> {
         let answer = read_login_reply(line, sent.secret.as_ref());
-        self.login_answer = Some(matches!(answer, LoginReply::LoggedIn { .. }));
+        self.credentials.login_answer = Some(matches!(answer, LoginReply::LoggedIn { .. }));
         match (answer, reply) {
             (
                 LoginReply::LoggedIn {
@@ -536,30 +486,31 @@ impl View {
                 },
                 _,
             ) => {
-                self.password = sent.password.filter(|_| secret.is_none());
+                self.credentials.password = sent.password.filter(|_| secret.is_none());
                 let shown = self.logged_in_lines(&name, secret.is_some(), registered, seat);
-                self.secret_changes.push(match &secret {
+                self.credentials.secret_changes.push(match &secret {
                     Some(secret) => SecretChange::Keep(name.clone(), secret.clone()),
                     None => SecretChange::Forget(name.clone()),
                 });
                 self.name = Some(name);
-                self.secret = secret;
-                self.kept_seat = seat;
-                if let Some(game) = seat.filter(|_| self.takes_seats_back) {
+                self.credentials.secret = secret;
+                self.credentials.kept_seat = seat;
+                if let Some(game) = seat.filter(|_| self.credentials.takes_seats_back) {
                     self.to_send.push_back(format!("JOIN {game}"));
                 }
                 shown
             }
             (LoginReply::SecretRefused(_), reply) => {
                 if self.is_my_name(&sent.name) {
-                    self.secret = None;
+                    self.credentials.secret = None;
                 }
-                self.secret_changes
+                self.credentials
+                    .secret_changes
                     .push(SecretChange::Forget(sent.name.clone()));
                 let mut shown: Vec<String> = reply.err().into_iter().collect();
                 let who = untrusted::name(&sent.name);
                 if sent.added {
-                    self.login_answer = None;
+                    self.credentials.login_answer = None;
                     self.to_send.push_back(format!("LOGIN {}", sent.name));
                     shown.push(format!(
                         "the guest secret kept for {who} was not accepted: logging in as a new guest"
@@ -572,10 +523,10 @@ impl View {
             (_, Err(message)) => {
                 if sent.password.is_some() && sent.added && self.is_my_name(&sent.name) {
                     // Refused: of no more use.
-                    self.password = None;
+                    self.credentials.password = None;
                 }
                 if sent.secret.is_none() && sent.password.is_none() && asks_for_password(line) {
-                    self.password_wanted = Some(sent.name);
+                    self.credentials.password_wanted = Some(sent.name);
                 }
                 vec![message]
             }
@@ -600,7 +551,7 @@ impl View {
             (false, false) => format!("logged in as {name}"),
         }];
         if let Some(game) = seat {
-            shown.push(if self.takes_seats_back {
+            shown.push(if self.credentials.takes_seats_back {
                 format!("your seat in game {game} was kept: taking it back")
             } else {
                 format!("your seat in game {game} was kept: join {game} takes it back")
@@ -688,7 +639,7 @@ impl View {
                 )]
             }
             Event::Rating(line) => {
-                self.top_lines += 1;
+                self.replies.top_lines += 1;
                 vec![rating_line(&line)]
             }
             Event::Tourney(line) => vec![crate::play::tourney_view::listed(&line)],
@@ -1262,7 +1213,7 @@ mod tests {
         let record = view.records.get(&9).unwrap();
         assert_eq!(record.moves.len(), 3);
         assert_eq!(record.status, GameStatus::Over);
-        assert!(view.pending.is_empty());
+        assert!(view.replies.pending.is_empty());
     }
 
     #[test]
@@ -1301,8 +1252,8 @@ mod tests {
         // JOIN's game is the current one; LIST's count and REMATCH's new game
         // (current once its START comes) are not.
         assert_eq!(view.current, Some(5));
-        assert!(view.pending.is_empty());
-        assert!(view.last_ok);
+        assert!(view.replies.pending.is_empty());
+        assert!(view.replies.last_ok);
     }
 
     #[test]
@@ -1365,11 +1316,11 @@ mod tests {
                 "your seat in game 24 was kept: join 24 takes it back"
             ]
         );
-        assert_eq!(view.kept_seat, Some(24));
+        assert_eq!(view.credentials.kept_seat, Some(24));
         assert!(view.to_send.is_empty());
         // A person's client takes it back.
         let mut view = View::new(Style::default());
-        view.takes_seats_back = true;
+        view.credentials.takes_seats_back = true;
         view.sent("LOGIN dee pw");
         assert_eq!(
             feed(&mut view, &["OK dee seat 7"]),
@@ -1387,12 +1338,12 @@ mod tests {
         assert_eq!(view.prepare_send("LOGIN ann", |_| None), "LOGIN ann");
         let out = feed(&mut view, &["OK ann secret 0f3a9c"]);
         assert_eq!(out, ["logged in as ann (guest)"]);
-        assert_eq!(view.secret, Some(secret("0f3a9c")));
+        assert_eq!(view.credentials.secret, Some(secret("0f3a9c")));
         assert_eq!(
-            std::mem::take(&mut view.secret_changes),
+            std::mem::take(&mut view.credentials.secret_changes),
             [SecretChange::Keep("ann".into(), secret("0f3a9c"))]
         );
-        assert_eq!(view.login_answer, Some(true));
+        assert_eq!(view.credentials.login_answer, Some(true));
         // Logging in again as the same guest shows the secret, and a reply
         // without one keeps it.
         assert_eq!(
@@ -1406,7 +1357,7 @@ mod tests {
         );
         feed(&mut view, &["OK ann"]);
         assert_eq!(feed(&mut view, &["OK ann"]), ["logged in as ann (guest)"]);
-        assert_eq!(view.secret, Some(secret("0f3a9c")));
+        assert_eq!(view.credentials.secret, Some(secret("0f3a9c")));
         // Nothing shows it, not a raw line, not an error quoting it.
         let mut raw = View::new(Style {
             color: false,
@@ -1437,7 +1388,7 @@ mod tests {
             feed(view, &["OK ann secret n3w"]),
             ["logged in as ann (guest)"]
         );
-        assert_eq!(view.secret, Some(secret("n3w")));
+        assert_eq!(view.credentials.secret, Some(secret("n3w")));
         assert!(view.idle());
     }
 
@@ -1460,9 +1411,9 @@ mod tests {
                 "the guest secret kept for ann was not accepted: logging in as a new guest"
             ]
         );
-        assert_eq!(view.secret, None);
+        assert_eq!(view.credentials.secret, None);
         assert_eq!(view.to_send, ["LOGIN ann"]);
-        assert_eq!(view.login_answer, None);
+        assert_eq!(view.credentials.login_answer, None);
         assert!(!view.idle(), "the plain LOGIN is still to be sent");
         logs_in_as_a_new_guest(&mut view);
     }
@@ -1484,10 +1435,10 @@ mod tests {
             ]
         );
         assert_eq!(view.to_send, ["LOGIN ann"]);
-        assert_eq!(view.login_answer, None);
+        assert_eq!(view.credentials.login_answer, None);
         assert!(!view.idle(), "the plain LOGIN is still to be sent");
         assert_eq!(
-            std::mem::take(&mut view.secret_changes),
+            std::mem::take(&mut view.credentials.secret_changes),
             [SecretChange::Forget("ann".into())]
         );
         logs_in_as_a_new_guest(&mut view);
@@ -1511,13 +1462,13 @@ mod tests {
             ]
         );
         assert!(view.to_send.is_empty());
-        assert_eq!(view.login_answer, Some(false));
+        assert_eq!(view.credentials.login_answer, Some(false));
         // A registered name has no secret: a kept one is dropped.
         view.sent("LOGIN ann tiger");
         assert_eq!(feed(&mut view, &["OK ann"]), ["logged in as ann"]);
-        assert_eq!(view.secret, None);
+        assert_eq!(view.credentials.secret, None);
         assert_eq!(
-            view.secret_changes.last(),
+            view.credentials.secret_changes.last(),
             Some(&SecretChange::Forget("ann".into()))
         );
     }
@@ -1715,7 +1666,7 @@ mod tests {
         view.sent("SAY x");
         let out = feed(&mut view, &["OK ann", "ERR 400 what is tiger7"]);
         assert_eq!(out, ["OK ann", "ERR 400 what is <password>"]);
-        assert!(view.password.is_some());
+        assert!(view.credentials.password.is_some());
         assert!(!format!("{view:?}").contains("tiger7"));
         // A reconnect's plain LOGIN of the name shows it again.
         view.forget_pending();
@@ -1723,8 +1674,8 @@ mod tests {
         assert_eq!(view.prepare_send("LOGIN bob", |_| None), "LOGIN bob");
         // Refused (changed meanwhile), it is forgotten.
         feed(&mut view, &["ERR 401 wrong password for 'ann'"]);
-        assert!(view.password.is_none());
-        assert_eq!(view.password_wanted, None);
+        assert!(view.credentials.password.is_none());
+        assert_eq!(view.credentials.password_wanted, None);
     }
 
     #[test]
@@ -1739,22 +1690,22 @@ mod tests {
             out,
             ["error 401: 'ann' is registered: LOGIN ann <password> [password-needed]"]
         );
-        assert_eq!(view.password_wanted.as_deref(), Some("ann"));
-        assert_eq!(view.login_answer, Some(false));
+        assert_eq!(view.credentials.password_wanted.as_deref(), Some("ann"));
+        assert_eq!(view.credentials.login_answer, Some(false));
         // Not for a wrong password, nor for a secret refused.
-        view.password_wanted = None;
+        view.credentials.password_wanted = None;
         view.sent("LOGIN ann tiger");
         feed(
             &mut view,
             &["ERR 401 'ann' is registered: LOGIN ann <password> [password-needed]"],
         );
-        assert_eq!(view.password_wanted, None);
+        assert_eq!(view.credentials.password_wanted, None);
         view.sent("LOGIN ann secret 0f3a");
         feed(
             &mut view,
             &["ERR 401 'ann' is registered: LOGIN ann <password> [password-needed]"],
         );
-        assert_eq!(view.password_wanted, None);
+        assert_eq!(view.credentials.password_wanted, None);
     }
 
     proptest! {
@@ -1774,7 +1725,7 @@ mod tests {
                 raw.sent(command);
                 let chat = matches!(ServerLine::parse(line), ServerLine::Event(Event::Chat { .. }));
                 for (view, is_raw) in [(&mut plain, false), (&mut raw, true)] {
-                    let held = |v: &View| v.secret == Some(secret(SECRET));
+                    let held = |v: &View| v.credentials.secret == Some(secret(SECRET));
                     let was_held = held(view);
                     let shown = view.on_line(line);
                     let hidden = was_held || held(view);
