@@ -4,9 +4,9 @@
 pub(crate) mod backup_cmd;
 pub(crate) mod civil;
 pub(crate) mod export;
-pub(crate) mod ggf_board;
 pub(crate) mod ggf_game;
 pub(crate) mod ggf_read;
+pub(crate) mod ggf_write;
 pub(crate) mod import;
 pub(crate) mod saved_game;
 pub(crate) mod wthor;

@@ -23,7 +23,9 @@ use clap::{Args, ValueEnum};
 use flipd::store::{Archive, GameRecord};
 use flipline::notation::{parse_transcript, transcript_string};
 use flipline::protocol::{ClockSpec, EndReason, GameResult, GameStatus, GameSummary};
-use flipline::{Color, Game, Move, Variant};
+use flipline::{Color, Game, Variant};
+
+use crate::archive::ggf_write::{self, Rows};
 
 #[derive(Args, Debug)]
 pub struct ExportArgs {
@@ -228,9 +230,10 @@ pub fn ggf(record: &GameRecord) -> Option<String> {
     text.push_str(&format!(
         "TY[{game_type}]RE[{}]BO[{}]",
         ggf_result(&result),
-        crate::archive::ggf_board::ggf_board(&start)
+        ggf_write::board(&start, Rows::Apart)
     ));
-    text.push_str(&ggf_moves(start, &record.moves)?);
+    let moves = record.moves.iter().map(|stored| (stored.mv, stored.ms));
+    text.push_str(&ggf_write::moves(start, moves)?);
     text.push_str(";)");
     Some(text)
 }
@@ -278,32 +281,6 @@ pub fn ggf_result(result: &GameResult) -> String {
         EndReason::Time => ":t",
     };
     format!("{sign}{margin}.00{flag}")
-}
-
-/// `B[F5//1.23]W[D6//0.50]...`: each move with its side and, when known, the
-/// seconds it took. `None` if the moves do not replay.
-fn ggf_moves(mut game: Game, moves: &[flipd::store::StoredMove]) -> Option<String> {
-    let mut text = String::new();
-    for stored in moves {
-        let tag = match game.to_move() {
-            Color::Black => 'B',
-            Color::White => 'W',
-        };
-        game.apply(stored.mv).ok()?;
-        let square = match stored.mv {
-            Move::Pass => "PA".to_string(),
-            Move::Place(square) => square.to_string().to_ascii_uppercase(),
-        };
-        match stored.ms {
-            Some(ms) => text.push_str(&format!(
-                "{tag}[{square}//{}.{:02}]",
-                ms / 1000,
-                ms % 1000 / 10
-            )),
-            None => text.push_str(&format!("{tag}[{square}]")),
-        }
-    }
-    Some(text)
 }
 
 #[cfg(test)]

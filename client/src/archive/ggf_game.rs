@@ -11,6 +11,7 @@ use flipline::{Color, Game, Move, Variant};
 
 use crate::archive::civil::Civil;
 use crate::archive::ggf_read::GgfGame;
+use crate::archive::ggf_write::{self, Rows};
 
 /// The finished game `game` holds, or why it cannot be imported (naming the
 /// property or token).
@@ -72,7 +73,7 @@ fn variant(game: &GgfGame) -> Result<Variant, String> {
     candidates
         .iter()
         .copied()
-        .find(|&v| normalise_board(&crate::archive::ggf_board::ggf_board(&Game::new(v))) == wanted)
+        .find(|&v| normalise_board(&ggf_write::board(&Game::new(v), Rows::Apart)) == wanted)
         .ok_or_else(|| {
             format!("BO[{bo}]: not the start position of a TY[{ty}] game flipline plays")
         })

@@ -6,14 +6,14 @@
 //! games) is put back where the side to move had no move. Only 8x8 boards:
 //! the other sizes are not what NBoard's engines play.
 
-use flipline::notation::cells_string;
 use flipline::{Color, Game, Move, Variant};
 
-use super::nboard_wire::{move_text, parse_move_item};
+use super::nboard_wire::parse_move_item;
+use crate::archive::ggf_write::{self, Rows};
 
-/// A game read from GGF.
+/// A game as NBoard's `set game` gives it: a start and the moves from it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GgfGame {
+pub struct NboardGame {
     /// The position the game starts from.
     pub start: Game,
     /// Every move from there, passes written out.
@@ -30,7 +30,7 @@ pub fn replay(start: Game, moves: &[Move]) -> Game {
 }
 
 /// Reads the first game of `text`; the error names what does not read.
-pub fn parse_game(text: &str) -> Result<GgfGame, String> {
+pub fn parse_game(text: &str) -> Result<NboardGame, String> {
     let tags = tags(text)?;
     if let Some((_, kind)) = tags.iter().find(|(tag, _)| tag == "TY") {
         check_type(kind)?;
@@ -49,7 +49,7 @@ pub fn parse_game(text: &str) -> Result<GgfGame, String> {
         let item = parse_move_item(value).ok_or_else(|| format!("{tag}[{value}] is no move"))?;
         play(&mut game, &mut moves, color, item.mv).map_err(|e| format!("{tag}[{value}]: {e}"))?;
     }
-    Ok(GgfGame { start, moves })
+    Ok(NboardGame { start, moves })
 }
 
 /// Plays `mv` for `color`, first passing for the side to move if it is the
@@ -67,42 +67,20 @@ fn play(game: &mut Game, moves: &mut Vec<Move>, color: Color, mv: Move) -> Resul
     Ok(())
 }
 
-/// The tags of the first game, in order, as (name, value).
+/// The properties of the first game of `text`, in order, as (name,
+/// value), read by the one GGF reader (`archive/ggf_read.rs`); the first
+/// game that reads, else why none does.
 fn tags(text: &str) -> Result<Vec<(String, String)>, String> {
-    let start = text.find("(;").ok_or("no game: '(;' is missing")?;
-    let mut rest = text.get(start + 2..).unwrap_or("").chars().peekable();
-    let mut tags = Vec::new();
-    loop {
-        while rest.next_if(|c| c.is_whitespace()).is_some() {}
-        match rest.next() {
-            None => return Err("the game does not end: ';)' is missing".into()),
-            Some(';') if rest.peek() == Some(&')') => return Ok(tags),
-            Some(c) if c.is_ascii_uppercase() => {
-                let mut name = c.to_string();
-                while let Some(c) = rest.next_if(char::is_ascii_uppercase) {
-                    name.push(c);
-                }
-                if rest.next() != Some('[') {
-                    return Err(format!("tag {name} has no '['"));
-                }
-                tags.push((name, value(&mut rest)?));
+    let mut first_error = None;
+    for game in crate::archive::ggf_read::games(text) {
+        match game {
+            Ok(game) => return Ok(game.properties),
+            Err(e) => {
+                first_error.get_or_insert(e.why);
             }
-            Some(c) => return Err(format!("'{}' is no tag", c.escape_debug())),
         }
     }
-}
-
-/// A value up to its `]` (a backslash takes the character after it as it is).
-fn value(rest: &mut impl Iterator<Item = char>) -> Result<String, String> {
-    let mut value = String::new();
-    loop {
-        match rest.next() {
-            None => return Err("a value is not closed: ']' is missing".into()),
-            Some(']') => return Ok(value),
-            Some('\\') => value.extend(rest.next()),
-            Some(c) => value.push(c),
-        }
-    }
+    Err(first_error.unwrap_or_else(|| "no game: '(;' is missing".to_string()))
 }
 
 /// `TY[8]` and its kin (`8r`, a random start); another size is refused.
@@ -154,34 +132,17 @@ fn color_of(mark: char) -> Option<Color> {
 }
 
 /// A game as one GGF line, for an engine: the start board, who moves first,
-/// and every move (passes as `PA`).
+/// and every move (passes as `PA`), written by the one GGF writer. The
+/// moves are a game's, so legal; were one not, the engine would be given
+/// the moves before it.
 pub fn game_text(start: &Game, moves: &[Move]) -> String {
-    let cells: String = cells_string(start)
-        .chars()
-        .map(|c| if c == 'X' { '*' } else { c })
-        .collect();
-    let mut text = format!(
-        "(;GM[Othello]PC[flipline]TY[8]BO[8 {cells} {}]",
-        side_mark(start.to_move())
-    );
-    let mut game = *start;
-    for &mv in moves {
-        let tag = match game.to_move() {
-            Color::Black => 'B',
-            Color::White => 'W',
-        };
-        text.push_str(&format!("{tag}[{}]", move_text(mv)));
-        let _ = game.apply(mv);
-    }
-    text.push_str(";)");
-    text
-}
-
-fn side_mark(color: Color) -> char {
-    match color {
-        Color::Black => '*',
-        Color::White => 'O',
-    }
+    let board = ggf_write::board(start, Rows::Together);
+    let legal = moves.iter().take_while({
+        let mut game = *start;
+        move |&&mv| game.apply(mv).is_ok()
+    });
+    let moves = ggf_write::moves(*start, legal.map(|&mv| (mv, None))).unwrap_or_default();
+    format!("(;GM[Othello]PC[flipline]TY[8]BO[{board}]{moves};)")
 }
 
 #[cfg(test)]

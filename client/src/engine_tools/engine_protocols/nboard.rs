@@ -12,7 +12,7 @@
 use flipline::engine::{self, Choice};
 use flipline::{Color, Game, Move, Variant};
 
-use super::ggf::{GgfGame, parse_game, replay};
+use super::ggf::{NboardGame, parse_game, replay};
 use super::nboard_wire::{Command, MoveItem, move_item_text, move_text, parse_command};
 use super::{Answer, Clock, discs, timed};
 
@@ -84,7 +84,7 @@ impl NboardEngine {
 
     fn set_game(&mut self, text: &str) -> Answer {
         match parse_game(text) {
-            Ok(GgfGame { start, moves }) => {
+            Ok(NboardGame { start, moves }) => {
                 self.game = replay(start, &moves);
                 (self.start, self.moves) = (start, moves);
                 Answer::default()

@@ -113,10 +113,7 @@ pub fn parse_move(text: &str) -> Option<Move> {
 
 /// A move as NBoard writes it: `F5`, `PA`.
 pub fn move_text(mv: Move) -> String {
-    match mv {
-        Move::Pass => "PA".to_string(),
-        Move::Place(square) => square.to_string().to_ascii_uppercase(),
-    }
+    crate::archive::ggf_write::move_text(mv)
 }
 
 /// `F5/1.25/0.50`: the move, the evaluation, the seconds.
