@@ -14,7 +14,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::play::connection::{Failure, PlayOptions};
+use crate::play::reader::{Failure, PlayOptions};
 
 /// flipline's client: play Othello and its cousins on a flipd server or offline,
 /// run the engine as a bot, measure the engine.

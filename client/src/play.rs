@@ -2,13 +2,13 @@
 //! (interactive.rs) or to the script mode (script.rs).
 
 pub(crate) mod commands;
-pub(crate) mod connection;
 pub(crate) mod credentials;
 pub(crate) mod helper;
 pub(crate) mod interactive;
 pub(crate) mod link;
 pub(crate) mod local;
 pub(crate) mod password;
+pub(crate) mod reader;
 pub(crate) mod render;
 pub(crate) mod replies;
 pub(crate) mod review;
@@ -23,8 +23,8 @@ pub(crate) mod view;
 
 use std::io::IsTerminal;
 
-use crate::play::connection::{Failure, PlayOptions, Reconnect, spawn_reader};
 use crate::play::link::Link;
+use crate::play::reader::{Failure, PlayOptions, Reconnect, spawn_reader};
 use crate::play::view::Style;
 
 /// Runs the client until the person quits, stdin ends, or the connection is lost.

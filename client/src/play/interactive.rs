@@ -15,10 +15,10 @@ use rustyline::{ColorMode, Config, Editor};
 
 use crate::paths::data_file;
 use crate::play::commands::{Input, game_moves, input_for, save_game, starts_a_game};
-use crate::play::connection::{Failure, Reconnect, spawn_reader};
 use crate::play::helper::FlipHelper;
 use crate::play::link::Link;
 use crate::play::password::{self, Password, login_line};
+use crate::play::reader::{Failure, Reconnect, spawn_reader};
 use crate::play::screen;
 use crate::play::secret::{plain_login_name, shows_credential};
 use crate::play::terminal;

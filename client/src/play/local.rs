@@ -14,7 +14,7 @@ use flipd::store::{Archive, GameRecord};
 
 use crate::paths::data_file;
 use crate::play;
-use crate::play::connection::{Failure, PlayOptions};
+use crate::play::reader::{Failure, PlayOptions};
 
 /// Starts an embedded daemon on a free loopback port, with its store in the
 /// user's data directory, and plays on it as `name`; an unfinished local game,

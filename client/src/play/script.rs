@@ -19,8 +19,8 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use crate::play::commands::{Input, game_moves, input_for, is_move, save_game, starts_a_game};
-use crate::play::connection::Failure;
 use crate::play::link::Link;
+use crate::play::reader::Failure;
 use crate::play::screen;
 
 /// How long a script waits for an answer, or for the other side to move.

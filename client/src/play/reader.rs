@@ -1,6 +1,7 @@
-//! What the client's two modes share: how the client was asked to run
-//! (`PlayOptions`), why it stopped (`Failure`), and the thread that reads
-//! the server and reconnects.
+//! The thread that reads the server, and makes the connection again when
+//! it drops (as `Reconnect` says); with what the client's two modes share:
+//! how the client was asked to run (`PlayOptions`) and why it stopped
+//! (`Failure`).
 
 use std::io::BufReader;
 use std::net::TcpStream;
