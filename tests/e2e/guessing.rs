@@ -6,7 +6,6 @@
 //! addresses to be other peers.
 
 use std::net::{Ipv4Addr, SocketAddr};
-use std::time::{Duration, Instant};
 
 use flipline_tests::*;
 
@@ -106,9 +105,9 @@ fn the_owner_logs_in_during_an_attack_and_resets_nobody() {
         replies.push(c.final_reply("LOGIN").1);
     }
     let mut owner = Client::connect_from(daemon.addr, OWNER);
-    let began = Instant::now();
+    // Answered at all (the read's bound is a hang guard) while the
+    // attackers' answers still wait out their back-off.
     assert_eq!(owner.command("LOGIN ann right").1, "OK ann");
-    assert!(began.elapsed() < Duration::from_secs(10), "sanity ceiling");
     // The owner's right password reset no attacker's back-off: asked before
     // the attack's answers (which wait out their back-off) are read.
     let mut again = Client::connect_from(daemon.addr, host(40));
