@@ -54,8 +54,8 @@ pub use child::{
     ChildDaemon, run_flip, wait_bounded, with_open_file_limit, workspace_binary, write_config,
 };
 pub use client::{
-    Client, READ_TIMEOUT, Received, assert_serves, guest_secret, login_line_soon, login_soon,
-    new_and_join, seek_pair, wait_until,
+    Client, HANG_GUARD, READ_TIMEOUT, Received, assert_serves, guest_secret, login_line_soon,
+    login_soon, new_and_join, seek_pair, wait_until,
 };
 pub use daemon::{TestDaemon, remove_temp_dir, start, temp_dir, test_config};
 pub use http::http_get;

@@ -123,7 +123,10 @@ mod tests {
             "a read went on while frozen"
         );
         faults.heal();
-        assert!(finished.recv_timeout(Duration::from_secs(10)).is_ok());
+        assert!(
+            finished.recv_timeout(Duration::from_secs(60)).is_ok(),
+            "hang guard: the read never went on once healed"
+        );
         thread.join().unwrap();
     }
 }

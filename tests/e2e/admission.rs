@@ -5,7 +5,7 @@
 //! 127.0.0.10, ...) to be other peers.
 
 use std::net::{Ipv4Addr, SocketAddr};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use flipline::protocol::{Event, Reason, ServerLine};
 use flipline_tests::*;
@@ -34,7 +34,7 @@ fn silent_sockets_from_one_address_cannot_keep_another_out() {
             (c, hello) if hello == "HELLO flipline 1" => held.push(c),
             (mut c, line) => {
                 assert_eq!(line, refusal);
-                c.expect_closed(Duration::from_secs(2));
+                c.expect_closed(HANG_GUARD);
             }
         }
     }
@@ -44,7 +44,7 @@ fn silent_sockets_from_one_address_cannot_keep_another_out() {
     assert_eq!(ann.command("PING").1, "OK pong");
     // A place given back is the address's again, once the daemon sees it go.
     held.pop();
-    let deadline = Instant::now() + Duration::from_secs(3);
+    let deadline = Instant::now() + HANG_GUARD;
     loop {
         let (_c, line) = greeting(daemon.addr, FLOOD);
         if line == "HELLO flipline 1" {
@@ -72,7 +72,7 @@ fn a_player_gets_in_when_anonymous_sockets_hold_the_places_not_kept() {
     for source in [FLOOD, STRANGER] {
         let (mut c, line) = greeting(daemon.addr, source);
         assert_eq!(line, kept, "from {source}");
-        c.expect_closed(Duration::from_secs(2));
+        c.expect_closed(HANG_GUARD);
     }
     // The player's address gets in: a second player there, say.
     let mut sam = Client::connect_from(daemon.addr, PLAYER);
@@ -81,8 +81,8 @@ fn a_player_gets_in_when_anonymous_sockets_hold_the_places_not_kept() {
     // still finds a place.
     pat.ok("QUIT");
     sam.ok("QUIT");
-    pat.expect_closed(Duration::from_secs(2));
-    sam.expect_closed(Duration::from_secs(2));
+    pat.expect_closed(HANG_GUARD);
+    sam.expect_closed(HANG_GUARD);
     let mut back = Client::connect_from(daemon.addr, PLAYER);
     login_soon(&mut back, "pat");
     let (_c, line) = greeting(daemon.addr, STRANGER);
@@ -93,7 +93,9 @@ fn a_player_gets_in_when_anonymous_sockets_hold_the_places_not_kept() {
 #[test]
 fn a_connection_that_neither_logs_in_nor_watches_is_closed_at_the_deadline() {
     let mut config = test_config();
-    config.login_deadline_secs = 1;
+    // Long beside the round trips the player and the spectator take to log
+    // in and to watch, which must come before it on a loaded machine too.
+    config.login_deadline_secs = 3;
     // One thread: its queue holds every connection in the order they came,
     // so when the last one is closed every earlier deadline has passed.
     config.workers = 1;
@@ -105,8 +107,7 @@ fn a_connection_that_neither_logs_in_nor_watches_is_closed_at_the_deadline() {
     spectator.ok(&format!("WATCH {game}"));
     let mut browser = Client::connect(daemon.addr);
     browser.ok("LIST");
-    let began = Instant::now();
-    let lines = browser.expect_closed(Duration::from_secs(4));
+    let lines = browser.expect_closed(HANG_GUARD);
     // One line, which says why by its reason word (the text is for people).
     let [closing] = lines.as_slice() else {
         panic!("{lines:?}");
@@ -115,7 +116,6 @@ fn a_connection_that_neither_logs_in_nor_watches_is_closed_at_the_deadline() {
         panic!("{closing}");
     };
     assert_eq!(Reason::of(&text), Some(Reason::LoginDeadline), "{closing}");
-    assert!(began.elapsed() < Duration::from_secs(3), "sanity ceiling");
     // The player and the spectator came earlier and are still served.
     assert_eq!(player.command("PING").1, "OK pong");
     assert_eq!(spectator.command("PING").1, "OK pong");

@@ -10,7 +10,7 @@ use flipline_tests::*;
 /// creation or end, are committed a moment after the events: until then the
 /// store may not know the game, a 404); returns the line.
 fn history_until(client: &mut Client, game: u64, want: impl Fn(&str) -> bool) -> String {
-    let deadline = Instant::now() + Duration::from_secs(5);
+    let deadline = Instant::now() + HANG_GUARD;
     loop {
         let (data, ok) = client.command(&format!("HISTORY {game}"));
         let not_yet = ok.starts_with("ERR 404") && Instant::now() < deadline;

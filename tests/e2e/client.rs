@@ -7,7 +7,8 @@ use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 use flipline_tests::{
-    Client, remove_temp_dir, start, temp_dir, test_config, wait_bounded, workspace_binary,
+    Client, HANG_GUARD, remove_temp_dir, start, temp_dir, test_config, wait_bounded,
+    workspace_binary,
 };
 
 /// `flip` as a child process with piped stdin and stdout; killed when dropped.
@@ -62,9 +63,9 @@ impl FlipProcess {
         writeln!(stdin, "{line}").unwrap_or_else(|e| panic!("cannot type {line:?}: {e}"));
     }
 
-    /// Reads output until a line satisfies `want` (at most 20 s).
+    /// Reads output until a line satisfies `want` (at most the hang guard).
     fn until(&mut self, want: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + Duration::from_secs(20);
+        let deadline = Instant::now() + HANG_GUARD;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
@@ -82,10 +83,10 @@ impl FlipProcess {
         }
     }
 
-    /// Closes stdin and waits (at most 20 s) for the exit code.
+    /// Closes stdin and waits (at most the hang guard) for the exit code.
     fn finish(&mut self) -> Option<i32> {
         self.stdin = None;
-        let deadline = Instant::now() + Duration::from_secs(20);
+        let deadline = Instant::now() + HANG_GUARD;
         loop {
             if let Ok(Some(status)) = self.child.try_wait() {
                 return status.code();
@@ -493,7 +494,10 @@ fn a_script_stops_at_once_at_a_command_that_cannot_succeed() {
         "{lines:?}"
     );
     assert!(lines.iter().any(|l| l.starts_with("error 4")), "{lines:?}");
-    assert!(started.elapsed() < Duration::from_secs(20));
+    assert!(
+        started.elapsed() < HANG_GUARD,
+        "hang guard: the scripts did not stop"
+    );
 }
 
 #[test]
@@ -575,7 +579,7 @@ fn the_example_challenge_bots_play_rated_games_from_random_starts() {
     let host = bot(&["pb1", "pw-one", "--games", "2"]);
     // The challenger starts once its opponent is online.
     let mut watcher = Client::connect(daemon.addr);
-    let deadline = Instant::now() + Duration::from_secs(20);
+    let deadline = Instant::now() + HANG_GUARD;
     while !watcher
         .ok("WHO")
         .0

@@ -238,8 +238,18 @@ fn acknowledged_moves_survive_kill_9_and_the_games_play_on() {
             std::thread::spawn(move || drive(addr, i, acked_total))
         })
         .collect();
+    // Killed after 1500 acknowledged moves, or after 4 s with at least 200
+    // (a loaded machine makes fewer in that time: it is then waited for).
     let began = Instant::now();
-    while acked_total.load(Ordering::Relaxed) < 1500 && began.elapsed() < Duration::from_secs(4) {
+    loop {
+        let acked = acked_total.load(Ordering::Relaxed);
+        if acked >= 1500 || (acked >= 200 && began.elapsed() >= Duration::from_secs(4)) {
+            break;
+        }
+        assert!(
+            began.elapsed() < HANG_GUARD,
+            "hang guard: {acked} acknowledged moves"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
     daemon.kill();
@@ -386,6 +396,8 @@ fn a_restart_brings_back_games_with_their_clocks_bots_and_numbers() {
 
     let (black_used, white_used) = used_ms(&store_place(&config), g);
     assert!(black_used >= 300, "ann thought {black_used} ms");
+    // Black's turn begins afresh no sooner than the restart.
+    let restarted = Instant::now();
     let daemon = start(config.clone());
     let mut watcher = Client::connect(daemon.addr);
     let (games, _) = watcher.ok("LIST");
@@ -404,7 +416,6 @@ fn a_restart_brings_back_games_with_their_clocks_bots_and_numbers() {
     assert_eq!(ann.ok(&format!("JOIN {g}")).1, format!("OK {g} X"));
     assert_eq!(ann.line(), format!("START {g} othello ann bot:1 10+2"));
     ann.lines_through(&format!("TURN {g} X"));
-    let began = Instant::now();
     let square = ann_move(&mut ann, g);
     let moved = ann.expect_event(&format!("MOVED {g} X {square} "));
     let Event::Moved {
@@ -416,10 +427,12 @@ fn a_restart_brings_back_games_with_their_clocks_bots_and_numbers() {
     };
     // Restored from the stored times: 10 minutes, less what each side used,
     // plus 2 s for each move made (black's third included).
+    // Black is charged this turn no more than the time since the restart
+    // (rounded up to the millisecond), however long that was.
     let black_before = 600_000 - black_used + 3 * 2000;
-    let thought = u64::try_from(began.elapsed().as_millis()).unwrap_or(0);
+    let since = u64::try_from(restarted.elapsed().as_millis()).unwrap_or(u64::MAX);
     assert!(black_left <= black_before, "{moved}");
-    assert!(black_left + thought + 500 >= black_before, "{moved}");
+    assert!(black_left + since + 1 >= black_before, "{moved}");
     assert_eq!(white_left, 600_000 - white_used + 2 * 2000, "{moved}");
     // The bot is back in its seat and answers.
     ann.lines_through(&format!("MOVED {g} O "));
@@ -582,7 +595,10 @@ fn a_recovered_game_nobody_comes_back_to_is_abandoned_as_a_draw() {
             );
             break;
         }
-        assert!(restarted.elapsed() < Duration::from_secs(5), "{line}");
+        assert!(
+            restarted.elapsed() < HANG_GUARD,
+            "hang guard: not abandoned yet: {line}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     assert!(restarted.elapsed() >= Duration::from_millis(900));

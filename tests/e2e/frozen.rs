@@ -41,7 +41,9 @@ impl Drop for Troubled {
 }
 
 /// Runs `line`, which must be answered `ERR 503 ... not answering ...` once
-/// the deadline has passed, and soon after it.
+/// the deadline has passed. The store never answers while frozen, so the
+/// answer itself shows that the deadline ended the wait; the read's own
+/// bound is only a guard against a hang.
 fn not_answering_in_time(client: &mut Client, line: &str) {
     let asked = Instant::now();
     let reply = client.err(line, 503);
@@ -50,10 +52,6 @@ fn not_answering_in_time(client: &mut Client, line: &str) {
     assert!(
         took >= DEADLINE - Duration::from_millis(20),
         "{line} answered after {took:?}, before the deadline: it did not wait for the store"
-    );
-    assert!(
-        took < DEADLINE + Duration::from_secs(2),
-        "{line} answered after {took:?}"
     );
 }
 
@@ -139,13 +137,15 @@ fn a_flag_that_falls_while_writes_fail_is_announced_once_stored() {
     let troubled = Troubled::start();
     let (addr, faults) = (troubled.daemon.addr, &troubled.faults);
     let mut c = Client::login_as(addr, "fl");
-    let g = c.ok_game("NEW othello hotseat clock 0.02+0");
+    // Six seconds: black's flag must fall after the writes begin to fail,
+    // however slowly a loaded machine takes the two round trips before.
+    let g = c.ok_game("NEW othello hotseat clock 0.1+0");
     c.lines_through(&format!("TURN {g} X"));
     // Answered once the game's creation is committed (the store keeps order).
     c.ok(&format!("HISTORY {g}"));
 
     faults.fail_writes();
-    let deadline = Instant::now() + READ_TIMEOUT;
+    let deadline = Instant::now() + HANG_GUARD;
     loop {
         let (board, _) = c.ok("BOARD");
         assert!(
@@ -155,7 +155,10 @@ fn a_flag_that_falls_while_writes_fail_is_announced_once_stored() {
         if board.first().is_some_and(|b| b.ends_with(" -")) {
             break;
         }
-        assert!(Instant::now() < deadline, "the flag never fell: {board:?}");
+        assert!(
+            Instant::now() < deadline,
+            "hang guard: the flag never fell: {board:?}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     let refused = c.err("MOVE d3", 409);

@@ -6,7 +6,6 @@
 //! addresses to be other peers.
 
 use std::net::{Ipv4Addr, SocketAddr};
-use std::time::{Duration, Instant};
 
 use flipline_tests::*;
 
@@ -50,8 +49,10 @@ fn count(replies: &[String], prefix: &str) -> usize {
 #[test]
 fn parallel_wrong_guesses_for_a_name_from_one_address_get_one_hash() {
     let mut config = test_config();
-    // Long enough that no connection of the burst comes after it.
-    config.passwords.failure_delay_ms = 2000;
+    // Long enough that no connection of the burst comes after it, however
+    // slowly a loaded machine reads them (the one wrong guess is answered
+    // after it, so the test takes that long).
+    config.passwords.failure_delay_ms = 10_000;
     let daemon = start(config);
     register(daemon.addr, OWNER, "ann", "right");
     let lines: Vec<String> = (0..20).map(|i| format!("LOGIN ann wrong{i}")).collect();
@@ -68,7 +69,8 @@ fn parallel_wrong_guesses_for_a_name_from_one_address_get_one_hash() {
 #[test]
 fn parallel_wrong_guesses_over_many_names_from_one_address_get_its_budget() {
     let mut config = test_config();
-    config.passwords.failure_delay_ms = 2000;
+    // As above: no guess of the burst may come after the back-off.
+    config.passwords.failure_delay_ms = 10_000;
     config.passwords.failures_per_address = 3;
     let daemon = start(config);
     let names: Vec<String> = (0..20).map(|i| format!("user{i}")).collect();
@@ -89,7 +91,9 @@ fn parallel_wrong_guesses_over_many_names_from_one_address_get_its_budget() {
 #[test]
 fn the_owner_logs_in_during_an_attack_and_resets_nobody() {
     let mut config = test_config();
-    config.passwords.failure_delay_ms = 1000;
+    // Long enough that no address guesses again after its back-off while
+    // the test runs, however loaded the machine.
+    config.passwords.failure_delay_ms = 10_000;
     let daemon = start(config);
     register(daemon.addr, OWNER, "ann", "right");
     // Ten addresses, four connections each, all guessing at once; the owner
@@ -106,9 +110,9 @@ fn the_owner_logs_in_during_an_attack_and_resets_nobody() {
         replies.push(c.final_reply("LOGIN").1);
     }
     let mut owner = Client::connect_from(daemon.addr, OWNER);
-    let began = Instant::now();
+    // Answered at all (the read's bound is a hang guard) while the
+    // attackers' answers still wait out their back-off.
     assert_eq!(owner.command("LOGIN ann right").1, "OK ann");
-    assert!(began.elapsed() < Duration::from_secs(10), "sanity ceiling");
     // The owner's right password reset no attacker's back-off: asked before
     // the attack's answers (which wait out their back-off) are read.
     let mut again = Client::connect_from(daemon.addr, host(40));

@@ -88,7 +88,7 @@ fn a_quit_after_a_flood_is_carried_out_whatever_the_rate() {
     let daemon = start(config);
     let mut c = Client::connect(daemon.addr);
     c.send_bytes(format!("{}QUIT\n", "PING\n".repeat(20)).as_bytes());
-    let lines = c.expect_closed(Duration::from_secs(10));
+    let lines = c.expect_closed(HANG_GUARD);
     assert_eq!(
         lines.last().map(String::as_str),
         Some("OK bye"),
@@ -104,16 +104,30 @@ fn a_flood_gets_429_and_each_command_still_gets_one_reply() {
     config.rate_limit.burst = 5;
     let daemon = start(config);
     let mut c = Client::connect(daemon.addr);
+    let sent = Instant::now();
     c.send_bytes("PING\n".repeat(20).as_bytes());
     let replies: Vec<String> = (0..20).map(|_| c.line()).collect();
+    let window = sent.elapsed();
     let pongs = replies.iter().filter(|r| *r == "OK pong").count();
     let slow = replies
         .iter()
         .filter(|r| r.starts_with("ERR 429 too many commands, slow down: wait "))
         .count();
     assert_eq!(pongs + slow, 20, "{replies:?}");
-    assert!((5..=7).contains(&pongs), "burst of 5: {replies:?}");
-    assert!(slow >= 13, "{replies:?}");
+    // The burst passes whole...
+    assert!(
+        replies[..5].iter().all(|r| r == "OK pong"),
+        "burst of 5: {replies:?}"
+    );
+    // ...and past it a command passes only on a token earned since, at one
+    // a second: no more than the seconds the daemon had (which lie within
+    // the test's window, however long a loaded machine makes it). The
+    // bucket's arithmetic itself is the daemon's unit test.
+    let earned = usize::try_from(window.as_secs()).unwrap_or(usize::MAX);
+    assert!(
+        pongs <= 5 + earned,
+        "{pongs} passed in {window:?}: {replies:?}"
+    );
     // At 1 token a second, the wait told is at most a second and not nothing.
     let waits: Vec<f64> = replies
         .iter()
@@ -136,21 +150,21 @@ fn past_max_connections_a_connection_gets_503_and_is_closed() {
     let mut second = Client::connect(daemon.addr);
     let mut third = Client::connect_raw(daemon.addr);
     assert_eq!(third.line(), "ERR 503 server full");
-    third.expect_closed(Duration::from_secs(2));
+    third.expect_closed(HANG_GUARD);
     // The two inside are unaffected.
     assert_eq!(first.command("PING").1, "OK pong");
     assert_eq!(second.command("PING").1, "OK pong");
     // Once one leaves, a newcomer gets in (as soon as the daemon sees it go).
     first.ok("QUIT");
-    first.expect_closed(Duration::from_secs(2));
+    first.expect_closed(HANG_GUARD);
     let mut newcomer = connect_when_there_is_room(daemon.addr);
     assert_eq!(newcomer.command("PING").1, "OK pong");
 }
 
 /// Connects until the daemon greets instead of answering `503` (as soon as it
-/// has seen a connection go), for at most 3 s.
+/// has seen a connection go), up to the hang guard.
 fn connect_when_there_is_room(addr: std::net::SocketAddr) -> Client {
-    let deadline = Instant::now() + Duration::from_secs(3);
+    let deadline = Instant::now() + HANG_GUARD;
     loop {
         let mut c = Client::connect_raw(addr);
         let line = c.line();
@@ -158,7 +172,10 @@ fn connect_when_there_is_room(addr: std::net::SocketAddr) -> Client {
             return c;
         }
         assert_eq!(line, "ERR 503 server full");
-        assert!(Instant::now() < deadline, "the place was never freed");
+        assert!(
+            Instant::now() < deadline,
+            "hang guard: the place was never freed"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -175,11 +192,11 @@ fn past_what_the_descriptor_table_holds_a_connection_gets_503() {
     for _ in 0..3 {
         let mut refused = Client::connect_raw(daemon.addr);
         assert_eq!(refused.line(), "ERR 503 server full");
-        refused.expect_closed(Duration::from_secs(2));
+        refused.expect_closed(HANG_GUARD);
     }
     assert_eq!(inside[0].command("PING").1, "OK pong");
     inside[0].ok("QUIT");
-    inside[0].expect_closed(Duration::from_secs(2));
+    inside[0].expect_closed(HANG_GUARD);
     connect_when_there_is_room(daemon.addr);
     drop(inside);
     drop(daemon);
@@ -243,7 +260,7 @@ fn a_second_daemon_with_tables_per_worker_is_refused_the_port() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("cannot run flipd: {e}"));
-    let output = wait_bounded(second, Duration::from_secs(20));
+    let output = wait_bounded(second, HANG_GUARD);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success(), "{stderr}");
     assert!(stderr.contains("cannot listen on"), "{stderr}");
@@ -272,8 +289,8 @@ fn a_client_that_never_reads_is_disconnected_and_others_carry_on() {
             Err(e) => break e,
         }
         assert!(
-            began.elapsed() < Duration::from_secs(20),
-            "never disconnected after {sent} HELPs"
+            began.elapsed() < HANG_GUARD,
+            "hang guard: never disconnected after {sent} HELPs"
         );
     };
     // The server closed the socket (reset or broken pipe); a write timeout
@@ -282,7 +299,7 @@ fn a_client_that_never_reads_is_disconnected_and_others_carry_on() {
         !matches!(refused.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut),
         "{refused}"
     );
-    let read = stuck.drain_until_closed(Duration::from_secs(10));
+    let read = stuck.drain_until_closed(HANG_GUARD);
     eprintln!(
         "disconnected after {sent} HELPs sent, {read} bytes read back, {:?}",
         began.elapsed()
@@ -298,31 +315,36 @@ fn a_client_that_never_reads_is_disconnected_and_others_carry_on() {
 #[test]
 fn an_idle_connection_is_closed_and_a_talking_one_is_not() {
     let mut config = test_config();
-    config.idle_timeout_secs = 1;
+    // Long beside a round trip of the talker's, so that only a silence of
+    // seconds (not a busy machine) would close it.
+    config.idle_timeout_secs = 3;
     let daemon = start(config);
     let mut quiet = Client::connect(daemon.addr);
     let mut talker = Client::connect(daemon.addr);
     let began = Instant::now();
+    let quiet_closed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let closed = std::sync::Arc::clone(&quiet_closed);
+    // The talker talks until the quiet one has been closed.
     let talking = std::thread::spawn(move || {
-        for _ in 0..8 {
-            std::thread::sleep(Duration::from_millis(250));
+        let mut pings = 0;
+        while !closed.load(std::sync::atomic::Ordering::Acquire) {
             assert_eq!(talker.command("PING").1, "OK pong");
+            pings += 1;
+            std::thread::sleep(Duration::from_millis(50));
         }
-        talker
+        (talker, pings)
     });
-    let lines = quiet.expect_closed(Duration::from_secs(4));
+    let lines = quiet.expect_closed(HANG_GUARD);
     let waited = began.elapsed();
+    quiet_closed.store(true, std::sync::atomic::Ordering::Release);
     assert_eq!(lines, ["INFO closing an idle connection"]);
     assert!(
-        waited >= Duration::from_millis(900),
-        "closed after {waited:?}"
-    );
-    assert!(
-        waited < Duration::from_millis(2500),
-        "closed after {waited:?}"
+        waited >= Duration::from_millis(2900),
+        "closed after {waited:?}, before the timeout"
     );
     // The talker outlived the timeout by talking.
-    let mut talker = talking.join().unwrap();
+    let (mut talker, pings) = talking.join().unwrap();
+    assert!(pings >= 1, "the talker never talked");
     assert_eq!(talker.command("PING").1, "OK pong");
     assert_serves(daemon.addr);
 }
@@ -387,7 +409,7 @@ fn a_line_sent_a_byte_at_a_time_or_cut_by_the_end_of_input_is_still_read() {
     c.finish_sending();
     assert_eq!(c.line(), "OK pong");
     assert_eq!(c.line(), "OK pong");
-    c.expect_closed(Duration::from_secs(5));
+    c.expect_closed(HANG_GUARD);
     assert_serves(daemon.addr);
 }
 
@@ -401,7 +423,7 @@ fn a_last_line_that_waits_for_an_answer_is_answered_before_the_close() {
     assert!(c.line().starts_with("OK"));
     let reply = c.line();
     assert!(reply.starts_with("ERR 404"), "{reply}");
-    c.expect_closed(Duration::from_secs(5));
+    c.expect_closed(HANG_GUARD);
 }
 
 /// `count` games open (each waiting for an opponent), one client holding each:
@@ -470,8 +492,8 @@ fn a_client_that_floods_list_without_reading_is_disconnected_by_the_byte_bound()
             Err(e) => break e,
         }
         assert!(
-            began.elapsed() < Duration::from_secs(30),
-            "never disconnected after {sent} LISTs"
+            began.elapsed() < HANG_GUARD,
+            "hang guard: never disconnected after {sent} LISTs"
         );
     };
     assert!(
@@ -479,7 +501,7 @@ fn a_client_that_floods_list_without_reading_is_disconnected_by_the_byte_bound()
         "{refused}"
     );
     let peak = resident_kib();
-    let read = stuck.drain_until_closed(Duration::from_secs(10));
+    let read = stuck.drain_until_closed(HANG_GUARD);
     eprintln!(
         "disconnected after {sent} LISTs of {games} games, {read} bytes read back, \
          {:?}; resident {before} KiB before, {peak} KiB at the close",

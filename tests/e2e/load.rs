@@ -7,8 +7,8 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use flipline_tests::{
-    ChildDaemon, remove_temp_dir, start, temp_dir, test_config, wait_bounded, with_open_file_limit,
-    workspace_binary, write_config,
+    ChildDaemon, HANG_GUARD, remove_temp_dir, start, temp_dir, test_config, wait_bounded,
+    with_open_file_limit, workspace_binary, write_config,
 };
 
 /// Runs `flip-bench load` with `args` (bounded in time) and returns its report.
@@ -146,7 +146,7 @@ fn a_table_per_worker_holds_more_connections_than_the_open_file_limit() {
     assert!(figure(&report, "games") >= 100.0, "{report}");
     assert_eq!(figure(&report, "errors"), 0.0, "{report}");
     daemon.terminate();
-    assert_eq!(daemon.wait_exit(Duration::from_secs(10)), Some(0));
+    assert_eq!(daemon.wait_exit(HANG_GUARD), Some(0));
     remove_temp_dir(&dir);
 }
 

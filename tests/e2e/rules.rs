@@ -121,7 +121,7 @@ fn a_name_held_by_a_live_connection_is_409_and_bad_names_are_400() {
     other.login("abcdefghijklmnopqrst");
     // Once ann's connection is gone, the name is free again.
     ann.ok("QUIT");
-    ann.expect_closed(Duration::from_secs(2));
+    ann.expect_closed(HANG_GUARD);
     let mut again = Client::connect(daemon.addr);
     login_soon(&mut again, "ann");
 }

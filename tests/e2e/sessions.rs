@@ -63,6 +63,7 @@ fn a_player_who_stays_away_past_grace_loses_by_abandon() {
         a.expect_event("INFO "),
         "INFO ab disconnected: the seat is kept for 1s"
     );
+    // The read's bound (three times READ_TIMEOUT) is a hang guard.
     let end = a.lines_through(&format!("OVER {g} "));
     let waited = gone.elapsed();
     let over = parse_over(end.last().unwrap());
@@ -71,7 +72,6 @@ fn a_player_who_stays_away_past_grace_loses_by_abandon() {
     assert_eq!((over.black, over.white), (62, 2));
     assert!(end[end.len() - 2].ends_with(" -"), "{end:?}");
     assert!(waited >= Duration::from_millis(900), "{waited:?}");
-    assert!(waited < Duration::from_secs(4), "{waited:?}");
     // Too late to play on: the seat can be taken back to see the result (and
     // offer a rematch), but the game is over.
     let mut b = Client::connect(daemon.addr);

@@ -34,7 +34,7 @@ fn refused_binary(config: &Path) -> String {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("cannot run flipd: {e}"));
-    let output = wait_bounded(child, Duration::from_secs(20));
+    let output = wait_bounded(child, HANG_GUARD);
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(!output.status.success(), "a second flipd ran: {stderr}");
     stderr

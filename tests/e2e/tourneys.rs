@@ -278,7 +278,7 @@ fn a_player_away_when_a_round_begins_loses_that_game_by_abandon() {
     let dee = clients.pop().unwrap_or_else(|| panic!("four players"));
     drop(dee);
     // dee's connection is gone once the lobby says so.
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Instant::now() + HANG_GUARD;
     loop {
         let (who, _) = clients[0].ok("WHO");
         if !who.iter().any(|l| l.starts_with("PLAYER dee ")) {

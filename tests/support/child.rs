@@ -251,8 +251,8 @@ fn listen_address(stderr: impl Read + Send + 'static, log: Arc<Mutex<Vec<String>
                 .push(line);
         }
     });
-    rx.recv_timeout(Duration::from_secs(20))
-        .unwrap_or_else(|e| panic!("flipd logged no 'listening on' line: {e}"))
+    rx.recv_timeout(crate::client::HANG_GUARD)
+        .unwrap_or_else(|e| panic!("hang guard: flipd logged no 'listening on' line: {e}"))
 }
 
 fn address_in(line: &str) -> Option<SocketAddr> {

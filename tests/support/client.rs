@@ -17,7 +17,14 @@ use flipline::protocol::{CommandKind, Reply};
 use crate::lines::{Start, is_final, parse_start, reply_game, reply_to};
 
 /// The longest any single read waits: no test can hang on a silent server.
-pub const READ_TIMEOUT: Duration = Duration::from_secs(5);
+/// A guard against a hang, not a claim about speed: generous, so that a
+/// loaded machine (a slow build beside the tests) never fails a test here.
+pub const READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The bound of a wait that only stops a hung test (a close, an exit, a log
+/// line, a state polled for): never a claim about how quick the daemon is,
+/// which a loaded machine would break.
+pub const HANG_GUARD: Duration = Duration::from_secs(60);
 
 /// What a bounded read found.
 #[derive(Debug, PartialEq, Eq)]
@@ -453,7 +460,8 @@ pub fn new_and_join(addr: SocketAddr, args: &str, names: [&str; 2]) -> (Client, 
 /// `LOGIN name` that may see 409 for a moment while the daemon notices that the
 /// name's previous connection closed (it cannot know before it reads the close).
 pub fn login_soon(client: &mut Client, name: &str) {
-    for _ in 0..100 {
+    let deadline = Instant::now() + HANG_GUARD;
+    while Instant::now() < deadline {
         let (_, reply) = client.command(&client.guest_login_line(name));
         if client.logged_in(&reply).as_deref() == Some(name) {
             return;
@@ -461,13 +469,14 @@ pub fn login_soon(client: &mut Client, name: &str) {
         assert!(reply.starts_with("ERR 409 "), "LOGIN {name}: {reply}");
         std::thread::sleep(Duration::from_millis(20));
     }
-    panic!("the name {name} stayed in use");
+    panic!("hang guard: the name {name} stayed in use");
 }
 
 /// A `LOGIN` line that may see 409 for a moment, as [`login_soon`], until it
 /// answers `want`.
 pub fn login_line_soon(client: &mut Client, line: &str, want: &str) {
-    for _ in 0..100 {
+    let deadline = Instant::now() + HANG_GUARD;
+    while Instant::now() < deadline {
         let reply = client.command(line).1;
         if reply == want {
             return;
@@ -475,7 +484,7 @@ pub fn login_line_soon(client: &mut Client, line: &str, want: &str) {
         assert!(reply.starts_with("ERR 409 "), "{line}: {reply}");
         std::thread::sleep(Duration::from_millis(20));
     }
-    panic!("{line}: never {want}");
+    panic!("hang guard: {line}: never {want}");
 }
 
 /// Asserts that the daemon still serves a new connection.

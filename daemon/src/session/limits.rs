@@ -181,6 +181,58 @@ mod tests {
         assert_eq!(bucket.wait(never), None, "a rate of 0 never refills");
     }
 
+    /// Each of `count` commands arriving `apart` after the last: whether it
+    /// was let through.
+    fn flood(
+        bucket: &mut TokenBucket,
+        limit: RateLimit,
+        count: usize,
+        apart: Duration,
+    ) -> Vec<bool> {
+        (0..count)
+            .map(|_| {
+                bucket.refill(limit, apart);
+                bucket.take()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_flood_gets_the_burst_then_one_command_per_token_earned() {
+        // The end-to-end flood's settings, on a made-up clock: what passes
+        // depends on the time between commands, never on how fast a machine
+        // is.
+        let limit = RateLimit {
+            per_second: 1,
+            burst: 5,
+        };
+        let mut bucket = TokenBucket::new(limit);
+        let at_once = flood(&mut bucket, limit, 20, Duration::from_millis(10));
+        assert_eq!(at_once.iter().filter(|p| **p).count(), 5, "{at_once:?}");
+        assert!(
+            at_once[..5].iter().all(|p| *p),
+            "the burst first: {at_once:?}"
+        );
+        // 190 ms since the burst ran out: 0.81 s of a token is missing, and
+        // once that has passed one command goes through, and only one.
+        let wait = bucket.wait(limit).unwrap();
+        assert!(
+            wait.abs_diff(Duration::from_millis(810)) < Duration::from_millis(1),
+            "{wait:?}"
+        );
+        bucket.refill(limit, wait);
+        assert!(bucket.take());
+        assert!(!bucket.take());
+        // Twenty commands over 2.85 s: the burst and the two tokens earned.
+        let mut bucket = TokenBucket::new(limit);
+        let spread = flood(&mut bucket, limit, 20, Duration::from_millis(150));
+        assert_eq!(spread.iter().filter(|p| **p).count(), 7, "{spread:?}");
+        // However long the bucket rests, it holds no more than the burst.
+        bucket.refill(limit, Duration::from_secs(3600));
+        let rested = flood(&mut bucket, limit, 20, Duration::ZERO);
+        assert_eq!(rested.iter().filter(|p| **p).count(), 5, "{rested:?}");
+    }
+
     #[test]
     fn the_message_says_the_wait_in_seconds_rounded_up() {
         for (wait, text) in [
