@@ -68,6 +68,13 @@ fn logbook_line(line: &str) -> Option<Vec<u8>> {
 /// illegal or the game stops before its end. Positions where the side to move
 /// must pass are left out (the search never evaluates them).
 pub fn replay(squares: &[u8]) -> Vec<Labelled> {
+    replay_sides(squares).into_iter().map(|(l, _)| l).collect()
+}
+
+/// [`replay`]'s positions, each with whether black is to move: after a pass
+/// the side to move no longer alternates, and relabelling a game needs to know
+/// which positions share a side.
+pub fn replay_sides(squares: &[u8]) -> Vec<(Labelled, bool)> {
     let (mut p, mut o) = START;
     let mut black_to_move = true;
     let mut seen: Vec<(u64, u64, bool)> = Vec::with_capacity(60);
@@ -93,10 +100,9 @@ pub fn replay(squares: &[u8]) -> Vec<Labelled> {
         -last_to_move
     };
     seen.into_iter()
-        .map(|(p, o, black_moves)| Labelled {
-            p,
-            o,
-            label: if black_moves { black } else { -black } as i8,
+        .map(|(p, o, black_moves)| {
+            let label = if black_moves { black } else { -black } as i8;
+            (Labelled { p, o, label }, black_moves)
         })
         .collect()
 }

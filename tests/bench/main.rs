@@ -8,6 +8,7 @@ mod dataset;
 mod evalcheck;
 mod games;
 mod load;
+mod relabel;
 mod selective;
 mod tourney;
 mod train;
