@@ -7,6 +7,7 @@
 mod dataset;
 mod evalcheck;
 mod games;
+mod levelcheck;
 mod load;
 mod relabel;
 mod selective;
@@ -45,6 +46,8 @@ enum Command {
     Train(train::TrainArgs),
     /// The evaluations' mean absolute error on exactly solved positions.
     Accuracy(evalcheck::AccuracyArgs),
+    /// A level's score error and best-move rate on exactly solved positions.
+    Levelcheck(levelcheck::LevelCheckArgs),
     /// Games between the pattern evaluation and the heuristic at equal depth.
     Evalmatch(evalcheck::MatchArgs),
     /// Fit ProbCut's error model (deep scores against shallow ones).
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
         Command::Heldout(args) => dataset::run_heldout(&args),
         Command::Train(args) => train::run(&args),
         Command::Accuracy(args) => evalcheck::run_accuracy(&args),
+        Command::Levelcheck(args) => levelcheck::run(&args),
         Command::Evalmatch(args) => evalcheck::run_match(&args),
         Command::Probcut(args) => selective::run_fit(&args),
         Command::Searchnodes(args) => selective::run_nodes(&args),
