@@ -38,6 +38,10 @@ pub struct DatasetArgs {
     /// two more empties cost about five times as much.
     #[arg(long, default_value_t = 14)]
     exact_empties: u32,
+    /// More games in the book's format (`flip-bench selfplay` writes them),
+    /// added to the real ones.
+    #[arg(long)]
+    games: Vec<PathBuf>,
     /// At most this many games, spread over the whole set (all when absent):
     /// to measure what a setting costs.
     #[arg(long)]
@@ -80,6 +84,9 @@ pub fn run(args: &DatasetArgs) -> Result<(), String> {
     }
     let wthor_games = games.len();
     games.extend(read_logbook(&args.data.join("logistello/logbook.gam.gz"))?);
+    for path in &args.games {
+        games.extend(read_logbook(path)?);
+    }
     if let Some(max) = args.max_games {
         // Every n-th game, so that a sample holds both sources.
         let step = games.len().div_ceil(max.max(1)).max(1);

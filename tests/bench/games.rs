@@ -39,19 +39,23 @@ pub fn read_wthor(path: &Path) -> Result<Vec<Vec<u8>>, String> {
         .collect())
 }
 
-/// The games of a gzip'd `logbook.gam`: lines of signed moves (`+d3-c3...`)
-/// then `: result`. Unreadable lines are skipped: a game is data, not a must.
+/// The games of a `logbook.gam` (gzip'd when its name ends in `.gz`): lines
+/// of signed moves (`+d3-c3...`) then `: result`. Unreadable lines are
+/// skipped: a game is data, not a must.
 pub fn read_logbook(path: &Path) -> Result<Vec<Vec<u8>>, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut text = String::new();
-    flate2::read::GzDecoder::new(file)
-        .read_to_string(&mut text)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let read = if path.extension().is_some_and(|e| e == "gz") {
+        flate2::read::GzDecoder::new(file).read_to_string(&mut text)
+    } else {
+        file.read_to_string(&mut text)
+    };
+    read.map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(text.lines().filter_map(logbook_line).collect())
 }
 
 /// One logbook line's squares, `None` when a move is not a square.
-fn logbook_line(line: &str) -> Option<Vec<u8>> {
+pub fn logbook_line(line: &str) -> Option<Vec<u8>> {
     let moves = line.split(':').next()?.as_bytes();
     moves
         .chunks(3)

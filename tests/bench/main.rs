@@ -11,6 +11,7 @@ mod levelcheck;
 mod load;
 mod relabel;
 mod selective;
+mod selfplay;
 mod tourney;
 mod train;
 mod watch;
@@ -42,6 +43,8 @@ enum Command {
     Dataset(dataset::DatasetArgs),
     /// Solve held-out positions exactly, for accuracy measurements.
     Heldout(dataset::HeldoutArgs),
+    /// Games of the engine against itself from recorded seeds, for `dataset`.
+    Selfplay(selfplay::SelfPlayArgs),
     /// Fit the pattern evaluation's weights to a training set.
     Train(train::TrainArgs),
     /// The evaluations' mean absolute error on exactly solved positions.
@@ -67,6 +70,7 @@ fn main() -> ExitCode {
         Command::Tourney(args) => tourney::run(&args),
         Command::Dataset(args) => dataset::run(&args),
         Command::Heldout(args) => dataset::run_heldout(&args),
+        Command::Selfplay(args) => selfplay::run(&args),
         Command::Train(args) => train::run(&args),
         Command::Accuracy(args) => evalcheck::run_accuracy(&args),
         Command::Levelcheck(args) => levelcheck::run(&args),
