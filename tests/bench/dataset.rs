@@ -18,7 +18,8 @@ use flipline::engine::symmetry::canonical;
 use flipline::engine::{Solver, Tt};
 use flipline::game::mix64;
 
-use crate::games::{Labelled, read_logbook, read_wthor, replay};
+use crate::games::{Labelled, read_logbook, read_wthor, replay, replay_sides};
+use crate::relabel::Relabeller;
 
 /// A training record's length.
 pub const RECORD: usize = 17;
@@ -31,6 +32,20 @@ pub struct DatasetArgs {
     /// The year whose WTHOR games are held out for `heldout`.
     #[arg(long, default_value_t = 2020)]
     holdout_year: u32,
+    /// Label positions with at most this many empties with their exact score,
+    /// and a game's earlier positions with its first such position's (0: the
+    /// games' results only). 14 costs about seven minutes on one thread; each
+    /// two more empties cost about five times as much.
+    #[arg(long, default_value_t = 14)]
+    exact_empties: u32,
+    /// More games in the book's format (`flip-bench selfplay` writes them),
+    /// added to the real ones.
+    #[arg(long)]
+    games: Vec<PathBuf>,
+    /// At most this many games, spread over the whole set (all when absent):
+    /// to measure what a setting costs.
+    #[arg(long)]
+    max_games: Option<usize>,
     /// Where to write the training set (outside the repository).
     #[arg(long)]
     out: PathBuf,
@@ -69,13 +84,26 @@ pub fn run(args: &DatasetArgs) -> Result<(), String> {
     }
     let wthor_games = games.len();
     games.extend(read_logbook(&args.data.join("logistello/logbook.gam.gz"))?);
+    for path in &args.games {
+        games.extend(read_logbook(path)?);
+    }
+    if let Some(max) = args.max_games {
+        // Every n-th game, so that a sample holds both sources.
+        let step = games.len().div_ceil(max.max(1)).max(1);
+        games = games.into_iter().step_by(step).collect();
+    }
+    let start = std::time::Instant::now();
+    let mut relabeller = (args.exact_empties > 0).then(|| Relabeller::new(args.exact_empties));
     let mut sums: HashMap<(u64, u64), (i32, u32)> = HashMap::new();
     let (mut finished, mut positions) = (0usize, 0usize);
     for game in &games {
-        let replayed = replay(game);
+        let mut replayed = replay_sides(game);
+        if let Some(relabeller) = relabeller.as_mut() {
+            relabeller.relabel(&mut replayed)?;
+        }
         finished += usize::from(!replayed.is_empty());
         positions += replayed.len();
-        for Labelled { p, o, label } in replayed {
+        for (Labelled { p, o, label }, _) in replayed {
             let entry = sums.entry(canonical(p, o)).or_default();
             entry.0 += i32::from(label);
             entry.1 += 1;
@@ -90,6 +118,18 @@ pub fn run(args: &DatasetArgs) -> Result<(), String> {
         records.len(),
         args.out.display()
     );
+    if let Some(r) = relabeller {
+        let t = &r.totals;
+        println!(
+            "exact labels at <= {} empties: {} positions solved ({} nodes), {} earlier ones given their game's first exact score; results moved {:.2} discs on average; {:.1} s",
+            args.exact_empties,
+            t.solved,
+            t.nodes,
+            t.carried,
+            t.moved as f64 / t.solved.max(1) as f64,
+            start.elapsed().as_secs_f64()
+        );
+    }
     Ok(())
 }
 

@@ -9,7 +9,7 @@ use flipline::board8::{flips, moves};
 use flipline::engine::Tt;
 use flipline::engine::eval::{Evaluate, Heuristic};
 use flipline::engine::pattern_eval::PatternEval;
-use flipline::engine::search::Search;
+use flipline::engine::search::{Options, Search};
 use flipline::game::mix64;
 
 use crate::games::START;
@@ -44,6 +44,10 @@ pub struct MatchArgs {
     /// Seed of the choice of openings.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// The pattern side searches with ProbCut, as the engine plays (the
+    /// heuristic side stays full width, as the engine before it played).
+    #[arg(long)]
+    probcut: bool,
 }
 
 fn pattern_eval(weights: Option<&Path>) -> Result<PatternEval, String> {
@@ -121,23 +125,28 @@ fn opening(line: &str) -> Option<(u64, u64)> {
 }
 
 /// One move at `depth`, `None` for a pass.
-fn best<E: Evaluate>(eval: &E, p: u64, o: u64, depth: u32) -> Option<u32> {
+fn best<E: Evaluate>(eval: &E, options: Options, p: u64, o: u64, depth: u32) -> Option<u32> {
     let mut tt = Tt::new(16);
     let mut never = || false;
-    let mut search = Search::<E, false>::new(eval, &mut tt, &mut never);
+    let mut search = Search::<E, false>::with_options(eval, &mut tt, &mut never, options);
     let order: Vec<u32> = (0..64).filter(|&s| moves(p, o) >> s & 1 != 0).collect();
     search.iterate(p, o, depth, &order).best
 }
 
 /// Plays out a game from (p, o), the pattern side moving first when
 /// `pattern_first`; the final disc difference for the pattern side.
-fn play(pattern: &PatternEval, (mut p, mut o): (u64, u64), pattern_first: bool, depth: u32) -> i32 {
+fn play(
+    (pattern, options): (&PatternEval, Options),
+    (mut p, mut o): (u64, u64),
+    pattern_first: bool,
+    depth: u32,
+) -> i32 {
     let mut pattern_to_move = pattern_first;
     while moves(p, o) != 0 || moves(o, p) != 0 {
         let choice = if pattern_to_move {
-            best(pattern, p, o, depth)
+            best(pattern, options, p, o, depth)
         } else {
-            best(&Heuristic, p, o, depth)
+            best(&Heuristic, Options::default(), p, o, depth)
         };
         if let Some(square) = choice.filter(|&s| moves(p, o) >> s & 1 != 0) {
             let flipped = flips(square, p, o);
@@ -163,10 +172,14 @@ pub fn openings(path: &Path, seed: u64) -> Result<Vec<(u64, u64)>, String> {
 pub fn run_match(args: &MatchArgs) -> Result<(), String> {
     let starts = openings(&args.openings, args.seed)?;
     let pattern = pattern_eval(args.weights.as_deref())?;
+    let options = Options {
+        probcut: args.probcut,
+        ..Options::default()
+    };
     let (mut wins, mut draws, mut losses, mut discs) = (0u32, 0u32, 0u32, 0i64);
     for &start in starts.iter().take(args.games.div_ceil(2)) {
         for pattern_first in [true, false] {
-            let margin = play(&pattern, start, pattern_first, args.depth);
+            let margin = play((&pattern, options), start, pattern_first, args.depth);
             discs += i64::from(margin);
             match margin.signum() {
                 1 => wins += 1,

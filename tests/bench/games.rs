@@ -39,19 +39,23 @@ pub fn read_wthor(path: &Path) -> Result<Vec<Vec<u8>>, String> {
         .collect())
 }
 
-/// The games of a gzip'd `logbook.gam`: lines of signed moves (`+d3-c3...`)
-/// then `: result`. Unreadable lines are skipped: a game is data, not a must.
+/// The games of a `logbook.gam` (gzip'd when its name ends in `.gz`): lines
+/// of signed moves (`+d3-c3...`) then `: result`. Unreadable lines are
+/// skipped: a game is data, not a must.
 pub fn read_logbook(path: &Path) -> Result<Vec<Vec<u8>>, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut text = String::new();
-    flate2::read::GzDecoder::new(file)
-        .read_to_string(&mut text)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let read = if path.extension().is_some_and(|e| e == "gz") {
+        flate2::read::GzDecoder::new(file).read_to_string(&mut text)
+    } else {
+        file.read_to_string(&mut text)
+    };
+    read.map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(text.lines().filter_map(logbook_line).collect())
 }
 
 /// One logbook line's squares, `None` when a move is not a square.
-fn logbook_line(line: &str) -> Option<Vec<u8>> {
+pub fn logbook_line(line: &str) -> Option<Vec<u8>> {
     let moves = line.split(':').next()?.as_bytes();
     moves
         .chunks(3)
@@ -68,6 +72,13 @@ fn logbook_line(line: &str) -> Option<Vec<u8>> {
 /// illegal or the game stops before its end. Positions where the side to move
 /// must pass are left out (the search never evaluates them).
 pub fn replay(squares: &[u8]) -> Vec<Labelled> {
+    replay_sides(squares).into_iter().map(|(l, _)| l).collect()
+}
+
+/// [`replay`]'s positions, each with whether black is to move: after a pass
+/// the side to move no longer alternates, and relabelling a game needs to know
+/// which positions share a side.
+pub fn replay_sides(squares: &[u8]) -> Vec<(Labelled, bool)> {
     let (mut p, mut o) = START;
     let mut black_to_move = true;
     let mut seen: Vec<(u64, u64, bool)> = Vec::with_capacity(60);
@@ -93,10 +104,9 @@ pub fn replay(squares: &[u8]) -> Vec<Labelled> {
         -last_to_move
     };
     seen.into_iter()
-        .map(|(p, o, black_moves)| Labelled {
-            p,
-            o,
-            label: if black_moves { black } else { -black } as i8,
+        .map(|(p, o, black_moves)| {
+            let label = if black_moves { black } else { -black } as i8;
+            (Labelled { p, o, label }, black_moves)
         })
         .collect()
 }

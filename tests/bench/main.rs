@@ -7,8 +7,11 @@
 mod dataset;
 mod evalcheck;
 mod games;
+mod levelcheck;
 mod load;
+mod relabel;
 mod selective;
+mod selfplay;
 mod tourney;
 mod train;
 mod watch;
@@ -40,10 +43,14 @@ enum Command {
     Dataset(dataset::DatasetArgs),
     /// Solve held-out positions exactly, for accuracy measurements.
     Heldout(dataset::HeldoutArgs),
+    /// Games of the engine against itself from recorded seeds, for `dataset`.
+    Selfplay(selfplay::SelfPlayArgs),
     /// Fit the pattern evaluation's weights to a training set.
     Train(train::TrainArgs),
     /// The evaluations' mean absolute error on exactly solved positions.
     Accuracy(evalcheck::AccuracyArgs),
+    /// A level's score error and best-move rate on exactly solved positions.
+    Levelcheck(levelcheck::LevelCheckArgs),
     /// Games between the pattern evaluation and the heuristic at equal depth.
     Evalmatch(evalcheck::MatchArgs),
     /// Fit ProbCut's error model (deep scores against shallow ones).
@@ -63,8 +70,10 @@ fn main() -> ExitCode {
         Command::Tourney(args) => tourney::run(&args),
         Command::Dataset(args) => dataset::run(&args),
         Command::Heldout(args) => dataset::run_heldout(&args),
+        Command::Selfplay(args) => selfplay::run(&args),
         Command::Train(args) => train::run(&args),
         Command::Accuracy(args) => evalcheck::run_accuracy(&args),
+        Command::Levelcheck(args) => levelcheck::run(&args),
         Command::Evalmatch(args) => evalcheck::run_match(&args),
         Command::Probcut(args) => selective::run_fit(&args),
         Command::Searchnodes(args) => selective::run_nodes(&args),

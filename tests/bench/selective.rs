@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use clap::{Args, ValueEnum};
 use flipline::board8::{flips, moves};
 use flipline::engine::Tt;
-use flipline::engine::eval::Evaluate;
-use flipline::engine::pattern_eval::{PHASES, PatternEval, phase, trained};
+use flipline::engine::eval::{Evaluate, Heuristic};
+use flipline::engine::pattern_eval::{PHASES, phase, trained};
 use flipline::engine::probcut::{MAX_DEPTH, MIN_DEPTH, shallow_depth};
 use flipline::engine::search::{Options, Search};
 use flipline::game::mix64;
@@ -56,6 +56,9 @@ pub enum SearchKind {
     Ordered,
     /// With both.
     Both,
+    /// The engine before the pattern evaluation: the hand-made heuristic,
+    /// full width.
+    Heuristic,
 }
 
 impl SearchKind {
@@ -224,23 +227,15 @@ pub fn run_fit(args: &FitArgs) -> Result<(), String> {
 }
 
 pub fn run_nodes(args: &NodesArgs) -> Result<(), String> {
-    let eval = trained();
     let starts = openings(&args.openings, args.seed)?;
     let (mut nodes, mut seconds) = (0u64, 0.0);
     for &(p, o) in starts.iter().take(args.positions) {
-        let mut tt = Tt::new(20);
-        let mut never = || false;
         let start = Instant::now();
-        let mut search = Search::<PatternEval, false>::with_options(
-            eval,
-            &mut tt,
-            &mut never,
-            args.search.options(),
-        );
-        let order: Vec<u32> = (0..64).filter(|&s| moves(p, o) >> s & 1 != 0).collect();
-        search.iterate(p, o, args.depth, &order);
+        nodes += match args.search {
+            SearchKind::Heuristic => nodes_to(&Heuristic, args.search, p, o, args.depth),
+            _ => nodes_to(trained(), args.search, p, o, args.depth),
+        };
         seconds += start.elapsed().as_secs_f64();
-        nodes += search.nodes;
     }
     println!(
         "{:?} depth {}: {} positions, {nodes} nodes, {seconds:.2} s, {:.2} M nodes/s",
@@ -252,13 +247,30 @@ pub fn run_nodes(args: &NodesArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// One move by iterative deepening until `ms` run out, `None` for a pass.
-fn timed_move(options: Options, p: u64, o: u64, ms: u64) -> Option<u32> {
+/// The nodes of one search of `kind` to `depth`.
+fn nodes_to<E: Evaluate>(eval: &E, kind: SearchKind, p: u64, o: u64, depth: u32) -> u64 {
+    let mut tt = Tt::new(20);
+    let mut never = || false;
+    let mut search = Search::<E, false>::with_options(eval, &mut tt, &mut never, kind.options());
+    let order: Vec<u32> = (0..64).filter(|&s| moves(p, o) >> s & 1 != 0).collect();
+    search.iterate(p, o, depth, &order);
+    search.nodes
+}
+
+/// One move of `kind` by iterative deepening until `ms` run out, `None` for
+/// a pass.
+fn timed_move(kind: SearchKind, p: u64, o: u64, ms: u64) -> Option<u32> {
+    match kind {
+        SearchKind::Heuristic => timed(&Heuristic, kind.options(), p, o, ms),
+        _ => timed(trained(), kind.options(), p, o, ms),
+    }
+}
+
+fn timed<E: Evaluate>(eval: &E, options: Options, p: u64, o: u64, ms: u64) -> Option<u32> {
     let mut tt = Tt::new(20);
     let deadline = Instant::now() + Duration::from_millis(ms);
     let mut stop = || Instant::now() >= deadline;
-    let mut search =
-        Search::<PatternEval, false>::with_options(trained(), &mut tt, &mut stop, options);
+    let mut search = Search::<E, false>::with_options(eval, &mut tt, &mut stop, options);
     let order: Vec<u32> = (0..64).filter(|&s| moves(p, o) >> s & 1 != 0).collect();
     search.iterate(p, o, 60, &order).best
 }
@@ -269,7 +281,7 @@ fn play(args: &SelfMatchArgs, (mut p, mut o): (u64, u64), a_first: bool) -> i32 
     let mut a_to_move = a_first;
     while moves(p, o) != 0 || moves(o, p) != 0 {
         let side = if a_to_move { args.a } else { args.b };
-        let choice = timed_move(side.options(), p, o, args.ms);
+        let choice = timed_move(side, p, o, args.ms);
         if let Some(square) = choice.filter(|&s| moves(p, o) >> s & 1 != 0) {
             let flipped = flips(square, p, o);
             (p, o) = (p ^ flipped ^ 1 << square, o ^ flipped);
@@ -351,5 +363,6 @@ mod tests {
         assert!(!SearchKind::Probcut.options().eval_order);
         let both = SearchKind::Both.options();
         assert!(both.probcut && both.eval_order);
+        assert_eq!(SearchKind::Heuristic.options(), Options::default());
     }
 }
