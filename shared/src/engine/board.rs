@@ -23,6 +23,29 @@ pub const QUADRANTS: [u64; 4] = [
     0xF0F0_F0F0_0000_0000,
 ];
 
+/// The squares around each square.
+pub static NEIGHBOURS: [u64; 64] = {
+    let mut t = [0u64; 64];
+    let mut s = 0;
+    while s < 64 {
+        let (r, c) = (s as i32 / 8, s as i32 % 8);
+        let mut dr = -1;
+        while dr <= 1 {
+            let mut dc = -1;
+            while dc <= 1 {
+                let (rr, cc) = (r + dr, c + dc);
+                if (dr != 0 || dc != 0) && rr >= 0 && rr < 8 && cc >= 0 && cc < 8 {
+                    t[s] |= 1 << (rr * 8 + cc);
+                }
+                dc += 1;
+            }
+            dr += 1;
+        }
+        s += 1;
+    }
+    t
+};
+
 /// A score beyond every final disc difference (the widest is 64).
 pub const SCORE_INF: i32 = 65;
 

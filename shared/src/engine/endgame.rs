@@ -24,12 +24,11 @@
 //! `ANTI` reverses the final score for anti, where the fewest discs win.
 
 use super::board::{
-    CORNERS, SCORE_INF, Squares, after, bit, final_score, neighbours, parity_of, quadrant_bit,
-    quadrant_mask,
+    CORNERS, NEIGHBOURS, SCORE_INF, Squares, after, bit, final_score, neighbours, parity_of,
+    quadrant_bit, quadrant_mask,
 };
 use super::eval::Heuristic;
 use super::flip::flips;
-use super::last::NEIGHBOURS;
 use super::order::{self, MoveList};
 use super::stability::{corner_neighbours_held, stable_count};
 use super::tt::Tt;

@@ -4,32 +4,9 @@
 //! without computing its flips, and the very last move only counts its flips
 //! from tables, since with one empty square every other square is taken.
 
-use super::board::{SCORE_INF, Squares, after, final_score, quadrant_bit};
+use super::board::{NEIGHBOURS, SCORE_INF, Squares, after, final_score, quadrant_bit};
 use super::endgame::Solver;
 use super::flip::flips;
-
-/// The squares around each square.
-pub static NEIGHBOURS: [u64; 64] = {
-    let mut t = [0u64; 64];
-    let mut s = 0;
-    while s < 64 {
-        let (r, c) = (s as i32 / 8, s as i32 % 8);
-        let mut dr = -1;
-        while dr <= 1 {
-            let mut dc = -1;
-            while dc <= 1 {
-                let (rr, cc) = (r + dr, c + dc);
-                if (dr != 0 || dc != 0) && rr >= 0 && rr < 8 && cc >= 0 && cc < 8 {
-                    t[s] |= 1 << (rr * 8 + cc);
-                }
-                dc += 1;
-            }
-            dr += 1;
-        }
-        s += 1;
-    }
-    t
-};
 
 /// The a1-h8 (step 9) and h1-a8 (step 7) diagonals through each square.
 static DIAGONALS: [[u64; 2]; 64] = {
