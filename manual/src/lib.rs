@@ -140,10 +140,10 @@ fn usage_word(arg: &clap::Arg) -> String {
 fn arg_term(arg: &clap::Arg) -> String {
     let mut flags = Vec::new();
     if let Some(short) = arg.get_short() {
-        flags.push(format!("\\fB-{short}\\fR"));
+        flags.push(format!("\\fB\\-{short}\\fR"));
     }
     if let Some(long) = arg.get_long() {
-        flags.push(format!("\\fB--{}\\fR", escape(long)));
+        flags.push(format!("\\fB\\-\\-{}\\fR", escape(long)));
     }
     let mut term = flags.join(", ");
     if term.is_empty() || takes_value(arg) {
@@ -160,7 +160,7 @@ fn arg_term(arg: &clap::Arg) -> String {
     if !defaults.is_empty() && takes_value(arg) {
         term.push_str(&format!(" [default: {}]", escape(&defaults.join(", "))));
     }
-    term.replace('-', "\\-").replace("\\\\-", "\\-")
+    term
 }
 
 fn takes_value(arg: &clap::Arg) -> bool {
