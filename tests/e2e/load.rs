@@ -51,8 +51,12 @@ fn figure(report: &str, name: &str) -> f64 {
         .unwrap_or_else(|| panic!("no '{name}' in the report:\n{report}"))
 }
 
+/// The longest a window with `--rounds` may stay open: far more than the
+/// games take, and less than the bound on the whole run.
+const ROUNDS_CAP: &str = "40";
+
 #[test]
-fn twenty_games_for_a_few_seconds_finish_games_without_errors() {
+fn twenty_games_each_finished_once_without_errors() {
     let daemon = start(test_config());
     let pid = std::process::id().to_string();
     let server = daemon.addr.to_string();
@@ -61,8 +65,10 @@ fn twenty_games_for_a_few_seconds_finish_games_without_errors() {
         &server,
         "--games",
         "20",
+        "--rounds",
+        "1",
         "--duration",
-        "4",
+        ROUNDS_CAP,
         "--think-ms",
         "20",
         "--variant",
@@ -71,6 +77,7 @@ fn twenty_games_for_a_few_seconds_finish_games_without_errors() {
         &pid,
     ]);
     assert_eq!(figure(&report, "connections"), 40.0, "{report}");
+    assert_eq!(figure(&report, "rounds done"), 40.0, "{report}");
     assert!(figure(&report, "games") >= 1.0, "{report}");
     assert!(figure(&report, "moves/s") > 0.0, "{report}");
     assert_eq!(figure(&report, "errors"), 0.0, "{report}");
@@ -90,10 +97,14 @@ fn the_json_report_is_one_object_with_the_same_figures() {
         &server,
         "--games",
         "4",
-        "--duration",
+        "--rounds",
         "1",
+        "--duration",
+        ROUNDS_CAP,
         "--think-ms",
         "20",
+        "--variant",
+        "tictactoe",
         "--json",
     ]);
     let line = report.trim();
@@ -104,6 +115,7 @@ fn the_json_report_is_one_object_with_the_same_figures() {
         "\"moves_per_s\":",
         "\"latency_ms\":{\"p50\":",
         "\"errors\":{\"total\":0",
+        "\"rounds\":{\"asked\":1,\"done\":8}",
     ] {
         assert!(line.contains(key), "{key} missing in {line}");
     }
@@ -135,15 +147,17 @@ fn a_table_per_worker_holds_more_connections_than_the_open_file_limit() {
         &server,
         "--games",
         "100",
+        "--rounds",
+        "1",
         "--duration",
-        "3",
+        ROUNDS_CAP,
         "--think-ms",
         "5",
         "--variant",
         "tictactoe",
     ]);
     assert_eq!(figure(&report, "connections"), 200.0, "{report}");
-    assert!(figure(&report, "games") >= 100.0, "{report}");
+    assert_eq!(figure(&report, "rounds done"), 200.0, "{report}");
     assert_eq!(figure(&report, "errors"), 0.0, "{report}");
     daemon.terminate();
     assert_eq!(daemon.wait_exit(HANG_GUARD), Some(0));
@@ -166,8 +180,10 @@ fn more_games_than_one_load_process_can_hold_are_spread_over_several() {
             &server,
             "--games",
             "60",
+            "--rounds",
+            "1",
             "--duration",
-            "2",
+            ROUNDS_CAP,
             "--think-ms",
             "5",
             "--variant",
@@ -180,6 +196,7 @@ fn more_games_than_one_load_process_can_hold_are_spread_over_several() {
     );
     assert!(report.contains("note 4 load processes"), "{report}");
     assert_eq!(figure(&report, "connections"), 120.0, "{report}");
+    assert_eq!(figure(&report, "rounds done"), 120.0, "{report}");
     assert!(figure(&report, "games") >= 1.0, "{report}");
     assert!(figure(&report, "moves/s") > 0.0, "{report}");
     assert_eq!(figure(&report, "errors"), 0.0, "{report}");

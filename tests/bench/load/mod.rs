@@ -27,9 +27,15 @@ pub struct LoadArgs {
     /// Games to hold at once (two connections each).
     #[arg(long, default_value_t = 100)]
     games: usize,
-    /// Seconds to measure, after every connection is logged in.
+    /// Seconds to measure, after every connection is logged in (with
+    /// `--rounds`, the longest the window may stay open).
     #[arg(long, default_value_t = 10.0)]
     duration: f64,
+    /// Close the window once every connection has finished this many games
+    /// in it, rather than after a fixed time: a run that must see games end
+    /// then does not depend on how fast a loaded machine plays them.
+    #[arg(long)]
+    rounds: Option<u32>,
     /// Milliseconds each player waits before answering a TURN, on average (each
     /// wait is drawn from half to one and a half times this).
     #[arg(long, default_value_t = 0)]
@@ -125,6 +131,7 @@ pub fn run(args: &LoadArgs) -> Result<(), String> {
         return Ok(());
     }
     report.wanted = wanted;
+    report.rounds = args.rounds;
     print!(
         "{}",
         if args.json {
@@ -184,6 +191,7 @@ async fn drive(args: &LoadArgs, phases: &Phases, server: SocketAddr, connections
             server,
             variant: args.variant,
             think: Duration::from_millis(args.think_ms),
+            rounds: args.rounds,
             counters: Arc::clone(&counters),
             ready: ready_tx.clone(),
         };
@@ -208,7 +216,16 @@ async fn drive(args: &LoadArgs, phases: &Phases, server: SocketAddr, connections
     counters.measuring.store(true, Ordering::Release);
     let start = Instant::now();
     let probe = tokio::spawn(watch_own_stalls(Arc::clone(&counters)));
-    tokio::time::sleep(phases.measure).await;
+    let window = tokio::time::sleep(phases.measure);
+    match args.rounds {
+        Some(_) => {
+            tokio::select! {
+                () = window => {}
+                () = counters.all_rounds_played(ready) => {}
+            }
+        }
+        None => window.await,
+    }
     counters.measuring.store(false, Ordering::Release);
     probe.abort();
     let seconds = start.elapsed().as_secs_f64();
@@ -249,6 +266,7 @@ struct Player {
     server: SocketAddr,
     variant: Variant,
     think: Duration,
+    rounds: Option<u32>,
     counters: Arc<Counters>,
     ready: tokio::sync::mpsc::Sender<()>,
 }
@@ -283,6 +301,20 @@ impl Player {
         Ok(stream)
     }
 
+    /// One more game finished by this connection: with `--rounds`, the
+    /// connection is done once it has finished that many in the window (it
+    /// plays on, so that the others still find opponents).
+    fn count_round(&self, state: &mut PlayerState) {
+        let Some(rounds) = self.rounds else { return };
+        if !self.counters.measuring.load(Ordering::Acquire) {
+            return;
+        }
+        state.rounds_played += 1;
+        if state.rounds_played == rounds {
+            self.counters.round_done();
+        }
+    }
+
     async fn play(&self) -> Result<(), String> {
         let stream = self.connect().await?;
         let mut state = PlayerState::new(
@@ -313,6 +345,9 @@ impl Player {
             .map_err(|e| format!("read: {}", e.kind()))?
         {
             let reply = state.on_line(&line, &self.counters, &self.ready);
+            if line.starts_with("OVER") {
+                self.count_round(state);
+            }
             if let Some(reply) = reply {
                 if reply.starts_with("MOVE") || reply.starts_with("PASS") {
                     if !self.think.is_zero() {
@@ -342,6 +377,8 @@ struct PlayerState {
     colors: Vec<&'static str>,
     sent_at: Option<Instant>,
     logged_in: bool,
+    /// Games finished in the window (counted only with `--rounds`).
+    rounds_played: u32,
     rng: u64,
 }
 
@@ -352,6 +389,7 @@ impl PlayerState {
             colors: Vec::new(),
             sent_at: None,
             logged_in: false,
+            rounds_played: 0,
             rng: seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
         }
     }

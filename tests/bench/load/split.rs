@@ -116,6 +116,9 @@ fn child_args(args: &LoadArgs, games: usize) -> Vec<String> {
         format!("--ramp={}", args.ramp),
         format!("--warmup={}", args.warmup),
     ];
+    if let Some(rounds) = args.rounds {
+        flags.push(format!("--rounds={rounds}"));
+    }
     if let Some(pid) = args.pid {
         flags.push(format!("--pid={pid}"));
     }
@@ -195,6 +198,7 @@ pub struct Part {
     moves: u64,
     seconds: f64,
     stall_ms: f64,
+    rounds_done: usize,
     rss_kib: Option<(u64, u64)>,
     errors: BTreeMap<u16, u64>,
     failures: BTreeMap<String, u64>,
@@ -213,6 +217,7 @@ impl Part {
             "moves" => self.moves = number(value)?,
             "seconds" => self.seconds = value.parse().ok()?,
             "stall_ms" => self.stall_ms = value.parse().ok()?,
+            "rounds_done" => self.rounds_done = value.parse().ok()?,
             "rss" => {
                 let (before, after) = value.split_once(' ')?;
                 self.rss_kib = Some((number(before)?, number(after)?));
@@ -235,8 +240,14 @@ impl Part {
 /// A child's figures as `part` lines, from its report and its counters.
 pub fn part_lines(report: &Report, counters: &Counters) -> String {
     let mut out = format!(
-        "part connections {}\npart games {}\npart moves {}\npart seconds {}\npart stall_ms {}\n",
-        report.connections, report.games, report.moves, report.seconds, report.stall_ms
+        "part connections {}\npart games {}\npart moves {}\npart seconds {}\npart stall_ms {}\n\
+         part rounds_done {}\n",
+        report.connections,
+        report.games,
+        report.moves,
+        report.seconds,
+        report.stall_ms,
+        report.rounds_done
     );
     if let Some((before, after)) = report.rss_kib {
         out += &format!("part rss {before} {after}\n");
@@ -262,6 +273,7 @@ fn merge(parts: Vec<Part>) -> Report {
         report.connections += part.connections;
         report.games += part.games;
         report.moves += part.moves;
+        report.rounds_done += part.rounds_done;
         report.seconds = report.seconds.max(part.seconds);
         report.stall_ms = report.stall_ms.max(part.stall_ms);
         for (code, count) in part.errors {

@@ -29,6 +29,10 @@ pub struct Counters {
     pub measuring: AtomicBool,
     /// Set when the run is over.
     pub stopping: AtomicBool,
+    /// Connections that have finished their `--rounds` in the window.
+    pub rounds_done: AtomicUsize,
+    /// Wakes the window's end when one more connection is done.
+    rounds_notify: tokio::sync::Notify,
 }
 
 impl Counters {
@@ -41,6 +45,21 @@ impl Counters {
     /// A logged-in connection closed.
     pub fn closed(&self) {
         self.open.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// One more connection finished its rounds.
+    pub fn round_done(&self) {
+        self.rounds_done.fetch_add(1, Ordering::AcqRel);
+        self.rounds_notify.notify_one();
+    }
+
+    /// Returns once `connections` connections have finished their rounds.
+    pub async fn all_rounds_played(&self, connections: usize) {
+        while self.rounds_done.load(Ordering::Acquire) < connections {
+            // notify_one keeps a permit when nobody waits: no wake-up is lost
+            // between the load above and this wait.
+            self.rounds_notify.notified().await;
+        }
     }
 
     /// Counts an `ERR` reply.
@@ -62,6 +81,7 @@ impl Counters {
             errors: self.errors.lock().map(|e| e.clone()).unwrap_or_default(),
             failures: self.failures.lock().map(|f| f.clone()).unwrap_or_default(),
             rss_kib,
+            rounds_done: self.rounds_done.load(Ordering::Acquire),
             ..Report::default()
         }
     }
@@ -99,6 +119,10 @@ pub struct Report {
     pub rss_kib: Option<(u64, u64)>,
     /// A note on limits met (file descriptors).
     pub notes: Vec<String>,
+    /// The games each connection was asked to finish in the window (`--rounds`).
+    pub rounds: Option<u32>,
+    /// Connections that finished them.
+    pub rounds_done: usize,
 }
 
 /// Round trips in microseconds, in buckets that are 1% wide or narrower, counted
@@ -268,6 +292,13 @@ impl Report {
         let _ = writeln!(out, "games {}", self.games);
         let _ = writeln!(out, "moves {}", self.moves);
         let _ = writeln!(out, "moves/s {:.0}", self.moves_per_second());
+        if let Some(rounds) = self.rounds {
+            let _ = writeln!(
+                out,
+                "rounds done {} of {} connections ({rounds} games each)",
+                self.rounds_done, self.connections
+            );
+        }
         for (name, value) in ["p50", "p90", "p99", "max"].iter().zip(self.latency_ms) {
             let _ = writeln!(out, "latency {name} {value:.2} ms");
         }
@@ -310,11 +341,15 @@ impl Report {
             }
             _ => "null".to_string(),
         };
+        let rounds = match self.rounds {
+            Some(asked) => format!("{{\"asked\":{asked},\"done\":{}}}", self.rounds_done),
+            None => "null".to_string(),
+        };
         let notes: Vec<String> = self.notes.iter().map(|n| json_string(n)).collect();
         format!(
             "{{\"connections\":{},\"wanted\":{},\"seconds\":{:.3},\"games\":{},\"moves\":{},\"moves_per_s\":{:.1},\
              \"latency_ms\":{{\"p50\":{p50},\"p90\":{p90},\"p99\":{p99},\"max\":{max}}},\"stall_ms\":{},\
-             \"errors\":{{\"total\":{},\"by_code\":{}}},\"failures\":{},\"rss\":{rss},\"notes\":[{}]}}",
+             \"errors\":{{\"total\":{},\"by_code\":{}}},\"failures\":{},\"rss\":{rss},\"rounds\":{rounds},\"notes\":[{}]}}",
             self.connections,
             self.wanted,
             self.seconds,
