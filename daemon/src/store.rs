@@ -9,7 +9,9 @@
 //!   all in one transaction, commits, and only then answers each: group commit,
 //!   so a thousand games moving at once cost a few disk syncs, not a thousand.
 //!   Should the batch fail, its writes are retried one transaction each, so one
-//!   bad write fails alone. It keeps the WAL small and checkpoints when a
+//!   bad write fails alone. A thread beside it copies the WAL into the file
+//!   (`checkpointer`), so that commits seldom wait for a checkpoint; the
+//!   writer keeps the WAL bounded and checkpoints when a
 //!   commit finds the disk full (`checkpoint`), so writes go on by themselves
 //!   once there is room; it stops writing if the WAL is removed or replaced
 //!   under it (`wal_watch`), which a crash would otherwise turn into lost moves.
@@ -43,6 +45,7 @@
 mod archive;
 mod backup;
 mod checkpoint;
+mod checkpointer;
 mod faults;
 mod file_id;
 mod import;

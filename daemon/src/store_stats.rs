@@ -23,6 +23,9 @@ pub struct StoreStats {
     refusing: AtomicBool,
     /// How long each batch took to commit. One writer thread writes it.
     commit_times: Histogram,
+    /// Checkpoints made beside the writer, and inside its commits.
+    checkpoints_beside: AtomicU64,
+    checkpoints_in_commit: AtomicU64,
 }
 
 impl StoreStats {
@@ -48,6 +51,24 @@ impl StoreStats {
             self.writes.load(Ordering::Relaxed),
             self.largest_batch.load(Ordering::Relaxed),
         )
+    }
+
+    /// (checkpoints beside the writer, checkpoints inside its commits).
+    pub fn checkpoints(&self) -> (u64, u64) {
+        (
+            self.checkpoints_beside.load(Ordering::Relaxed),
+            self.checkpoints_in_commit.load(Ordering::Relaxed),
+        )
+    }
+
+    /// A checkpoint ran beside the writer.
+    pub(crate) fn checkpointed_beside(&self) {
+        self.checkpoints_beside.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A commit reached the WAL's bound and checkpointed itself.
+    pub(crate) fn checkpointed_in_commit(&self) {
+        self.checkpoints_in_commit.fetch_add(1, Ordering::Relaxed);
     }
 
     /// A write was queued for the writer.

@@ -18,9 +18,10 @@ use rusqlite::Connection;
 
 use super::sql_error::describe;
 
-/// WAL pages after which a commit checkpoints (SQLite's default is 1000): a
-/// checkpoint every megabyte of WAL, a few a second under heavy load, each
-/// copying few pages.
+/// WAL pages after which a commit checkpoints (SQLite's default is 1000): the
+/// WAL's bound, a megabyte. The thread beside the writer (`checkpointer`)
+/// copies the frames long before, so this checkpoint copies few pages, and
+/// none when that thread caught up and the WAL started over.
 pub const CHECKPOINT_PAGES: u32 = 256;
 
 /// What the WAL file is cut back to when it starts over: about the pages
@@ -43,12 +44,18 @@ pub fn is_full(error: &rusqlite::Error) -> bool {
 }
 
 /// How a checkpoint went: `PRAGMA wal_checkpoint`'s row.
-struct Outcome {
-    /// Readers kept it from finishing.
-    busy: bool,
+pub(super) struct Outcome {
+    /// Readers (or another checkpoint) kept it from finishing.
+    pub busy: bool,
     /// Frames in the WAL, and of those copied into the database file.
-    frames: i64,
-    copied: i64,
+    pub frames: i64,
+    pub copied: i64,
+}
+
+/// Copies what it can of the WAL without waiting for anyone and without
+/// holding up the writer (see `checkpointer`).
+pub(super) fn passive(conn: &Connection) -> rusqlite::Result<Outcome> {
+    checkpoint(conn, "PASSIVE")
 }
 
 fn checkpoint(conn: &Connection, mode: &str) -> rusqlite::Result<Outcome> {

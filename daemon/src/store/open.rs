@@ -14,6 +14,7 @@ use std::sync::mpsc::channel;
 use rusqlite::Connection;
 
 use super::checkpoint;
+use super::checkpointer;
 use super::lock::{self, StoreLock};
 use super::move_log::{Logged, MoveLog};
 use super::opened::{Opened, StoreThreads};
@@ -60,6 +61,7 @@ impl Store {
         let startup = |e: rusqlite::Error| refuse(path, describe(&e));
         let log = MoveLog::load(&conn).map_err(startup)?;
         let mut writer = Writer {
+            beside: None,
             conn,
             log,
             faults: config.faults.clone(),
@@ -157,7 +159,7 @@ pub fn recompute_ratings(config: &StoreConfig) -> Result<usize, StoreError> {
 
 /// The SQLite store's two threads, each holding the lock on the file.
 fn start_threads(
-    writer: Writer,
+    mut writer: Writer,
     reader_conn: Connection,
     config: &StoreConfig,
     lock: StoreLock,
@@ -174,6 +176,8 @@ fn start_threads(
     // long as either thread has it open, closed or not by `close`.
     let lock = Arc::new(lock);
     let writer_lock = Arc::clone(&lock);
+    writer.beside =
+        checkpointer::start(&mut writer.conn, config, &stats).map_err(StoreError::Failed)?;
     let writer = std::thread::Builder::new()
         .name("store-writer".into())
         .spawn(move || {

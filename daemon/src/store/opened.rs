@@ -88,10 +88,13 @@ impl StoreThreads {
         let _ = self.writer.join();
         let _ = self.reader.join();
         let (transactions, writes, largest) = self.stats.snapshot();
+        let (beside, in_commit) = self.stats.checkpoints();
         tracing::info!(
             transactions,
             writes,
             largest_batch = largest,
+            checkpoints_beside = beside,
+            checkpoints_in_commit = in_commit,
             "store closed: {writes} writes in {transactions} transactions"
         );
     }

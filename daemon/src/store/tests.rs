@@ -38,6 +38,7 @@ fn writer(path: &Path) -> Writer {
     let log = MoveLog::load(&conn).unwrap();
     let wal = WalWatch::new(&conn, path).unwrap();
     Writer {
+        beside: None,
         conn,
         log,
         faults: None,
@@ -357,6 +358,33 @@ fn the_wal_stays_bounded_while_the_database_grows() {
     // SQLite's default (1000 pages) let it reach 4 MiB first.
     assert!(largest <= 1_250_000, "the WAL reached {largest} bytes");
     opened.threads.close();
+}
+
+/// The WAL is copied beside the writer: a thread of its own checkpoints
+/// most of it, and the store closes leaving no WAL behind (the writer's
+/// connection closes last).
+#[test]
+fn checkpoints_run_beside_the_writer_and_the_store_closes_without_a_wal() {
+    let path = temp_path("beside");
+    let opened = Store::open(&config(&path)).unwrap();
+    let stats = opened.store.live_stats();
+    for n in 0..3000 {
+        block_on(opened.store.commit(registration(n))).unwrap();
+    }
+    let (beside, in_commit) = stats.checkpoints();
+    // Commits back to back leave the thread beside no gap to catch up in,
+    // so the writer still checkpoints at its bound, copying what is left.
+    assert!(
+        beside > in_commit,
+        "{beside} checkpoints beside the writer, {in_commit} in its commits"
+    );
+    opened.threads.close();
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    assert!(
+        !std::path::Path::new(&wal).exists(),
+        "the WAL outlived the store"
+    );
 }
 
 #[test]

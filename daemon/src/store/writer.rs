@@ -11,6 +11,7 @@
 use rusqlite::Connection;
 
 use super::checkpoint;
+use super::checkpointer::Checkpointer;
 use super::move_log::MoveLog;
 use super::requests::{BatchWriter, WriteJob, answer};
 use super::schema::describe;
@@ -21,6 +22,10 @@ pub(super) use crate::store_stats::StoreStats;
 
 /// The read-write connection and the move log that follows its transactions.
 pub(super) struct Writer {
+    /// The thread that checkpoints beside the writer (see `checkpointer`).
+    /// Declared first so that it stops, and closes its connection, before
+    /// `conn` closes.
+    pub(super) beside: Option<Checkpointer>,
     pub(super) conn: Connection,
     pub(super) log: MoveLog,
     /// Faults switched on by a failure test.
