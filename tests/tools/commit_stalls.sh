@@ -21,13 +21,8 @@ flipd=${FLIPD:-target/release/flipd}
 bench=${BENCH:-target/release/flip-bench}
 port=7400
 
-work=$(mktemp -d)
-daemon_pid=""
-cleanup() {
-  if [[ -n "$daemon_pid" ]]; then kill -INT "$daemon_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=tests/tools/measuring.sh
+. tests/tools/measuring.sh
 
 # Only what the load needs beyond the embedded defaults: the address, room
 # for 2 x GAMES connections from 254 loopback addresses, no rate limit.
@@ -40,11 +35,6 @@ cat > "$work/flipd.ron" <<RON
     store: (path: "$work/store/flipline.db"),
 )
 RON
-
-field() {
-  awk -v name="$1" 'index($0, name " ") == 1 {
-    split(substr($0, length(name) + 2), words, " "); print words[1]; exit }' "$2"
-}
 
 printf '| run | p50 ms | p99 ms | longest ms | moves/s | errors | slow commits | slowest commit ms |\n'
 printf '|---:|---:|---:|---:|---:|---:|---:|---:|\n'

@@ -25,13 +25,8 @@ tables=${TABLES:-auto}
 port=7400
 base_port=7401
 
-work=$(mktemp -d)
-daemon_pid=""
-cleanup() {
-  if [[ -n "$daemon_pid" ]]; then kill -INT "$daemon_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=tests/tools/measuring.sh
+. tests/tools/measuring.sh
 
 # The load comes from 254 addresses (127.0.0.1-254), hundreds of connections
 # each at large loads: a build that caps connections per address (its
@@ -51,13 +46,6 @@ cat > "$work/flipd.ron" <<RON
     store: (path: "$work/store/flipline.db", synchronous: $sync),
 )
 RON
-
-# `field NAME FILE`: the first word after NAME on its line of a
-# `flip-bench load` report ("moves/s 51234", "latency p99 4.1 ms").
-field() {
-  awk -v name="$1" 'index($0, name " ") == 1 {
-    split(substr($0, length(name) + 2), words, " "); print words[1]; exit }' "$2"
-}
 
 # Each thread's name and CPU ticks (user, system) of process $1.
 thread_ticks() {

@@ -19,13 +19,8 @@ pairs=${4:-3}
 bench=${BENCH:-target/release/flip-bench}
 port=7400
 
-work=$(mktemp -d)
-daemon_pid=""
-cleanup() {
-  if [[ -n "$daemon_pid" ]]; then kill -INT "$daemon_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=tests/tools/measuring.sh
+. tests/tools/measuring.sh
 
 # The load comes from 254 addresses (127.0.0.1-254), hundreds of connections
 # each: a build that caps connections per address (its embedded default

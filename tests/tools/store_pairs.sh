@@ -21,19 +21,9 @@ bench=${BENCH:-target/release/flip-bench}
 server=${FLIPLINE_TEST_POSTGRES:?a PostgreSQL server URL}
 port=7410
 
-work=$(mktemp -d)
-daemon_pid=""
-cleanup() {
-  if [[ -n "$daemon_pid" ]]; then kill -INT "$daemon_pid" 2>/dev/null || true; fi
-  psql "$server" -qc "DROP DATABASE IF EXISTS flipline_bench WITH (FORCE)" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-field() {
-  awk -v name="$1" 'index($0, name " ") == 1 {
-    split(substr($0, length(name) + 2), words, " "); print words[1]; exit }' "$2"
-}
+extra_cleanup='psql "$server" -qc "DROP DATABASE IF EXISTS flipline_bench WITH (FORCE)" >/dev/null 2>&1'
+# shellcheck source=tests/tools/measuring.sh
+. tests/tools/measuring.sh
 
 # `run sqlite|postgres`: one run; sets moves, p50, p99, bytes.
 run() {
