@@ -8,11 +8,10 @@ use clap::{Parser, ValueEnum};
 use flipd::config::{ConfigError, RESERVED_DESCRIPTORS};
 use flipd::reload::Reload;
 use flipd::{Config, serve_reloading, server::termination_signal};
-use tracing_subscriber::layer::SubscriberExt;
 
+mod logging;
 mod manual_page;
-use tracing_subscriber::util::SubscriberInitExt;
-use tracing_subscriber::{EnvFilter, Registry, reload};
+use tracing_subscriber::EnvFilter;
 
 /// jemalloc keeps each size class in slabs of its own, so the short-lived
 /// allocations of many clients arriving at once leave no holes between the
@@ -109,7 +108,9 @@ fn main() -> ExitCode {
     if let Some(url) = &flags.copy_store_to {
         return copy_store(&config, url);
     }
-    let filter = init_logging(flags.log_format, &config.log_filter);
+    // Held to the end of `main`: dropping it writes out the queued lines.
+    let log = logging::start(flags.log_format, &config.log_filter);
+    let filter = log.filter.clone();
     let source = flags.config.as_ref().map(|p| p.display().to_string());
     let source = source.unwrap_or_else(|| "the embedded default".to_string());
     tracing::info!(config = %source, "configuration from {source}");
@@ -128,7 +129,11 @@ fn main() -> ExitCode {
             filter.reload(parsed).map_err(|e| e.to_string())
         }),
     };
-    match serve_reloading(config, termination_signal, |_| {}, reload) {
+    let served = serve_reloading(config, termination_signal, |_| {}, reload);
+    // The log's last lines before the error (which goes straight to
+    // standard error) and the exit.
+    drop(log);
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("flipd: {e}");
@@ -271,23 +276,4 @@ fn read_config(flags: &Flags) -> Result<Config, ConfigError> {
         Err(_) => {}
     }
     Ok(config)
-}
-
-/// Starts the log with `filter` (already checked) and gives the handle that
-/// swaps it.
-fn init_logging(format: LogFormat, filter: &str) -> reload::Handle<EnvFilter, Registry> {
-    let filter = EnvFilter::try_new(filter).unwrap_or_else(|_| EnvFilter::new("info"));
-    let (filter, handle) = reload::Layer::new(filter);
-    // Colour codes only for a person at a terminal, never in a log file.
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr())
-        && std::env::var_os("NO_COLOR").is_none();
-    let lines = tracing_subscriber::fmt::layer()
-        .with_ansi(ansi)
-        .with_writer(std::io::stderr);
-    let registry = tracing_subscriber::registry().with(filter);
-    match format {
-        LogFormat::Text => registry.with(lines).init(),
-        LogFormat::Json => registry.with(lines.json()).init(),
-    }
-    handle
 }

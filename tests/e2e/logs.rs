@@ -53,3 +53,30 @@ fn logins_and_games_begun_and_over_are_logged_at_info() {
     drop(daemon);
     remove_temp_dir(&dir);
 }
+
+/// Whatever reads flipd's standard error may stall (a journald under
+/// pressure, a terminal scrolled back): the games do not wait for it. Written
+/// on the actors' threads, the log filled the pipe after a few hundred
+/// logins, and from then on every command waited for the reader.
+#[test]
+fn a_log_nobody_reads_holds_up_no_login_and_no_move() {
+    let daemon = ChildDaemon::start();
+    daemon.wait_for_log("listening on", 1, WITHIN);
+    let stopped = daemon.stop_reading_the_log();
+    // A login's line is about 150 bytes: 1,000 are more than a pipe holds
+    // (64 KiB), with the reader's own buffer.
+    for n in 0..1000 {
+        drop(Client::login_as(daemon.addr, &format!("g{n}")));
+    }
+    let mut ann = Client::login_as(daemon.addr, "ann");
+    let g = ann.ok_game("NEW othello as X vs bot:1");
+    ann.lines_through(&format!("TURN {g} X"));
+    ann.ok("MOVE d3");
+    // Read again, the log has every line: none was lost while it waited.
+    drop(stopped);
+    let logins = daemon.wait_for_log("logged in", 1001, WITHIN);
+    assert!(
+        logins.iter().any(|l| l.contains("name=g999")),
+        "the last guest's login is not in the log"
+    );
+}

@@ -24,6 +24,9 @@ pub struct ChildDaemon {
     owned: Option<PathBuf>,
     /// Every log line read so far.
     log: Arc<Mutex<Vec<String>>>,
+    /// Held by the reader of the log for each line: whoever holds it stops
+    /// the reading, as a slow reader of flipd's standard error would.
+    log_gate: Arc<Mutex<()>>,
 }
 
 impl ChildDaemon {
@@ -87,11 +90,19 @@ impl ChildDaemon {
             config: config.to_path_buf(),
             owned: None,
             log: Arc::default(),
+            log_gate: Arc::default(),
         };
         // Dropping `daemon` on a failure below kills the child.
-        daemon.addr = listen_address(stderr, Arc::clone(&daemon.log));
+        let gate = Arc::clone(&daemon.log_gate);
+        daemon.addr = listen_address(stderr, Arc::clone(&daemon.log), gate);
         crate::client::name_daemon(daemon.addr, config);
         daemon
+    }
+
+    /// Stops reading flipd's standard error until the guard is dropped: once
+    /// the pipe is full, every line flipd writes waits for a reader.
+    pub fn stop_reading_the_log(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.log_gate.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The log lines read so far that contain `needle`.
@@ -235,11 +246,16 @@ pub fn write_config(dir: &Path, extra: &str) -> PathBuf {
 /// Reads the daemon's log on a thread (which then keeps draining it into
 /// `log`, so that the child never blocks on a full pipe) until the line that
 /// names the address.
-fn listen_address(stderr: impl Read + Send + 'static, log: Arc<Mutex<Vec<String>>>) -> SocketAddr {
+fn listen_address(
+    stderr: impl Read + Send + 'static,
+    log: Arc<Mutex<Vec<String>>>,
+    gate: Arc<Mutex<()>>,
+) -> SocketAddr {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let mut tx = Some(tx);
         for line in BufReader::new(stderr).lines() {
+            drop(gate.lock().unwrap_or_else(PoisonError::into_inner));
             let Ok(line) = line else { break };
             if let Some(addr) = address_in(&line)
                 && let Some(tx) = tx.take()
