@@ -329,11 +329,13 @@ impl<'a, const ANTI: bool> Solver<'a, ANTI> {
         }
         // Normal rules: the opponent keeps its stable discs. Anti: we keep ours,
         // and every disc we keep counts against us.
-        let stable = if ANTI {
-            stable_count(p, o)
-        } else {
-            stable_count(o, p)
-        };
+        let (keeper, other) = if ANTI { (p, o) } else { (o, p) };
+        // Even if every disc of the keeper were stable the bound would miss:
+        // no need to count them.
+        if 64 - 2 * keeper.count_ones() as i32 > alpha {
+            return None;
+        }
+        let stable = stable_count(keeper, other);
         let bound = 64 - 2 * stable as i32;
         (bound <= alpha).then_some(bound)
     }
@@ -370,6 +372,12 @@ impl<'a, const ANTI: bool> Solver<'a, ANTI> {
         if let Some(bound) = self.stability_cutoff(p, o, alpha, n) {
             return bound;
         }
+        let legal = moves(p, o);
+        if legal & legal.wrapping_sub(1) == 0 {
+            // A pass or a single move: nothing to sort, and the table would
+            // cost a memory access to save a child that is searched at once.
+            return self.nws_forced(p, o, alpha, n, parity, legal);
+        }
         let hit = self.tt.probe(p, o);
         if let Some(hit) = hit.filter(|h| h.depth >= self.draft(n)) {
             if hit.lower > alpha {
@@ -381,13 +389,6 @@ impl<'a, const ANTI: bool> Solver<'a, ANTI> {
         }
         if let Some(verdict) = self.probcut(p, o, alpha, n) {
             return verdict;
-        }
-        let legal = moves(p, o);
-        if legal == 0 {
-            if moves(o, p) == 0 {
-                return final_score::<ANTI>(p, o);
-            }
-            return -self.nws_table(o, p, -alpha - 1, n, parity);
         }
         if n >= ETC_MIN
             && let Some(cut) = self.etc(p, o, alpha, legal, n)
@@ -413,6 +414,21 @@ impl<'a, const ANTI: bool> Solver<'a, ANTI> {
         }
         self.store(p, o, n, alpha, alpha + 1, best, best_move);
         best
+    }
+
+    /// A null-window node with at most one move (`legal`): the move, a pass, or
+    /// the end of the game.
+    #[inline]
+    fn nws_forced(&mut self, p: u64, o: u64, alpha: i32, n: u32, parity: u32, legal: u64) -> i32 {
+        if legal != 0 {
+            let x = legal.trailing_zeros();
+            let (np, no) = after(x, flips(x, p, o), p, o);
+            return -self.nws(np, no, -alpha - 1, n - 1, parity ^ quadrant_bit(x));
+        }
+        if moves(o, p) == 0 {
+            return final_score::<ANTI>(p, o);
+        }
+        -self.nws_table(o, p, -alpha - 1, n, parity)
     }
 
     /// Enhanced transposition cut-off: a child whose stored upper bound already
