@@ -104,6 +104,29 @@ pub fn last1<const ANTI: bool>(p: u64, o: u64, x: u32) -> i32 {
     if ANTI { -score } else { score }
 }
 
+/// As [`last1`], but when the score is at most `limit` it may return any upper
+/// bound of it that is itself at most `limit`: when `p` cannot play `x`, the
+/// score without the opponent's move is such a bound (the opponent's move only
+/// lowers it), and the opponent's flips need not be counted.
+#[inline(always)]
+fn last1_capped<const ANTI: bool>(p: u64, o: u64, x: u32, limit: i32) -> i32 {
+    if ANTI {
+        // Anti turns the bound round; the plain count is cheap enough there.
+        return last1::<ANTI>(p, o, x);
+    }
+    let diff = 2 * p.count_ones() as i32 - 63;
+    let n = count_last_flips(x, p);
+    if n > 0 {
+        return diff + 2 * n + 1;
+    }
+    let unplayed = if diff > 0 { diff + 1 } else { diff - 1 };
+    if unplayed <= limit {
+        return unplayed;
+    }
+    let m = count_last_flips(x, o);
+    if m > 0 { diff - 2 * m - 1 } else { unplayed }
+}
+
 /// The discs `p` flips by playing `x`, skipping the work when no opponent disc
 /// touches `x` (then nothing can flip).
 #[inline(always)]
@@ -291,7 +314,7 @@ impl<const ANTI: bool> Solver<'_, ANTI> {
         if f != 0 {
             let (np, no) = after(a, f, p, o);
             self.nodes += 1;
-            best = -last1::<ANTI>(np, no, b);
+            best = -last1_capped::<ANTI>(np, no, b, -beta);
             if best >= beta {
                 return best;
             }
@@ -300,7 +323,7 @@ impl<const ANTI: bool> Solver<'_, ANTI> {
         if f != 0 {
             let (np, no) = after(b, f, p, o);
             self.nodes += 1;
-            return best.max(-last1::<ANTI>(np, no, a));
+            return best.max(-last1_capped::<ANTI>(np, no, a, -beta));
         }
         if best > -SCORE_INF {
             return best;
@@ -311,7 +334,7 @@ impl<const ANTI: bool> Solver<'_, ANTI> {
         if f != 0 {
             let (np, no) = after(a, f, o, p);
             self.nodes += 1;
-            worst = last1::<ANTI>(np, no, b);
+            worst = last1_capped::<ANTI>(np, no, b, alpha);
             if worst <= alpha {
                 return worst;
             }
@@ -320,7 +343,7 @@ impl<const ANTI: bool> Solver<'_, ANTI> {
         if f != 0 {
             let (np, no) = after(b, f, o, p);
             self.nodes += 1;
-            return worst.min(last1::<ANTI>(np, no, a));
+            return worst.min(last1_capped::<ANTI>(np, no, a, alpha));
         }
         if worst < SCORE_INF {
             return worst;
@@ -333,6 +356,26 @@ impl<const ANTI: bool> Solver<'_, ANTI> {
 mod tests {
     use super::*;
     use crate::board8::flips;
+
+    #[test]
+    fn a_capped_last_move_is_exact_above_the_cap_and_a_bound_below() {
+        let mut seed = 11u64;
+        for _ in 0..20_000 {
+            seed = crate::game::mix64(seed.wrapping_add(0x9E37_79B9_7F4A_7C15));
+            let x = (seed >> 58) as u32;
+            let p = crate::game::mix64(seed) & !(1 << x);
+            let o = !p & !(1 << x);
+            let exact = last1::<false>(p, o, x);
+            let limit = (seed % 129) as i32 - 64;
+            let capped = last1_capped::<false>(p, o, x, limit);
+            if capped > limit {
+                assert_eq!(capped, exact, "{x} {p:#x} {limit}");
+            } else {
+                assert!(exact <= capped, "{x} {p:#x} {limit}: {exact} > {capped}");
+            }
+            assert_eq!(last1_capped::<true>(p, o, x, limit), -exact);
+        }
+    }
 
     #[test]
     fn last_flip_counts_match_the_flips() {
