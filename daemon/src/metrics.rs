@@ -80,5 +80,6 @@ fn gauges(sources: &Sources) -> exposition::Gauges {
         store_queue: i64::try_from(sources.store.queued()).unwrap_or(i64::MAX),
         engine_queue: ENGINE_QUEUE.load(Ordering::Relaxed).max(0),
         node: sources.node.as_ref().map(|node| node.counts()),
+        checkpoints: sources.store.checkpoints(),
     }
 }

@@ -25,6 +25,9 @@ pub struct Gauges {
     pub engine_queue: i64,
     /// A cluster node's counts.
     pub node: Option<crate::node_state::NodeCounts>,
+    /// The SQLite store's checkpoints: beside the writer, and inside its
+    /// commits (zero on PostgreSQL). Counters, read at the scrape.
+    pub checkpoints: (u64, u64),
 }
 
 /// One scrape's values.
@@ -66,6 +69,23 @@ fn counter(
 }
 
 /// A cluster node's own counters.
+/// The store's checkpoints by where they ran: a commit that checkpoints
+/// holds the moves of its batch, one beside the writer holds none.
+fn checkpoints(
+    encoder: &mut DescriptorEncoder,
+    (beside, in_commit): (u64, u64),
+) -> std::fmt::Result {
+    let help = "The store's WAL checkpoints, beside the writer or inside a commit.";
+    let mut family =
+        encoder.encode_descriptor("flipline_checkpoints", help, None, MetricType::Counter)?;
+    for (place, count) in [("beside", beside), ("commit", in_commit)] {
+        let labels = [("where", place)];
+        let metric = family.encode_family(&labels)?;
+        ConstCounter::new(count).encode(metric)?;
+    }
+    Ok(())
+}
+
 fn node_counters(
     encoder: &mut DescriptorEncoder,
     node: &crate::node_state::NodeCounts,
@@ -142,6 +162,7 @@ impl Collector for Scrape {
         )?;
         let help = "Time of the store's commits (one a batch of writes), in seconds.";
         histogram(&mut encoder, "flipline_commit_seconds", help, &self.commits)?;
+        checkpoints(&mut encoder, g.checkpoints)?;
         if let Some(node) = &g.node {
             node_counters(&mut encoder, node)?;
         }
@@ -198,6 +219,7 @@ mod tests {
                 remote_sent: 5,
                 remote_served: 6,
             }),
+            checkpoints: (12, 3),
         };
         let text = text(totals, Durations::default(), gauges);
         for line in [
@@ -214,6 +236,9 @@ mod tests {
             "flipline_move_seconds_count 7",
             "flipline_move_seconds_sum 0.0035",
             "flipline_commit_seconds_count 0",
+            "# TYPE flipline_checkpoints_total counter",
+            "flipline_checkpoints_total{where=\"beside\"} 12",
+            "flipline_checkpoints_total{where=\"commit\"} 3",
             "flipline_errors_total{code=\"422\"} 2",
             "flipline_errors_total{code=\"400\"} 0",
             "flipline_lease_renewals_total 9",
