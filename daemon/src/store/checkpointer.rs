@@ -121,11 +121,7 @@ fn open_beside(path: &Path, synchronous: Synchronous) -> rusqlite::Result<Connec
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(path, flags)?;
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
-    let level = match synchronous {
-        Synchronous::Full => "FULL",
-        Synchronous::Normal => "NORMAL",
-    };
-    conn.pragma_update(None, "synchronous", level)?;
+    super::schema::set_synchronous(&conn, synchronous)?;
     // It never writes: its own commits would never checkpoint.
     conn.pragma_update(None, "wal_autocheckpoint", 0)?;
     Ok(conn)
@@ -161,8 +157,8 @@ impl Hook {
     }
 }
 
-/// After each commit: wakes the thread beside each time the WAL has grown
-/// by [`BESIDE_PAGES`] frames, and checkpoints in the commit itself at the
+/// After each commit: wakes the thread beside once the WAL holds
+/// [`BESIDE_PAGES`] frames and each [`WAKE_STEP`] more, and checkpoints in the commit itself at the
 /// writer's bound. (The hook takes the place of SQLite's own, which
 /// `wal_autocheckpoint` sets.)
 fn hook_commits(conn: &mut Connection, mut hook: Hook) -> rusqlite::Result<()> {

@@ -210,17 +210,22 @@ pub fn prepare_writer(conn: &mut Connection, config: &StoreConfig) -> Result<(),
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(refuse(path, format!("cannot use WAL mode (got {mode})")));
     }
-    let level = match config.synchronous {
-        Synchronous::Full => "FULL",
-        Synchronous::Normal => "NORMAL",
-    };
-    conn.pragma_update(None, "synchronous", level)
-        .map_err(sql)?;
+    set_synchronous(conn, config.synchronous).map_err(sql)?;
     conn.pragma_update(None, "foreign_keys", "ON")
         .map_err(sql)?;
     super::checkpoint::bound_wal(conn).map_err(sql)?;
     set_cache(conn, config.cache_mb).map_err(sql)?;
     migrate(conn, identity.version).map_err(sql)
+}
+
+/// Sets how the connection syncs: every connection that writes the file (the
+/// writer, the checkpoints beside it) syncs it alike.
+pub fn set_synchronous(conn: &Connection, level: Synchronous) -> rusqlite::Result<()> {
+    let level = match level {
+        Synchronous::Full => "FULL",
+        Synchronous::Normal => "NORMAL",
+    };
+    conn.pragma_update(None, "synchronous", level)
 }
 
 /// Sets the connection's page cache to `mb` MiB (SQLite takes a negative size
