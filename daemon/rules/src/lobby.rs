@@ -287,6 +287,10 @@ struct Person {
     /// Whether its connection is at that game's table (false after a
     /// reconnect, until `JOIN`).
     attached: bool,
+    /// A game in play that another node of a cluster owns, where its
+    /// connection here sits (`JOIN` of it from here): it holds the name as
+    /// a seat here does, so that nobody sits in two games in play.
+    away: Option<NonZeroU64>,
     /// Whether it logged in with a password (a registered name): only
     /// those play rated games.
     member: bool,
@@ -514,6 +518,14 @@ impl<R: Clone> LobbyCore<R> {
             .map(NonZeroU64::get)
     }
 
+    /// The game in play on another node where `name` sits from here.
+    pub fn away_of(&self, name: &str) -> Option<GameId> {
+        self.people
+            .get(&Caseless(name))
+            .and_then(|p| p.away)
+            .map(NonZeroU64::get)
+    }
+
     /// A game the lobby holds.
     pub fn game(&self, game: GameId) -> Option<&Entry<R>> {
         self.games.get(&game)
@@ -615,6 +627,8 @@ impl<R: Clone> LobbyCore<R> {
         };
         person.conn = None;
         person.attached = false;
+        // The seat away is the owner's to keep for the grace period.
+        person.away = None;
         let seat = person.seat.map(NonZeroU64::get);
         self.withdraw_seek(name);
         self.drop_challenges(name, &mut effects);
@@ -821,9 +835,31 @@ impl<R: Clone> LobbyCore<R> {
         done((game, free), effects)
     }
 
+    /// What [`LobbyCore::sit_away`] decides.
+    fn decide_sit_away(&mut self, name: &Name, game: GameId) -> Result<Done<(), R>, Refusal> {
+        self.logged_in(name)?;
+        let mut effects = Vec::new();
+        if self.away_of(name) == Some(game) {
+            return done((), effects);
+        }
+        self.check_free(name)?;
+        self.vacate(name, &mut effects);
+        self.withdraw_seek(name);
+        if let Some(person) = self.existing_person_mut(name) {
+            person.away = NonZeroU64::new(game);
+        }
+        done((), effects)
+    }
+
     /// What [`LobbyCore::leave`] decides.
     fn decide_leave(&mut self, name: &Name, watching: bool) -> Result<Done<Left, R>, Refusal> {
         let mut effects = Vec::new();
+        if let Some(game) = self.away_of(name) {
+            return Err(Refusal::InPlay {
+                game,
+                attached: true,
+            });
+        }
         if let Some(game) = self.seat_of(name) {
             self.check_free(name)?;
             self.vacate(name, &mut effects);
@@ -1077,10 +1113,11 @@ impl<R: Clone> LobbyCore<R> {
             .iter()
             .filter(|(_, p)| p.conn.is_some())
             .map(|(NameKey(name), p)| {
-                let playing = p
+                let here = p
                     .seat
                     .map(NonZeroU64::get)
                     .filter(|g| self.games.get(g).is_some_and(Entry::in_play_or_open));
+                let playing = here.or(p.away.map(NonZeroU64::get));
                 let status = match playing {
                     Some(game) => PlayerStatus::Playing(game),
                     None if self.seeks.iter().any(|s| s.name.eq_ignore_ascii_case(name)) => {
@@ -1121,8 +1158,15 @@ impl<R: Clone> LobbyCore<R> {
         self.holder(name).ok_or(Refusal::NotLoggedIn)
     }
 
-    /// Refuses a new seat to someone seated in a game in play.
+    /// Refuses a new seat to someone seated in a game in play, here or on
+    /// another node.
     fn check_free(&self, name: &str) -> Result<(), Refusal> {
+        if let Some(game) = self.away_of(name) {
+            return Err(Refusal::InPlay {
+                game,
+                attached: true,
+            });
+        }
         match self.seat_of(name) {
             Some(game)
                 if self
@@ -1333,6 +1377,25 @@ impl<R: Clone> LobbyCore<R> {
         self.transact(|core| core.decide_join(name, game))
     }
 
+    /// `JOIN game` from `name`, where another node owns `game`: refused as
+    /// a seat here would be (a game in play, here or away); else a seat here
+    /// not in play is left, the seek withdrawn, and `game` holds the name
+    /// until [`LobbyCore::back_from_away`] (the owner seats it there; a
+    /// refusal there brings it back at once). Joining the same game again
+    /// changes nothing.
+    pub fn sit_away(&mut self, name: &Name, game: GameId) -> Result<Done<(), R>, Refusal> {
+        self.transact(|core| core.decide_sit_away(name, game))
+    }
+
+    /// `name` no longer sits at `game` on another node: its owner refused
+    /// the seat, or the game is over there.
+    pub fn back_from_away(&mut self, name: &str, game: GameId) {
+        let away = self.away_of(name);
+        if let (Some(person), true) = (self.existing_person_mut(name), away == Some(game)) {
+            person.away = None;
+        }
+    }
+
     /// `LEAVE` from `name`, whose connection `watching` games or not: the seat
     /// of a game not in play, else the watching, else the seek.
     pub fn leave(&mut self, name: &Name, watching: bool) -> Result<Done<Left, R>, Refusal> {
@@ -1472,6 +1535,17 @@ impl<R: Clone> LobbyCore<R> {
             }
             if person.conn.is_none() && person.seat.is_none() {
                 return Err(format!("{name} is kept with nothing"));
+            }
+            if let Some(away) = person.away {
+                if person.conn.is_none() {
+                    return Err(format!("{name} sits away at {away} with no connection"));
+                }
+                if let Some(games) = live.get(&Caseless(name)) {
+                    return Err(format!("{name} sits away at {away} and here in {games:?}"));
+                }
+                if self.seeks.iter().any(|s| s.name.eq_ignore_ascii_case(name)) {
+                    return Err(format!("{name} seeks while away at {away}"));
+                }
             }
         }
         Ok(())

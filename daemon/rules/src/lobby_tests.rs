@@ -112,6 +112,11 @@ impl Harness {
         self.settle(done)
     }
 
+    fn sit_away(&mut self, name: &str, game: GameId) -> Result<(), u16> {
+        let done = self.core.sit_away(&Name::from(name), game).map_err(code)?;
+        self.settle(done)
+    }
+
     fn leave(&mut self, name: &str, watching: bool) -> Result<Left, u16> {
         let done = self.core.leave(&Name::from(name), watching).map_err(code)?;
         self.settle(done)
@@ -340,6 +345,46 @@ fn a_rematch_after_the_opponent_left_or_went_is_refused() {
 }
 
 #[test]
+fn a_seat_on_another_node_holds_the_name_until_that_game_is_over_or_the_connection_goes() {
+    let mut h = Harness::new();
+    h.login("ann", 1);
+    h.login("bob", 2);
+    let open = h.new_game("ann", Opponent::Open).expect("NEW");
+    assert_eq!(h.seek("ann", Variant::Anti), Ok(Sought::Seeking));
+    // JOIN of game 1000, which another node owns: the open game here
+    // closes and the seek goes, as for a seat here.
+    assert_eq!(h.sit_away("ann", 1000), Ok(()));
+    assert_eq!(h.phase(open), None);
+    assert_eq!(h.core.away_of("ann"), Some(1000));
+    let who = h.core.who();
+    assert_eq!(who[0].1, flipline::protocol::PlayerStatus::Playing(1000));
+    // Nothing else while it is in play: no seek, game, seat or leave.
+    let in_play = ErrorCode::Conflict.number();
+    assert_eq!(h.seek("ann", Variant::Othello), Err(in_play));
+    assert_eq!(h.new_game("ann", Opponent::Bot(1)), Err(in_play));
+    let bobs = h.new_game("bob", Opponent::Open).expect("NEW");
+    assert_eq!(h.join("ann", bobs), Err(in_play));
+    assert_eq!(h.leave("ann", false), Err(in_play));
+    assert_eq!(h.sit_away("ann", 1001), Err(in_play));
+    // Joining the same game again changes nothing.
+    assert_eq!(h.sit_away("ann", 1000), Ok(()));
+    // Over there: free here again (another game's end changes nothing).
+    h.core.back_from_away("ann", 1001);
+    assert_eq!(h.core.away_of("ann"), Some(1000));
+    h.core.back_from_away("ann", 1000);
+    assert_eq!(h.join("ann", bobs).map(|(g, _)| g), Ok(bobs));
+    assert_eq!(h.core.check_invariants(), Ok(()));
+    // Seated here in play: no seat away.
+    assert_eq!(h.sit_away("ann", 1000), Err(in_play));
+    // A connection that goes leaves its seat away to the owner's grace.
+    h.login("cy", 3);
+    assert_eq!(h.sit_away("cy", 1000), Ok(()));
+    h.gone("cy", 3);
+    assert_eq!(h.core.away_of("cy"), None);
+    assert_eq!(h.core.check_invariants(), Ok(()));
+}
+
+#[test]
 fn a_lost_connection_keeps_a_seat_in_play_and_closes_an_open_game() {
     let mut h = Harness::new();
     h.login("ann", 1);
@@ -398,6 +443,10 @@ enum Op {
     Join(usize, GameId),
     Leave(usize, bool),
     Rematch(usize),
+    /// `JOIN` of a game another node owns (numbered past this lobby's).
+    JoinAway(usize, GameId),
+    /// The game away is over, or its owner refused the seat.
+    BackFromAway(usize, GameId),
     /// A tournament's round makes a game for two players.
     TourneyGame(usize, usize),
     /// A game's table says it ended.
@@ -412,6 +461,9 @@ enum Op {
 
 const PLAYERS: [&str; 4] = ["ann", "bob", "cy", "dee"];
 
+/// Games another node owns: numbered apart from this lobby's.
+const AWAY: GameId = 1000;
+
 fn op() -> impl Strategy<Value = Op> {
     let who = 0..PLAYERS.len();
     let game = 1..12u64;
@@ -423,6 +475,8 @@ fn op() -> impl Strategy<Value = Op> {
         3 => (who.clone(), game.clone()).prop_map(|(p, g)| Op::Join(p, g)),
         1 => (who.clone(), any::<bool>()).prop_map(|(p, w)| Op::Leave(p, w)),
         3 => who.clone().prop_map(Op::Rematch),
+        2 => (who.clone(), AWAY..AWAY + 2).prop_map(|(p, g)| Op::JoinAway(p, g)),
+        1 => (who.clone(), AWAY..AWAY + 2).prop_map(|(p, g)| Op::BackFromAway(p, g)),
         2 => (who.clone(), who).prop_map(|(a, b)| Op::TourneyGame(a, b)),
         2 => game.clone().prop_map(Op::End),
         1 => game.prop_map(Op::Close),
@@ -468,6 +522,11 @@ proptest! {
                 Op::Join(p, g) => h.join(PLAYERS[p], g).is_err(),
                 Op::Leave(p, watching) => h.leave(PLAYERS[p], watching).is_err(),
                 Op::Rematch(p) => h.rematch(PLAYERS[p]).is_err(),
+                Op::JoinAway(p, g) => h.sit_away(PLAYERS[p], g).is_err(),
+                Op::BackFromAway(p, g) => {
+                    h.core.back_from_away(PLAYERS[p], g);
+                    false
+                }
                 Op::TourneyGame(a, b) if a == b => false,
                 Op::TourneyGame(a, b) => {
                     let free = [a, b].map(|p| h.core.free_to_play(PLAYERS[p]));

@@ -43,6 +43,7 @@ impl<R: Clone> LobbyCore<R> {
     pub(super) fn playing(&self, name: &str) -> Option<GameId> {
         self.seat_of(name)
             .filter(|g| self.games.get(g).is_some_and(|e| e.phase == Phase::Playing))
+            .or_else(|| self.away_of(name))
     }
 
     /// Whether `from` may challenge `to` now (a rated game if `rated`):
