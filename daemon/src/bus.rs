@@ -43,6 +43,73 @@ pub enum Body {
         seq: u64,
         text: String,
     },
+    /// Connection `conn` of the sender, logged in there as `pass` says,
+    /// takes a seat at `game`, owned by the receiver (`JOIN`); answered as
+    /// `Watch` is, and `request` 0 (the snapshot again after a gap, or the
+    /// game now owned by the receiver) is not answered.
+    Sit {
+        request: u64,
+        conn: u64,
+        game: u64,
+        pass: FarPass,
+    },
+    /// A command of the player on connection `conn` of the sender, seated
+    /// at `game` on the receiver; answered.
+    Act {
+        request: u64,
+        conn: u64,
+        game: u64,
+        act: FarAct,
+    },
+    /// Connection `conn` of the sender closed: a seat it holds on the
+    /// receiver is kept for the grace period, as for a connection there.
+    Away { conn: u64 },
+    /// What the receiver's player on connection `conn` hears from its game
+    /// or its lobby on the sender, the `seq`th such (from 1).
+    ToPlayer {
+        conn: u64,
+        seq: u64,
+        news: PlayerNews,
+    },
+    /// These nodes are gone (declared dead, or the sender itself, started
+    /// again): what their connections held on the receiver goes.
+    Gone { nodes: Vec<String> },
+}
+
+/// How a player seated from another node logged in there (its node
+/// checked its password; the nodes of a cluster trust each other).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FarPass {
+    pub name: String,
+    /// A guest's secret; none for a registered name.
+    pub secret: Option<String>,
+    pub member: bool,
+    pub rating: Option<i16>,
+    pub bot: bool,
+}
+
+/// A seated player's command, as the bus carries it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FarAct {
+    Move(String),
+    Pass,
+    Resign,
+    Undo,
+    Board,
+    Say(String),
+    Quit,
+    Hint,
+    Rematch,
+}
+
+/// What a player seated from another node hears.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PlayerNews {
+    /// Lines to write to it.
+    Lines(String),
+    /// It sits at this game now (a rematch that the other player's vote
+    /// made).
+    Seated(u64),
 }
 
 /// A message and its sender.
@@ -65,14 +132,17 @@ impl Envelope {
     }
 }
 
-/// A connection on another node that follows a game here (a spectator):
-/// what the game tells it goes over the bus, numbered.
+/// A connection on another node that follows a game here (a spectator)
+/// or sits at one (a player): what the game (and for a player, the lobby)
+/// tells it goes over the bus, numbered.
 #[derive(Debug)]
 pub struct FarSession {
     bus: Bus,
     node: String,
     conn: u64,
-    game: u64,
+    /// The game a spectator watches; `None` for a player, whose lines are
+    /// numbered across its games.
+    game: Option<u64>,
     /// The game's spectator number for it here.
     pub id: u64,
     sent: std::sync::atomic::AtomicU64,
@@ -80,8 +150,9 @@ pub struct FarSession {
 }
 
 impl FarSession {
-    /// Connection `conn` of `node`, watching `game`, known here as `id`.
-    pub fn new(bus: Bus, node: &str, conn: u64, game: u64, id: u64) -> FarSession {
+    /// Connection `conn` of `node`, watching `game` (`None`: a player),
+    /// known here as `id`.
+    pub fn new(bus: Bus, node: &str, conn: u64, game: Option<u64>, id: u64) -> FarSession {
         FarSession {
             bus,
             node: node.to_string(),
@@ -95,15 +166,38 @@ impl FarSession {
 
     /// Sends it `text`.
     pub fn tell(&self, text: &str) {
-        use std::sync::atomic::Ordering;
-        let seq = self.sent.fetch_add(1, Ordering::Relaxed) + 1;
-        let body = Body::Deliver {
-            conn: self.conn,
-            game: self.game,
-            seq,
-            text: text.to_string(),
+        let seq = self.next_seq();
+        let body = match self.game {
+            Some(game) => Body::Deliver {
+                conn: self.conn,
+                game,
+                seq,
+                text: text.to_string(),
+            },
+            None => Body::ToPlayer {
+                conn: self.conn,
+                seq,
+                news: PlayerNews::Lines(text.to_string()),
+            },
         };
         self.bus.send(&self.node, body);
+    }
+
+    /// Tells a player it sits at `game` now; a spectator hears nothing of
+    /// seats.
+    pub fn seated(&self, game: u64) {
+        if self.game.is_none() {
+            let body = Body::ToPlayer {
+                conn: self.conn,
+                seq: self.next_seq(),
+                news: PlayerNews::Seated(game),
+            };
+            self.bus.send(&self.node, body);
+        }
+    }
+
+    fn next_seq(&self) -> u64 {
+        self.sent.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1
     }
 
     /// It stopped watching.
@@ -352,6 +446,16 @@ mod tests {
                 Body::Answer { request: a, result: Err((code, text.clone())) },
                 Body::Deliver { conn: c, game: b, seq: a, text: text.clone() },
                 Body::Owns { games: vec![a, b, c] },
+                Body::Sit { request: a, conn: c, game: b, pass: FarPass {
+                    name: text.clone(), secret: Some(text.clone()), member: true,
+                    rating: Some(code as i16), bot: false,
+                } },
+                Body::Act { request: a, conn: c, game: b, act: FarAct::Say(text.clone()) },
+                Body::Act { request: a, conn: c, game: b, act: FarAct::Move("d3".into()) },
+                Body::Away { conn: c },
+                Body::ToPlayer { conn: c, seq: a, news: PlayerNews::Lines(text.clone()) },
+                Body::ToPlayer { conn: c, seq: a, news: PlayerNews::Seated(b) },
+                Body::Gone { nodes: vec![from.clone(), text.clone()] },
             ];
             for body in bodies {
                 let envelope = Envelope { from: from.clone(), body };

@@ -74,6 +74,7 @@ pub struct Lobby {
     desk: TourneyDesk<tourneys::TourneyReply>,
 }
 
+mod away;
 mod challenging;
 mod tourneys;
 

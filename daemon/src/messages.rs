@@ -21,7 +21,7 @@ use flipline::protocol::{Event, GameId, NewGame, ProtocolError, Reply};
 use flipline::{Color, Square};
 
 use crate::outbox::Text;
-pub use crate::rules::lobby::{GuestLogin, GuestSecret, LoggedIn};
+pub use crate::rules::lobby::{AwayPass, GuestLogin, GuestSecret, LoggedIn};
 use crate::rules::lobby::{Left, Order};
 
 pub use crate::rules::{ConnId, Name};
@@ -373,6 +373,59 @@ pub struct FindElsewhere<C>(pub GameId, pub PhantomData<fn() -> C>);
 impl<C: Send + 'static> Message for FindElsewhere<C> {
     type Result = Option<SeatRef<C>>;
 }
+
+/// `JOIN` of a game another node of the cluster owns: the lobby here holds
+/// the name for it (see [`crate::rules::lobby::LobbyCore::sit_away`]) and
+/// says how the name logged in, for the owner.
+#[derive(Message)]
+#[rtype(result = "Result<AwayPass, ProtocolError>")]
+pub struct SitAway {
+    /// Who.
+    pub name: Name,
+    /// The game, on another node.
+    pub game: GameId,
+}
+
+/// `name` no longer sits at `game` on another node (refused there, or over).
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct BackFromAway {
+    /// Who.
+    pub name: Name,
+    /// The game.
+    pub game: GameId,
+}
+
+/// `JOIN` of `game`, which another node owns, by connection `conn` here
+/// logged in as `name`: the seat there and its colour, reached through a
+/// route here.
+pub struct SitElsewhere<C> {
+    /// The game.
+    pub game: GameId,
+    /// The connection.
+    pub conn: ConnId,
+    /// Its name.
+    pub name: Name,
+    /// Its mailbox.
+    pub session: C,
+}
+
+impl<C: Send + 'static> Message for SitElsewhere<C> {
+    type Result = Result<(SeatRef<C>, Color), ProtocolError>;
+}
+
+/// `REMATCH` from connection `conn` here, seated at a game another node
+/// owns: the seat in the new game there, or `None` while others have not
+/// asked.
+#[derive(Message)]
+#[rtype(result = "Result<Option<SeatRef<crate::session::SessionRef>>, ProtocolError>")]
+pub struct RematchElsewhere(pub ConnId);
+
+/// Connection `conn` here closed: a seat it held on another node is kept
+/// there for the grace period, as for a connection there.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct GoneElsewhere(pub ConnId);
 
 /// `LIST`: one `GAME` line per game.
 #[derive(Message)]

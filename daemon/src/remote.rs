@@ -13,6 +13,7 @@
 //!   releases the watcher's `OK` before the snapshot's lines, as on one
 //!   node. A number missing (a message lost while NATS was away) asks the
 //!   owner for the snapshot again, so nobody silently misses a `MOVED`.
+//! - Players sit at a game elsewhere the same way: see `seats`.
 
 use std::collections::HashMap;
 use std::marker::PhantomData;
@@ -20,15 +21,22 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use actix::{Actor, ActorContext, Context, Handler, Recipient, ResponseFuture};
+use actix::{Actor, ActorContext, ArbiterHandle, Context, Handler, Recipient, ResponseFuture};
 use flipline::protocol::{CommandKind, ErrorCode, GameId, ProtocolError, Reply};
 use tokio::sync::oneshot;
 
-use crate::bus::{Body, Bus, Envelope, FarSession, InboundSlot};
-use crate::messages::{Answer, Answered, Find, FindElsewhere, GameHandle, ToGame, ToSession};
+use crate::bus::{Body, Bus, Envelope, FarAct, FarPass, FarSession, InboundSlot};
+use crate::messages::{
+    Answer, Answered, BackFromAway, Connected, Find, FindElsewhere, GameHandle, Gone,
+    GoneElsewhere, Join, Login, Name, Rematch, RematchElsewhere, SitAway, SitElsewhere, ToGame,
+    ToSession,
+};
 use crate::node_state::NodeState;
+use crate::rules::refusal::Refusal;
 use crate::session::{GameRequest, Reach, SeatRef, SessionRef};
 use crate::store::Store;
+
+mod seats;
 
 /// How long a watcher waits for the owner's answer.
 const ANSWER_WITHIN: Duration = Duration::from_secs(5);
@@ -45,18 +53,37 @@ struct View {
     expected: u64,
 }
 
-/// What the bus's two sides share: this node's watchers of games elsewhere
-/// and their requests in flight, and the spectators elsewhere of games
-/// here.
+/// The lobby's doors the bus uses: to seat players of other nodes here,
+/// and to hold the names of players here seated elsewhere.
+pub struct LobbyDoors {
+    pub connected: Recipient<Connected<SessionRef>>,
+    pub login: Recipient<Login>,
+    pub join: Recipient<Join<SessionRef>>,
+    pub rematch: Recipient<Rematch<SessionRef>>,
+    pub gone: Recipient<Gone>,
+    pub sit_away: Recipient<SitAway>,
+    pub back: Recipient<BackFromAway>,
+    /// Where games a player of another node starts here run.
+    pub worker: ArbiterHandle,
+}
+
+/// What the bus's two sides share: this node's watchers and players of
+/// games elsewhere and their requests in flight, and the spectators and
+/// players elsewhere of games here.
 pub struct Remote {
     bus: Bus,
     views: Mutex<HashMap<(u64, GameId), View>>,
-    pending: Mutex<HashMap<u64, oneshot::Sender<Answered>>>,
+    /// Players here seated elsewhere, by connection.
+    players: Mutex<HashMap<u64, seats::PlayerView>>,
+    pending: Mutex<HashMap<u64, oneshot::Sender<RawAnswer>>>,
     next_request: AtomicU64,
     far: Mutex<HashMap<(String, u64, GameId), Arc<FarSession>>>,
+    /// Players elsewhere seated here, by node and connection there.
+    seated: Mutex<HashMap<(String, u64), Arc<seats::FarPlayer>>>,
     next_far: AtomicU64,
     /// The lobby's directory of this node's games.
     find: Recipient<Find<SessionRef>>,
+    doors: LobbyDoors,
     /// The node's counts (requests sent and served).
     counts: Arc<NodeState>,
 }
@@ -67,21 +94,25 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Remote {
     /// Takes what arrives on `bus` (through `slot`); `find` looks this
-    /// node's games up; `counts` counts the requests.
+    /// node's games up, `doors` seats players; `counts` counts the
+    /// requests.
     pub fn attach(
         bus: Bus,
         slot: &InboundSlot,
-        find: Recipient<Find<SessionRef>>,
+        (find, doors): (Recipient<Find<SessionRef>>, LobbyDoors),
         counts: Arc<NodeState>,
     ) -> Arc<Remote> {
         let remote = Arc::new(Remote {
             bus,
             views: Mutex::default(),
+            players: Mutex::default(),
             pending: Mutex::default(),
             next_request: AtomicU64::new(1),
             far: Mutex::default(),
+            seated: Mutex::default(),
             next_far: AtomicU64::new(FAR_IDS_FROM),
             find,
+            doors,
             counts,
         });
         // Weakly, so that the bus stops with the `Remote`.
@@ -110,7 +141,7 @@ impl Remote {
             }
             Body::Answer { request, result } => {
                 if let Some(waiting) = lock(&self.pending).remove(&request) {
-                    let _ = waiting.send(answered(result));
+                    let _ = waiting.send(result);
                 }
             }
             Body::Deliver {
@@ -119,8 +150,62 @@ impl Remote {
                 seq,
                 text,
             } => self.deliver(&from, conn, game, seq, text),
-            Body::Owns { games } => self.moved(&from, &games),
+            Body::Owns { games } => {
+                self.moved(&from, &games);
+                self.players_follow(&from, &games);
+            }
+            Body::Sit {
+                request,
+                conn,
+                game,
+                pass,
+            } => {
+                tokio::spawn(self.sat(from, (request, conn, game), pass));
+            }
+            Body::Act {
+                request,
+                conn,
+                game,
+                act,
+            } => {
+                tokio::spawn(self.acted(from, (request, conn, game), act));
+            }
+            Body::Away { conn } => self.drop_player(&from, conn),
+            Body::ToPlayer { conn, seq, news } => self.player_news(&from, conn, seq, news),
+            Body::Gone { nodes } => self.forget_nodes(&nodes),
         }
+    }
+
+    /// A number for a request to another node, and its answer to come.
+    fn pending_request(&self) -> (u64, oneshot::Receiver<RawAnswer>) {
+        let request = self.next_request.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        lock(&self.pending).insert(request, tx);
+        self.counts.remote_sent();
+        (request, rx)
+    }
+
+    /// A spectator or player number for a connection elsewhere.
+    fn next_far_id(&self) -> u64 {
+        self.next_far.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The route here to `game` on `owner`: a watcher's, or the player's on
+    /// `conn`. Its actor runs on the lobby's thread, since this may be
+    /// called on the bus's, which has no actors.
+    fn route_to(self: &Arc<Self>, owner: String, game: GameId, conn: Option<u64>) -> SeatRef {
+        let proxy = RemoteGame {
+            remote: Arc::clone(self),
+            owner,
+            game,
+            player: conn,
+        };
+        let proxy = RemoteGame::start_in_arbiter(&self.doors.worker, move |_| proxy);
+        Arc::new(GameHandle {
+            game,
+            tx: proxy.recipient(),
+            ply: AtomicU32::new(0),
+        })
     }
 
     /// `owner` took `games` over from a dead node: their watchers here
@@ -194,11 +279,7 @@ impl Remote {
         }
         // A snapshot asked for again after a gap is not answered.
         if request != 0 {
-            self.counts.remote_served();
-            let result = result
-                .map(|answer| (answer.data, answer.ok.to_string()))
-                .map_err(|e| (e.code.number(), e.message));
-            self.bus.send(&from, Body::Answer { request, result });
+            self.answer(&from, request, result);
         }
     }
 
@@ -212,9 +293,15 @@ impl Remote {
         let id = match far.get(&key) {
             Some(known) if !fresh => return Arc::clone(known),
             Some(known) => known.id,
-            None => self.next_far.fetch_add(1, Ordering::Relaxed),
+            None => self.next_far_id(),
         };
-        let session = Arc::new(FarSession::new(self.bus.clone(), node, conn, game, id));
+        let session = Arc::new(FarSession::new(
+            self.bus.clone(),
+            node,
+            conn,
+            Some(game),
+            id,
+        ));
         far.insert(key, Arc::clone(&session));
         session
     }
@@ -238,17 +325,14 @@ impl Remote {
         game: GameId,
         conn: u64,
         session: SessionRef,
-    ) -> (u64, oneshot::Receiver<Answered>) {
+    ) -> (u64, oneshot::Receiver<RawAnswer>) {
         let view = View {
             session,
             owner: owner.to_string(),
             expected: 1,
         };
         lock(&self.views).insert((conn, game), view);
-        let request = self.next_request.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = oneshot::channel();
-        lock(&self.pending).insert(request, tx);
-        self.counts.remote_sent();
+        let (request, rx) = self.pending_request();
         self.bus.send(
             owner,
             Body::Watch {
@@ -275,10 +359,15 @@ impl Remote {
     }
 }
 
-/// An answer as the bus carries it, as the session takes it.
-fn answered(result: Result<(String, String), (u16, String)>) -> Answered {
+/// An answer as the bus carries it: the data lines and the final line, or
+/// an error's code and words.
+type RawAnswer = Result<(String, String), (u16, String)>;
+
+/// An answer as the bus carries it, as the session takes it: the answer
+/// to a command of `kind`.
+fn answered(kind: CommandKind, result: RawAnswer) -> Answered {
     match result {
-        Ok((data, line)) => match Reply::parse(CommandKind::Watch, &line) {
+        Ok((data, line)) => match Reply::parse(kind, &line) {
             Ok(ok) => Ok(Answer { data, ok }),
             Err(_) => Err(unreachable_owner("its answer did not read")),
         },
@@ -296,8 +385,18 @@ fn unreachable_owner(why: &str) -> ProtocolError {
     )
 }
 
+/// The owner's answer to a request for a command of `kind`, waited for at
+/// most [`ANSWER_WITHIN`].
+async fn owner_answer(kind: CommandKind, answer: oneshot::Receiver<RawAnswer>) -> Answered {
+    match tokio::time::timeout(ANSWER_WITHIN, answer).await {
+        Ok(Ok(answer)) => answered(kind, answer),
+        Ok(Err(_)) => Err(unreachable_owner("no answer")),
+        Err(_) => Err(unreachable_owner("in time")),
+    }
+}
+
 /// Finds which node owns a game this node does not hold, and makes a route
-/// to it there.
+/// to it there; seats players at games elsewhere.
 pub struct Directory {
     pub remote: Arc<Remote>,
     pub store: Store,
@@ -307,39 +406,110 @@ impl Actor for Directory {
     type Context = Context<Self>;
 }
 
+impl Directory {
+    /// The node that owns `game`, if another node does.
+    fn owner_elsewhere(&self, game: GameId) -> impl Future<Output = Option<String>> + use<> {
+        let owner = self.store.owner_of(game);
+        let remote = Arc::clone(&self.remote);
+        async move {
+            let owner = owner.await.ok().flatten()?;
+            (owner != remote.bus.node()).then_some(owner)
+        }
+    }
+}
+
 impl Handler<FindElsewhere<SessionRef>> for Directory {
     type Result = ResponseFuture<Option<SeatRef>>;
 
     fn handle(&mut self, msg: FindElsewhere<SessionRef>, _: &mut Context<Self>) -> Self::Result {
         let FindElsewhere(game, _) = msg;
-        let owner = self.store.owner_of(game);
+        let owner = self.owner_elsewhere(game);
+        let remote = Arc::clone(&self.remote);
+        Box::pin(async move { Some(remote.route_to(owner.await?, game, None)) })
+    }
+}
+
+impl Handler<SitElsewhere<SessionRef>> for Directory {
+    type Result = ResponseFuture<Result<(SeatRef, flipline::Color), ProtocolError>>;
+
+    fn handle(&mut self, msg: SitElsewhere<SessionRef>, _: &mut Context<Self>) -> Self::Result {
+        let owner = self.owner_elsewhere(msg.game);
         let remote = Arc::clone(&self.remote);
         Box::pin(async move {
-            let owner = owner.await.ok().flatten()?;
-            if owner == remote.bus.node() {
-                return None;
-            }
-            let proxy = RemoteGame {
-                remote,
-                owner,
+            let SitElsewhere {
+                game,
+                conn,
+                name,
+                session,
+            } = msg;
+            let owner = owner.await.ok_or(Refusal::NoGame(game))?;
+            let away = SitAway {
+                name: Name::clone(&name),
                 game,
             };
-            let tx = proxy.start().recipient();
-            Some(Arc::new(GameHandle {
-                game,
-                tx,
-                ply: AtomicU32::new(0),
-            }))
+            let pass = (remote.doors.sit_away.send(away).await)
+                .map_err(|_| unreachable_owner("stopping"))??;
+            let pass = FarPass::of(&name, pass);
+            let mut asked = remote.sit(&owner, (game, conn), pass, session);
+            let answered = owner_answer(CommandKind::Join, asked.take_answer()).await;
+            let answer = answered.and_then(|answer| match answer.ok {
+                Reply::Joined(_, color) => Ok(color),
+                _ => Err(unreachable_owner("its answer did not read")),
+            });
+            match answer {
+                Ok(color) => Ok((remote.route_to(owner, game, Some(conn)), color)),
+                Err(e) => {
+                    remote.sit_failed(conn, &asked);
+                    remote.doors.back.do_send(BackFromAway { name, game });
+                    Err(e)
+                }
+            }
         })
     }
 }
 
-/// A game elsewhere as a watcher here reaches it: `WATCH` and the leaving
-/// of it go to the owner; playing it from here is refused.
+impl Handler<RematchElsewhere> for Directory {
+    type Result = ResponseFuture<Result<Option<SeatRef>, ProtocolError>>;
+
+    fn handle(&mut self, msg: RematchElsewhere, _: &mut Context<Self>) -> Self::Result {
+        let RematchElsewhere(conn) = msg;
+        let remote = Arc::clone(&self.remote);
+        Box::pin(async move {
+            let (request, answer) = remote
+                .act(conn, FarAct::Rematch)
+                .ok_or(Refusal::NotInGame)?;
+            let answered = owner_answer(CommandKind::Rematch, answer).await;
+            if answered.is_err() {
+                lock(&remote.pending).remove(&request);
+            }
+            match answered?.ok {
+                Reply::Game(game) => {
+                    let owner = remote.moved_on(conn, game).ok_or(Refusal::NotInGame)?;
+                    Ok(Some(remote.route_to(owner, game, Some(conn))))
+                }
+                _ => Ok(None),
+            }
+        })
+    }
+}
+
+impl Handler<GoneElsewhere> for Directory {
+    type Result = ();
+
+    fn handle(&mut self, msg: GoneElsewhere, _: &mut Context<Self>) {
+        self.remote.gone_here(msg.0);
+    }
+}
+
+/// A game elsewhere as a connection here reaches it: a watcher's `WATCH`
+/// and the leaving of it go to the owner, and so do a player's commands
+/// (`player`: its connection here); playing from a watcher's route is
+/// refused.
 struct RemoteGame {
     remote: Arc<Remote>,
     owner: String,
     game: GameId,
+    player: Option<u64>,
 }
 
 impl Actor for RemoteGame {
@@ -355,11 +525,7 @@ impl Handler<GameRequest> for RemoteGame {
                 let (remote, game) = (Arc::clone(&self.remote), self.game);
                 let (request, answer) = remote.watch(&self.owner, game, id, session);
                 Box::pin(async move {
-                    let answered = match tokio::time::timeout(ANSWER_WITHIN, answer).await {
-                        Ok(Ok(answer)) => answer,
-                        Ok(Err(_)) => Err(unreachable_owner("no answer")),
-                        Err(_) => Err(unreachable_owner("in time")),
-                    };
+                    let answered = owner_answer(CommandKind::Watch, answer).await;
                     if answered.is_err() {
                         remote.watch_failed(request, game, id);
                     }
@@ -371,17 +537,32 @@ impl Handler<GameRequest> for RemoteGame {
                 ctx.stop();
                 Box::pin(async { Ok(Answer::default()) })
             }
-            ToGame::Play { .. } | ToGame::Hint { .. } | ToGame::Seating(_) => {
-                let (game, owner) = (self.game, self.owner.clone());
-                Box::pin(async move {
-                    Err(ProtocolError::new(
-                        ErrorCode::Conflict,
-                        format!(
-                            "game {game} is played on node {owner}: watch it from here, play it there"
-                        ),
-                    ))
-                })
-            }
+            ToGame::Play { action, .. } => self.act(FarAct::of(&action)),
+            ToGame::Hint { .. } => self.act(FarAct::Hint),
+            ToGame::Seating(_) => Box::pin(async { Ok(Answer::default()) }),
         }
+    }
+}
+
+impl RemoteGame {
+    /// A player's command, sent to the owner; refused on a watcher's route.
+    fn act(&self, act: FarAct) -> ResponseFuture<Answered> {
+        let kind = act.kind();
+        let sent = self.player.and_then(|conn| self.remote.act(conn, act));
+        let (game, owner) = (self.game, self.owner.clone());
+        let remote = Arc::clone(&self.remote);
+        Box::pin(async move {
+            let Some((request, answer)) = sent else {
+                return Err(ProtocolError::new(
+                    ErrorCode::Conflict,
+                    format!("game {game} is played on node {owner}: JOIN {game} to take a seat"),
+                ));
+            };
+            let answered = owner_answer(kind, answer).await;
+            if answered.is_err() {
+                lock(&remote.pending).remove(&request);
+            }
+            answered
+        })
     }
 }

@@ -394,19 +394,37 @@ fn start_bus(config: &Config) -> std::io::Result<Option<crate::bus::Starting>> {
         .map_err(|e| std::io::Error::new(e.kind(), format!("cannot start the cluster's bus: {e}")))
 }
 
-/// The directory of the other nodes' games, for `WATCH`, over `bus`.
+/// The directory of the other nodes' games, for `WATCH` and `JOIN`, over
+/// `bus`.
 fn reach_other_nodes(
     (bus, slot): (crate::bus::Bus, crate::bus::InboundSlot),
     lobby: &Addr<Lobby>,
     store: &Store,
     counts: Arc<crate::node_state::NodeState>,
-) -> actix::Recipient<crate::messages::FindElsewhere<crate::session::SessionRef>> {
-    let remote = crate::remote::Remote::attach(bus, &slot, lobby.clone().recipient(), counts);
+) -> crate::session::Elsewhere {
+    let doors = crate::remote::LobbyDoors {
+        connected: lobby.clone().recipient(),
+        login: lobby.clone().recipient(),
+        join: lobby.clone().recipient(),
+        rematch: lobby.clone().recipient(),
+        gone: lobby.clone().recipient(),
+        sit_away: lobby.clone().recipient(),
+        back: lobby.clone().recipient(),
+        worker: actix::Arbiter::current(),
+    };
+    let lookups = (lobby.clone().recipient(), doors);
+    let remote = crate::remote::Remote::attach(bus, &slot, lookups, counts);
     let directory = crate::remote::Directory {
         remote,
         store: store.clone(),
-    };
-    directory.start().recipient()
+    }
+    .start();
+    crate::session::Elsewhere {
+        find: directory.clone().recipient(),
+        sit: directory.clone().recipient(),
+        rematch: directory.clone().recipient(),
+        gone: directory.recipient(),
+    }
 }
 
 /// Starts the metrics listener on `listen`, if it names an address.

@@ -72,7 +72,7 @@ fn spectators_on_other_nodes_see_every_line_the_players_see() {
 }
 
 #[test]
-fn a_game_elsewhere_is_watched_not_played_from_here() {
+fn a_full_game_elsewhere_is_watched_from_here() {
     let Some(nats) = nats_server() else {
         return;
     };
@@ -84,8 +84,11 @@ fn a_game_elsewhere_is_watched_not_played_from_here() {
     let mut owner = Client::login_as(nodes[0].addr, "own");
     let game = owner.ok_game("NEW othello hotseat");
     let mut far = Client::login_as(nodes[1].addr, "far");
-    let refused = far.err(&format!("JOIN {game}"), 404);
-    assert!(refused.contains("no game"), "{refused}");
+    // A hotseat game has no seat free, wherever it is asked.
+    let refused = far.err(&format!("JOIN {game}"), 409);
+    assert!(refused.contains(&format!("{game}")), "{refused}");
+    let nowhere = far.err(&format!("JOIN {}", game + 100_000), 404);
+    assert!(nowhere.contains("no game"), "{nowhere}");
     assert_eq!(far.ok(&format!("WATCH {game}")).1, format!("OK {game}"));
     let lines = far.lines_through(&format!("TURN {game} "));
     assert!(lines[0].starts_with(&format!("START {game} ")), "{lines:?}");

@@ -328,6 +328,18 @@ pub struct GuestLogin {
     pub fresh: GuestSecret,
 }
 
+/// How a name sitting at a game on another node logged in here: what that
+/// node needs to seat it (nodes trust each other's password checks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AwayPass {
+    /// A guest's secret; `None` for a registered name.
+    pub secret: Option<GuestSecret>,
+    /// Whether it logged in with a password.
+    pub member: bool,
+    /// What `WHO` shows of it.
+    pub marks: Marks,
+}
+
 /// A login the lobby let through.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoggedIn {
@@ -836,19 +848,24 @@ impl<R: Clone> LobbyCore<R> {
     }
 
     /// What [`LobbyCore::sit_away`] decides.
-    fn decide_sit_away(&mut self, name: &Name, game: GameId) -> Result<Done<(), R>, Refusal> {
+    fn decide_sit_away(&mut self, name: &Name, game: GameId) -> Result<Done<AwayPass, R>, Refusal> {
         self.logged_in(name)?;
         let mut effects = Vec::new();
-        if self.away_of(name) == Some(game) {
-            return done((), effects);
+        if self.away_of(name) != Some(game) {
+            self.check_free(name)?;
+            self.vacate(name, &mut effects);
+            self.withdraw_seek(name);
         }
-        self.check_free(name)?;
-        self.vacate(name, &mut effects);
-        self.withdraw_seek(name);
-        if let Some(person) = self.existing_person_mut(name) {
-            person.away = NonZeroU64::new(game);
-        }
-        done((), effects)
+        let Some(person) = self.existing_person_mut(name) else {
+            return Err(Refusal::NotLoggedIn);
+        };
+        person.away = NonZeroU64::new(game);
+        let pass = AwayPass {
+            secret: person.secret,
+            member: person.member,
+            marks: person.marks,
+        };
+        done(pass, effects)
     }
 
     /// What [`LobbyCore::leave`] decides.
@@ -1383,7 +1400,7 @@ impl<R: Clone> LobbyCore<R> {
     /// until [`LobbyCore::back_from_away`] (the owner seats it there; a
     /// refusal there brings it back at once). Joining the same game again
     /// changes nothing.
-    pub fn sit_away(&mut self, name: &Name, game: GameId) -> Result<Done<(), R>, Refusal> {
+    pub fn sit_away(&mut self, name: &Name, game: GameId) -> Result<Done<AwayPass, R>, Refusal> {
         self.transact(|core| core.decide_sit_away(name, game))
     }
 

@@ -114,7 +114,7 @@ impl Harness {
 
     fn sit_away(&mut self, name: &str, game: GameId) -> Result<(), u16> {
         let done = self.core.sit_away(&Name::from(name), game).map_err(code)?;
-        self.settle(done)
+        self.settle(done).map(|_| ())
     }
 
     fn leave(&mut self, name: &str, watching: bool) -> Result<Left, u16> {

@@ -90,12 +90,13 @@ impl Reach for SessionRef {
                     session.do_send(msg);
                 }
             }
-            // A spectator elsewhere hears the game's lines, nothing else.
-            SessionRef::Far(far) => {
-                if let ToSession::Deliver(text) = msg {
-                    far.tell(&text);
-                }
-            }
+            // A connection elsewhere hears lines and, a player, its seats;
+            // its own node closes it and checks it for idleness.
+            SessionRef::Far(far) => match msg {
+                ToSession::Deliver(text) => far.tell(&text),
+                ToSession::Seated(seat) => far.seated(seat.game),
+                ToSession::IdleCheck | ToSession::Shutdown => {}
+            },
         }
     }
 
@@ -160,8 +161,20 @@ pub struct Shared {
     /// Moves slow inside the daemon, for the log.
     pub slow_moves: Arc<crate::stall_watch::SlowMoves>,
     /// On a cluster's node reaching the others (`cluster.nats`): the
-    /// routes to games other nodes own, for `WATCH`.
-    pub elsewhere: Option<Recipient<crate::messages::FindElsewhere<SessionRef>>>,
+    /// games other nodes own, for `WATCH` and `JOIN`.
+    pub elsewhere: Option<Elsewhere>,
+}
+
+/// The games other nodes of a cluster own, as sessions reach them.
+pub struct Elsewhere {
+    /// A game's route, for `WATCH`.
+    pub find: Recipient<crate::messages::FindElsewhere<SessionRef>>,
+    /// `JOIN`.
+    pub sit: Recipient<crate::messages::SitElsewhere<SessionRef>>,
+    /// `REMATCH` of a game there.
+    pub rematch: Recipient<crate::messages::RematchElsewhere>,
+    /// A connection closed.
+    pub gone: Recipient<crate::messages::GoneElsewhere>,
 }
 
 /// How long a closing connection may take to write its last lines.
@@ -339,9 +352,15 @@ impl Actor for Session {
     }
 
     fn stopped(&mut self, _: &mut Context<Self>) {
-        // The lobby tells the game this player sits at (it knows which).
+        // The lobby tells the game this player sits at (it knows which);
+        // a game on another node hears it over the bus.
         self.seat = None;
         self.unwatch_all();
+        if let Some(elsewhere) = &self.shared.elsewhere {
+            elsewhere
+                .gone
+                .do_send(crate::messages::GoneElsewhere(self.id));
+        }
         // The name stays: `Drop` gives back the place of a logged-in
         // connection.
         self.shared.lobby.gone.do_send(Gone {

@@ -33,7 +33,7 @@ impl Session {
             move |act, ctx, found| match (found, &act.shared.elsewhere) {
                 (Some(seat), _) => then(act, ctx, seat),
                 (None, Some(elsewhere)) => {
-                    let elsewhere = elsewhere.clone();
+                    let elsewhere = elsewhere.find.clone();
                     act.ask(
                         ctx,
                         &elsewhere,

@@ -9,9 +9,10 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use actix::{Context, Message, Recipient};
-use flipline::protocol::ProtocolError;
+use flipline::Color;
+use flipline::protocol::{GameId, ProtocolError};
 
-use crate::messages::{Answer, Create, Join, Leave, Name, Rematch};
+use crate::messages::{Answer, Create, Join, Leave, Name, Rematch, RematchElsewhere, SitElsewhere};
 use crate::rules::lobby::Left;
 use crate::rules::refusal::Refusal;
 use crate::session::{LobbyPort, SeatRef, Session};
@@ -73,20 +74,48 @@ impl Session {
             return;
         };
         let join = Join {
-            name,
+            name: Name::clone(&name),
             game,
             route: PhantomData,
         };
-        self.ask_lobby(
+        let shared = Arc::clone(&self.shared);
+        self.ask(
             ctx,
-            |l| &l.join,
+            &shared.lobby.join,
             join,
-            |act, (seat, color)| {
-                let game = seat.game;
-                act.seat = Some(seat);
-                Answer::ok(Reply::Joined(game, color))
+            move |act, ctx, joined| match joined {
+                Err(e) if e == Refusal::NoGame(game).into() && act.shared.elsewhere.is_some() => {
+                    act.join_elsewhere(ctx, name, game);
+                }
+                joined => act.seated(ctx, joined),
             },
         );
+    }
+
+    /// `JOIN` of a game this node does not hold: another node's, if one
+    /// owns it.
+    fn join_elsewhere(&mut self, ctx: &mut Context<Self>, name: Name, game: GameId) {
+        let Some(elsewhere) = &self.shared.elsewhere else {
+            return self.refuse(ctx, Refusal::NoGame(game));
+        };
+        let to = elsewhere.sit.clone();
+        let sit = SitElsewhere {
+            game,
+            conn: self.id,
+            name,
+            session: Session::own_ref(ctx),
+        };
+        self.ask(ctx, &to, sit, Session::seated);
+    }
+
+    /// Answers a `JOIN`: the seat is the route to its game from now on.
+    fn seated(&mut self, ctx: &mut Context<Self>, joined: Result<(SeatRef, Color), ProtocolError>) {
+        let reply = joined.map(|(seat, color)| {
+            let game = seat.game;
+            self.seat = Some(seat);
+            Answer::ok(Reply::Joined(game, color))
+        });
+        self.reply(ctx, reply);
     }
 
     pub(super) fn rematch(&mut self, ctx: &mut Context<Self>) {
@@ -97,15 +126,32 @@ impl Session {
             name,
             route: PhantomData,
         };
-        self.ask_lobby(
+        let shared = Arc::clone(&self.shared);
+        self.ask(
             ctx,
-            |l| &l.rematch,
+            &shared.lobby.rematch,
             rematch,
-            |act, seat| match seat {
-                Some(seat) => act.take_seat(seat),
-                None => Answer::ok(Reply::Waiting),
+            |act, ctx, rematched| {
+                let elsewhere = act.shared.elsewhere.as_ref().map(|e| e.rematch.clone());
+                match (rematched, elsewhere) {
+                    // Not here: a seat at a game on another node asks there.
+                    (Err(e), Some(to)) if e == Refusal::NotInGame.into() && act.seat.is_some() => {
+                        let id = act.id;
+                        act.ask(ctx, &to, RematchElsewhere(id), Session::rematched);
+                    }
+                    (rematched, _) => act.rematched(ctx, rematched),
+                }
             },
         );
+    }
+
+    /// Answers a `REMATCH`: the new game's seat, or waiting.
+    fn rematched(&mut self, ctx: &mut Context<Self>, seat: Result<Option<SeatRef>, ProtocolError>) {
+        let reply = seat.map(|seat| match seat {
+            Some(seat) => self.take_seat(seat),
+            None => Answer::ok(Reply::Waiting),
+        });
+        self.reply(ctx, reply);
     }
 
     pub(super) fn leave(&mut self, ctx: &mut Context<Self>) {

@@ -1,0 +1,512 @@
+//! Players of a game on another node of the cluster: a connection here
+//! sits at a game another node owns, and a connection elsewhere sits at a
+//! game here.
+//!
+//! - At the owner, the player is a [`FarSession`] that the lobby knows as
+//!   a connection like any other, logged in with the name and the way it
+//!   logged in on its own node ([`FarPass`]: the nodes trust each other's
+//!   password checks), so that the lobby and the game treat it as they
+//!   treat a connection here (seats, grace after a disconnect, rematches).
+//!   What it hears goes over the bus, numbered per player.
+//! - Here, the player's route is a `RemoteGame` whose commands go to the
+//!   owner ([`Body::Act`]); the lines come back in order, a number missing
+//!   asks for the seat again (`JOIN` of one's own seat: the snapshot).
+//! - The lobby here holds the name for the game away (`SitAway`), so that
+//!   nobody sits in two games in play; it lets go once the game is over
+//!   (its `OVER` passes here) or the seat is refused.
+
+use std::sync::{Arc, Mutex};
+
+use flipline::protocol::{ErrorCode, Event, GameId, ProtocolError, Reply, ServerLine};
+
+use super::{RawAnswer, Remote, lock, unreachable_owner};
+use crate::bus::{Body, FarAct, FarPass, FarSession, PlayerNews};
+use crate::messages::{
+    Action, Answer, Answered, AwayPass, BackFromAway, Connected, Find, Gone, GuestLogin,
+    GuestSecret, Join, Login, Name, Rematch, SitAway, ToGame, ToSession,
+};
+use crate::rules::lobby::Marks;
+use crate::rules::refusal::Refusal;
+use crate::session::{Reach, SeatRef, SessionRef};
+
+/// A player of another node seated here.
+pub(super) struct FarPlayer {
+    session: Arc<FarSession>,
+    name: Name,
+    /// The route to the game it sits at here, once found.
+    route: Mutex<Option<SeatRef>>,
+}
+
+/// A player here seated at a game elsewhere.
+pub(super) struct PlayerView {
+    session: SessionRef,
+    name: Name,
+    pass: FarPass,
+    owner: String,
+    /// The game it sits at there (a rematch moves it on).
+    game: GameId,
+    /// The number of the next news expected from the owner.
+    expected: u64,
+}
+
+/// A seat here asked of the owner.
+pub(super) struct SitRequest {
+    pub request: u64,
+    answer: Option<tokio::sync::oneshot::Receiver<RawAnswer>>,
+    /// Whether this request made the player's view here (a refusal then
+    /// drops it).
+    pub fresh: bool,
+}
+
+impl SitRequest {
+    /// The owner's answer to come (once).
+    pub fn take_answer(&mut self) -> tokio::sync::oneshot::Receiver<RawAnswer> {
+        self.answer
+            .take()
+            .unwrap_or_else(|| tokio::sync::oneshot::channel().1)
+    }
+}
+
+impl FarPass {
+    /// The pass for `name`, which logged in here as `pass` says.
+    pub fn of(name: &Name, pass: AwayPass) -> FarPass {
+        FarPass {
+            name: name.to_string(),
+            secret: pass.secret.map(|s| s.to_string()),
+            member: pass.member,
+            rating: pass.marks.rating,
+            bot: pass.marks.bot,
+        }
+    }
+
+    /// The login at the owner: a registered name's (its password was
+    /// checked on its node) or a guest's with its secret.
+    fn login(&self, id: u64) -> Result<Login, ProtocolError> {
+        let guest = match (self.member, self.secret.as_deref().map(GuestSecret::parse)) {
+            (true, _) => None,
+            (false, Some(Some(secret))) => Some(GuestLogin {
+                shown: Some(secret),
+                fresh: secret,
+            }),
+            (false, _) => return Err(unreachable_owner("a guest without a secret")),
+        };
+        Ok(Login {
+            name: Name::from(self.name.as_str()),
+            id,
+            guest,
+            marks: Marks {
+                rating: self.rating,
+                bot: self.bot,
+            },
+        })
+    }
+}
+
+impl FarAct {
+    /// What `action` is on the bus.
+    pub fn of(action: &Action) -> FarAct {
+        match action {
+            Action::Move(square) => FarAct::Move(square.to_string()),
+            Action::Pass => FarAct::Pass,
+            Action::Resign => FarAct::Resign,
+            Action::Undo => FarAct::Undo,
+            Action::Board => FarAct::Board,
+            Action::Say(text) => FarAct::Say(text.clone()),
+            Action::Quit => FarAct::Quit,
+        }
+    }
+
+    /// The command it answers, to read the answer back.
+    pub fn kind(&self) -> flipline::protocol::CommandKind {
+        use flipline::protocol::CommandKind as K;
+        match self {
+            FarAct::Move(_) => K::Move,
+            FarAct::Pass => K::Pass,
+            FarAct::Resign => K::End,
+            FarAct::Undo => K::Undo,
+            FarAct::Board => K::Board,
+            FarAct::Say(_) => K::Say,
+            FarAct::Quit => K::Quit,
+            FarAct::Hint => K::Hint,
+            FarAct::Rematch => K::Rematch,
+        }
+    }
+
+    /// What the game here is asked, `None` for `REMATCH` (the lobby's).
+    fn to_game(&self, name: Name) -> Result<Option<ToGame<SessionRef>>, ProtocolError> {
+        let action = match self {
+            FarAct::Move(square) => Action::Move(square.parse().map_err(|_| {
+                ProtocolError::new(ErrorCode::BadRequest, format!("no square {square:?}"))
+            })?),
+            FarAct::Pass => Action::Pass,
+            FarAct::Resign => Action::Resign,
+            FarAct::Undo => Action::Undo,
+            FarAct::Board => Action::Board,
+            FarAct::Say(text) => Action::Say(text.clone()),
+            FarAct::Quit => Action::Quit,
+            FarAct::Hint => return Ok(Some(ToGame::Hint { name })),
+            FarAct::Rematch => return Ok(None),
+        };
+        Ok(Some(ToGame::Play { name, action }))
+    }
+}
+
+fn stopping(_: actix::MailboxError) -> ProtocolError {
+    ProtocolError::new(ErrorCode::Unavailable, "the daemon is stopping")
+}
+
+/// Whether `text` holds the `OVER` of `game`.
+fn ends(text: &str, game: GameId) -> bool {
+    text.lines().any(|line| {
+        line.starts_with("OVER ")
+            && matches!(ServerLine::parse(line), ServerLine::Event(Event::Over { game: g, .. }) if g == game)
+    })
+}
+
+// ---- at the owner ----
+
+impl Remote {
+    /// At the owner: connection `conn` of node `from` takes its seat at
+    /// `game` here (`request` 0: again, for the snapshot; not answered).
+    pub(super) async fn sat(
+        self: Arc<Self>,
+        from: String,
+        (request, conn, game): (u64, u64, GameId),
+        pass: FarPass,
+    ) {
+        let (player, fresh) = self.far_player(&from, conn, &pass.name);
+        if fresh {
+            self.doors.connected.do_send(Connected {
+                id: player.session.id,
+                session: SessionRef::Far(Arc::clone(&player.session)),
+                worker: self.doors.worker.clone(),
+            });
+        }
+        let result = self.seat_far(&player, game, &pass).await;
+        if result.is_err() && fresh {
+            self.drop_player(&from, conn);
+        }
+        if request != 0 {
+            self.answer(&from, request, result);
+        }
+    }
+
+    /// The player of `from` on `conn` known as `name`: the one seated here
+    /// already, or a new one (`true`). A different name on the same
+    /// connection number is a new connection there: the old one goes.
+    fn far_player(&self, from: &str, conn: u64, name: &str) -> (Arc<FarPlayer>, bool) {
+        let key = (from.to_string(), conn);
+        if let Some(known) = lock(&self.seated).get(&key)
+            && known.name.eq_ignore_ascii_case(name)
+        {
+            return (Arc::clone(known), false);
+        }
+        self.drop_player(from, conn);
+        let id = self.next_far_id();
+        let session = FarSession::new(self.bus.clone(), from, conn, None, id);
+        let player = Arc::new(FarPlayer {
+            session: Arc::new(session),
+            name: Name::from(name),
+            route: Mutex::default(),
+        });
+        lock(&self.seated).insert(key, Arc::clone(&player));
+        (player, true)
+    }
+
+    /// Logs the player in here and seats it at `game`.
+    async fn seat_far(&self, player: &FarPlayer, game: GameId, pass: &FarPass) -> Answered {
+        let login = pass.login(player.session.id)?;
+        let logged_in = self.doors.login.send(login).await.map_err(stopping)??;
+        let join = Join {
+            name: logged_in.name,
+            game,
+            route: std::marker::PhantomData,
+        };
+        let (seat, color) = self.doors.join.send(join).await.map_err(stopping)??;
+        *lock(&player.route) = Some(seat);
+        Ok(Answer::ok(Reply::Joined(game, color)))
+    }
+
+    /// At the owner: the player of `from` on `conn` is gone from here (its
+    /// connection closed, or its node): the lobby keeps its seat in play
+    /// for the grace period.
+    pub(super) fn drop_player(&self, from: &str, conn: u64) {
+        let Some(player) = lock(&self.seated).remove(&(from.to_string(), conn)) else {
+            return;
+        };
+        player.session.close();
+        self.doors.gone.do_send(Gone {
+            id: player.session.id,
+            name: Some(Name::clone(&player.name)),
+            closed: true,
+        });
+    }
+
+    /// At the owner: everything connections of `nodes` held here goes.
+    pub(super) fn forget_nodes(self: &Arc<Self>, nodes: &[String]) {
+        let players: Vec<(String, u64)> = (lock(&self.seated).keys())
+            .filter(|(node, _)| nodes.contains(node))
+            .cloned()
+            .collect();
+        for (node, conn) in players {
+            self.drop_player(&node, conn);
+        }
+        let watchers: Vec<_> = (lock(&self.far).keys())
+            .filter(|(node, _, _)| nodes.contains(node))
+            .cloned()
+            .collect();
+        for (node, conn, game) in watchers {
+            tokio::spawn(Arc::clone(self).unwatched(node, game, conn));
+        }
+    }
+
+    /// At the owner: a command of the player of `from` on `conn`, seated
+    /// at `game` here.
+    pub(super) async fn acted(
+        self: Arc<Self>,
+        from: String,
+        (request, conn, game): (u64, u64, GameId),
+        act: FarAct,
+    ) {
+        let player = lock(&self.seated).get(&(from.clone(), conn)).cloned();
+        let result = match player {
+            Some(player) => self.act_here(&player, game, &act).await,
+            None => Err(Refusal::NotInGame.into()),
+        };
+        self.answer(&from, request, result);
+    }
+
+    async fn act_here(&self, player: &FarPlayer, game: GameId, act: &FarAct) -> Answered {
+        let Some(msg) = act.to_game(Name::clone(&player.name))? else {
+            return self.rematch_here(player).await;
+        };
+        let route = self.route_of(player, game).await?;
+        route
+            .tx
+            .send(msg)
+            .await
+            .unwrap_or_else(|_| Err(Refusal::GameGone.into()))
+    }
+
+    /// `REMATCH` of a player seated here: the new game's number, or
+    /// waiting.
+    async fn rematch_here(&self, player: &FarPlayer) -> Answered {
+        let rematch = Rematch {
+            name: Name::clone(&player.name),
+            route: std::marker::PhantomData,
+        };
+        let seat = self.doors.rematch.send(rematch).await.map_err(stopping)??;
+        let Some(seat) = seat else {
+            return Ok(Answer::ok(Reply::Waiting));
+        };
+        let game = seat.game;
+        *lock(&player.route) = Some(seat);
+        Ok(Answer::ok(Reply::Game(game)))
+    }
+
+    /// The route to `game`, where `player` sits.
+    async fn route_of(&self, player: &FarPlayer, game: GameId) -> Result<SeatRef, ProtocolError> {
+        let known = lock(&player.route).clone().filter(|r| r.game == game);
+        if let Some(route) = known {
+            return Ok(route);
+        }
+        let found = self.find.send(Find(game, std::marker::PhantomData)).await;
+        let route = found.ok().flatten().ok_or(Refusal::NotInGame)?;
+        *lock(&player.route) = Some(Arc::clone(&route));
+        Ok(route)
+    }
+
+    /// Answers request `request` of `from`.
+    pub(super) fn answer(&self, from: &str, request: u64, result: Answered) {
+        self.counts.remote_served();
+        let result = result
+            .map(|answer| (answer.data, answer.ok.to_string()))
+            .map_err(|e| (e.code.number(), e.message));
+        self.bus.send(from, Body::Answer { request, result });
+    }
+}
+
+// ---- where the player is ----
+
+impl Remote {
+    /// Here: `session` (connection `conn`, logged in as `name`) takes its
+    /// seat at `game` on `owner`.
+    pub(super) fn sit(
+        &self,
+        owner: &str,
+        (game, conn): (GameId, u64),
+        pass: FarPass,
+        session: SessionRef,
+    ) -> SitRequest {
+        let mut players = lock(&self.players);
+        let fresh = match players.get_mut(&conn) {
+            Some(view) if view.owner == owner => {
+                view.game = game;
+                false
+            }
+            known => {
+                // A seat on another node before (a game over there): that
+                // connection goes there.
+                if let Some(old) = known {
+                    self.bus.send(&old.owner, Body::Away { conn });
+                }
+                let view = PlayerView {
+                    session,
+                    name: Name::from(pass.name.as_str()),
+                    pass: pass.clone(),
+                    owner: owner.to_string(),
+                    game,
+                    expected: 1,
+                };
+                players.insert(conn, view);
+                true
+            }
+        };
+        drop(players);
+        let (request, answer) = self.pending_request();
+        self.bus.send(
+            owner,
+            Body::Sit {
+                request,
+                conn,
+                game,
+                pass,
+            },
+        );
+        SitRequest {
+            request,
+            answer: Some(answer),
+            fresh,
+        }
+    }
+
+    /// Here: the seat asked for by `sit` came to nothing (refused, or no
+    /// answer in time). A view it made goes, and its owner (who may have
+    /// seated the player after all, or been told to by a takeover
+    /// meanwhile) forgets the connection: nothing stays held there.
+    pub(super) fn sit_failed(&self, conn: u64, asked: &SitRequest) {
+        lock(&self.pending).remove(&asked.request);
+        if !asked.fresh {
+            return;
+        }
+        if let Some(view) = lock(&self.players).remove(&conn) {
+            self.bus.send(&view.owner, Body::Away { conn });
+        }
+    }
+
+    /// Here: a command of the player on `conn`, for its seat elsewhere; the
+    /// request's number and the answer to come, or `None` if it sits
+    /// nowhere else.
+    pub(super) fn act(
+        &self,
+        conn: u64,
+        act: FarAct,
+    ) -> Option<(u64, tokio::sync::oneshot::Receiver<RawAnswer>)> {
+        let (owner, game) = {
+            let players = lock(&self.players);
+            let view = players.get(&conn)?;
+            (view.owner.clone(), view.game)
+        };
+        let (request, answer) = self.pending_request();
+        let body = Body::Act {
+            request,
+            conn,
+            game,
+            act,
+        };
+        self.bus.send(&owner, body);
+        Some((request, answer))
+    }
+
+    /// Here: the player on `conn` sits at `game` now (a rematch), on the
+    /// same owner; the lobby here holds its name for it.
+    pub(super) fn moved_on(&self, conn: u64, game: GameId) -> Option<String> {
+        let mut players = lock(&self.players);
+        let view = players.get_mut(&conn)?;
+        view.game = game;
+        let sit = SitAway {
+            name: Name::clone(&view.name),
+            game,
+        };
+        let owner = view.owner.clone();
+        drop(players);
+        let lobby = self.doors.sit_away.clone();
+        tokio::spawn(async move {
+            if let Ok(Err(e)) = lobby.send(sit).await {
+                tracing::warn!(game, error = %e, "a rematch elsewhere seats a player who sits in a game here");
+            }
+        });
+        Some(owner)
+    }
+
+    /// Here: news from `from` for the player on `conn`.
+    pub(super) fn player_news(self: &Arc<Self>, from: &str, conn: u64, seq: u64, news: PlayerNews) {
+        let mut players = lock(&self.players);
+        let Some(view) = players.get_mut(&conn).filter(|v| v.owner == from) else {
+            return;
+        };
+        if seq != view.expected {
+            tracing::warn!(
+                game = view.game,
+                from,
+                missed = seq.saturating_sub(view.expected),
+                "lines for a player of a game on another node were lost: taking the seat again"
+            );
+            let body = Body::Sit {
+                request: 0,
+                conn,
+                game: view.game,
+                pass: view.pass.clone(),
+            };
+            self.bus.send(from, body);
+        }
+        view.expected = seq + 1;
+        match news {
+            PlayerNews::Lines(text) => {
+                if ends(&text, view.game) {
+                    self.doors.back.do_send(BackFromAway {
+                        name: Name::clone(&view.name),
+                        game: view.game,
+                    });
+                }
+                view.session.tell(ToSession::Deliver(Arc::from(text)));
+            }
+            PlayerNews::Seated(game) => {
+                let session = view.session.clone();
+                drop(players);
+                if let Some(owner) = self.moved_on(conn, game) {
+                    let route = self.route_to(owner, game, Some(conn));
+                    session.tell(ToSession::Seated(route));
+                }
+            }
+        }
+    }
+
+    /// Here: `owner` took over `games`: players here seated at one of them
+    /// take their seats there (the snapshot follows).
+    pub(super) fn players_follow(&self, owner: &str, games: &[GameId]) {
+        let mut players = lock(&self.players);
+        for (&conn, view) in players.iter_mut() {
+            if !games.contains(&view.game) || view.owner == owner {
+                continue;
+            }
+            view.owner = owner.to_string();
+            view.expected = 1;
+            let body = Body::Sit {
+                request: 0,
+                conn,
+                game: view.game,
+                pass: view.pass.clone(),
+            };
+            self.bus.send(owner, body);
+        }
+    }
+
+    /// Here: connection `conn` closed; a seat it held elsewhere is kept
+    /// there for the grace period.
+    pub(super) fn gone_here(&self, conn: u64) {
+        if let Some(view) = lock(&self.players).remove(&conn) {
+            self.bus.send(&view.owner, Body::Away { conn });
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! Players of one game on different nodes of a cluster (`cluster.nats`):
+//! a game made on one node and joined from another is played, seen and
+//! rematched as on one node, line for line and in the same order, with
+//! spectators on a third; a player away from the game's node keeps the
+//! name's one game in play there too, and takes its seat back from any
+//! node after a disconnect. Real processes on loopback, a NATS server and
+//! a PostgreSQL server of the tests'.
+
+use std::net::SocketAddr;
+
+use flipd::store::postgres::scratch::ScratchDatabase;
+use flipline_tests::*;
+
+use crate::cluster::{counter, metrics_of, node_config_with, reply, secret_of};
+
+fn start_nodes(dir: &std::path::Path, url: &str, nats: &str) -> Vec<ChildDaemon> {
+    ["a", "b", "c"]
+        .iter()
+        .map(|node| ChildDaemon::start_with(&node_config_with(dir, node, url, nats)))
+        .collect()
+}
+
+/// `NEW othello as X` by `black` on `home`, `JOIN` by `white` on `away`:
+/// both have read the `START` line, which is returned.
+fn made_here_joined_there(
+    (home, away): (SocketAddr, SocketAddr),
+    black: &mut Client,
+    white: &mut Client,
+) -> Start {
+    let game = black.ok_game("NEW othello as X");
+    let (data, joined) = white.ok(&format!("JOIN {game}"));
+    assert!(data.is_empty(), "{data:?}");
+    assert_eq!(
+        joined,
+        format!("OK {game} O"),
+        "JOIN from {away} of a game on {home}"
+    );
+    let start = white.line();
+    assert_eq!(black.line(), start, "both see the same START");
+    let parsed = parse_start(&start);
+    assert_eq!(
+        (parsed.game, parsed.black.as_str()),
+        (game, black.name.as_str())
+    );
+    parsed
+}
+
+#[test]
+fn players_on_two_nodes_and_spectators_on_a_third_see_the_same_lines() {
+    let Some(nats) = nats_server() else {
+        return;
+    };
+    let Some(db) = ScratchDatabase::new("cluster_play") else {
+        return;
+    };
+    let dir = temp_dir("cluster-play");
+    let nodes = start_nodes(&dir, &db.url, &nats);
+    let (a, b, c) = (nodes[0].addr, nodes[1].addr, nodes[2].addr);
+    let mut black = Client::login_as(a, "pa");
+    let mut white = Client::login_as(b, "pb");
+    let start = made_here_joined_there((a, b), &mut black, &mut white);
+    let game = start.game;
+    let mut on_c = Client::login_as(c, "pc_watch");
+    assert_eq!(on_c.ok(&format!("WATCH {game}")).1, format!("OK {game}"));
+    assert_eq!(on_c.line(), format!("START {game} othello pa pb -"));
+    let mut clients = [&mut black, &mut white, &mut on_c];
+    let finished = play_game(&mut clients, &start, &mut |moves| moves[moves.len() / 2]);
+    assert!(finished.plies > 50, "{} plies", finished.plies);
+
+    // A rematch asked on both nodes: colours swapped, on the same node.
+    assert_eq!(white.ok("REMATCH").1, "OK waiting");
+    let offer = black.expect_event("INFO ");
+    assert!(offer.contains("REMATCH"), "{offer}");
+    let (data, rematched) = black.ok("REMATCH");
+    assert!(data.is_empty(), "{data:?}");
+    let again = reply_game("REMATCH", &rematched);
+    let start_black = black.line();
+    let start_white = white.expect_event(&format!("START {again} "));
+    assert_eq!(start_black, start_white);
+    assert_eq!(start_black, format!("START {again} othello pb pa -"));
+    let again = parse_start(&start_black);
+    let mut clients = [&mut black, &mut white];
+    play_game(&mut clients, &again, &mut |moves| moves[0]);
+
+    // The owner served the commands of the player on b, which sent them.
+    let served = counter(
+        metrics_of(&nodes[0]),
+        "flipline_remote_requests_served_total",
+    );
+    let sent = counter(metrics_of(&nodes[1]), "flipline_remote_requests_sent_total");
+    assert!(sent >= 30 && served >= sent, "sent {sent}, served {served}");
+    // Over there: free here again.
+    assert_eq!(white.ok("SEEK othello").1, "OK seeking");
+    drop(nodes);
+    drop(db);
+    remove_temp_dir(&dir);
+}
+
+#[test]
+fn a_player_away_from_the_games_node_takes_its_seat_back_from_any_node() {
+    let Some(nats) = nats_server() else {
+        return;
+    };
+    let Some(db) = ScratchDatabase::new("cluster_play_back") else {
+        return;
+    };
+    let dir = temp_dir("cluster-play-back");
+    let nodes = start_nodes(&dir, &db.url, &nats);
+    let (a, b, c) = (nodes[0].addr, nodes[1].addr, nodes[2].addr);
+    let mut black = Client::login_as(a, "ra");
+    let mut white = Client::connect(b);
+    let secret = secret_of(&reply(&mut white, "LOGIN rb").unwrap_or_default());
+    white.name = "rb".into();
+    let start = made_here_joined_there((a, b), &mut black, &mut white);
+    let game = start.game;
+    black.lines_through(&format!("TURN {game} "));
+    white.lines_through(&format!("TURN {game} "));
+    // The player on b sits at a game in play: nothing else meanwhile, on
+    // its own node either, and WHO there says where it plays; its name is
+    // taken on the game's node.
+    let refused = white.err("SEEK othello", 409);
+    assert!(
+        refused.contains(&format!("game {game} is in play")),
+        "{refused}"
+    );
+    let (who, _) = white.ok("WHO");
+    let playing = format!("PLAYER rb playing {game} ");
+    assert!(who.iter().any(|l| l.starts_with(&playing)), "{who:?}");
+    let mut twin = Client::connect(a);
+    let taken = reply(&mut twin, "LOGIN rb").unwrap_or_default();
+    assert!(taken.starts_with("ERR 409 "), "{taken}");
+
+    assert_eq!(black.ok("MOVE d3").1, "OK");
+    white.expect_event(&format!("TURN {game} "));
+
+    // White's connection on b closes: the game's node keeps the seat.
+    drop(white);
+    let kept = black.expect_event("INFO rb disconnected");
+    assert!(kept.contains("the seat is kept"), "{kept}");
+    // Back on c, with its secret: the seat and the position.
+    let mut back = Client::connect(c);
+    let login = reply(&mut back, &format!("LOGIN rb secret {secret}")).unwrap_or_default();
+    assert!(login.starts_with("OK "), "{login}");
+    back.name = "rb".into();
+    assert_eq!(back.ok(&format!("JOIN {game}")).1, format!("OK {game} O"));
+    let snapshot = back.lines_through(&format!("TURN {game} "));
+    assert_eq!(snapshot[0], format!("START {game} othello ra rb -"));
+    assert!(
+        snapshot
+            .iter()
+            .any(|l| l.starts_with(&format!("BOARD {game} "))),
+        "{snapshot:?}"
+    );
+    let turn = snapshot.last().cloned().unwrap_or_default();
+    assert!(turn.starts_with(&format!("TURN {game} O ")), "{turn}");
+    let (_, command) = first_move(&turn);
+    assert_eq!(back.ok(&command).1, "OK");
+    let moved = black.expect_event(&format!("MOVED {game} O "));
+    assert!(
+        moved.contains(command.trim_start_matches("MOVE ")),
+        "{moved} after {command}"
+    );
+    // A wrong secret from yet another node is refused there.
+    drop(back);
+    black.expect_event("INFO rb disconnected");
+    let mut impostor = Client::connect(b);
+    let login = reply(&mut impostor, "LOGIN rb").unwrap_or_default();
+    assert!(
+        login.starts_with("OK "),
+        "a guest name is free on b: {login}"
+    );
+    let refused = impostor.err(&format!("JOIN {game}"), 409);
+    assert!(refused.contains("not the secret"), "{refused}");
+    // Refused there, it sits nowhere: free on b.
+    assert_eq!(impostor.ok("SEEK othello").1, "OK seeking");
+    drop(nodes);
+    drop(db);
+    remove_temp_dir(&dir);
+}
