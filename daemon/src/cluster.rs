@@ -31,8 +31,9 @@ pub fn joining(config: &ClusterConfig) -> Option<Joining> {
 
 /// Starts keeping the lease of the node that `joined`; games it takes over
 /// go to `lobby`, and once started there, the other nodes hear of them
-/// (`bus`: their watchers follow them here); `lost` is told if the node is
-/// declared dead.
+/// (`bus`: their watchers and players elsewhere follow them here; nodes
+/// declared dead are forgotten on every node); `lost` is told if the node
+/// is declared dead.
 pub fn keep(
     store_config: StoreConfig,
     joined: Joined,
@@ -41,6 +42,13 @@ pub fn keep(
     lost: oneshot::Sender<()>,
 ) -> std::io::Result<Keeper> {
     let lost = Mutex::new(Some(lost));
+    // A node started again is a new incarnation: what connections of its
+    // last one held on other nodes goes.
+    if let Some(bus) = &bus {
+        bus.broadcast(Body::Gone {
+            nodes: vec![bus.node().to_string()],
+        });
+    }
     let news = move |news: News| match news {
         News::Claimed(games) => {
             let ids: Vec<u64> = games.iter().map(|g| g.id).collect();
@@ -52,6 +60,13 @@ pub fn keep(
                     bus.broadcast(Body::Owns { games: ids });
                 }
             });
+        }
+        // What connections of theirs held on this node's games goes (their
+        // seats kept for the grace period), here and on every node.
+        News::Declared(nodes) => {
+            if let Some(bus) = &bus {
+                bus.broadcast(Body::Gone { nodes });
+            }
         }
         News::Lost => {
             let told = lost.lock().ok().and_then(|mut lost| lost.take());

@@ -11,7 +11,9 @@ use std::net::SocketAddr;
 use flipd::store::postgres::scratch::ScratchDatabase;
 use flipline_tests::*;
 
-use crate::cluster::{counter, metrics_of, node_config_with, reply, secret_of};
+use crate::cluster::{
+    Back, Seat, counter, metrics_of, node_config_with, reply, secret_of, take_seat_back,
+};
 
 fn start_nodes(dir: &std::path::Path, url: &str, nats: &str) -> Vec<ChildDaemon> {
     ["a", "b", "c"]
@@ -175,5 +177,74 @@ fn a_player_away_from_the_games_node_takes_its_seat_back_from_any_node() {
     assert_eq!(impostor.ok("SEEK othello").1, "OK seeking");
     drop(nodes);
     drop(db);
+    remove_temp_dir(&dir);
+}
+
+#[test]
+fn a_player_elsewhere_follows_its_game_when_the_games_node_dies() {
+    follows_after_the_owner_dies(&["a", "b", "c"]);
+}
+
+/// The same with the player's node the only one left to take the game
+/// over: its seat becomes one on its own node.
+#[test]
+fn a_player_elsewhere_sits_at_its_game_on_its_own_node_once_that_node_takes_it_over() {
+    follows_after_the_owner_dies(&["b", "c"]);
+}
+
+/// A game owned by the last of `names` (`c`), black there, white on `b`:
+/// the owner dies, white's seat follows the game, black takes its seat
+/// back on a live node.
+fn follows_after_the_owner_dies(names: &[&str]) {
+    let Some(nats) = nats_server() else {
+        return;
+    };
+    let Some(db) = ScratchDatabase::new(&format!("cluster_play_takeover{}", names.len())) else {
+        return;
+    };
+    let dir = temp_dir(&format!("cluster-play-takeover{}", names.len()));
+    let mut nodes: Vec<ChildDaemon> = (names.iter())
+        .map(|node| ChildDaemon::start_with(&node_config_with(&dir, node, &db.url, &nats)))
+        .collect();
+    let addrs: Vec<SocketAddr> = nodes.iter().map(|n| n.addr).collect();
+    let [live @ .., c] = addrs.as_slice() else {
+        panic!("no nodes")
+    };
+    let (b, c) = (live[live.len() - 1], *c);
+    let mut black = Client::connect(c);
+    let secret = secret_of(&reply(&mut black, "LOGIN ka").unwrap_or_default());
+    black.name = "ka".into();
+    let mut white = Client::login_as(b, "kb");
+    let start = made_here_joined_there((c, b), &mut black, &mut white);
+    let game = start.game;
+    black.lines_through(&format!("TURN {game} "));
+    white.lines_through(&format!("TURN {game} "));
+    assert_eq!(black.ok("MOVE d3").1, "OK");
+    white.lines_through(&format!("TURN {game} O "));
+
+    if let Some(owner) = nodes.last_mut() {
+        owner.kill();
+    }
+    // White, on b, does nothing: its seat follows the game to the node that
+    // takes it over (b itself or a), whose snapshot it hears.
+    let snapshot = white.lines_through(&format!("TURN {game} O "));
+    let start_line = format!("START {game} othello ka kb -");
+    assert!(snapshot.contains(&start_line), "{snapshot:?}");
+    let turn = snapshot.last().cloned().unwrap_or_default();
+    let (_, command) = first_move(&turn);
+    assert_eq!(white.ok(&command).1, "OK");
+    // Black takes its seat back on a live node and sees both moves there.
+    let seat = Seat {
+        name: "ka".into(),
+        secret,
+        game,
+    };
+    let Back::Seated(mut back, stored) = take_seat_back(live, &seat) else {
+        panic!("game {game} over")
+    };
+    assert_eq!(stored.len(), 2, "{stored:?}");
+    let lines = back.lines_through(&format!("TURN {game} X "));
+    assert!(lines.contains(&start_line), "{lines:?}");
+    drop((back, white, black, nodes, db));
     remove_temp_dir(&dir);
 }

@@ -486,6 +486,15 @@ impl Remote {
     /// take their seats there (the snapshot follows).
     pub(super) fn players_follow(&self, owner: &str, games: &[GameId]) {
         let mut players = lock(&self.players);
+        let home: Vec<u64> = (players.iter())
+            .filter(|(_, view)| games.contains(&view.game) && owner == self.bus.node())
+            .map(|(&conn, _)| conn)
+            .collect();
+        for conn in home {
+            if let Some(view) = players.remove(&conn) {
+                tokio::spawn(self.sit_here(view));
+            }
+        }
         for (&conn, view) in players.iter_mut() {
             if !games.contains(&view.game) || view.owner == owner {
                 continue;
@@ -499,6 +508,35 @@ impl Remote {
                 pass: view.pass.clone(),
             };
             self.bus.send(owner, body);
+        }
+    }
+
+    /// Here: this node took over the game where the player of `view` sat
+    /// from here: it takes its seat here (`JOIN` of its own seat, whose
+    /// snapshot follows), its route now the game's own.
+    fn sit_here(&self, view: PlayerView) -> impl Future<Output = ()> + use<> {
+        let back = BackFromAway {
+            name: Name::clone(&view.name),
+            game: view.game,
+        };
+        self.doors.back.do_send(back);
+        let join = Join {
+            name: Name::clone(&view.name),
+            game: view.game,
+            route: std::marker::PhantomData,
+        };
+        let asked = self.doors.join.send(join);
+        async move {
+            match asked.await {
+                Ok(Ok((seat, _))) => view.session.tell(ToSession::Seated(seat)),
+                Ok(Err(e)) => tracing::warn!(
+                    game = view.game,
+                    name = %view.name,
+                    error = %e,
+                    "a player of a game taken over here could not take its seat"
+                ),
+                Err(_) => {}
+            }
         }
     }
 

@@ -26,6 +26,8 @@ pub enum News {
     Claimed(Vec<GameRecord>),
     /// The database declared this node dead: it must stop.
     Lost,
+    /// This node declared these nodes dead.
+    Declared(Vec<String>),
 }
 
 /// How often the lease is renewed: each second, or three times a lease if
@@ -264,6 +266,11 @@ async fn take_over(
     match declared {
         Ok(dead) => {
             member.state.declared_dead(dead.len());
+            if !dead.is_empty() {
+                news(News::Declared(
+                    dead.iter().map(|n| n.node.clone()).collect(),
+                ));
+            }
             for node in dead {
                 tracing::warn!(
                     node = node.node,
