@@ -100,6 +100,7 @@ pub enum FarAct {
     Quit,
     Hint,
     Rematch,
+    Leave,
 }
 
 /// What a player seated from another node hears.

@@ -421,6 +421,12 @@ impl<C: Send + 'static> Message for SitElsewhere<C> {
 #[rtype(result = "Result<Option<SeatRef<crate::session::SessionRef>>, ProtocolError>")]
 pub struct RematchElsewhere(pub ConnId);
 
+/// `LEAVE` from connection `conn` here, seated at `game`: that seat, if
+/// another node owns the game (`false`: this node's to leave).
+#[derive(Message)]
+#[rtype(result = "Result<bool, ProtocolError>")]
+pub struct LeaveElsewhere(pub ConnId, pub GameId);
+
 /// Connection `conn` here closed: a seat it held on another node is kept
 /// there for the grace period, as for a connection there.
 #[derive(Message)]

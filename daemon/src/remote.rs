@@ -28,8 +28,8 @@ use tokio::sync::oneshot;
 use crate::bus::{Body, Bus, Envelope, FarAct, FarPass, FarSession, InboundSlot};
 use crate::messages::{
     Answer, Answered, BackFromAway, Connected, Find, FindElsewhere, GameHandle, Gone,
-    GoneElsewhere, Join, Login, Name, Rematch, RematchElsewhere, SitAway, SitElsewhere, ToGame,
-    ToSession,
+    GoneElsewhere, Join, Leave, LeaveElsewhere, Login, Name, Rematch, RematchElsewhere, SitAway,
+    SitElsewhere, ToGame, ToSession,
 };
 use crate::node_state::NodeState;
 use crate::rules::refusal::Refusal;
@@ -60,6 +60,7 @@ pub struct LobbyDoors {
     pub login: Recipient<Login>,
     pub join: Recipient<Join<SessionRef>>,
     pub rematch: Recipient<Rematch<SessionRef>>,
+    pub leave: Recipient<Leave>,
     pub gone: Recipient<Gone>,
     pub sit_away: Recipient<SitAway>,
     pub back: Recipient<BackFromAway>,
@@ -489,6 +490,31 @@ impl Handler<RematchElsewhere> for Directory {
                 }
                 _ => Ok(None),
             }
+        })
+    }
+}
+
+impl Handler<LeaveElsewhere> for Directory {
+    type Result = ResponseFuture<Result<bool, ProtocolError>>;
+
+    fn handle(&mut self, msg: LeaveElsewhere, _: &mut Context<Self>) -> Self::Result {
+        let LeaveElsewhere(conn, game) = msg;
+        let remote = Arc::clone(&self.remote);
+        Box::pin(async move {
+            if remote.seat_away(conn) != Some(game) {
+                return Ok(false);
+            }
+            let Some((request, answer)) = remote.act(conn, FarAct::Leave) else {
+                return Ok(false);
+            };
+            let answered = owner_answer(CommandKind::Leave, answer).await;
+            if answered.is_err() {
+                lock(&remote.pending).remove(&request);
+            }
+            answered?;
+            // Nothing more there: the connection goes from that node.
+            remote.gone_here(conn);
+            Ok(true)
         })
     }
 }

@@ -407,6 +407,7 @@ fn reach_other_nodes(
         login: lobby.clone().recipient(),
         join: lobby.clone().recipient(),
         rematch: lobby.clone().recipient(),
+        leave: lobby.clone().recipient(),
         gone: lobby.clone().recipient(),
         sit_away: lobby.clone().recipient(),
         back: lobby.clone().recipient(),
@@ -423,6 +424,7 @@ fn reach_other_nodes(
         find: directory.clone().recipient(),
         sit: directory.clone().recipient(),
         rematch: directory.clone().recipient(),
+        leave: directory.clone().recipient(),
         gone: directory.recipient(),
     }
 }

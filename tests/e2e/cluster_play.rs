@@ -91,7 +91,11 @@ fn players_on_two_nodes_and_spectators_on_a_third_see_the_same_lines() {
     );
     let sent = counter(metrics_of(&nodes[1]), "flipline_remote_requests_sent_total");
     assert!(sent >= 30 && served >= sent, "sent {sent}, served {served}");
-    // Over there: free here again.
+    // Over there: LEAVE leaves the seat there, as on one node, and the
+    // player is free here again.
+    assert_eq!(white.ok("LEAVE").1, "OK");
+    let left = black.expect_event("INFO pb left");
+    assert_eq!(left, format!("INFO pb left game {}", again.game));
     assert_eq!(white.ok("SEEK othello").1, "OK seeking");
     drop(nodes);
     drop(db);

@@ -23,7 +23,7 @@ use super::{RawAnswer, Remote, lock, unreachable_owner};
 use crate::bus::{Body, FarAct, FarPass, FarSession, PlayerNews};
 use crate::messages::{
     Action, Answer, Answered, AwayPass, BackFromAway, Connected, Find, Gone, GuestLogin,
-    GuestSecret, Join, Login, Name, Rematch, SitAway, ToGame, ToSession,
+    GuestSecret, Join, Leave, Login, Name, Rematch, SitAway, ToGame, ToSession,
 };
 use crate::rules::lobby::Marks;
 use crate::rules::refusal::Refusal;
@@ -129,10 +129,12 @@ impl FarAct {
             FarAct::Quit => K::Quit,
             FarAct::Hint => K::Hint,
             FarAct::Rematch => K::Rematch,
+            FarAct::Leave => K::Leave,
         }
     }
 
-    /// What the game here is asked, `None` for `REMATCH` (the lobby's).
+    /// What the game here is asked, `None` for `REMATCH` and `LEAVE` (the
+    /// lobby's).
     fn to_game(&self, name: Name) -> Result<Option<ToGame<SessionRef>>, ProtocolError> {
         let action = match self {
             FarAct::Move(square) => Action::Move(square.parse().map_err(|_| {
@@ -145,7 +147,7 @@ impl FarAct {
             FarAct::Say(text) => Action::Say(text.clone()),
             FarAct::Quit => Action::Quit,
             FarAct::Hint => return Ok(Some(ToGame::Hint { name })),
-            FarAct::Rematch => return Ok(None),
+            FarAct::Rematch | FarAct::Leave => return Ok(None),
         };
         Ok(Some(ToGame::Play { name, action }))
     }
@@ -278,7 +280,10 @@ impl Remote {
 
     async fn act_here(&self, player: &FarPlayer, game: GameId, act: &FarAct) -> Answered {
         let Some(msg) = act.to_game(Name::clone(&player.name))? else {
-            return self.rematch_here(player).await;
+            return match act {
+                FarAct::Leave => self.leave_here(player).await,
+                _ => self.rematch_here(player).await,
+            };
         };
         let route = self.route_of(player, game).await?;
         route
@@ -286,6 +291,17 @@ impl Remote {
             .send(msg)
             .await
             .unwrap_or_else(|_| Err(Refusal::GameGone.into()))
+    }
+
+    /// `LEAVE` of a player seated here: its seat, unless in play.
+    async fn leave_here(&self, player: &FarPlayer) -> Answered {
+        let leave = Leave {
+            name: Name::clone(&player.name),
+            watching: false,
+        };
+        self.doors.leave.send(leave).await.map_err(stopping)??;
+        *lock(&player.route) = None;
+        Ok(Answer::default())
     }
 
     /// `REMATCH` of a player seated here: the new game's number, or
@@ -416,6 +432,11 @@ impl Remote {
         };
         self.bus.send(&owner, body);
         Some((request, answer))
+    }
+
+    /// Here: the game the player on `conn` sits at on another node.
+    pub(super) fn seat_away(&self, conn: u64) -> Option<GameId> {
+        lock(&self.players).get(&conn).map(|view| view.game)
     }
 
     /// Here: the player on `conn` sits at `game` now (a rematch), on the

@@ -173,6 +173,8 @@ pub struct Elsewhere {
     pub sit: Recipient<crate::messages::SitElsewhere<SessionRef>>,
     /// `REMATCH` of a game there.
     pub rematch: Recipient<crate::messages::RematchElsewhere>,
+    /// `LEAVE` of a seat there.
+    pub leave: Recipient<crate::messages::LeaveElsewhere>,
     /// A connection closed.
     pub gone: Recipient<crate::messages::GoneElsewhere>,
 }

@@ -12,7 +12,9 @@ use actix::{Context, Message, Recipient};
 use flipline::Color;
 use flipline::protocol::{GameId, ProtocolError};
 
-use crate::messages::{Answer, Create, Join, Leave, Name, Rematch, RematchElsewhere, SitElsewhere};
+use crate::messages::{
+    Answer, Create, Join, Leave, LeaveElsewhere, Name, Rematch, RematchElsewhere, SitElsewhere,
+};
 use crate::rules::lobby::Left;
 use crate::rules::refusal::Refusal;
 use crate::session::{LobbyPort, SeatRef, Session};
@@ -155,6 +157,34 @@ impl Session {
     }
 
     pub(super) fn leave(&mut self, ctx: &mut Context<Self>) {
+        if self.login_name().is_none() {
+            return self.stop_watching(ctx);
+        }
+        let elsewhere = self.shared.elsewhere.as_ref().map(|e| e.leave.clone());
+        match (elsewhere, self.seat.as_ref().map(|s| s.game)) {
+            // A seat at a game on another node is left there.
+            (Some(to), Some(game)) => {
+                let id = self.id;
+                self.ask(
+                    ctx,
+                    &to,
+                    LeaveElsewhere(id, game),
+                    |act, ctx, left| match left {
+                        Ok(true) => {
+                            act.seat = None;
+                            act.reply(ctx, Ok(Answer::default()));
+                        }
+                        Ok(false) => act.leave_here(ctx),
+                        Err(e) => act.reply(ctx, Err(e)),
+                    },
+                );
+            }
+            _ => self.leave_here(ctx),
+        }
+    }
+
+    /// `LEAVE` of what this node holds: a seat, the watching, or a seek.
+    fn leave_here(&mut self, ctx: &mut Context<Self>) {
         let Some(name) = self.login_name().cloned() else {
             return self.stop_watching(ctx);
         };
