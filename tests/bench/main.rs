@@ -6,6 +6,7 @@
 
 mod dataset;
 mod evalcheck;
+mod far_moves;
 mod games;
 mod levelcheck;
 mod load;
@@ -35,6 +36,8 @@ enum Command {
     Load(load::LoadArgs),
     /// How much later a spectator on another node of a cluster sees a move.
     Watch(watch::WatchArgs),
+    /// How much longer a move takes from another node of a cluster.
+    Farmove(far_moves::FarMoveArgs),
     /// The bare line-relay baseline that `load` is compared against.
     Baseline(load::BaselineArgs),
     /// Play a round robin between engine levels.
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Load(args) => load::run(&args),
         Command::Watch(args) => watch::run(&args),
+        Command::Farmove(args) => far_moves::run(&args),
         Command::Baseline(args) => load::run_baseline(&args),
         Command::Tourney(args) => tourney::run(&args),
         Command::Dataset(args) => dataset::run(&args),

@@ -25,7 +25,7 @@ pub struct WatchArgs {
 }
 
 /// A connection's lines, each with when it arrived (read on a thread).
-struct Timed {
+pub struct Timed {
     writer: TcpStream,
     lines: Receiver<(String, Instant)>,
 }
@@ -50,7 +50,7 @@ impl Timed {
         })
     }
 
-    fn send(&mut self, line: &str) -> Result<(), String> {
+    pub fn send(&mut self, line: &str) -> Result<(), String> {
         self.writer
             .write_all(format!("{line}\n").as_bytes())
             .map_err(|e| e.to_string())
@@ -58,7 +58,7 @@ impl Timed {
 
     /// The first line starting with `prefix` (others dropped), and when it
     /// arrived.
-    fn until(&self, prefix: &str) -> Result<(String, Instant), String> {
+    pub fn until(&self, prefix: &str) -> Result<(String, Instant), String> {
         loop {
             let (line, at) = self
                 .lines
@@ -76,7 +76,7 @@ impl Timed {
 
 impl Timed {
     /// The game's next `TURN` line, or `None` once it is over.
-    fn next_of(&self, game: &str) -> Result<Option<String>, String> {
+    pub fn next_of(&self, game: &str) -> Result<Option<String>, String> {
         let (turn, over) = (format!("TURN {game} "), format!("OVER {game} "));
         loop {
             let (line, _) = self.until("")?;
@@ -93,7 +93,7 @@ impl Timed {
     }
 }
 
-fn logged_in(addr: &str, name: &str) -> Result<Timed, String> {
+pub fn logged_in(addr: &str, name: &str) -> Result<Timed, String> {
     let mut client = Timed::connect(addr)?;
     client.send(&format!("LOGIN {name}"))?;
     client.until("OK ")?;
@@ -101,16 +101,16 @@ fn logged_in(addr: &str, name: &str) -> Result<Timed, String> {
 }
 
 /// Milliseconds, for the report.
-fn ms(d: Duration) -> f64 {
+pub fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
     let rank = ((sorted.len() as f64 - 1.0) * p).round();
     sorted.get(rank as usize).copied().unwrap_or(f64::NAN)
 }
 
-fn report(what: &str, mut values: Vec<f64>) {
+pub fn report(what: &str, mut values: Vec<f64>) {
     values.sort_by(f64::total_cmp);
     println!(
         "{what}: p50 {:.3} ms, p90 {:.3} ms, p99 {:.3} ms ({} moves)",
