@@ -7,8 +7,11 @@
 //! a PostgreSQL server of the tests'.
 
 use std::net::SocketAddr;
+use std::time::Instant;
 
 use flipd::store::postgres::scratch::ScratchDatabase;
+use flipline::protocol::{Event, GameStatus, ServerLine};
+use flipline::{Color, Game, Move, Variant};
 use flipline_tests::*;
 
 use crate::cluster::{
@@ -250,5 +253,96 @@ fn follows_after_the_owner_dies(names: &[&str]) {
     let lines = back.lines_through(&format!("TURN {game} X "));
     assert!(lines.contains(&start_line), "{lines:?}");
     drop((back, white, black, nodes, db));
+    remove_temp_dir(&dir);
+}
+
+/// The game as its owner's store has it, read from `client` (on that
+/// node): its status and moves.
+fn stored(client: &mut Client, game: u64) -> (GameStatus, Vec<Move>) {
+    let (data, reply) = client.command(&format!("HISTORY {game}"));
+    assert_eq!(reply, "OK", "HISTORY {game}");
+    let history = data.iter().find_map(|line| match ServerLine::parse(line) {
+        ServerLine::Event(Event::History(summary)) => Some(summary),
+        _ => None,
+    });
+    let summary = history.unwrap_or_else(|| panic!("HISTORY {game}: {data:?}"));
+    (summary.status, summary.moves)
+}
+
+#[test]
+fn a_game_between_two_nodes_goes_on_by_itself_after_the_bus_restarts() {
+    let Some(db) = ScratchDatabase::new("cluster_play_bus") else {
+        return;
+    };
+    if nats_server().is_none() {
+        return;
+    }
+    let dir = temp_dir("cluster-play-bus");
+    let nats_dir = dir.join("nats").display().to_string();
+    let nats = nats_tool(&["start", &nats_dir]);
+    let a = ChildDaemon::start_with(&node_config_with(&dir, "a", &db.url, &nats));
+    let b = ChildDaemon::start_with(&node_config_with(&dir, "b", &db.url, &nats));
+    let mut black = Client::login_as(a.addr, "na");
+    let mut white = Client::login_as(b.addr, "nb");
+    let game = made_here_joined_there((a.addr, b.addr), &mut black, &mut white).game;
+    // Each move from the position as stored; a move answered 503 (the bus
+    // away: the owner's answer did not come) may or may not have been
+    // played, so the next one starts from the store again. Every move
+    // acknowledged must be stored at its ply.
+    let (mut acked, mut refused, mut restarted) = (Vec::new(), 0, false);
+    let began = Instant::now();
+    loop {
+        assert!(
+            began.elapsed() < HANG_GUARD,
+            "hang guard: game {game} did not end"
+        );
+        let (status, moves) = stored(&mut black, game);
+        if status == GameStatus::Over {
+            for (ply, mv) in &acked {
+                assert_eq!(
+                    moves.get(*ply),
+                    Some(mv),
+                    "acknowledged move {ply} of {moves:?}"
+                );
+            }
+            break;
+        }
+        if moves.len() == 6 && !restarted {
+            nats_tool(&["restart", &nats_dir]);
+            restarted = true;
+        }
+        let mut position = Game::new(Variant::Othello);
+        for stored_move in &moves {
+            let played = position.apply(*stored_move);
+            assert!(played.is_ok(), "stored moves do not replay: {moves:?}");
+        }
+        let mv = position
+            .legal_moves()
+            .iter()
+            .next()
+            .map_or(Move::Pass, Move::Place);
+        let mover = match position.to_move() {
+            Color::Black => &mut black,
+            Color::White => &mut white,
+        };
+        let command = match mv {
+            Move::Pass => "PASS".to_string(),
+            Move::Place(square) => format!("MOVE {square}"),
+        };
+        match mover.command(&command).1.as_str() {
+            "OK" => acked.push((moves.len(), mv)),
+            reply if reply.starts_with("ERR 503 ") => refused += 1,
+            // Played after all, its answer lost: the store says so next.
+            reply if reply.starts_with("ERR 409 ") => {}
+            reply => panic!("{command}: {reply}"),
+        }
+    }
+    assert!(
+        acked.len() > 40,
+        "{} moves acknowledged, {refused} refused",
+        acked.len()
+    );
+    drop((black, white, a, b, db));
+    nats_tool(&["stop", &nats_dir]);
     remove_temp_dir(&dir);
 }
