@@ -6,21 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::watch::{Timed, logged_in, ms, percentile, report};
-
-/// Flags of `flip-bench farmove`.
-#[derive(clap::Args, Debug)]
-pub struct FarMoveArgs {
-    /// The node the games are made on (black's).
-    #[arg(long, default_value = "127.0.0.1:7341")]
-    owner: String,
-    /// Another node of the same cluster (white's).
-    #[arg(long, default_value = "127.0.0.1:7342")]
-    far: String,
-    /// Games to play, one after another (about 60 moves each).
-    #[arg(long, default_value_t = 20)]
-    games: usize,
-}
+use crate::watch::{Timed, WatchArgs, logged_in, ms, percentile, report};
 
 /// The command for a `TURN` line's first legal move.
 fn first_move(turn: &str) -> String {
@@ -74,7 +60,7 @@ fn play(
 }
 
 /// Runs the measurement.
-pub fn run(args: &FarMoveArgs) -> Result<(), String> {
+pub fn run(args: &WatchArgs) -> Result<(), String> {
     let stamp = std::process::id();
     let mut black = logged_in(&args.owner, &format!("fmb{stamp}"))?;
     let mut white = logged_in(&args.far, &format!("fmw{stamp}"))?;

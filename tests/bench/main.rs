@@ -37,7 +37,7 @@ enum Command {
     /// How much later a spectator on another node of a cluster sees a move.
     Watch(watch::WatchArgs),
     /// How much longer a move takes from another node of a cluster.
-    Farmove(far_moves::FarMoveArgs),
+    Farmove(watch::WatchArgs),
     /// The bare line-relay baseline that `load` is compared against.
     Baseline(load::BaselineArgs),
     /// Play a round robin between engine levels.

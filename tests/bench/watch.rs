@@ -10,18 +10,18 @@ use std::net::TcpStream;
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
-/// Flags of `flip-bench watch`.
+/// Flags of `flip-bench watch` and `farmove`: two nodes of a cluster.
 #[derive(clap::Args, Debug)]
 pub struct WatchArgs {
-    /// The node the game is played on.
+    /// The node the games are made on.
     #[arg(long, default_value = "127.0.0.1:7341")]
-    owner: String,
-    /// Another node of the same cluster, whose spectator watches it.
+    pub owner: String,
+    /// Another node of the same cluster (its spectator, or its player).
     #[arg(long, default_value = "127.0.0.1:7342")]
-    far: String,
+    pub far: String,
     /// Games to play, one after another (about 60 moves each).
     #[arg(long, default_value_t = 20)]
-    games: usize,
+    pub games: usize,
 }
 
 /// A connection's lines, each with when it arrived (read on a thread).

@@ -18,11 +18,41 @@ use crate::cluster::{
     Back, Seat, counter, metrics_of, node_config_with, reply, secret_of, take_seat_back,
 };
 
-fn start_nodes(dir: &std::path::Path, url: &str, nats: &str) -> Vec<ChildDaemon> {
-    ["a", "b", "c"]
-        .iter()
-        .map(|node| ChildDaemon::start_with(&node_config_with(dir, node, url, nats)))
-        .collect()
+/// A cluster for one test: its database, its directory and its nodes
+/// (named `names`), on the tests' NATS server; `None` where those tests do
+/// not run.
+struct Nodes {
+    nodes: Vec<ChildDaemon>,
+    /// Dropped (the database with it) after the nodes stop.
+    _db: ScratchDatabase,
+    dir: std::path::PathBuf,
+}
+
+impl Nodes {
+    fn start(test: &str, names: &[&str]) -> Option<Nodes> {
+        let nats = nats_server()?;
+        let db = ScratchDatabase::new(test)?;
+        let dir = temp_dir(test);
+        let nodes = (names.iter())
+            .map(|node| ChildDaemon::start_with(&node_config_with(&dir, node, &db.url, &nats)))
+            .collect();
+        Some(Nodes {
+            nodes,
+            _db: db,
+            dir,
+        })
+    }
+
+    fn addrs(&self) -> Vec<SocketAddr> {
+        self.nodes.iter().map(|n| n.addr).collect()
+    }
+}
+
+impl Drop for Nodes {
+    fn drop(&mut self) {
+        self.nodes.clear();
+        remove_temp_dir(&self.dir);
+    }
 }
 
 /// `NEW othello as X` by `black` on `home`, `JOIN` by `white` on `away`:
@@ -52,15 +82,11 @@ fn made_here_joined_there(
 
 #[test]
 fn players_on_two_nodes_and_spectators_on_a_third_see_the_same_lines() {
-    let Some(nats) = nats_server() else {
+    let Some(cluster) = Nodes::start("cluster_play", &["a", "b", "c"]) else {
         return;
     };
-    let Some(db) = ScratchDatabase::new("cluster_play") else {
-        return;
-    };
-    let dir = temp_dir("cluster-play");
-    let nodes = start_nodes(&dir, &db.url, &nats);
-    let (a, b, c) = (nodes[0].addr, nodes[1].addr, nodes[2].addr);
+    let (nodes, addrs) = (&cluster.nodes, cluster.addrs());
+    let (a, b, c) = (addrs[0], addrs[1], addrs[2]);
     let mut black = Client::login_as(a, "pa");
     let mut white = Client::login_as(b, "pb");
     let start = made_here_joined_there((a, b), &mut black, &mut white);
@@ -100,22 +126,15 @@ fn players_on_two_nodes_and_spectators_on_a_third_see_the_same_lines() {
     let left = black.expect_event("INFO pb left");
     assert_eq!(left, format!("INFO pb left game {}", again.game));
     assert_eq!(white.ok("SEEK othello").1, "OK seeking");
-    drop(nodes);
-    drop(db);
-    remove_temp_dir(&dir);
 }
 
 #[test]
 fn a_player_away_from_the_games_node_takes_its_seat_back_from_any_node() {
-    let Some(nats) = nats_server() else {
+    let Some(cluster) = Nodes::start("cluster_play_back", &["a", "b", "c"]) else {
         return;
     };
-    let Some(db) = ScratchDatabase::new("cluster_play_back") else {
-        return;
-    };
-    let dir = temp_dir("cluster-play-back");
-    let nodes = start_nodes(&dir, &db.url, &nats);
-    let (a, b, c) = (nodes[0].addr, nodes[1].addr, nodes[2].addr);
+    let addrs = cluster.addrs();
+    let (a, b, c) = (addrs[0], addrs[1], addrs[2]);
     let mut black = Client::login_as(a, "ra");
     let mut white = Client::connect(b);
     let secret = secret_of(&reply(&mut white, "LOGIN rb").unwrap_or_default());
@@ -182,9 +201,6 @@ fn a_player_away_from_the_games_node_takes_its_seat_back_from_any_node() {
     assert!(refused.contains("not the secret"), "{refused}");
     // Refused there, it sits nowhere: free on b.
     assert_eq!(impostor.ok("SEEK othello").1, "OK seeking");
-    drop(nodes);
-    drop(db);
-    remove_temp_dir(&dir);
 }
 
 #[test]
@@ -203,17 +219,11 @@ fn a_player_elsewhere_sits_at_its_game_on_its_own_node_once_that_node_takes_it_o
 /// the owner dies, white's seat follows the game, black takes its seat
 /// back on a live node.
 fn follows_after_the_owner_dies(names: &[&str]) {
-    let Some(nats) = nats_server() else {
+    let test = format!("cluster_play_takeover{}", names.len());
+    let Some(mut cluster) = Nodes::start(&test, names) else {
         return;
     };
-    let Some(db) = ScratchDatabase::new(&format!("cluster_play_takeover{}", names.len())) else {
-        return;
-    };
-    let dir = temp_dir(&format!("cluster-play-takeover{}", names.len()));
-    let mut nodes: Vec<ChildDaemon> = (names.iter())
-        .map(|node| ChildDaemon::start_with(&node_config_with(&dir, node, &db.url, &nats)))
-        .collect();
-    let addrs: Vec<SocketAddr> = nodes.iter().map(|n| n.addr).collect();
+    let addrs = cluster.addrs();
     let [live @ .., c] = addrs.as_slice() else {
         panic!("no nodes")
     };
@@ -229,7 +239,7 @@ fn follows_after_the_owner_dies(names: &[&str]) {
     assert_eq!(black.ok("MOVE d3").1, "OK");
     white.lines_through(&format!("TURN {game} O "));
 
-    if let Some(owner) = nodes.last_mut() {
+    if let Some(owner) = cluster.nodes.last_mut() {
         owner.kill();
     }
     // White, on b, does nothing: its seat follows the game to the node that
@@ -252,8 +262,6 @@ fn follows_after_the_owner_dies(names: &[&str]) {
     assert_eq!(stored.len(), 2, "{stored:?}");
     let lines = back.lines_through(&format!("TURN {game} X "));
     assert!(lines.contains(&start_line), "{lines:?}");
-    drop((back, white, black, nodes, db));
-    remove_temp_dir(&dir);
 }
 
 /// The game as its owner's store has it, read from `client` (on that

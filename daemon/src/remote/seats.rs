@@ -49,6 +49,19 @@ pub(super) struct PlayerView {
     expected: u64,
 }
 
+impl PlayerView {
+    /// The seat of the player on `conn` taken again, unanswered: the
+    /// snapshot follows.
+    fn sit_again(&self, conn: u64) -> Body {
+        Body::Sit {
+            request: 0,
+            conn,
+            game: self.game,
+            pass: self.pass.clone(),
+        }
+    }
+}
+
 /// A seat here asked of the owner.
 pub(super) struct SitRequest {
     pub request: u64,
@@ -473,13 +486,7 @@ impl Remote {
                 missed = seq.saturating_sub(view.expected),
                 "lines for a player of a game on another node were lost: taking the seat again"
             );
-            let body = Body::Sit {
-                request: 0,
-                conn,
-                game: view.game,
-                pass: view.pass.clone(),
-            };
-            self.bus.send(from, body);
+            self.bus.send(from, view.sit_again(conn));
         }
         view.expected = seq + 1;
         match news {
@@ -522,13 +529,7 @@ impl Remote {
             }
             view.owner = owner.to_string();
             view.expected = 1;
-            let body = Body::Sit {
-                request: 0,
-                conn,
-                game: view.game,
-                pass: view.pass.clone(),
-            };
-            self.bus.send(owner, body);
+            self.bus.send(owner, view.sit_again(conn));
         }
     }
 
