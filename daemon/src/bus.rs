@@ -405,13 +405,24 @@ async fn run(
                 match Envelope::decode(&message.payload) {
                     Ok(envelope) => {
                         if let Some(inbound) = inbound.get() {
-                            inbound(envelope);
+                            hand_over(inbound, envelope);
                         }
                     }
                     Err(why) => tracing::warn!(why, "a message on the bus does not read"),
                 }
             }
         }
+    }
+}
+
+/// Hands `envelope` to `inbound`: a panic there (a bug) is logged and the
+/// bus goes on, since this thread carries every node's messages.
+fn hand_over(inbound: &Inbound, envelope: Envelope) {
+    let handled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inbound(envelope)));
+    if handled.is_err() {
+        tracing::error!(
+            "a message from another node could not be handled (a panic): the bus goes on"
+        );
     }
 }
 
@@ -430,6 +441,28 @@ fn say(event: &async_nats::Event) {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_message_whose_handling_panics_leaves_the_bus_handing_over_the_next() {
+        let seen = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = Arc::clone(&seen);
+        let inbound: Inbound = Box::new(move |envelope: Envelope| {
+            assert_ne!(envelope.body, Body::Away { conn: 0 }, "a bug");
+            counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        });
+        let from = String::from("a");
+        for conn in [0, 1, 0, 2] {
+            let body = Body::Away { conn };
+            hand_over(
+                &inbound,
+                Envelope {
+                    from: from.clone(),
+                    body,
+                },
+            );
+        }
+        assert_eq!(seen.load(std::sync::atomic::Ordering::Relaxed), 2);
+    }
 
     proptest! {
         #[test]
