@@ -571,10 +571,15 @@ impl Handler<GameRequest> for RemoteGame {
 }
 
 impl RemoteGame {
-    /// A player's command, sent to the owner; refused on a watcher's route.
+    /// A player's command, sent to the owner; on a watcher's route only
+    /// `BOARD` is (any name reads the board), the rest refused.
     fn act(&self, act: FarAct) -> ResponseFuture<Answered> {
         let kind = act.kind();
-        let sent = self.player.and_then(|conn| self.remote.act(conn, act));
+        let sent = match (self.player, act) {
+            (Some(conn), act) => self.remote.act(conn, act),
+            (None, FarAct::Board) => Some(self.remote.board(&self.owner, self.game)),
+            (None, _) => None,
+        };
         let (game, owner) = (self.game, self.owner.clone());
         let remote = Arc::clone(&self.remote);
         Box::pin(async move {

@@ -96,6 +96,17 @@ fn a_full_game_elsewhere_is_watched_from_here() {
     owner.lines_through(&format!("TURN {game} "));
     assert_eq!(owner.ok("MOVE f5").1, "OK");
     assert!(far.expect_event(&format!("MOVED {game} ")).contains("f5"));
+    far.lines_through(&format!("TURN {game} "));
+    owner.lines_through(&format!("TURN {game} "));
+    // BOARD from there reads the owner's board, as from here.
+    let (board_far, _) = far.ok("BOARD");
+    assert_eq!(board_far, owner.ok("BOARD").0);
+    assert!(
+        board_far[0].starts_with(&format!("BOARD {game} ")),
+        "{board_far:?}"
+    );
+    // A spectator without a seat moves nowhere, there as here.
+    far.err("MOVE d6", 403);
     drop(nodes);
     drop(db);
     remove_temp_dir(&dir);

@@ -284,11 +284,24 @@ impl Remote {
         act: FarAct,
     ) {
         let player = lock(&self.seated).get(&(from.clone(), conn)).cloned();
-        let result = match player {
-            Some(player) => self.act_here(&player, game, &act).await,
-            None => Err(Refusal::NotInGame.into()),
+        let result = match (player, act) {
+            (Some(player), act) => self.act_here(&player, game, &act).await,
+            // A spectator there: any name reads the board.
+            (None, FarAct::Board) => self.board_here(game).await,
+            (None, _) => Err(Refusal::NotInGame.into()),
         };
         self.answer(&from, request, result);
+    }
+
+    /// `BOARD` of `game` here, for a spectator elsewhere.
+    async fn board_here(&self, game: GameId) -> Answered {
+        let found = self.find.send(Find(game, std::marker::PhantomData)).await;
+        let route = found.ok().flatten().ok_or(Refusal::NoGame(game))?;
+        let board = ToGame::Play {
+            name: Name::from(""),
+            action: Action::Board,
+        };
+        (route.tx.send(board).await).unwrap_or_else(|_| Err(Refusal::GameGone.into()))
     }
 
     async fn act_here(&self, player: &FarPlayer, game: GameId, act: &FarAct) -> Answered {
@@ -450,6 +463,23 @@ impl Remote {
     /// Here: the game the player on `conn` sits at on another node.
     pub(super) fn seat_away(&self, conn: u64) -> Option<GameId> {
         lock(&self.players).get(&conn).map(|view| view.game)
+    }
+
+    /// Here: `BOARD` of `game` on `owner`, for a spectator here.
+    pub(super) fn board(
+        &self,
+        owner: &str,
+        game: GameId,
+    ) -> (u64, tokio::sync::oneshot::Receiver<RawAnswer>) {
+        let (request, answer) = self.pending_request();
+        let body = Body::Act {
+            request,
+            conn: 0,
+            game,
+            act: FarAct::Board,
+        };
+        self.bus.send(owner, body);
+        (request, answer)
     }
 
     /// Here: the player on `conn` sits at `game` now (a rematch), on the
