@@ -354,3 +354,32 @@ fn a_game_between_two_nodes_goes_on_by_itself_after_the_bus_restarts() {
     nats_tool(&["stop", &nats_dir]);
     remove_temp_dir(&dir);
 }
+
+#[test]
+fn many_games_between_nodes_at_once_are_each_played_to_their_end() {
+    let Some(cluster) = Nodes::start("cluster_play_many", &["a", "b", "c"]) else {
+        return;
+    };
+    let addrs = cluster.addrs();
+    // Twelve games at once, each made on one node and joined from the next.
+    let games: Vec<_> = (0..12)
+        .map(|i| {
+            let (home, away) = (addrs[i % 3], addrs[(i + 1) % 3]);
+            std::thread::spawn(move || {
+                let mut black = Client::login_as(home, &format!("m{i}x"));
+                let mut white = Client::login_as(away, &format!("m{i}o"));
+                let start = made_here_joined_there((home, away), &mut black, &mut white);
+                let mut clients = [&mut black, &mut white];
+                play_game(&mut clients, &start, &mut |moves| moves[i % moves.len()])
+            })
+        })
+        .collect();
+    for (i, game) in games.into_iter().enumerate() {
+        let finished = game.join().unwrap_or_else(|_| panic!("game {i} failed"));
+        assert!(finished.plies > 40, "game {i}: {} plies", finished.plies);
+    }
+    let served: u64 = (cluster.nodes.iter())
+        .map(|n| counter(metrics_of(n), "flipline_remote_requests_served_total"))
+        .sum();
+    assert!(served > 12 * 20, "{served} commands served for other nodes");
+}
