@@ -17,7 +17,14 @@
 //! midgame"): only the evaluation it was fitted with may use it, so anti's
 //! search (on the heuristic) has no ProbCut.
 
-use super::pattern_eval::PHASES;
+/// The fit's game phases: 10 empties each, the last from 50 empties to the
+/// start (whatever phases the evaluation's weights have).
+pub const PHASES: usize = 6;
+
+/// The fit's phase of a position with `empties` empty squares.
+pub fn phase(empties: u32) -> usize {
+    (empties.min(59) / 10) as usize
+}
 
 /// The shallowest node ProbCut is tried at: below, the shallow search is no
 /// cheaper than the node itself.
@@ -51,7 +58,7 @@ pub fn shallow_depth(depth: u32) -> u32 {
 /// squares.
 pub fn fit(depth: u32, empties: u32) -> Fit {
     let row = depth.clamp(MIN_DEPTH, MAX_DEPTH) - MIN_DEPTH;
-    let phase = super::pattern_eval::phase(empties);
+    let phase = phase(empties);
     FITS.get(row as usize)
         .and_then(|r| r.get(phase))
         .copied()
@@ -71,7 +78,7 @@ const fn fit_of(a: f32, b: f32, sigma: f32) -> Fit {
 }
 
 /// Rows: depth `MIN_DEPTH..=MAX_DEPTH` (the shallow depth is
-/// [`shallow_depth`]'s); columns: the evaluation's phases, 0-9 empties first.
+/// [`shallow_depth`]'s); columns: the fit's phases, 0-9 empties first.
 /// 400 positions a phase from WTHOR 2018-2020 (`flip-bench probcut
 /// --positions 400 --max-depth 10`). Phase 0 keeps a fit that never cuts: near
 /// the end the search is nearly exact and cheap, and a cut there would throw
