@@ -33,7 +33,7 @@ pub struct TrainArgs {
     #[arg(long, default_value = "shared/src/engine/weights.bin")]
     out: PathBuf,
     /// Phases of the weights written (1 to 60; the empties are split evenly).
-    #[arg(long, default_value_t = 6)]
+    #[arg(long, default_value_t = 30)]
     phases: usize,
     /// Phases of the coarse fit the finer phases shrink towards (0 or equal
     /// to `--phases`: none, each phase shrinks towards 0).
@@ -53,7 +53,7 @@ pub struct TrainArgs {
     ridge: f64,
     /// The finer phases' ridge (in positions' worth of pull towards the
     /// coarse phase's weight).
-    #[arg(long, default_value_t = 20.0)]
+    #[arg(long, default_value_t = 60.0)]
     smooth: f64,
     /// Huber's loss from this error on (discs; 0: least squares).
     #[arg(long, default_value_t = 0.0)]
