@@ -11,6 +11,7 @@ mod games;
 mod levelcheck;
 mod load;
 mod relabel;
+mod searchlabel;
 mod selective;
 mod selfplay;
 mod tourney;
@@ -50,6 +51,8 @@ enum Command {
     Selfplay(selfplay::SelfPlayArgs),
     /// Fit the pattern evaluation's weights to a training set.
     Train(train::TrainArgs),
+    /// Blend a training set's labels above the exact limit with searches' scores.
+    Searchlabel(searchlabel::SearchLabelArgs),
     /// The evaluations' mean absolute error on exactly solved positions.
     Accuracy(evalcheck::AccuracyArgs),
     /// A level's score error and best-move rate on exactly solved positions.
@@ -76,6 +79,7 @@ fn main() -> ExitCode {
         Command::Heldout(args) => dataset::run_heldout(&args),
         Command::Selfplay(args) => selfplay::run(&args),
         Command::Train(args) => train::run(&args),
+        Command::Searchlabel(args) => searchlabel::run(&args),
         Command::Accuracy(args) => evalcheck::run_accuracy(&args),
         Command::Levelcheck(args) => levelcheck::run(&args),
         Command::Evalmatch(args) => evalcheck::run_match(&args),

@@ -14,8 +14,8 @@ use clap::{Args, ValueEnum};
 use flipline::board8::{flips, moves};
 use flipline::engine::Tt;
 use flipline::engine::eval::{Evaluate, Heuristic};
-use flipline::engine::pattern_eval::{PHASES, phase, trained};
-use flipline::engine::probcut::{MAX_DEPTH, MIN_DEPTH, shallow_depth};
+use flipline::engine::pattern_eval::{PatternEval, compiled_bytes, trained};
+use flipline::engine::probcut::{MAX_DEPTH, MIN_DEPTH, PHASES, phase, shallow_depth};
 use flipline::engine::search::{Options, Search};
 use flipline::game::mix64;
 
@@ -113,6 +113,12 @@ pub struct SelfMatchArgs {
     /// Seed of the choice of openings.
     #[arg(long, default_value_t = 5)]
     seed: u64,
+    /// Weights of side a's pattern evaluation (the compiled-in ones when absent).
+    #[arg(long)]
+    a_weights: Option<PathBuf>,
+    /// Weights of side b's pattern evaluation (the compiled-in ones when absent).
+    #[arg(long)]
+    b_weights: Option<PathBuf>,
 }
 
 /// Positions sampled from real games: up to `per_phase` in each phase from
@@ -257,13 +263,22 @@ fn nodes_to<E: Evaluate>(eval: &E, kind: SearchKind, p: u64, o: u64, depth: u32)
     search.nodes
 }
 
-/// One move of `kind` by iterative deepening until `ms` run out, `None` for
-/// a pass.
-fn timed_move(kind: SearchKind, p: u64, o: u64, ms: u64) -> Option<u32> {
+/// One move of `kind` (on `patterns` unless it is the heuristic) by iterative
+/// deepening until `ms` run out, `None` for a pass.
+fn timed_move(kind: SearchKind, patterns: &PatternEval, p: u64, o: u64, ms: u64) -> Option<u32> {
     match kind {
         SearchKind::Heuristic => timed(&Heuristic, kind.options(), p, o, ms),
-        _ => timed(trained(), kind.options(), p, o, ms),
+        _ => timed(patterns, kind.options(), p, o, ms),
     }
+}
+
+/// The pattern evaluation of a side: from `path`, or the compiled-in one.
+fn side_eval(path: Option<&std::path::Path>) -> Result<PatternEval, String> {
+    let bytes = match path {
+        Some(path) => std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?,
+        None => compiled_bytes().to_vec(),
+    };
+    PatternEval::from_bytes(&bytes).map_err(|e| format!("weights: {e}"))
 }
 
 fn timed<E: Evaluate>(eval: &E, options: Options, p: u64, o: u64, ms: u64) -> Option<u32> {
@@ -277,11 +292,20 @@ fn timed<E: Evaluate>(eval: &E, options: Options, p: u64, o: u64, ms: u64) -> Op
 
 /// Plays out a game from (p, o), `a` moving first when `a_first`; the final
 /// disc difference for `a`.
-fn play(args: &SelfMatchArgs, (mut p, mut o): (u64, u64), a_first: bool) -> i32 {
+fn play(
+    args: &SelfMatchArgs,
+    evals: &[PatternEval; 2],
+    (mut p, mut o): (u64, u64),
+    a_first: bool,
+) -> i32 {
     let mut a_to_move = a_first;
     while moves(p, o) != 0 || moves(o, p) != 0 {
-        let side = if a_to_move { args.a } else { args.b };
-        let choice = timed_move(side, p, o, args.ms);
+        let (side, eval) = if a_to_move {
+            (args.a, &evals[0])
+        } else {
+            (args.b, &evals[1])
+        };
+        let choice = timed_move(side, eval, p, o, args.ms);
         if let Some(square) = choice.filter(|&s| moves(p, o) >> s & 1 != 0) {
             let flipped = flips(square, p, o);
             (p, o) = (p ^ flipped ^ 1 << square, o ^ flipped);
@@ -296,6 +320,10 @@ fn play(args: &SelfMatchArgs, (mut p, mut o): (u64, u64), a_first: bool) -> i32 
 
 pub fn run_match(args: &SelfMatchArgs) -> Result<(), String> {
     let starts = openings(&args.openings, args.seed)?;
+    let evals = [
+        side_eval(args.a_weights.as_deref())?,
+        side_eval(args.b_weights.as_deref())?,
+    ];
     let jobs: Vec<((u64, u64), bool)> = starts
         .iter()
         .take(args.games.div_ceil(2))
@@ -308,7 +336,7 @@ pub fn run_match(args: &SelfMatchArgs) -> Result<(), String> {
             scope.spawn(|| {
                 let order = std::sync::atomic::Ordering::Relaxed;
                 while let Some(&(start, a_first)) = jobs.get(next.fetch_add(1, order)) {
-                    let margin = play(args, start, a_first);
+                    let margin = play(args, &evals, start, a_first);
                     let mut all = margins.lock().unwrap_or_else(|e| e.into_inner());
                     all.push(margin);
                 }

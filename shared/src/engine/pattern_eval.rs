@@ -7,17 +7,19 @@
 //! daemon holds one copy for all its games.
 //!
 //! `weights.bin`: the bytes `FLPW`, a version byte (1), the number of phases
-//! (a byte), the number of values per phase (u32 LE), then for each phase,
-//! opening last, its values as i16 LE in hundredths of a disc: each shape's
-//! shared weights in shape order, then the phase's constant.
+//! (a byte, 1 to 60), the number of values per phase (u32 LE), then for each
+//! phase, opening last, its values as i16 LE in hundredths of a disc: each
+//! shape's shared weights in shape order, then the phase's constant. With `n`
+//! phases a position of `e` empties reads phase `min(e, 59) * n / 60`: 6
+//! phases are 10 empties each, 30 are 2 each.
 
 use std::sync::OnceLock;
 
 use super::eval::{EVAL_LIMIT, Evaluate};
 use super::pattern::{INSTANCES, KINDS, Patterns, cells, patterns};
 
-/// Game phases: 10 empties each, the last from 50 empties to the start.
-pub const PHASES: usize = 6;
+/// The most phases a file may have: one an empty count from 0 to 59.
+pub const MAX_PHASES: usize = 60;
 
 const MAGIC: &[u8; 4] = b"FLPW";
 const VERSION: u8 = 1;
@@ -30,9 +32,17 @@ pub fn compiled_bytes() -> &'static [u8] {
     WEIGHTS
 }
 
-/// The phase of a position with `empties` empty squares.
-pub fn phase(empties: u32) -> usize {
-    (empties.min(59) / 10) as usize
+/// The phase of a position with `empties` empty squares when the weights have
+/// `phases` phases (1 to [`MAX_PHASES`]).
+pub fn phase(empties: u32, phases: usize) -> usize {
+    empties.min(59) as usize * phases / MAX_PHASES
+}
+
+/// The empties of phase `ph` of `phases`: the first and the last.
+pub fn phase_empties(ph: usize, phases: usize) -> (u32, u32) {
+    let first = (0..60).find(|&e| phase(e, phases) >= ph).unwrap_or(60);
+    let last = (0..60).rev().find(|&e| phase(e, phases) <= ph).unwrap_or(0);
+    (first, last)
 }
 
 /// Values per phase: every shape's shared weights, then the constant.
@@ -57,8 +67,10 @@ pub fn shared_offsets(pats: &Patterns) -> [usize; KINDS] {
 pub struct PatternEval {
     /// Per phase, every shape's configurations, shape after shape.
     tables: Vec<i16>,
+    /// How many phases.
+    phases: usize,
     /// Per phase, the constant.
-    constants: [i32; PHASES],
+    constants: Vec<i32>,
     /// Where each shape's configurations start within a phase.
     offsets: [usize; KINDS],
     /// Configurations per phase.
@@ -73,7 +85,7 @@ pub fn trained() -> &'static PatternEval {
     EVAL.get_or_init(|| {
         // The file is part of the build and a test reads it; an unreadable one
         // is a build mistake, and all-zero weights keep the engine playing.
-        PatternEval::from_bytes(WEIGHTS).unwrap_or_else(|_| PatternEval::from_values(&[]))
+        PatternEval::from_bytes(WEIGHTS).unwrap_or_else(|_| PatternEval::from_values(&[], 1))
     })
 }
 
@@ -88,26 +100,29 @@ impl PatternEval {
         let [version, phases, a, b, c, d, body @ ..] = rest else {
             return Err("the header is cut short".into());
         };
-        if *version != VERSION || usize::from(*phases) != PHASES {
+        let phases = usize::from(*phases);
+        if *version != VERSION || !(1..=MAX_PHASES).contains(&phases) {
             return Err(format!("version {version} with {phases} phases"));
         }
         let stated = u32::from_le_bytes([*a, *b, *c, *d]) as usize;
-        if stated != per_phase || body.len() != 2 * PHASES * per_phase {
+        if stated != per_phase || body.len() != 2 * phases * per_phase {
             return Err(format!(
                 "{stated} values a phase and {} bytes; the patterns need {per_phase} and {}",
                 body.len(),
-                2 * PHASES * per_phase
+                2 * phases * per_phase
             ));
         }
         let values: Vec<i16> = body
             .chunks_exact(2)
             .map(|c| i16::from_le_bytes([c[0], c[1]]))
             .collect();
-        Ok(PatternEval::from_values(&values))
+        Ok(PatternEval::from_values(&values, phases))
     }
 
-    /// From the values of every phase (missing ones count as 0), as stored.
-    pub fn from_values(values: &[i16]) -> PatternEval {
+    /// From the values of each of `phases` phases (missing ones count as 0),
+    /// as stored; `phases` is kept within 1 to [`MAX_PHASES`].
+    pub fn from_values(values: &[i16], phases: usize) -> PatternEval {
+        let phases = phases.clamp(1, MAX_PHASES);
         let pats = patterns();
         let per_value_phase = values_per_phase(pats);
         let shared = shared_offsets(pats);
@@ -125,8 +140,8 @@ impl PatternEval {
                     .unwrap_or(0),
             )
         };
-        let mut tables = Vec::with_capacity(PHASES * per_phase);
-        let mut constants = [0; PHASES];
+        let mut tables = Vec::with_capacity(phases * per_phase);
+        let mut constants = vec![0; phases];
         for (phase, constant) in constants.iter_mut().enumerate() {
             for (kind, &start) in shared.iter().enumerate() {
                 for index in 0..pats.configurations(kind) {
@@ -142,6 +157,7 @@ impl PatternEval {
         }
         PatternEval {
             tables,
+            phases,
             constants,
             offsets,
             per_phase,
@@ -152,7 +168,7 @@ impl PatternEval {
     /// The unclamped sum for `p` to move against `o`.
     pub fn raw(&self, p: u64, o: u64) -> i32 {
         let empties = 64 - (p | o).count_ones();
-        let ph = phase(empties);
+        let ph = phase(empties, self.phases);
         let base = ph * self.per_phase;
         let table = self
             .tables
@@ -165,6 +181,11 @@ impl PatternEval {
             sum += i32::from(table.get(at).copied().unwrap_or(0));
         }
         sum
+    }
+
+    /// How many phases the weights have.
+    pub fn phases(&self) -> usize {
+        self.phases
     }
 
     /// Where shape `kind`'s configurations start within a phase (for tests).
@@ -180,14 +201,14 @@ impl Evaluate for PatternEval {
     }
 }
 
-/// The bytes of `weights.bin` for `values` (every phase's, as
+/// The bytes of `weights.bin` for `values` (each of `phases` phases', as
 /// [`PatternEval::from_values`] takes them).
-pub fn encode(values: &[i16]) -> Vec<u8> {
+pub fn encode(values: &[i16], phases: usize) -> Vec<u8> {
     let per_phase = values_per_phase(patterns()) as u32;
     let mut out = Vec::with_capacity(10 + 2 * values.len());
     out.extend_from_slice(MAGIC);
     out.push(VERSION);
-    out.push(PHASES as u8);
+    out.push(phases.min(usize::from(u8::MAX)) as u8);
     out.extend_from_slice(&per_phase.to_le_bytes());
     for v in values {
         out.extend_from_slice(&v.to_le_bytes());
@@ -207,11 +228,11 @@ mod tests {
 
     /// The evaluation recomputed the slow way: straight from the stored
     /// values, through the shared weight numbers.
-    fn recomputed(values: &[i16], p: u64, o: u64) -> i32 {
+    fn recomputed(values: &[i16], phases: usize, p: u64, o: u64) -> i32 {
         let pats = patterns();
         let per_phase = values_per_phase(pats);
         let shared = shared_offsets(pats);
-        let base = phase(64 - (p | o).count_ones()) * per_phase;
+        let base = phase(64 - (p | o).count_ones(), phases) * per_phase;
         let value = |at: usize| i32::from(values[base + at]);
         let mut sum = value(per_phase - 1);
         for (inst, index) in pats.instances().iter().zip(pats.indices(p, o)) {
@@ -231,13 +252,14 @@ mod tests {
     #[test]
     fn the_compiled_weights_match_a_recomputation_and_symmetries() {
         let bytes = compiled_bytes();
+        let phases = usize::from(bytes[5]);
         let values: Vec<i16> = bytes[10..]
             .chunks_exact(2)
             .map(|c| i16::from_le_bytes([c[0], c[1]]))
             .collect();
         for &(p, o) in &POSITIONS {
             let o = o & !p;
-            let expected = recomputed(&values, p, o);
+            let expected = recomputed(&values, phases, p, o);
             assert_eq!(trained().raw(p, o), expected);
             for s in 0..8 {
                 assert_eq!(trained().raw(map_board(s, p), map_board(s, o)), expected);
@@ -249,18 +271,49 @@ mod tests {
     fn a_bad_file_is_refused_not_a_panic() {
         assert!(PatternEval::from_bytes(b"").is_err());
         assert!(PatternEval::from_bytes(b"FLPW\x01\x06\x00").is_err());
-        let mut short = encode(&[1, 2, 3]);
+        let mut short = encode(&[1, 2, 3], 6);
         short.truncate(20);
         assert!(PatternEval::from_bytes(&short).is_err());
+        // Phase counts outside 1 to 60, and a body of another phase count.
+        let n = values_per_phase(patterns());
+        assert!(PatternEval::from_bytes(&encode(&[], 0)).is_err());
+        assert!(PatternEval::from_bytes(&encode(&vec![0; 61 * n], 61)).is_err());
+        assert!(PatternEval::from_bytes(&encode(&vec![0; 6 * n], 7)).is_err());
+        assert!(PatternEval::from_bytes(&encode(&vec![0; 7 * n], 7)).is_ok());
     }
 
     #[test]
     fn encoding_round_trips() {
-        let n = values_per_phase(patterns()) * PHASES;
-        let values: Vec<i16> = (0..n).map(|i| (i % 201) as i16 - 100).collect();
-        let eval = PatternEval::from_bytes(&encode(&values)).unwrap_or_else(|e| panic!("{e}"));
-        let direct = PatternEval::from_values(&values);
-        let (p, o) = (0x0000_0008_1000_0000, 0x0000_0010_0800_0000);
-        assert_eq!(eval.raw(p, o), direct.raw(p, o));
+        for phases in [1, 6, 15, 30] {
+            let n = values_per_phase(patterns()) * phases;
+            let values: Vec<i16> = (0..n).map(|i| (i % 201) as i16 - 100).collect();
+            let eval =
+                PatternEval::from_bytes(&encode(&values, phases)).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(eval.phases(), phases);
+            let direct = PatternEval::from_values(&values, phases);
+            for &(p, o) in &POSITIONS {
+                let o = o & !p;
+                assert_eq!(eval.raw(p, o), direct.raw(p, o));
+                assert_eq!(eval.raw(p, o), recomputed(&values, phases, p, o));
+            }
+        }
+    }
+
+    #[test]
+    fn phases_split_the_empties_evenly_and_in_order() {
+        for phases in 1..=MAX_PHASES {
+            let mut next = 0;
+            for ph in 0..phases {
+                let (first, last) = phase_empties(ph, phases);
+                assert_eq!(first, next, "{phases} phases, phase {ph}");
+                assert!(last >= first, "{phases} phases, phase {ph}");
+                next = last + 1;
+            }
+            assert_eq!(next, 60, "{phases} phases");
+            assert_eq!(phase(64, phases), phases - 1);
+        }
+        // Six phases are ten empties each, as the first weights had.
+        assert_eq!(phase_empties(2, 6), (20, 29));
+        assert_eq!(phase(23, 30), 11);
     }
 }

@@ -17,7 +17,14 @@
 //! midgame"): only the evaluation it was fitted with may use it, so anti's
 //! search (on the heuristic) has no ProbCut.
 
-use super::pattern_eval::PHASES;
+/// The fit's game phases: 10 empties each, the last from 50 empties to the
+/// start (whatever phases the evaluation's weights have).
+pub const PHASES: usize = 6;
+
+/// The fit's phase of a position with `empties` empty squares.
+pub fn phase(empties: u32) -> usize {
+    (empties.min(59) / 10) as usize
+}
 
 /// The shallowest node ProbCut is tried at: below, the shallow search is no
 /// cheaper than the node itself.
@@ -51,7 +58,7 @@ pub fn shallow_depth(depth: u32) -> u32 {
 /// squares.
 pub fn fit(depth: u32, empties: u32) -> Fit {
     let row = depth.clamp(MIN_DEPTH, MAX_DEPTH) - MIN_DEPTH;
-    let phase = super::pattern_eval::phase(empties);
+    let phase = phase(empties);
     FITS.get(row as usize)
         .and_then(|r| r.get(phase))
         .copied()
@@ -71,21 +78,21 @@ const fn fit_of(a: f32, b: f32, sigma: f32) -> Fit {
 }
 
 /// Rows: depth `MIN_DEPTH..=MAX_DEPTH` (the shallow depth is
-/// [`shallow_depth`]'s); columns: the evaluation's phases, 0-9 empties first.
+/// [`shallow_depth`]'s); columns: the fit's phases, 0-9 empties first.
 /// 400 positions a phase from WTHOR 2018-2020 (`flip-bench probcut
 /// --positions 400 --max-depth 10`). Phase 0 keeps a fit that never cuts: near
 /// the end the search is nearly exact and cheap, and a cut there would throw
 /// away a proof.
 #[rustfmt::skip]
 const FITS: [[Fit; PHASES]; (MAX_DEPTH - MIN_DEPTH + 1) as usize] = [
-    [WIDE, fit_of(1.017, -29.0, 442.0), fit_of(0.993, -1.0, 378.0), fit_of(0.958, -8.0, 355.0), fit_of(0.915, 34.0, 346.0), fit_of(0.633, 64.0, 461.0)],
-    [WIDE, fit_of(1.022, -18.0, 411.0), fit_of(1.003, 15.0, 352.0), fit_of(0.963, 24.0, 319.0), fit_of(0.910, -24.0, 306.0), fit_of(0.815, -121.0, 322.0)],
-    [WIDE, fit_of(1.016, -15.0, 391.0), fit_of(1.005, 11.0, 309.0), fit_of(0.979, 41.0, 283.0), fit_of(0.931, 19.0, 255.0), fit_of(0.763, 114.0, 236.0)],
-    [WIDE, fit_of(1.048, -26.0, 563.0), fit_of(1.008, 26.0, 438.0), fit_of(0.959, 27.0, 406.0), fit_of(0.857, -46.0, 323.0), fit_of(0.663, 33.0, 343.0)],
-    [WIDE, fit_of(1.033, -22.0, 501.0), fit_of(1.018, -8.0, 408.0), fit_of(0.969, 35.0, 365.0), fit_of(0.881, 51.0, 294.0), fit_of(0.750, 50.0, 260.0)],
-    [WIDE, fit_of(1.034, 20.0, 506.0), fit_of(1.013, 40.0, 386.0), fit_of(0.982, 8.0, 322.0), fit_of(0.895, -13.0, 284.0), fit_of(0.741, -19.0, 277.0)],
-    [WIDE, fit_of(1.022, -4.0, 511.0), fit_of(1.031, -14.0, 368.0), fit_of(0.966, 17.0, 315.0), fit_of(0.906, 19.0, 241.0), fit_of(0.997, -137.0, 179.0)],
-    [WIDE, fit_of(1.044, 32.0, 584.0), fit_of(1.022, 49.0, 439.0), fit_of(0.984, 10.0, 383.0), fit_of(0.865, -9.0, 289.0), fit_of(0.752, -89.0, 220.0)],
+    [WIDE, fit_of(1.007, -25.0, 430.0), fit_of(0.997, -8.0, 376.0), fit_of(0.964, -12.0, 356.0), fit_of(0.909, 31.0, 336.0), fit_of(0.748, 76.0, 451.0)],
+    [WIDE, fit_of(1.009, -17.0, 393.0), fit_of(1.002, 14.0, 331.0), fit_of(0.971, 27.0, 304.0), fit_of(0.903, -27.0, 303.0), fit_of(0.778, -18.0, 291.0)],
+    [WIDE, fit_of(1.006, -26.0, 383.0), fit_of(1.004, 3.0, 293.0), fit_of(0.976, 45.0, 274.0), fit_of(0.934, 17.0, 260.0), fit_of(0.724, 145.0, 271.0)],
+    [WIDE, fit_of(1.029, -16.0, 542.0), fit_of(1.010, 11.0, 425.0), fit_of(0.965, 27.0, 397.0), fit_of(0.846, -54.0, 331.0), fit_of(0.589, 93.0, 348.0)],
+    [WIDE, fit_of(1.023, -19.0, 489.0), fit_of(1.012, -8.0, 408.0), fit_of(0.961, 37.0, 345.0), fit_of(0.876, 51.0, 288.0), fit_of(0.622, 127.0, 318.0)],
+    [WIDE, fit_of(1.028, 38.0, 488.0), fit_of(1.019, 28.0, 379.0), fit_of(0.967, 10.0, 316.0), fit_of(0.891, -3.0, 248.0), fit_of(0.711, 20.0, 252.0)],
+    [WIDE, fit_of(1.023, 4.0, 473.0), fit_of(1.023, -12.0, 344.0), fit_of(0.959, 17.0, 294.0), fit_of(0.897, 40.0, 227.0), fit_of(0.887, -63.0, 170.0)],
+    [WIDE, fit_of(1.038, 48.0, 572.0), fit_of(1.025, 44.0, 432.0), fit_of(0.968, 16.0, 368.0), fit_of(0.856, -12.0, 247.0), fit_of(0.707, -55.0, 191.0)],
 ];
 
 /// The shallow score at or above which a node of window `(beta - 1, beta)` is
