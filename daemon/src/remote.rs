@@ -64,7 +64,8 @@ pub struct LobbyDoors {
     pub gone: Recipient<Gone>,
     pub sit_away: Recipient<SitAway>,
     pub back: Recipient<BackFromAway>,
-    /// Where games a player of another node starts here run.
+    /// A worker: where games a player of another node starts here run,
+    /// and the routes of players here to games elsewhere.
     pub worker: ArbiterHandle,
 }
 
@@ -192,8 +193,8 @@ impl Remote {
     }
 
     /// The route here to `game` on `owner`: a watcher's, or the player's on
-    /// `conn`. Its actor runs on the lobby's thread, since this may be
-    /// called on the bus's, which has no actors.
+    /// `conn`. Its actor runs on `doors.worker`, since this may be called
+    /// on the bus's thread, which has no actors.
     fn route_to(self: &Arc<Self>, owner: String, game: GameId, conn: Option<u64>) -> SeatRef {
         let proxy = RemoteGame {
             remote: Arc::clone(self),

@@ -327,7 +327,16 @@ async fn start(
     let slow_moves = Arc::new(SlowMoves::default());
     actix::spawn(report_slow_moves(Arc::clone(&slow_moves)));
     let elsewhere = match (bus, &node) {
-        (Some(bus), Some(node)) => Some(reach_other_nodes(bus, &lobby, &store, Arc::clone(node))),
+        (Some(bus), Some(node)) => {
+            // Games a player elsewhere starts here, and the routes of
+            // players here to games elsewhere, run on a worker, not beside
+            // the lobby.
+            let worker = workers
+                .first()
+                .map_or_else(actix::Arbiter::current, Arbiter::handle);
+            let to = (&lobby, worker);
+            Some(reach_other_nodes(bus, to, &store, Arc::clone(node)))
+        }
         _ => None,
     };
     let shared = Arc::new(Shared {
@@ -398,7 +407,7 @@ fn start_bus(config: &Config) -> std::io::Result<Option<crate::bus::Starting>> {
 /// `bus`.
 fn reach_other_nodes(
     (bus, slot): (crate::bus::Bus, crate::bus::InboundSlot),
-    lobby: &Addr<Lobby>,
+    (lobby, worker): (&Addr<Lobby>, ArbiterHandle),
     store: &Store,
     counts: Arc<crate::node_state::NodeState>,
 ) -> crate::session::Elsewhere {
@@ -411,7 +420,7 @@ fn reach_other_nodes(
         gone: lobby.clone().recipient(),
         sit_away: lobby.clone().recipient(),
         back: lobby.clone().recipient(),
-        worker: actix::Arbiter::current(),
+        worker,
     };
     let lookups = (lobby.clone().recipient(), doors);
     let remote = crate::remote::Remote::attach(bus, &slot, lookups, counts);
