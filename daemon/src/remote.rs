@@ -452,8 +452,8 @@ impl Handler<SitElsewhere<SessionRef>> for Directory {
             let pass = (remote.doors.sit_away.send(away).await)
                 .map_err(|_| unreachable_owner("stopping"))??;
             let pass = FarPass::of(&name, pass);
-            let mut asked = remote.sit(&owner, (game, conn), pass, session);
-            let answered = owner_answer(CommandKind::Join, asked.take_answer()).await;
+            let (asked, answer) = remote.sit(&owner, (game, conn), pass, session);
+            let answered = owner_answer(CommandKind::Join, answer).await;
             let answer = answered.and_then(|answer| match answer.ok {
                 Reply::Joined(_, color) => Ok(color),
                 _ => Err(unreachable_owner("its answer did not read")),

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 
 use flipline::protocol::{ErrorCode, Event, GameId, ProtocolError, Reply, ServerLine};
 
-use super::{RawAnswer, Remote, lock, unreachable_owner};
+use super::{RawAnswer, Remote, lock};
 use crate::bus::{Body, FarAct, FarPass, FarSession, PlayerNews};
 use crate::messages::{
     Action, Answer, Answered, AwayPass, BackFromAway, Connected, Find, Gone, GuestLogin,
@@ -65,19 +65,9 @@ impl PlayerView {
 /// A seat here asked of the owner.
 pub(super) struct SitRequest {
     pub request: u64,
-    answer: Option<tokio::sync::oneshot::Receiver<RawAnswer>>,
     /// Whether this request made the player's view here (a refusal then
     /// drops it).
     pub fresh: bool,
-}
-
-impl SitRequest {
-    /// The owner's answer to come (once).
-    pub fn take_answer(&mut self) -> tokio::sync::oneshot::Receiver<RawAnswer> {
-        self.answer
-            .take()
-            .unwrap_or_else(|| tokio::sync::oneshot::channel().1)
-    }
 }
 
 impl FarPass {
@@ -101,7 +91,12 @@ impl FarPass {
                 shown: Some(secret),
                 fresh: secret,
             }),
-            (false, _) => return Err(unreachable_owner("a guest without a secret")),
+            (false, _) => {
+                return Err(ProtocolError::new(
+                    ErrorCode::Unavailable,
+                    "a guest's seat elsewhere needs its secret: LOGIN again",
+                ));
+            }
         };
         Ok(Login {
             name: Name::from(self.name.as_str()),
@@ -379,7 +374,7 @@ impl Remote {
         (game, conn): (GameId, u64),
         pass: FarPass,
         session: SessionRef,
-    ) -> SitRequest {
+    ) -> (SitRequest, tokio::sync::oneshot::Receiver<RawAnswer>) {
         let mut players = lock(&self.players);
         let fresh = match players.get_mut(&conn) {
             Some(view) if view.owner == owner => {
@@ -415,11 +410,7 @@ impl Remote {
                 pass,
             },
         );
-        SitRequest {
-            request,
-            answer: Some(answer),
-            fresh,
-        }
+        (SitRequest { request, fresh }, answer)
     }
 
     /// Here: the seat asked for by `sit` came to nothing (refused, or no
