@@ -348,6 +348,7 @@ async fn start(
         store,
         accounts: Arc::new(accounts),
         slow_moves,
+        clustered: !config.cluster.node.is_empty(),
         elsewhere,
     });
     let (addr, listeners) = match socket {

@@ -89,9 +89,18 @@ pub use open::recompute_ratings;
 pub use opened::{Opened, StoreThreads};
 pub use ratings::{RatingChange, StoredRating, rounded};
 pub use records::{GameRecord, Registration, Status, StoredMove, Write};
+
+/// What a cluster's store says of a name a login takes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NameClaim {
+    /// This node holds it now.
+    Taken,
+    /// A connection of this live node holds it.
+    HeldBy(String),
+}
 pub use tourneys::{StoredForfeit, StoredTourney, StoredTourneyGame, TourneyWrite};
 
-use requests::{Read, ReadAnswer, ToReader, ToWriter, WriteJob};
+use requests::{NameAsk, Read, ReadAnswer, ToReader, ToWriter, WriteJob};
 use schema::describe;
 
 /// Why the store could not do something.
@@ -216,6 +225,27 @@ impl Store {
             let claimed = rx.await.map_err(|_| StoreError::Closed)?;
             claimed.map_err(StoreError::Failed)
         }
+    }
+
+    /// Takes `name` in the cluster's names online for this node (a cluster
+    /// node's store only), once everything queued before is committed.
+    pub fn claim_name(
+        &self,
+        name: String,
+    ) -> impl Future<Output = Result<NameClaim, StoreError>> + use<> {
+        let (tx, rx) = oneshot::channel();
+        let asked = self.writes.send(ToWriter::Name(NameAsk::Claim(name, tx)));
+        async move {
+            asked.map_err(|_| StoreError::Closed)?;
+            let claim = rx.await.map_err(|_| StoreError::Closed)?;
+            claim.map_err(StoreError::Failed)
+        }
+    }
+
+    /// Gives `name` back in the cluster's names online, after whatever is
+    /// queued before (a claim of it too); a failure is logged.
+    pub fn release_name(&self, name: String) {
+        let _ = self.writes.send(ToWriter::Name(NameAsk::Release(name)));
     }
 
     /// Takes back the moves of `game` after its first `keep` (it holds

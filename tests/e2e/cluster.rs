@@ -659,7 +659,69 @@ fn a_name_registered_on_one_node_is_registered_on_every_node() {
     assert!(guest.starts_with("ERR 401 "), "{guest}");
     let wrong = on_a.command("LOGIN regi hunter23").1;
     assert!(wrong.starts_with("ERR 401 "), "{wrong}");
-    assert_eq!(on_a.command("LOGIN regi hunter22").1, "OK Regi");
+    // Its password is right, but b's connection holds the name.
+    let twice = on_a.command("LOGIN regi hunter22").1;
+    assert_eq!(twice, "ERR 409 name 'Regi' is in use on node b");
+    // b's connection goes: the name is a's to take, once b gave it back.
+    assert_eq!(on_b.command("QUIT").1, "OK bye");
+    drop(on_b);
+    let taken = poll_login(&mut on_a, "LOGIN regi hunter22");
+    assert_eq!(taken, "OK Regi");
+    // And now b refuses it, a guest as well as the password.
+    let mut on_b = Client::connect(b.addr);
+    let guest = on_b.command("LOGIN REGI").1;
+    assert!(guest.starts_with("ERR 401 "), "{guest}");
+    let held = on_b.command("LOGIN REGI hunter22").1;
+    assert_eq!(held, "ERR 409 name 'Regi' is in use on node a");
     drop((on_a, on_b, a, b, db));
     remove_temp_dir(&dir);
+}
+
+/// A guest's name is one connection's in the whole cluster too, and a
+/// connection's name is free on every node once it is gone.
+#[test]
+fn a_guest_s_name_online_on_one_node_is_refused_on_the_others() {
+    let Some(db) = ScratchDatabase::new("cluster_guest_names") else {
+        return;
+    };
+    let dir = temp_dir("cluster-guest-names");
+    let a = start_node(&dir, "a", &db.url);
+    let b = start_node(&dir, "b", &db.url);
+    let mut on_a = Client::connect(a.addr);
+    let logged_in = on_a.command("LOGIN Gus").1;
+    assert!(logged_in.starts_with("OK Gus secret "), "{logged_in}");
+    let mut on_b = Client::connect(b.addr);
+    assert_eq!(
+        on_b.command("LOGIN gus").1,
+        "ERR 409 name 'gus' is in use on node a"
+    );
+    // Refused, b's connection holds no name: it may take another.
+    let other = on_b.command("LOGIN Gil").1;
+    assert!(other.starts_with("OK Gil secret "), "{other}");
+    // A second connection on a is refused by a's own lobby, as on one daemon.
+    let mut twin = Client::connect(a.addr);
+    assert_eq!(
+        twin.command("LOGIN GIL").1,
+        "ERR 409 name 'GIL' is in use on node b"
+    );
+    assert_eq!(twin.command("LOGIN gus").1, "ERR 409 name 'Gus' is in use");
+    drop(on_a);
+    let mut again = Client::connect(b.addr);
+    let back = poll_login(&mut again, "LOGIN gus");
+    assert!(back.starts_with("OK gus secret "), "{back}");
+    drop((again, on_b, twin, a, b, db));
+    remove_temp_dir(&dir);
+}
+
+/// `login`'s answer once it is not `ERR 409` (a name given back on another
+/// node is free a moment later): polled, within the hang guard.
+fn poll_login(client: &mut Client, login: &str) -> String {
+    let began = Instant::now();
+    loop {
+        let answer = client.command(login).1;
+        if !answer.starts_with("ERR 409 ") || began.elapsed() > HANG_GUARD {
+            return answer;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }

@@ -160,6 +160,9 @@ pub struct Shared {
     pub accounts: Arc<Accounts>,
     /// Moves slow inside the daemon, for the log.
     pub slow_moves: Arc<crate::stall_watch::SlowMoves>,
+    /// A cluster's node (`cluster.node`): a name online is the cluster's,
+    /// taken in the store's names online as well as in the lobby.
+    pub clustered: bool,
     /// On a cluster's node reaching the others (`cluster.nats`): the
     /// games other nodes own, for `WATCH` and `JOIN`.
     pub elsewhere: Option<Elsewhere>,
@@ -365,6 +368,7 @@ impl Actor for Session {
         }
         // The name stays: `Drop` gives back the place of a logged-in
         // connection.
+        self.release_in_cluster();
         self.shared.lobby.gone.do_send(Gone {
             id: self.id,
             name: self.login_name().cloned(),

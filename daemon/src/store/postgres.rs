@@ -27,6 +27,7 @@ mod db;
 mod games;
 mod held;
 pub mod keeper;
+mod names;
 pub mod nodes;
 mod ratings;
 mod reader;

@@ -10,7 +10,8 @@ use flipline::protocol::GameId;
 use tokio::sync::oneshot;
 
 use super::{
-    GameRecord, RatingChange, Registration, StoreError, StoreStats, StoredMove, StoredRating, Write,
+    GameRecord, NameClaim, RatingChange, Registration, StoreError, StoreStats, StoredMove,
+    StoredRating, Write,
 };
 
 /// A write's answer: the rows it changed, once committed.
@@ -30,12 +31,21 @@ pub(crate) type HeldAnswer = oneshot::Sender<Result<Option<Vec<StoredMove>>, Str
 /// [`BatchWriter::claim`]).
 pub(crate) type ClaimAnswer = oneshot::Sender<Result<Vec<GameRecord>, String>>;
 
+/// A cluster node's login taking a name, or its logout giving it back
+/// (see [`BatchWriter::claim_name`]).
+pub(crate) enum NameAsk {
+    Claim(String, oneshot::Sender<Result<NameClaim, String>>),
+    Release(String),
+}
+
 /// What the writer answers after a batch, not a write of its own.
 pub(crate) enum Ask {
     /// See [`ToWriter::Held`].
     Held(GameId, HeldAnswer),
     /// See [`ToWriter::Claim`].
     Claim(ClaimAnswer),
+    /// See [`ToWriter::Name`].
+    Name(NameAsk),
 }
 
 pub(crate) enum ToWriter {
@@ -46,6 +56,9 @@ pub(crate) enum ToWriter {
     /// A cluster node claims games without a live owner (a dead node's):
     /// from then on it holds and writes them.
     Claim(ClaimAnswer),
+    /// A name taken or given back in the cluster's names online, once
+    /// everything queued before is committed.
+    Name(NameAsk),
     /// Commit what is queued before this, then stop.
     Close,
 }
@@ -64,6 +77,18 @@ pub(crate) trait BatchWriter {
     /// cluster node's store can.
     fn claim(&mut self) -> Result<Vec<GameRecord>, String> {
         Err("only a cluster node's store takes games over".into())
+    }
+
+    /// Takes `name` for this node in the cluster's names online, unless a
+    /// live node holds it. Only a cluster node's store can: a single
+    /// daemon's names are its lobby's alone.
+    fn claim_name(&mut self, _name: &str) -> Result<NameClaim, String> {
+        Err("only a cluster node's store holds names online".into())
+    }
+
+    /// Gives `name` back, if this node holds it.
+    fn release_name(&mut self, _name: &str) -> Result<(), String> {
+        Err("only a cluster node's store holds names online".into())
     }
 
     /// How soon it has work of its own to do with no request (a commit in
@@ -106,6 +131,14 @@ pub(crate) fn run_writer(
             match ask {
                 Ask::Held(game, answer) => drop(answer.send(writer.held_moves(game))),
                 Ask::Claim(answer) => drop(answer.send(writer.claim())),
+                Ask::Name(NameAsk::Claim(name, answer)) => {
+                    drop(answer.send(writer.claim_name(&name)));
+                }
+                Ask::Name(NameAsk::Release(name)) => {
+                    if let Err(error) = writer.release_name(&name) {
+                        tracing::warn!(%error, %name, "a name online was not given back");
+                    }
+                }
             }
         }
         match then {
@@ -164,6 +197,7 @@ pub(crate) fn next_batch(
         Ok(ToWriter::Job(job)) => batch.push(job),
         Ok(ToWriter::Held(game, answer)) => asks.push(Ask::Held(game, answer)),
         Ok(ToWriter::Claim(answer)) => asks.push(Ask::Claim(answer)),
+        Ok(ToWriter::Name(ask)) => asks.push(Ask::Name(ask)),
         Ok(ToWriter::Close) => return Then::Close,
         Err(()) => return Then::Gone,
     }
@@ -172,6 +206,7 @@ pub(crate) fn next_batch(
             Ok(ToWriter::Job(job)) => batch.push(job),
             Ok(ToWriter::Held(game, answer)) => asks.push(Ask::Held(game, answer)),
             Ok(ToWriter::Claim(answer)) => asks.push(Ask::Claim(answer)),
+            Ok(ToWriter::Name(ask)) => asks.push(Ask::Name(ask)),
             Ok(ToWriter::Close) => return Then::Close,
             Err(std::sync::mpsc::TryRecvError::Empty) => break,
             Err(std::sync::mpsc::TryRecvError::Disconnected) => return Then::Gone,

@@ -17,6 +17,7 @@ use crate::messages::{Answer, Gone, GuestLogin, GuestSecret, LoggedIn, Login, Na
 use crate::random;
 use crate::rules::lobby::Marks;
 use crate::session::Session;
+use crate::store::NameClaim;
 use flipline::protocol::{LoginOk, Reply};
 
 impl Session {
@@ -94,13 +95,58 @@ impl Session {
                 act.give_name_back();
                 return act.reply(ctx, Err(e));
             }
-            let guest = logged_in.secret.is_some();
-            tracing::info!(id = act.id, name = %logged_in.name, guest, peer = %act.peer, "logged in");
-            match password {
-                Some(password) => act.register(ctx, logged_in.name, password),
-                None => act.reply(ctx, Ok(Answer::ok(welcome(logged_in)))),
+            match act.shared.clustered {
+                true => act.claim_in_cluster(ctx, logged_in, password),
+                false => act.welcome_in(ctx, logged_in, password),
             }
         });
+    }
+
+    /// On a cluster's node, takes the name the lobby gave in the cluster's
+    /// names online too: refused while a connection to another node holds
+    /// it, as the lobby refuses a name held here.
+    fn claim_in_cluster(
+        &mut self,
+        ctx: &mut Context<Self>,
+        logged_in: LoggedIn,
+        password: Option<String>,
+    ) {
+        let claim = self.shared.store.claim_name(logged_in.name.to_string());
+        ctx.wait(
+            claim
+                .into_actor(self)
+                .map(move |claim, act, ctx| match claim {
+                    Ok(NameClaim::Taken) => act.welcome_in(ctx, logged_in, password),
+                    Ok(NameClaim::HeldBy(node)) => {
+                        act.give_name_back();
+                        let name = &logged_in.name;
+                        let message = format!("name '{name}' is in use on node {node}");
+                        act.error(ctx, ErrorCode::Conflict, message);
+                    }
+                    Err(e) => {
+                        act.give_name_back();
+                        tracing::warn!(error = %e, name = %logged_in.name, "a login's name was not taken in the cluster");
+                        let message = "the cluster's names cannot be reached, try again";
+                        act.error(ctx, ErrorCode::Unavailable, message);
+                    }
+                }),
+        );
+    }
+
+    /// The name is this connection's: a name to register is registered,
+    /// else the login is answered.
+    fn welcome_in(
+        &mut self,
+        ctx: &mut Context<Self>,
+        logged_in: LoggedIn,
+        password: Option<String>,
+    ) {
+        let guest = logged_in.secret.is_some();
+        tracing::info!(id = self.id, name = %logged_in.name, guest, peer = %self.peer, "logged in");
+        match password {
+            Some(password) => self.register(ctx, logged_in.name, password),
+            None => self.reply(ctx, Ok(Answer::ok(welcome(logged_in)))),
+        }
     }
 
     /// Registers the name this connection now holds; if that fails, the name
@@ -131,6 +177,7 @@ impl Session {
     /// Gives the name this connection holds back to the lobby (nobody holds
     /// it then); the connection stays the lobby's to reach.
     fn give_name_back(&mut self) {
+        self.release_in_cluster();
         let gone = Gone {
             id: self.id,
             name: self.name.take().map(|name| *name),
@@ -138,6 +185,17 @@ impl Session {
         };
         self.shared.lobby.gone.do_send(gone);
         self.shared.admission.logged_out(self.peer);
+    }
+}
+
+impl Session {
+    /// On a cluster's node, gives the name this connection holds back to
+    /// the cluster's names online. Sent before the lobby hears the name is
+    /// free, so that a later login's claim of it, here, comes after.
+    pub(in crate::session) fn release_in_cluster(&self) {
+        if let (true, Some(name)) = (self.shared.clustered, self.login_name()) {
+            self.shared.store.release_name(name.to_string());
+        }
     }
 }
 

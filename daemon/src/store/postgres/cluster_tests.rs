@@ -12,7 +12,7 @@ use crate::config::{StoreConfig, StoreUrl};
 use crate::rules::lease::Standing;
 use crate::store::opened::Opened;
 use crate::store::test_support::{block_on, config, new_game, temp_path};
-use crate::store::{Store, StoreError};
+use crate::store::{NameClaim, Store, StoreError};
 
 fn pg_config(db: &ScratchDatabase) -> StoreConfig {
     let mut config = config(&temp_path("unused"));
@@ -21,9 +21,14 @@ fn pg_config(db: &ScratchDatabase) -> StoreConfig {
 }
 
 fn node(db: &ScratchDatabase, name: &str) -> (Opened, Member) {
+    node_for(db, name, Duration::from_secs(2))
+}
+
+/// A node whose lease, never renewed here, lasts `lease`.
+fn node_for(db: &ScratchDatabase, name: &str, lease: Duration) -> (Opened, Member) {
     let joining = Joining {
         node: name.to_string(),
-        lease: Duration::from_secs(2),
+        lease,
     };
     let opened = open(&pg_config(db), Some(joining)).unwrap();
     let member = opened.joined.as_ref().map(|j| j.member.clone()).unwrap();
@@ -152,4 +157,71 @@ fn a_single_daemon_and_cluster_nodes_never_write_one_database_together() {
     let refused = Store::open(&pg_config(&db)).err().unwrap();
     assert!(refused.to_string().contains("another flipd"), "{refused}");
     a.threads.close();
+}
+
+fn claim_name(opened: &Opened, name: &str) -> Result<NameClaim, StoreError> {
+    block_on(opened.store.claim_name(name.to_string()))
+}
+
+fn held_by(node: &str) -> Result<NameClaim, StoreError> {
+    Ok(NameClaim::HeldBy(node.to_string()))
+}
+
+#[test]
+fn a_name_online_is_one_node_s_until_given_back_or_its_lease_passes() {
+    let Some(db) = ScratchDatabase::new("names_online") else {
+        return;
+    };
+    // Leases long enough never to pass on their own during the test.
+    let minute = Duration::from_secs(60);
+    let (a, _) = node_for(&db, "a", minute);
+    let (b, b_member) = node_for(&db, "b", minute);
+    assert_eq!(claim_name(&a, "Ann"), Ok(NameClaim::Taken));
+    assert_eq!(claim_name(&b, "ANN"), held_by("a"));
+    // The node's own lobby decides between its own connections.
+    assert_eq!(claim_name(&a, "ann"), Ok(NameClaim::Taken));
+
+    a.store.release_name("aNN".into());
+    // Answered after the release, which a's writer took first.
+    assert_eq!(claim_name(&a, "zed"), Ok(NameClaim::Taken));
+    assert_eq!(claim_name(&b, "ann"), Ok(NameClaim::Taken));
+    assert_eq!(claim_name(&a, "Ann"), held_by("b"));
+    assert_eq!(claim_name(&b, "bo"), Ok(NameClaim::Taken));
+    let spelled = db.query_text("SELECT name FROM names_online WHERE folded = 'ann'");
+    assert_eq!(spelled, Ok(Some("ann".to_string())));
+    // Releasing a name another node holds changes nothing.
+    a.store.release_name("ann".into());
+    assert_eq!(claim_name(&a, "zed"), Ok(NameClaim::Taken));
+    assert_eq!(claim_name(&a, "ann"), held_by("b"));
+
+    // b's lease passes: b acknowledges nothing any more, so its names go
+    // to whoever logs in, and b itself takes none.
+    let passed = format!(
+        "UPDATE nodes SET lease_until = clock_timestamp() - interval '1 second' \
+         WHERE incarnation = {}",
+        b_member.incarnation.number
+    );
+    db.execute(&passed).unwrap();
+    assert_eq!(claim_name(&a, "ann"), Ok(NameClaim::Taken));
+    assert!(claim_name(&b, "bea").is_err());
+    b.threads.close();
+    db.execute(&passed).unwrap();
+
+    // b started again declares its last start dead, and its names are
+    // forgotten with it.
+    let (c, _) = node_for(&db, "c", minute);
+    assert_eq!(claim_name(&c, "cy"), Ok(NameClaim::Taken));
+    let held_by_b = || {
+        db.query_text(&format!(
+            "SELECT string_agg(folded, ' ') FROM names_online WHERE incarnation = {}",
+            b_member.incarnation.number
+        ))
+    };
+    assert_eq!(held_by_b(), Ok(Some("bo".to_string())));
+    let (again, _) = node_for(&db, "b", minute);
+    assert_eq!(held_by_b(), Ok(None));
+    assert_eq!(claim_name(&again, "cy"), held_by("c"));
+    for opened in [a, c, again] {
+        opened.threads.close();
+    }
 }

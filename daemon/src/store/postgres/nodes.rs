@@ -77,11 +77,14 @@ pub async fn renew(db: &mut Db, incarnation: i64, lease: Duration) -> Result<boo
     Ok(renewed == 1)
 }
 
-/// Declares dead every live node whose lease passed; the ones declared
-/// here (another node may have declared some first).
+/// Declares dead every live node whose lease passed, and forgets the
+/// names they held; the ones declared here (another node may have declared
+/// some first).
 pub async fn declare_expired(db: &mut Db) -> Result<Vec<Incarnation>, String> {
-    const SQL: &str = "UPDATE nodes SET state = 'dead' \
-         WHERE state = 'live' AND lease_until < clock_timestamp() RETURNING node, incarnation";
+    const SQL: &str = "WITH dead AS (UPDATE nodes SET state = 'dead' \
+         WHERE state = 'live' AND lease_until < clock_timestamp() RETURNING node, incarnation), \
+         names AS (DELETE FROM names_online WHERE incarnation IN (SELECT incarnation FROM dead)) \
+         SELECT node, incarnation FROM dead";
     let rows = db.query(SQL, &[]).await.map_err(|e| describe(&e))?;
     Ok(rows
         .iter()
@@ -94,8 +97,10 @@ pub async fn declare_expired(db: &mut Db) -> Result<Vec<Incarnation>, String> {
 
 /// Declares dead an earlier start of `node` whose lease passed.
 async fn declare_expired_start(db: &mut Db, node: &str) -> Result<(), String> {
-    const SQL: &str = "UPDATE nodes SET state = 'dead' \
-         WHERE node = $1 AND state = 'live' AND lease_until < clock_timestamp()";
+    const SQL: &str = "WITH dead AS (UPDATE nodes SET state = 'dead' \
+         WHERE node = $1 AND state = 'live' AND lease_until < clock_timestamp() \
+         RETURNING incarnation) \
+         DELETE FROM names_online WHERE incarnation IN (SELECT incarnation FROM dead)";
     db.execute(SQL, &[&node])
         .await
         .map(|_| ())
@@ -105,8 +110,10 @@ async fn declare_expired_start(db: &mut Db, node: &str) -> Result<(), String> {
 /// Leaves the cluster (a node stopping): declared dead at once, so that
 /// the others take its games without waiting for its lease.
 pub async fn leave(db: &mut Db, incarnation: i64) -> Result<(), String> {
-    const SQL: &str = "UPDATE nodes SET state = 'dead', lease_until = clock_timestamp() \
-         WHERE incarnation = $1 AND state = 'live'";
+    const SQL: &str = "WITH dead AS (UPDATE nodes SET state = 'dead', \
+         lease_until = clock_timestamp() WHERE incarnation = $1 AND state = 'live' \
+         RETURNING incarnation) \
+         DELETE FROM names_online WHERE incarnation IN (SELECT incarnation FROM dead)";
     db.execute(SQL, &[&incarnation])
         .await
         .map(|_| ())

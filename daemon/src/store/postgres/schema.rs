@@ -17,7 +17,7 @@ use super::db::Db;
 /// from version `n` to `n + 1`. The tables are those of the SQLite store, in
 /// PostgreSQL's types: times are `timestamptz`, flags `boolean`, names are
 /// unique without regard to case (an index on `lower(name)`).
-const MIGRATIONS: [&str; 2] = [
+const MIGRATIONS: [&str; 3] = [
     r"
 CREATE TABLE flipline_schema (
     application text NOT NULL CHECK (application = 'flipline'),
@@ -148,6 +148,19 @@ INSERT INTO number_blocks (kind, next) VALUES ('game', 1), ('tourney', 1);
 -- so that two clusters sharing a NATS server never hear each other.
 CREATE TABLE cluster_identity (id text NOT NULL);
 INSERT INTO cluster_identity (id) SELECT md5(random()::text || clock_timestamp()::text);
+",
+    r"
+-- The names logged in on a cluster's nodes: one connection holds a name
+-- in the whole cluster, as on one daemon. A row of a node that is dead, or
+-- whose lease passed (it acknowledges nothing then), no longer holds its
+-- name: another node's login takes the row over.
+CREATE TABLE names_online (
+    folded      text PRIMARY KEY,            -- lower(name)
+    name        text NOT NULL,               -- as the lobby spells it
+    incarnation bigint NOT NULL REFERENCES nodes (incarnation),
+    since       timestamptz NOT NULL
+);
+CREATE INDEX names_online_by_node ON names_online (incarnation);
 ",
 ];
 

@@ -118,6 +118,14 @@ impl BatchWriter for PgWriter {
     fn claim(&mut self) -> Result<Vec<crate::store::GameRecord>, String> {
         PgWriter::claim(self)
     }
+
+    fn claim_name(&mut self, name: &str) -> Result<crate::store::NameClaim, String> {
+        PgWriter::claim_name(self, name)
+    }
+
+    fn release_name(&mut self, name: &str) -> Result<(), String> {
+        PgWriter::release_name(self, name)
+    }
 }
 
 /// Why a write is refused while a batch is in doubt.
@@ -143,7 +151,7 @@ impl PgWriter {
     /// Why nothing is written, if this cluster node's lease is not held: a
     /// node that could not renew its lease acknowledges nothing (its games
     /// may be another's by now).
-    fn lease_not_held(&self) -> Option<String> {
+    pub(super) fn lease_not_held(&self) -> Option<String> {
         use crate::rules::lease::Standing;
         match self.member.as_ref()?.state.standing() {
             Standing::Held => None,
@@ -373,7 +381,7 @@ impl PgWriter {
 
     /// A live connection, made again if need be (at most once in
     /// `retry::RETRY_AFTER` while the server is down).
-    fn connected(&mut self) -> Result<(), String> {
+    pub(super) fn connected(&mut self) -> Result<(), String> {
         if self.db.as_ref().is_some_and(|db| !db.is_closed()) {
             return Ok(());
         }
