@@ -165,6 +165,35 @@ fn a_guest_takes_its_seat_back_with_its_secret_after_a_lost_connection() {
     }
 }
 
+/// A server that has not seen the lost connection go (or, on a cluster, a
+/// node that died and whose lease has not passed yet) still holds the
+/// name: the reconnect tries again rather than going on logged out.
+#[test]
+fn a_reconnect_whose_name_is_still_held_tries_again_and_takes_the_seat_back() {
+    let data = TempDir::new("reconnect-held");
+    let server = FakeServer::start();
+    let addr = server.addr();
+    let mut flip = Flip::start(
+        &["--server", &addr, "--name", "ann", "--reconnect"],
+        &data.0,
+    );
+    let mut first = server.accept();
+    first.expect("LOGIN ann");
+    first.send("OK ann secret s3cr3tT0ken");
+    flip.until("logged in as ann (guest)");
+    seat_on_its_move(&mut first, &mut flip);
+    drop(first);
+
+    let mut held = server.accept();
+    held.expect("LOGIN ann secret s3cr3tT0ken");
+    held.send("ERR 409 name 'ann' is in use on node a");
+    // The refused connection stays open: flip leaves it for a new one,
+    // where the secret, still good, is shown again.
+    rejoin(&server, &mut flip, "LOGIN ann secret s3cr3tT0ken");
+    assert_eq!(flip.finish(), Some(1));
+    drop(held);
+}
+
 #[test]
 fn a_flip_started_again_resumes_from_the_kept_secret_or_asks_anew() {
     let data = TempDir::new("restart");

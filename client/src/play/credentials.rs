@@ -2,7 +2,7 @@
 //! name logged in with, what became of kept secrets, and how the last
 //! `LOGIN` ended. Never shown; the reconnect and the secret file read it.
 
-use flipline::protocol::GameId;
+use flipline::protocol::{ErrorCode, GameId};
 
 use crate::play::password::Password;
 use crate::play::secret::GuestSecret;
@@ -35,6 +35,11 @@ pub struct Credentials {
     /// refused; `None` while it is unanswered or a retry is queued. Whoever
     /// waits for a login sets it to `None` first.
     pub login_answer: Option<bool>,
+    /// The last `LOGIN` was refused for a reason that passes by itself:
+    /// the name still held by a connection the server has not seen go
+    /// (`409`; on a cluster, one to a node that died), or the server busy
+    /// (`503`). A reconnect tries again rather than going on logged out.
+    pub login_passing: Option<ErrorCode>,
     /// The game in play whose seat the last login said is kept for the
     /// name (`OK ann seat 24`), until whoever takes it back takes it.
     pub kept_seat: Option<GameId>,

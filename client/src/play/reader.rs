@@ -9,6 +9,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use flipline::protocol::ErrorCode;
+
 use crate::play::link::{Link, Sink};
 use crate::play::screen::ScreenSink;
 use crate::play::terminal::{self, status};
@@ -237,7 +239,17 @@ fn short_reason<'a>(why: &'a str, server: &str) -> &'a str {
     why.split(';').next().unwrap_or(why)
 }
 
-/// One try at connecting again, logging in and taking the seat back.
+/// Why a try whose `LOGIN` was refused for a passing reason failed, in the
+/// client's words (the server's are not shown as they came).
+fn passing_refusal(code: ErrorCode) -> &'static str {
+    match code {
+        ErrorCode::Conflict => "the name is still held by the lost connection",
+        _ => "the server is busy",
+    }
+}
+
+/// One try at connecting again, logging in and taking the seat back; a
+/// `LOGIN` refused for a reason that passes by itself is a failed try.
 fn try_once(
     link: &Link,
     name: Option<&str>,
@@ -251,6 +263,9 @@ fn try_once(
     };
     link.view().credentials.kept_seat = None;
     let logged_in = link.log_in(name, &mut reader, sink)?;
+    if let Some(code) = link.view().credentials.login_passing.filter(|_| !logged_in) {
+        return Err(passing_refusal(code).to_string());
+    }
     let said = link.view().credentials.kept_seat.take();
     // A server that does not say which seat it kept: the game known.
     if let Some(game) = game.filter(|_| logged_in && said.is_none()) {

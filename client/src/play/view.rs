@@ -7,8 +7,8 @@ use std::time::Instant;
 use flipline::engine::WIN_FACTOR;
 use flipline::notation::parse_board;
 use flipline::protocol::{
-    ClockSpec, Command, CommandKind, EndReason, Event, GameId, GameSummary, NewGame, Opponent,
-    Reason, Reply, ServerLine,
+    ClockSpec, Command, CommandKind, EndReason, ErrorCode, Event, GameId, GameSummary, NewGame,
+    Opponent, Reason, Reply, ServerLine,
 };
 
 use crate::engine_tools::engine_score::score_phrase;
@@ -476,6 +476,14 @@ impl View {
     ) -> Vec<String> {
         let answer = read_login_reply(line, sent.secret.as_ref());
         self.credentials.login_answer = Some(matches!(answer, LoginReply::LoggedIn { .. }));
+        self.credentials.login_passing = match &answer {
+            LoginReply::Refused(e)
+                if matches!(e.code, ErrorCode::Conflict | ErrorCode::Unavailable) =>
+            {
+                Some(e.code)
+            }
+            _ => None,
+        };
         match (answer, reply) {
             (
                 LoginReply::LoggedIn {
@@ -521,7 +529,9 @@ impl View {
                 shown
             }
             (_, Err(message)) => {
-                if sent.password.is_some() && sent.added && self.is_my_name(&sent.name) {
+                let passing = self.credentials.login_passing.is_some();
+                if sent.password.is_some() && sent.added && self.is_my_name(&sent.name) && !passing
+                {
                     // Refused: of no more use.
                     self.credentials.password = None;
                 }
