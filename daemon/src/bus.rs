@@ -74,6 +74,9 @@ pub enum Body {
     /// These nodes are gone (declared dead, or the sender itself, started
     /// again): what their connections held on the receiver goes.
     Gone { nodes: Vec<String> },
+    /// To every node: `game`, owned by the sender, is over. A name held on
+    /// the receiver for its seat there (kept at a login) goes free.
+    Over { game: u64 },
 }
 
 /// How a player seated from another node logged in there (its node

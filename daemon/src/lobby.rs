@@ -72,6 +72,8 @@ pub struct Lobby {
     expiry_armed: bool,
     /// The tournaments, and their writes not yet stored.
     desk: TourneyDesk<tourneys::TourneyReply>,
+    /// On a cluster's node: tells the other nodes of a game over here.
+    tell_over: Option<TellOver>,
 }
 
 mod away;
@@ -128,6 +130,7 @@ impl Lobby {
             waiting: Waiting::default(),
             expiry_armed: false,
             desk: TourneyDesk::new(next_tourney),
+            tell_over: None,
         })
     }
 
@@ -677,11 +680,24 @@ impl Handler<FromGame> for Lobby {
         };
         // In the order the game sent them, behind a decision held on it.
         self.when_free(ctx, touching(None, Some(game)), move |act, ctx| match msg {
-            FromGame::Ended(game) => act.core.ended(game),
+            FromGame::Ended(game) => {
+                act.core.ended(game);
+                if let Some(tell) = &act.tell_over {
+                    tell(game);
+                }
+            }
             FromGame::Announced(game, result) => act.tourney_game_over(ctx, game, result),
             FromGame::Closed(game) => act.core.closed(game),
             FromGame::Rated(..) => {}
         });
+    }
+}
+
+impl Handler<TellEnds> for Lobby {
+    type Result = ();
+
+    fn handle(&mut self, TellEnds(tell): TellEnds, _: &mut Context<Self>) {
+        self.tell_over = Some(tell);
     }
 }
 

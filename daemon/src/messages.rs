@@ -396,6 +396,27 @@ pub struct BackFromAway {
     pub game: GameId,
 }
 
+/// A login here of `name`, whose seat the store keeps in `game`, which
+/// another node owns: the lobby holds the name for that seat, as for one
+/// taken there, until the game is over there (or the connection goes).
+#[derive(Message)]
+#[rtype(result = "Result<(), ProtocolError>")]
+pub struct KeptElsewhere {
+    /// Who.
+    pub name: Name,
+    /// The game, on another node.
+    pub game: GameId,
+}
+
+/// A game of this node is over: the other nodes hear it (see
+/// [`KeptElsewhere`]).
+pub type TellOver = Box<dyn Fn(GameId) + Send>;
+
+/// From now on the lobby tells `0` of every game over here.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct TellEnds(pub TellOver);
+
 /// `JOIN` of `game`, which another node owns, by connection `conn` here
 /// logged in as `name`: the seat there and its colour, reached through a
 /// route here.

@@ -36,6 +36,7 @@ use crate::rules::refusal::Refusal;
 use crate::session::{GameRequest, Reach, SeatRef, SessionRef};
 use crate::store::Store;
 
+mod kept;
 mod seats;
 
 /// How long a watcher waits for the owner's answer.
@@ -77,6 +78,9 @@ pub struct Remote {
     views: Mutex<HashMap<(u64, GameId), View>>,
     /// Players here seated elsewhere, by connection.
     players: Mutex<HashMap<u64, seats::PlayerView>>,
+    /// Names held here for their seats elsewhere since their login, by
+    /// game (see `kept`).
+    kept: Mutex<HashMap<GameId, Vec<Name>>>,
     pending: Mutex<HashMap<u64, oneshot::Sender<RawAnswer>>>,
     next_request: AtomicU64,
     far: Mutex<HashMap<(String, u64, GameId), Arc<FarSession>>>,
@@ -108,6 +112,7 @@ impl Remote {
             bus,
             views: Mutex::default(),
             players: Mutex::default(),
+            kept: Mutex::default(),
             pending: Mutex::default(),
             next_request: AtomicU64::new(1),
             far: Mutex::default(),
@@ -175,6 +180,7 @@ impl Remote {
             Body::Away { conn } => self.drop_player(&from, conn),
             Body::ToPlayer { conn, seq, news } => self.player_news(&from, conn, seq, news),
             Body::Gone { nodes } => self.forget_nodes(&nodes),
+            Body::Over { game } => self.over_there(game),
         }
     }
 

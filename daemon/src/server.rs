@@ -425,6 +425,10 @@ fn reach_other_nodes(
     };
     let lookups = (lobby.clone().recipient(), doors);
     let remote = crate::remote::Remote::attach(bus, &slot, lookups, counts);
+    let teller = std::sync::Arc::clone(&remote);
+    lobby.do_send(crate::messages::TellEnds(Box::new(move |game| {
+        teller.tell_over(game);
+    })));
     let directory = crate::remote::Directory {
         remote,
         store: store.clone(),
@@ -435,6 +439,7 @@ fn reach_other_nodes(
         sit: directory.clone().recipient(),
         rematch: directory.clone().recipient(),
         leave: directory.clone().recipient(),
+        kept: directory.clone().recipient(),
         gone: directory.recipient(),
     }
 }

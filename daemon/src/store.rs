@@ -93,10 +93,33 @@ pub use records::{GameRecord, Registration, Status, StoredMove, Write};
 /// What a cluster's store says of a name a login takes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NameClaim {
-    /// This node holds it now.
-    Taken,
+    /// This node holds it now; `kept` is its seat in a game in play that
+    /// another node owns, if it has one.
+    Taken { kept: Option<SeatKept> },
     /// A connection of this live node holds it.
     HeldBy(String),
+}
+
+/// A name's seat in a game in play that another node of a cluster owns.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SeatKept {
+    pub game: GameId,
+    /// The owner, if live (none while a dead node's game waits to be
+    /// taken over).
+    pub node: Option<String>,
+    /// A guest's secret, which alone takes the seat back.
+    pub secret: Option<String>,
+}
+
+// A secret is never printed, not even in a debug log.
+impl std::fmt::Debug for SeatKept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SeatKept")
+            .field("game", &self.game)
+            .field("node", &self.node)
+            .field("guest", &self.secret.is_some())
+            .finish()
+    }
 }
 pub use tourneys::{StoredForfeit, StoredTourney, StoredTourneyGame, TourneyWrite};
 

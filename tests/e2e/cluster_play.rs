@@ -168,7 +168,13 @@ fn a_player_away_from_the_games_node_takes_its_seat_back_from_any_node() {
     // Back on c, with its secret: the seat and the position.
     let mut back = Client::connect(c);
     let login = reply(&mut back, &format!("LOGIN rb secret {secret}")).unwrap_or_default();
-    assert!(login.starts_with("OK "), "{login}");
+    assert_eq!(login, format!("OK rb secret {secret} seat {game}"));
+    // Said kept, the seat holds the name on c too until it is taken back.
+    let refused = back.err("SEEK othello", 409);
+    assert!(
+        refused.contains(&format!("game {game} is in play")),
+        "{refused}"
+    );
     back.name = "rb".into();
     assert_eq!(back.ok(&format!("JOIN {game}")).1, format!("OK {game} O"));
     let snapshot = back.lines_through(&format!("TURN {game} "));
@@ -191,16 +197,73 @@ fn a_player_away_from_the_games_node_takes_its_seat_back_from_any_node() {
     // A wrong secret from yet another node is refused there.
     drop(back);
     black.expect_event("INFO rb disconnected");
+    // Held for the guest's seat, the name goes to nobody else on any node,
+    // as on one daemon.
     let mut impostor = Client::connect(b);
     let login = reply(&mut impostor, "LOGIN rb").unwrap_or_default();
     assert!(
-        login.starts_with("OK "),
-        "a guest name is free on b: {login}"
+        login.starts_with("ERR 409 name 'rb' is held for its guest's seat"),
+        "{login}"
     );
-    let refused = impostor.err(&format!("JOIN {game}"), 409);
-    assert!(refused.contains("not the secret"), "{refused}");
-    // Refused there, it sits nowhere: free on b.
-    assert_eq!(impostor.ok("SEEK othello").1, "OK seeking");
+    let forged = "0123456789abcdef0123456789abcdef";
+    let login = reply(&mut impostor, &format!("LOGIN rb secret {forged}")).unwrap_or_default();
+    assert!(
+        login.contains("not the secret its login was given"),
+        "{login}"
+    );
+    // Refused, the impostor holds nothing: another name is free to it.
+    let other = reply(&mut impostor, "LOGIN rc").unwrap_or_default();
+    assert!(other.starts_with("OK rc "), "{other}");
+}
+
+/// A player whose connection to the game's node is lost logs in on another
+/// node: the `OK` says the seat kept there, and the name is held there for
+/// it (no second game meanwhile) until the game is over, even if the seat
+/// is never taken back.
+#[test]
+fn a_seat_kept_on_another_node_holds_the_name_until_that_game_is_over() {
+    let Some(cluster) = Nodes::start("cluster_play_kept", &["a", "b"]) else {
+        return;
+    };
+    let addrs = cluster.addrs();
+    let (a, b) = (addrs[0], addrs[1]);
+    let mut black = Client::login_as(a, "ka2");
+    let mut white = Client::connect(a);
+    let secret = secret_of(&reply(&mut white, "LOGIN kb2").unwrap_or_default());
+    white.name = "kb2".into();
+    let game = black.ok_game("NEW othello as X");
+    assert_eq!(white.ok(&format!("JOIN {game}")).1, format!("OK {game} O"));
+    assert_eq!(black.ok("MOVE d3").1, "OK");
+    drop(white);
+    black.expect_event("INFO kb2 disconnected");
+
+    let mut on_b = Client::connect(b);
+    let login = reply(&mut on_b, &format!("LOGIN kb2 secret {secret}")).unwrap_or_default();
+    assert_eq!(login, format!("OK kb2 secret {secret} seat {game}"));
+    on_b.name = "kb2".into();
+    for refused in ["SEEK othello", "NEW othello"] {
+        let refused = on_b.err(refused, 409);
+        assert!(
+            refused.contains(&format!("game {game} is in play")),
+            "{refused}"
+        );
+    }
+    // The game ends on a without kb2 taking its seat back.
+    assert_eq!(black.ok("END").1, "OK");
+    black.expect_event(&format!("OVER {game} O "));
+    // a tells every node: the name is free on b a moment later.
+    let began = Instant::now();
+    loop {
+        let (_, seeking) = on_b.command("SEEK othello");
+        if seeking == "OK seeking" {
+            break;
+        }
+        assert!(
+            seeking.contains(&format!("game {game} is in play")) && began.elapsed() < HANG_GUARD,
+            "{seeking}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 #[test]

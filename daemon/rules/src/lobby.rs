@@ -1480,6 +1480,33 @@ fn check_hold(name: &str, person: &Person, guest: Option<&GuestLogin>) -> Result
     }
 }
 
+/// Whether a login here may take `name`, whose seat the store keeps in a
+/// game another node of a cluster owns, with the guest's secret `stored`
+/// there (`None`: a registered name's seat): as for a seat held here, a
+/// guest's goes only to its secret (a stored secret that does not read
+/// goes to nobody).
+pub fn check_kept_elsewhere(
+    name: &str,
+    stored: Option<&str>,
+    guest: Option<&GuestLogin>,
+) -> Result<(), Refusal> {
+    let secret = match stored.map(GuestSecret::parse) {
+        None => None,
+        Some(Some(secret)) => Some(secret),
+        Some(None) => {
+            return Err(Refusal::HeldForGuest {
+                name: Name::from(name),
+                wrong_secret: false,
+            });
+        }
+    };
+    let person = Person {
+        secret,
+        ..Person::default()
+    };
+    check_hold(name, &person, guest)
+}
+
 fn dedup(mut names: Vec<Name>) -> Vec<Name> {
     names.dedup_by(|a, b| a.eq_ignore_ascii_case(b));
     names

@@ -168,3 +168,47 @@ fn names_that_differ_in_case_are_one_name_spelled_the_first_way() {
     assert_eq!(who, ["Vic"]);
     assert!(h.core.check_invariants().is_ok());
 }
+
+#[test]
+fn a_seat_kept_on_another_node_goes_only_to_its_guest_s_secret() {
+    use super::lobby::check_kept_elsewhere;
+    let stored = FIRST.to_string();
+    let showing = |shown| GuestLogin {
+        shown,
+        fresh: SECOND,
+    };
+    let held = |wrong_secret| {
+        Err(Refusal::HeldForGuest {
+            name: Name::from("ann"),
+            wrong_secret,
+        })
+    };
+    let own = showing(Some(FIRST));
+    assert_eq!(
+        check_kept_elsewhere("ann", Some(&stored), Some(&own)),
+        Ok(())
+    );
+    let wrong = showing(Some(SECOND));
+    assert_eq!(
+        check_kept_elsewhere("ann", Some(&stored), Some(&wrong)),
+        held(true)
+    );
+    let none = showing(None);
+    assert_eq!(
+        check_kept_elsewhere("ann", Some(&stored), Some(&none)),
+        held(false)
+    );
+    // A registered name's login (its password checked) is no guest's.
+    assert_eq!(
+        check_kept_elsewhere("ann", Some(&stored), None),
+        held(false)
+    );
+    // A registered name's seat has no secret: its password was enough.
+    assert_eq!(check_kept_elsewhere("ann", None, None), Ok(()));
+    assert_eq!(check_kept_elsewhere("ann", None, Some(&none)), Ok(()));
+    // A stored secret that does not read goes to nobody.
+    assert_eq!(
+        check_kept_elsewhere("ann", Some("zz"), Some(&own)),
+        held(false)
+    );
+}

@@ -178,6 +178,8 @@ pub struct Elsewhere {
     pub rematch: Recipient<crate::messages::RematchElsewhere>,
     /// `LEAVE` of a seat there.
     pub leave: Recipient<crate::messages::LeaveElsewhere>,
+    /// A login whose seat is kept there.
+    pub kept: Recipient<crate::messages::KeptElsewhere>,
     /// A connection closed.
     pub gone: Recipient<crate::messages::GoneElsewhere>,
 }

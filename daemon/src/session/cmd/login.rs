@@ -17,7 +17,6 @@ use crate::messages::{Answer, Gone, GuestLogin, GuestSecret, LoggedIn, Login, Na
 use crate::random;
 use crate::rules::lobby::Marks;
 use crate::session::Session;
-use crate::store::NameClaim;
 use flipline::protocol::{LoginOk, Reply};
 
 impl Session {
@@ -77,6 +76,7 @@ impl Session {
         marks: Marks,
     ) {
         let as_guest = guest.is_some();
+        let guest_shown = guest;
         let login = Login {
             name: Name::from(name),
             id: self.id,
@@ -96,46 +96,15 @@ impl Session {
                 return act.reply(ctx, Err(e));
             }
             match act.shared.clustered {
-                true => act.claim_in_cluster(ctx, logged_in, password),
+                true => act.claim_in_cluster(ctx, (logged_in, guest_shown), password),
                 false => act.welcome_in(ctx, logged_in, password),
             }
         });
     }
 
-    /// On a cluster's node, takes the name the lobby gave in the cluster's
-    /// names online too: refused while a connection to another node holds
-    /// it, as the lobby refuses a name held here.
-    fn claim_in_cluster(
-        &mut self,
-        ctx: &mut Context<Self>,
-        logged_in: LoggedIn,
-        password: Option<String>,
-    ) {
-        let claim = self.shared.store.claim_name(logged_in.name.to_string());
-        ctx.wait(
-            claim
-                .into_actor(self)
-                .map(move |claim, act, ctx| match claim {
-                    Ok(NameClaim::Taken) => act.welcome_in(ctx, logged_in, password),
-                    Ok(NameClaim::HeldBy(node)) => {
-                        act.give_name_back();
-                        let name = &logged_in.name;
-                        let message = format!("name '{name}' is in use on node {node}");
-                        act.error(ctx, ErrorCode::Conflict, message);
-                    }
-                    Err(e) => {
-                        act.give_name_back();
-                        tracing::warn!(error = %e, name = %logged_in.name, "a login's name was not taken in the cluster");
-                        let message = "the cluster's names cannot be reached, try again";
-                        act.error(ctx, ErrorCode::Unavailable, message);
-                    }
-                }),
-        );
-    }
-
     /// The name is this connection's: a name to register is registered,
     /// else the login is answered.
-    fn welcome_in(
+    pub(super) fn welcome_in(
         &mut self,
         ctx: &mut Context<Self>,
         logged_in: LoggedIn,
@@ -176,7 +145,7 @@ impl Session {
 
     /// Gives the name this connection holds back to the lobby (nobody holds
     /// it then); the connection stays the lobby's to reach.
-    fn give_name_back(&mut self) {
+    pub(super) fn give_name_back(&mut self) {
         self.release_in_cluster();
         let gone = Gone {
             id: self.id,
@@ -188,20 +157,9 @@ impl Session {
     }
 }
 
-impl Session {
-    /// On a cluster's node, gives the name this connection holds back to
-    /// the cluster's names online. Sent before the lobby hears the name is
-    /// free, so that a later login's claim of it, here, comes after.
-    pub(in crate::session) fn release_in_cluster(&self) {
-        if let (true, Some(name)) = (self.shared.clustered, self.login_name()) {
-            self.shared.store.release_name(name.to_string());
-        }
-    }
-}
-
 /// The `OK` of a login the lobby let through: a guest's with its secret,
 /// and the game whose seat the name kept, if any.
-fn welcome(logged_in: LoggedIn) -> Reply {
+pub(super) fn welcome(logged_in: LoggedIn) -> Reply {
     Reply::Login(LoginOk {
         name: logged_in.name.to_string(),
         secret: logged_in.secret.map(|secret| secret.to_string()),

@@ -8,6 +8,7 @@
 
 mod lobby;
 mod login;
+mod login_cluster;
 mod lookup;
 mod play;
 mod seats;

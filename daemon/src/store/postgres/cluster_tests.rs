@@ -176,22 +176,22 @@ fn a_name_online_is_one_node_s_until_given_back_or_its_lease_passes() {
     let minute = Duration::from_secs(60);
     let (a, _) = node_for(&db, "a", minute);
     let (b, b_member) = node_for(&db, "b", minute);
-    assert_eq!(claim_name(&a, "Ann"), Ok(NameClaim::Taken));
+    assert_eq!(claim_name(&a, "Ann"), Ok(NameClaim::Taken { kept: None }));
     assert_eq!(claim_name(&b, "ANN"), held_by("a"));
     // The node's own lobby decides between its own connections.
-    assert_eq!(claim_name(&a, "ann"), Ok(NameClaim::Taken));
+    assert_eq!(claim_name(&a, "ann"), Ok(NameClaim::Taken { kept: None }));
 
     a.store.release_name("aNN".into());
     // Answered after the release, which a's writer took first.
-    assert_eq!(claim_name(&a, "zed"), Ok(NameClaim::Taken));
-    assert_eq!(claim_name(&b, "ann"), Ok(NameClaim::Taken));
+    assert_eq!(claim_name(&a, "zed"), Ok(NameClaim::Taken { kept: None }));
+    assert_eq!(claim_name(&b, "ann"), Ok(NameClaim::Taken { kept: None }));
     assert_eq!(claim_name(&a, "Ann"), held_by("b"));
-    assert_eq!(claim_name(&b, "bo"), Ok(NameClaim::Taken));
+    assert_eq!(claim_name(&b, "bo"), Ok(NameClaim::Taken { kept: None }));
     let spelled = db.query_text("SELECT name FROM names_online WHERE folded = 'ann'");
     assert_eq!(spelled, Ok(Some("ann".to_string())));
     // Releasing a name another node holds changes nothing.
     a.store.release_name("ann".into());
-    assert_eq!(claim_name(&a, "zed"), Ok(NameClaim::Taken));
+    assert_eq!(claim_name(&a, "zed"), Ok(NameClaim::Taken { kept: None }));
     assert_eq!(claim_name(&a, "ann"), held_by("b"));
 
     // b's lease passes: b acknowledges nothing any more, so its names go
@@ -202,7 +202,7 @@ fn a_name_online_is_one_node_s_until_given_back_or_its_lease_passes() {
         b_member.incarnation.number
     );
     db.execute(&passed).unwrap();
-    assert_eq!(claim_name(&a, "ann"), Ok(NameClaim::Taken));
+    assert_eq!(claim_name(&a, "ann"), Ok(NameClaim::Taken { kept: None }));
     assert!(claim_name(&b, "bea").is_err());
     b.threads.close();
     db.execute(&passed).unwrap();
@@ -210,7 +210,7 @@ fn a_name_online_is_one_node_s_until_given_back_or_its_lease_passes() {
     // b started again declares its last start dead, and its names are
     // forgotten with it.
     let (c, _) = node_for(&db, "c", minute);
-    assert_eq!(claim_name(&c, "cy"), Ok(NameClaim::Taken));
+    assert_eq!(claim_name(&c, "cy"), Ok(NameClaim::Taken { kept: None }));
     let held_by_b = || {
         db.query_text(&format!(
             "SELECT string_agg(folded, ' ') FROM names_online WHERE incarnation = {}",

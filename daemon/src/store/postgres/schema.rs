@@ -161,6 +161,9 @@ CREATE TABLE names_online (
     since       timestamptz NOT NULL
 );
 CREATE INDEX names_online_by_node ON names_online (incarnation);
+-- A login finds the seat its name keeps in a game in play on another node.
+CREATE INDEX games_playing_by_black ON games (lower(black)) WHERE status = 'playing';
+CREATE INDEX games_playing_by_white ON games (lower(white)) WHERE status = 'playing';
 ",
 ];
 

@@ -1,0 +1,52 @@
+//! Seats kept elsewhere at a login: a name that logs in here while the
+//! store keeps its seat in a game in play on another node (its connection
+//! there lost) is held here for that game, as if it had joined it from
+//! here, so that it cannot sit in a second game meanwhile. `JOIN` takes the
+//! seat back from here; the hold lasts until the game's owner says the
+//! game is over (`Body::Over`, to every node), or the connection goes.
+
+use std::sync::Arc;
+
+use actix::{Context, Handler, ResponseFuture};
+use flipline::protocol::{GameId, ProtocolError};
+
+use super::{Directory, Remote, lock, unreachable_owner};
+use crate::bus::Body;
+use crate::messages::{BackFromAway, KeptElsewhere, Name, SitAway};
+
+impl Handler<KeptElsewhere> for Directory {
+    type Result = ResponseFuture<Result<(), ProtocolError>>;
+
+    fn handle(&mut self, msg: KeptElsewhere, _: &mut Context<Self>) -> Self::Result {
+        let remote = Arc::clone(&self.remote);
+        Box::pin(async move {
+            let KeptElsewhere { name, game } = msg;
+            let away = SitAway {
+                name: Name::clone(&name),
+                game,
+            };
+            (remote.doors.sit_away.send(away).await)
+                .map_err(|_| unreachable_owner("stopping"))??;
+            lock(&remote.kept).entry(game).or_default().push(name);
+            Ok(())
+        })
+    }
+}
+
+impl Remote {
+    /// `game`, on the node that said so, is over: the names held here for
+    /// their seats in it since their login go free.
+    pub(super) fn over_there(&self, game: GameId) {
+        let Some(names) = lock(&self.kept).remove(&game) else {
+            return;
+        };
+        for name in names {
+            self.doors.back.do_send(BackFromAway { name, game });
+        }
+    }
+
+    /// Tells every node that `game`, here, is over.
+    pub fn tell_over(&self, game: GameId) {
+        self.bus.broadcast(Body::Over { game });
+    }
+}

@@ -1,0 +1,118 @@
+//! `LOGIN` on a cluster's node: once the lobby gave the name, it is taken
+//! in the cluster's names online too (the store's `names_online`), so that
+//! one connection holds it in the whole cluster, as on one daemon. A seat
+//! the name keeps in a game in play on another node (its connection there
+//! lost) is said in the `OK`, as a seat kept here is, and holds the name
+//! here until that game is over; a guest's such seat goes only to its
+//! secret.
+
+use actix::fut::{ActorFutureExt, WrapFuture};
+use actix::{AsyncContext, Context};
+use flipline::protocol::ErrorCode;
+
+use super::login::welcome;
+use crate::messages::{Answer, GuestLogin, KeptElsewhere, LoggedIn, Name};
+use crate::rules::lobby::check_kept_elsewhere;
+use crate::session::Session;
+use crate::store::{NameClaim, SeatKept};
+
+impl Session {
+    /// Takes the name the lobby gave in the cluster's names online:
+    /// refused while a connection to another node holds it, as the lobby
+    /// refuses a name held here.
+    pub(super) fn claim_in_cluster(
+        &mut self,
+        ctx: &mut Context<Self>,
+        (logged_in, guest): (LoggedIn, Option<GuestLogin>),
+        password: Option<String>,
+    ) {
+        let claim = self.shared.store.claim_name(logged_in.name.to_string());
+        ctx.wait(
+            claim
+                .into_actor(self)
+                .map(move |claim, act, ctx| match claim {
+                    Ok(NameClaim::Taken { kept: None }) => {
+                        act.welcome_in(ctx, logged_in, password);
+                    }
+                    // A seat here too would be a fault; the one here is said.
+                    Ok(NameClaim::Taken { kept: Some(_) }) if logged_in.kept_seat.is_some() => {
+                        act.welcome_in(ctx, logged_in, password);
+                    }
+                    Ok(NameClaim::Taken { kept: Some(seat) }) => {
+                        act.kept_elsewhere(ctx, (logged_in, guest), seat);
+                    }
+                    Ok(NameClaim::HeldBy(node)) => {
+                        act.give_name_back();
+                        let name = &logged_in.name;
+                        let message = format!("name '{name}' is in use on node {node}");
+                        act.error(ctx, ErrorCode::Conflict, message);
+                    }
+                    Err(e) => {
+                        act.give_name_back();
+                        tracing::warn!(error = %e, name = %logged_in.name, "a login's name was not taken in the cluster");
+                        let message = "the cluster's names cannot be reached, try again";
+                        act.error(ctx, ErrorCode::Unavailable, message);
+                    }
+                }),
+        );
+    }
+
+    /// The name keeps `seat` in a game another node owns: a guest's goes
+    /// only to its secret; the lobby here holds the name for it, and the
+    /// `OK` says it. Without the bus the seat cannot be taken from here:
+    /// the login is refused, naming the game's node.
+    fn kept_elsewhere(
+        &mut self,
+        ctx: &mut Context<Self>,
+        (mut logged_in, guest): (LoggedIn, Option<GuestLogin>),
+        seat: SeatKept,
+    ) {
+        let stored = seat.secret.as_deref();
+        if let Err(refusal) = check_kept_elsewhere(&logged_in.name, stored, guest.as_ref()) {
+            self.give_name_back();
+            return self.refuse(ctx, refusal);
+        }
+        let Some(elsewhere) = &self.shared.elsewhere else {
+            self.give_name_back();
+            let message = unreachable_seat(&logged_in.name, &seat);
+            return self.error(ctx, ErrorCode::Conflict, message);
+        };
+        let kept = elsewhere.kept.clone();
+        let game = seat.game;
+        let hold = KeptElsewhere {
+            name: Name::clone(&logged_in.name),
+            game,
+        };
+        self.ask(ctx, &kept, hold, move |act, ctx, held| match held {
+            Ok(()) => {
+                logged_in.kept_seat = Some(game);
+                tracing::info!(id = act.id, name = %logged_in.name, game, "logged in, its seat kept on another node");
+                act.reply(ctx, Ok(Answer::ok(welcome(logged_in))));
+            }
+            Err(e) => {
+                act.give_name_back();
+                act.reply(ctx, Err(e));
+            }
+        });
+    }
+
+    /// Gives the name this connection holds back to the cluster's names
+    /// online. Sent before the lobby hears the name is free, so that a
+    /// later login's claim of it, here, comes after.
+    pub(in crate::session) fn release_in_cluster(&self) {
+        if let (true, Some(name)) = (self.shared.clustered, self.login_name()) {
+            self.shared.store.release_name(name.to_string());
+        }
+    }
+}
+
+/// Why a login here cannot take back `seat`, on a cluster without a bus.
+fn unreachable_seat(name: &Name, seat: &SeatKept) -> String {
+    let game = seat.game;
+    match &seat.node {
+        Some(node) => format!("name '{name}' sits at game {game} on node {node}: log in there"),
+        None => format!(
+            "name '{name}' sits at game {game}, which a live node is taking over: try again"
+        ),
+    }
+}
