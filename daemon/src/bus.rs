@@ -52,6 +52,9 @@ pub enum Body {
         conn: u64,
         game: u64,
         pass: FarPass,
+        /// A command of the player left unanswered by the game's last
+        /// owner (dead), sent again once the seat is taken.
+        resend: Option<Resend>,
     },
     /// A command of the player on connection `conn` of the sender, seated
     /// at `game` on the receiver; answered.
@@ -106,11 +109,22 @@ pub enum FarAct {
     Leave,
 }
 
+/// A player's command sent again to a game's new owner: answered as
+/// request `request`; a move keyed by `at`, the plies its player had heard
+/// of, so that it is never played twice (`Table::resent`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resend {
+    pub request: u64,
+    pub act: FarAct,
+    pub at: Option<u32>,
+}
+
 /// What a player seated from another node hears.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PlayerNews {
-    /// Lines to write to it.
-    Lines(String),
+    /// Lines to write to it, and where its game stood when they were sent
+    /// (the game and its plies), if it sits at one.
+    Lines(String, Option<(u64, u32)>),
     /// It sits at this game now (a rematch that the other player's vote
     /// made).
     Seated(u64),
@@ -151,6 +165,15 @@ pub struct FarSession {
     pub id: u64,
     sent: std::sync::atomic::AtomicU64,
     gone: std::sync::atomic::AtomicBool,
+    /// A player's game, which stamps its lines with its plies. Weak: the
+    /// game holds this session.
+    seat: std::sync::Mutex<Option<std::sync::Weak<dyn Plies>>>,
+}
+
+/// A game as it stands, for the lines its far players hear: its number and
+/// its plies committed.
+pub trait Plies: Send + Sync + std::fmt::Debug {
+    fn plies(&self) -> (u64, u32);
 }
 
 impl FarSession {
@@ -165,7 +188,27 @@ impl FarSession {
             id,
             sent: Default::default(),
             gone: Default::default(),
+            seat: std::sync::Mutex::default(),
         }
+    }
+
+    /// A player sits at `seat` from now on: its lines carry that game's
+    /// plies.
+    pub fn sits_at(&self, seat: std::sync::Weak<dyn Plies>) {
+        let mut held = self
+            .seat
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *held = Some(seat);
+    }
+
+    /// Where its game stands, if it is a player at one.
+    fn stamp(&self) -> Option<(u64, u32)> {
+        let held = self
+            .seat
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        held.as_ref()?.upgrade().map(|seat| seat.plies())
     }
 
     /// Sends it `text`.
@@ -181,7 +224,7 @@ impl FarSession {
             None => Body::ToPlayer {
                 conn: self.conn,
                 seq,
-                news: PlayerNews::Lines(text.to_string()),
+                news: PlayerNews::Lines(text.to_string(), self.stamp()),
             },
         };
         self.bus.send(&self.node, body);
@@ -486,11 +529,12 @@ mod tests {
                 Body::Sit { request: a, conn: c, game: b, pass: FarPass {
                     name: text.clone(), secret: Some(text.clone()), member: true,
                     rating: Some(code as i16), bot: false,
-                } },
+                }, resend: Some(Resend { request: b, act: FarAct::Pass, at: Some(code.into()) }) },
                 Body::Act { request: a, conn: c, game: b, act: FarAct::Say(text.clone()) },
                 Body::Act { request: a, conn: c, game: b, act: FarAct::Move("d3".into()) },
                 Body::Away { conn: c },
-                Body::ToPlayer { conn: c, seq: a, news: PlayerNews::Lines(text.clone()) },
+                Body::ToPlayer { conn: c, seq: a, news: PlayerNews::Lines(text.clone(), Some((b, code.into()))) },
+                Body::Over { game: b },
                 Body::ToPlayer { conn: c, seq: a, news: PlayerNews::Seated(b) },
                 Body::Gone { nodes: vec![from.clone(), text.clone()] },
             ];

@@ -97,6 +97,15 @@ pub struct GameHandle<C: Send + 'static> {
     pub ply: AtomicU32,
 }
 
+impl<C: Send + std::fmt::Debug + 'static> crate::bus::Plies for GameHandle<C> {
+    fn plies(&self) -> (GameId, u32) {
+        (
+            self.game,
+            self.ply.load(std::sync::atomic::Ordering::Relaxed),
+        )
+    }
+}
+
 /// A game's route, shared.
 pub type SeatRef<C> = Arc<GameHandle<C>>;
 
@@ -131,6 +140,17 @@ pub enum ToGame<C: Send + 'static> {
         name: Name,
         /// What they ask.
         action: Action,
+    },
+    /// `MOVE` or `PASS` sent again at ply `at` (the plies its player had
+    /// heard of), its first answer lost with the game's last node: played
+    /// at most once (see [`crate::rules::table::Table::resent`]).
+    Again {
+        /// Who asks.
+        name: Name,
+        /// The move.
+        mv: flipline::Move,
+        /// The plies its player had heard of.
+        at: u32,
     },
     /// `HINT`: answered once the engine has thought.
     Hint {

@@ -19,6 +19,7 @@ pub struct NodeState {
     nodes_declared_dead: AtomicU64,
     remote_sent: AtomicU64,
     remote_served: AtomicU64,
+    remote_resent: AtomicU64,
 }
 
 const HELD: u8 = 0;
@@ -36,6 +37,9 @@ pub struct NodeCounts {
     pub remote_sent: u64,
     /// Requests of other nodes answered here.
     pub remote_served: u64,
+    /// Players' commands a dead owner left unanswered, carried out (or
+    /// answered as played) here.
+    pub remote_resent: u64,
 }
 
 impl NodeState {
@@ -93,6 +97,11 @@ impl NodeState {
         self.remote_served.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// A player's command a dead owner left unanswered came here again.
+    pub fn remote_resent(&self) {
+        self.remote_resent.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// The counts now.
     pub fn counts(&self) -> NodeCounts {
         NodeCounts {
@@ -102,6 +111,7 @@ impl NodeState {
             nodes_declared_dead: self.nodes_declared_dead.load(Ordering::Relaxed),
             remote_sent: self.remote_sent.load(Ordering::Relaxed),
             remote_served: self.remote_served.load(Ordering::Relaxed),
+            remote_resent: self.remote_resent.load(Ordering::Relaxed),
         }
     }
 }

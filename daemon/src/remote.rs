@@ -92,6 +92,10 @@ pub struct Remote {
     doors: LobbyDoors,
     /// The node's counts (requests sent and served).
     counts: Arc<NodeState>,
+    /// How long a player's command waits for the owner's answer: long
+    /// enough for a dead owner's game to be taken over and the command
+    /// sent again there.
+    act_within: Duration,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -106,7 +110,7 @@ impl Remote {
         bus: Bus,
         slot: &InboundSlot,
         (find, doors): (Recipient<Find<SessionRef>>, LobbyDoors),
-        counts: Arc<NodeState>,
+        (counts, lease): (Arc<NodeState>, Duration),
     ) -> Arc<Remote> {
         let remote = Arc::new(Remote {
             bus,
@@ -121,6 +125,7 @@ impl Remote {
             find,
             doors,
             counts,
+            act_within: ANSWER_WITHIN + lease * 2,
         });
         // Weakly, so that the bus stops with the `Remote`.
         let me = Arc::downgrade(&remote);
@@ -166,8 +171,9 @@ impl Remote {
                 conn,
                 game,
                 pass,
+                resend,
             } => {
-                tokio::spawn(self.sat(from, (request, conn, game), pass));
+                tokio::spawn(self.sat(from, (request, conn, game), pass, resend));
             }
             Body::Act {
                 request,
@@ -396,7 +402,17 @@ fn unreachable_owner(why: &str) -> ProtocolError {
 /// The owner's answer to a request for a command of `kind`, waited for at
 /// most [`ANSWER_WITHIN`].
 async fn owner_answer(kind: CommandKind, answer: oneshot::Receiver<RawAnswer>) -> Answered {
-    match tokio::time::timeout(ANSWER_WITHIN, answer).await {
+    answer_within(ANSWER_WITHIN, kind, answer).await
+}
+
+/// The owner's answer to a request for a command of `kind`, waited for at
+/// most `within`.
+async fn answer_within(
+    within: Duration,
+    kind: CommandKind,
+    answer: oneshot::Receiver<RawAnswer>,
+) -> Answered {
+    match tokio::time::timeout(within, answer).await {
         Ok(Ok(answer)) => answered(kind, answer),
         Ok(Err(_)) => Err(unreachable_owner("no answer")),
         Err(_) => Err(unreachable_owner("in time")),
@@ -571,6 +587,8 @@ impl Handler<GameRequest> for RemoteGame {
                 Box::pin(async { Ok(Answer::default()) })
             }
             ToGame::Play { action, .. } => self.act(FarAct::of(&action)),
+            // Sent again by this node to a game here, never to a route.
+            ToGame::Again { mv, .. } => self.act(FarAct::of_move(mv)),
             ToGame::Hint { .. } => self.act(FarAct::Hint),
             ToGame::Seating(_) => Box::pin(async { Ok(Answer::default()) }),
         }
@@ -596,7 +614,7 @@ impl RemoteGame {
                     format!("game {game} is played on node {owner}: JOIN {game} to take a seat"),
                 ));
             };
-            let answered = owner_answer(kind, answer).await;
+            let answered = answer_within(remote.act_within, kind, answer).await;
             if answered.is_err() {
                 lock(&remote.pending).remove(&request);
             }

@@ -335,7 +335,13 @@ async fn start(
                 .first()
                 .map_or_else(actix::Arbiter::current, Arbiter::handle);
             let to = (&lobby, worker);
-            Some(reach_other_nodes(bus, to, &store, Arc::clone(node)))
+            let lease = Duration::from_secs(config.cluster.lease_secs);
+            Some(reach_other_nodes(
+                bus,
+                to,
+                &store,
+                (Arc::clone(node), lease),
+            ))
         }
         _ => None,
     };
@@ -410,7 +416,7 @@ fn reach_other_nodes(
     (bus, slot): (crate::bus::Bus, crate::bus::InboundSlot),
     (lobby, worker): (&Addr<Lobby>, ArbiterHandle),
     store: &Store,
-    counts: Arc<crate::node_state::NodeState>,
+    (counts, lease): (Arc<crate::node_state::NodeState>, Duration),
 ) -> crate::session::Elsewhere {
     let doors = crate::remote::LobbyDoors {
         connected: lobby.clone().recipient(),
@@ -424,7 +430,7 @@ fn reach_other_nodes(
         worker,
     };
     let lookups = (lobby.clone().recipient(), doors);
-    let remote = crate::remote::Remote::attach(bus, &slot, lookups, counts);
+    let remote = crate::remote::Remote::attach(bus, &slot, lookups, (counts, lease));
     let teller = std::sync::Arc::clone(&remote);
     lobby.do_send(crate::messages::TellEnds(Box::new(move |game| {
         teller.tell_over(game);

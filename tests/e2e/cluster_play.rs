@@ -327,6 +327,61 @@ fn follows_after_the_owner_dies(names: &[&str]) {
     assert!(lines.contains(&start_line), "{lines:?}");
 }
 
+/// A move sent to a game's node that dies before answering it is sent again
+/// to the node that takes the game over, keyed by the plies its player had
+/// heard of, and answered from there: played once, not `ERR 503`.
+#[test]
+fn a_move_its_games_node_died_before_answering_is_played_once_on_the_next() {
+    let Some(mut cluster) = Nodes::start("cluster_play_resend", &["a", "b", "c"]) else {
+        return;
+    };
+    let addrs = cluster.addrs();
+    let (a, b, c) = (addrs[0], addrs[1], addrs[2]);
+    let mut black = Client::connect(c);
+    let secret = secret_of(&reply(&mut black, "LOGIN sa").unwrap_or_default());
+    black.name = "sa".into();
+    let mut white = Client::login_as(b, "sb");
+    let start = made_here_joined_there((c, b), &mut black, &mut white);
+    let game = start.game;
+    black.lines_through(&format!("TURN {game} "));
+    white.lines_through(&format!("TURN {game} "));
+    assert_eq!(black.ok("MOVE d3").1, "OK");
+    let turn = white.lines_through(&format!("TURN {game} O "));
+    let (_, command) = first_move(turn.last().map_or("", String::as_str));
+
+    // The game's node stops before the move reaches it, and is killed: it
+    // never plays it, nor answers.
+    let owner = cluster
+        .nodes
+        .last_mut()
+        .unwrap_or_else(|| panic!("no nodes"));
+    owner.pause();
+    white.send(&command);
+    owner.kill();
+    let (_, answered) = white.final_reply(&command);
+    assert_eq!(answered, "OK", "{command} after its node died");
+    let square = command.trim_start_matches("MOVE ");
+    let moved = white.lines_through(&format!("MOVED {game} O "));
+    let moved = moved.last().cloned().unwrap_or_default();
+    assert!(moved.contains(square), "{moved} after {command}");
+    let resent: u64 = (cluster.nodes.iter().take(2))
+        .map(|node| counter(metrics_of(node), "flipline_remote_commands_resent_total"))
+        .sum();
+    assert_eq!(resent, 1, "sent again once, to the node that took the game");
+
+    // Stored once: black, back on a live node, finds both moves.
+    let seat = Seat {
+        name: "sa".into(),
+        secret,
+        game,
+    };
+    let Back::Seated(_, stored) = take_seat_back(&[a, b], &seat) else {
+        panic!("game {game} over")
+    };
+    let played: Vec<String> = stored.iter().map(ToString::to_string).collect();
+    assert_eq!(played, ["d3", square], "{stored:?}");
+}
+
 /// The game as its owner's store has it, read from `client` (on that
 /// node): its status and moves.
 fn stored(client: &mut Client, game: u64) -> (GameStatus, Vec<Move>) {

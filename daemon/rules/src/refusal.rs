@@ -78,6 +78,9 @@ pub enum Refusal {
     NotStarted(GameId),
     /// The game is over.
     GameOver(GameId),
+    /// A move sent again after its game's node died was made at ply `at`;
+    /// the game is at `plies` now, past it.
+    PastResent { game: GameId, at: u32, plies: u32 },
     /// The game is not in play (open or over).
     NotInPlay(GameId),
     /// A move out of turn.
@@ -275,6 +278,10 @@ impl fmt::Display for Refusal {
             NoSeat(game) => write!(f, "you have no seat in game {game}"),
             NotStarted(game) => write!(f, "game {game} has not started"),
             GameOver(game) => write!(f, "game {game} is over"),
+            PastResent { game, at, plies } => write!(
+                f,
+                "game {game} moved on while its node was taken over: the move was made after move {at}, the game is after move {plies} (BOARD shows it)"
+            ),
             NotInPlay(game) => write!(f, "game {game} is not in play"),
             NotYourTurn => f.write_str("not your turn"),
             TimeRanOut => f.write_str("your time ran out"),
@@ -362,6 +369,11 @@ mod tests {
             NotLoggedIn,
             NoSuchConnection,
             NameInUse(ann()),
+            PastResent {
+                game: 3,
+                at: 4,
+                plies: 6,
+            },
             HeldForGuest {
                 name: ann(),
                 wrong_secret: true,

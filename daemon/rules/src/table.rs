@@ -217,6 +217,44 @@ struct Undo {
     game: Game,
     clocks: Option<Clocks>,
     turn_started: Moment,
+    last: LastMove,
+}
+
+/// The last move played and its side, in one byte, since every game's
+/// actor holds it: bit 7 set for white, then the square's row times 10
+/// plus its column (boards are at most 10 by 10), 100 for a pass; 127 for
+/// none (and for what no board has).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct LastMove(u8);
+
+impl LastMove {
+    const NONE: LastMove = LastMove(127);
+
+    fn of(side: Color, mv: Move) -> LastMove {
+        let low = match mv {
+            Move::Place(square) if square.row < 10 && square.col < 10 => {
+                square.row * 10 + square.col
+            }
+            Move::Place(_) => return LastMove::NONE,
+            Move::Pass => 100,
+        };
+        let high = match side {
+            Color::Black => 0,
+            Color::White => 0x80,
+        };
+        LastMove(high | low)
+    }
+}
+
+/// What a move sent again is (see [`Table::resent`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resent {
+    /// Not played yet: play it.
+    Play,
+    /// Played and stored: answer it as played.
+    Played,
+    /// The game is at `plies` now, past the move.
+    MovedOn { plies: u32 },
 }
 
 /// Which games allow `HINT`: the table's hint policy, set by the operator
@@ -263,8 +301,9 @@ pub struct Table<C> {
     /// game's actor is kept within one allocation size.
     extras: Option<Box<Extras<C>>>,
     phase: Phase,
-    /// Plies played, a move being stored included.
-    ply: u32,
+    /// Plies played, a move being stored included (16 bits: no game
+    /// comes near, and every game's actor holds it).
+    ply: u16,
     /// When the side to move began its turn (what a move's stored time counts).
     turn_started: Moment,
     /// Times moves were taken back (see [`Turn`]).
@@ -273,6 +312,10 @@ pub struct Table<C> {
     rated: bool,
     /// Where `UNDO` stands (see `take_back.rs`).
     undo: UndoState,
+    /// The last move played (a move being stored included), and its side: what
+    /// tells a move sent again, its first answer lost with the game's last
+    /// node, from one still to play ([`Table::resent`]).
+    last: LastMove,
 }
 
 impl<C: Clone> Table<C> {
@@ -289,7 +332,7 @@ impl<C: Clone> Table<C> {
         rated: bool,
         now: Moment,
     ) -> Table<C> {
-        let (game, clocks, ply) = replay(variant, clock, start);
+        let (game, clocks, ply, last) = replay(variant, clock, start);
         let [black, white] = seats.map(|s| match s {
             Sitter::Open => Seat::Open,
             Sitter::Bot(level) => Seat::Bot(level),
@@ -310,11 +353,12 @@ impl<C: Clone> Table<C> {
             seats: [black, white],
             extras,
             phase: Phase::Open,
-            ply,
+            ply: narrow(ply),
             turn_started: now,
             takebacks: 0,
             rated,
             undo: UndoState::Idle,
+            last,
         }
     }
 
@@ -343,7 +387,7 @@ impl<C: Clone> Table<C> {
     /// The turn now (what a bot's move is asked for).
     fn turn(&self) -> Turn {
         Turn {
-            ply: self.ply,
+            ply: u32::from(self.ply),
             takebacks: self.takebacks,
         }
     }
@@ -368,7 +412,7 @@ impl<C: Clone> Table<C> {
 
     /// Plies played, a move being stored included.
     pub fn plies(&self) -> u32 {
-        self.ply
+        u32::from(self.ply)
     }
 
     /// Who sits in each seat, black first (`bot:N` for a bot).
@@ -490,6 +534,28 @@ impl<C: Clone> Table<C> {
         }
     }
 
+    /// `MOVE` or `PASS` (`mv`) from `name`, sent again at ply `at` (the
+    /// plies its player had heard of): its first sending's answer was lost
+    /// with the node that owned the game. To play if the game is still at
+    /// `at`; already played if the move stored after `at` is this one, by
+    /// `name`'s side; else the game moved on. So a move sent twice is
+    /// never played twice.
+    pub fn resent(&self, name: &str, at: u32, mv: Move) -> Resent {
+        let plies = self.plies();
+        if plies == at {
+            return Resent::Play;
+        }
+        let played = plies == at.saturating_add(1)
+            && self.last != LastMove::NONE
+            && COLORS.into_iter().any(|side| {
+                self.last == LastMove::of(side, mv) && self.seat(side).person(name).is_some()
+            });
+        match played {
+            true => Resent::Played,
+            false => Resent::MovedOn { plies },
+        }
+    }
+
     /// `MOVE` or `PASS` from `name`.
     pub fn play(&mut self, name: &str, mv: Move, now: Moment) -> Played<C> {
         match self.mover(name) {
@@ -535,6 +601,7 @@ impl<C: Clone> Table<C> {
             game: self.game,
             clocks: self.clocks().cloned(),
             turn_started: self.turn_started,
+            last: self.last,
         };
         if let Some(clocks) = self.clocks_mut()
             && let Err(flagged) = clocks.stop(now)
@@ -545,10 +612,11 @@ impl<C: Clone> Table<C> {
         let ms = millis(now.saturating_duration_since(self.turn_started));
         self.game = next;
         self.ply = self.ply.saturating_add(1);
+        self.last = LastMove::of(side, mv);
         Played::Commit(MoveCommit {
             side,
             mv,
-            ply: self.ply,
+            ply: u32::from(self.ply),
             ms,
             undo,
         })
@@ -587,6 +655,7 @@ impl<C: Clone> Table<C> {
     /// again a little later.
     pub fn rolled_back(&mut self, commit: MoveCommit, now: Moment) -> Effects<C> {
         self.game = commit.undo.game;
+        self.last = commit.undo.last;
         if let (Some(clocks), Some(before)) = (self.clocks_mut(), commit.undo.clocks) {
             *clocks = before;
         }
@@ -1071,21 +1140,28 @@ fn replay(
     variant: flipline::Variant,
     clock: Option<ClockSpec>,
     moves: &[(Move, Option<u64>)],
-) -> (Game, Option<Clocks>, u32) {
+) -> (Game, Option<Clocks>, u32, LastMove) {
     let mut game = Game::new(variant);
     let mut clocks = clock.map(Clocks::new);
     let mut ply = 0u32;
+    let mut last = LastMove::NONE;
     for &(mv, ms) in moves {
         let side = game.to_move();
         if game.apply(mv).is_err() {
             continue;
         }
         ply = ply.saturating_add(1);
+        last = LastMove::of(side, mv);
         if let (Some(clocks), Some(ms)) = (&mut clocks, ms) {
             let _ = clocks.charge(side, ms);
         }
     }
-    (game, clocks, ply)
+    (game, clocks, ply, last)
+}
+
+/// Plies as the table keeps them.
+fn narrow(plies: u32) -> u16 {
+    u16::try_from(plies).unwrap_or(u16::MAX)
 }
 
 /// The score of a game that ended early: discs as they stand, the empties to the

@@ -11,7 +11,9 @@ use flipline::protocol::{ClockSpec, EndReason, Event, GameResult};
 use flipline::{Color, Game, Move, Variant};
 use proptest::prelude::*;
 
-use super::table::{Effect, IfRefused, Played, Table, Timer, Turn, UndoStep, end_retry_delay};
+use super::table::{
+    Effect, IfRefused, Played, Resent, Table, Timer, Turn, UndoStep, end_retry_delay,
+};
 use super::{Name, Phase, Sitter};
 use crate::table::Hints;
 
@@ -292,6 +294,44 @@ fn a_full_table_begins_with_the_whole_state_for_both() {
 }
 
 #[test]
+fn a_move_sent_again_is_played_once_whether_its_first_sending_was_played_or_not() {
+    let mut d = two_people();
+    let mv = first_move(&d.table);
+    // Not played yet (its first sending never reached the game).
+    assert_eq!(d.table.resent("ann", 0, mv), Resent::Play);
+    assert_eq!(d.play("ann", mv, true), Ok(()));
+    // Played and stored, its answer lost: played, by ann only, at that ply.
+    assert_eq!(d.table.resent("ann", 0, mv), Resent::Played);
+    assert_eq!(d.table.resent("bob", 0, mv), Resent::MovedOn { plies: 1 });
+    let other = Move::Place("a1".parse().unwrap_or_else(|e| panic!("{e:?}")));
+    assert_eq!(
+        d.table.resent("ann", 0, other),
+        Resent::MovedOn { plies: 1 }
+    );
+    // Bob moves: ann's move, sent again, is two plies back.
+    let reply = first_move(&d.table);
+    assert_eq!(d.play("bob", reply, true), Ok(()));
+    assert_eq!(d.table.resent("ann", 0, mv), Resent::MovedOn { plies: 2 });
+    assert_eq!(d.table.resent("ann", 2, first_move(&d.table)), Resent::Play);
+
+    // A game taken over is rebuilt from its stored moves: the last one is
+    // known there too.
+    let stored: Vec<(Move, Option<u64>)> = vec![(mv, Some(5)), (reply, Some(7))];
+    let seats = [person("ann", Some(1)), person("bob", Some(2))];
+    let again = Table::new(7, Variant::Othello, None, seats, &stored, false, t0());
+    assert_eq!(again.resent("bob", 1, reply), Resent::Played);
+    assert_eq!(again.resent("ann", 1, reply), Resent::MovedOn { plies: 2 });
+}
+
+#[test]
+fn a_move_refused_by_the_store_is_not_taken_for_played_when_sent_again() {
+    let mut d = two_people();
+    let mv = first_move(&d.table);
+    assert_eq!(d.play("ann", mv, false), Err("503".into()));
+    assert_eq!(d.table.resent("ann", 0, mv), Resent::Play);
+}
+
+#[test]
 fn a_move_is_announced_only_once_stored_and_undone_if_not() {
     let mut d = two_people();
     let mv = first_move(&d.table);
@@ -557,6 +597,8 @@ proptest! {
                     prop_assert!(!played || d.pending.is_empty(), "no move while the end waits");
                     if played {
                         prop_assert!(mirror.apply(mv).is_ok());
+                        // Sent again, it is played already; never again.
+                        prop_assert_eq!(d.table.resent(NAMES[who], plies, mv), Resent::Played);
                         plies += 1;
                     }
                 }

@@ -11,7 +11,8 @@ use super::effects::lines;
 use super::{GameActor, GameResponse};
 use crate::messages::*;
 use crate::rules::lobby::Order;
-use crate::rules::table::{MoveCommit, Played};
+use crate::rules::refusal::Refusal;
+use crate::rules::table::{MoveCommit, Played, Resent};
 use crate::service_time;
 use crate::session::SessionRef;
 
@@ -59,6 +60,26 @@ impl GameActor {
             Played::Refused(e, effects) => {
                 self.carry_out(ctx, effects);
                 GameResponse::Now(Err(e.into()))
+            }
+        }
+    }
+
+    /// A move sent again at ply `at` after the game's last node died: played
+    /// if it was not, answered as played if it was, refused if the game
+    /// moved on past it.
+    pub(super) fn again(
+        &mut self,
+        ctx: &mut Context<Self>,
+        name: &str,
+        mv: Move,
+        at: u32,
+    ) -> GameResponse {
+        match self.table.resent(name, at, mv) {
+            Resent::Play => self.human_move(ctx, name, mv),
+            Resent::Played => GameResponse::Now(Ok(Answer::default())),
+            Resent::MovedOn { plies } => {
+                let game = self.id();
+                GameResponse::Now(Err(Refusal::PastResent { game, at, plies }.into()))
             }
         }
     }

@@ -261,6 +261,7 @@ impl Handler<GameRequest> for GameActor {
     fn handle(&mut self, msg: GameRequest, ctx: &mut Context<Self>) -> GameResponse {
         match msg {
             GameRequest::Play { name, action } => self.act(ctx, &name, action),
+            GameRequest::Again { name, mv, at } => self.again(ctx, &name, mv, at),
             GameRequest::Hint { name } => GameResponse::Later(self.hint(&name)),
             GameRequest::Watch { id, session } => {
                 let effects = self.table.watch(id, session, service_time::now());

@@ -126,6 +126,13 @@ fn node_counters(
         "flipline_remote_requests_served",
         help,
         node.remote_served,
+    )?;
+    let help = "Players' commands a dead node left unanswered, sent again here.";
+    counter(
+        encoder,
+        "flipline_remote_commands_resent",
+        help,
+        node.remote_resent,
     )
 }
 
@@ -218,6 +225,7 @@ mod tests {
                 nodes_declared_dead: 2,
                 remote_sent: 5,
                 remote_served: 6,
+                remote_resent: 1,
             }),
             checkpoints: (12, 3),
         };

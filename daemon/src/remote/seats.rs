@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use flipline::protocol::{ErrorCode, Event, GameId, ProtocolError, Reply, ServerLine};
 
 use super::{RawAnswer, Remote, lock};
-use crate::bus::{Body, FarAct, FarPass, FarSession, PlayerNews};
+use crate::bus::{Body, FarAct, FarPass, FarSession, PlayerNews, Plies, Resend};
 use crate::messages::{
     Action, Answer, Answered, AwayPass, BackFromAway, Connected, Find, Gone, GuestLogin,
     GuestSecret, Join, Leave, Login, Name, Rematch, SitAway, ToGame, ToSession,
@@ -47,18 +47,44 @@ pub(super) struct PlayerView {
     game: GameId,
     /// The number of the next news expected from the owner.
     expected: u64,
+    /// Where its game stood by the owner's last lines: the game and its
+    /// plies (what a move is keyed by, should it be sent again).
+    stamp: Option<(GameId, u32)>,
+    /// Its last command that may be sent again to a new owner, while
+    /// unanswered (see [`Remote::players_follow`]).
+    in_flight: Option<Resend>,
 }
 
 impl PlayerView {
     /// The seat of the player on `conn` taken again, unanswered: the
-    /// snapshot follows.
-    fn sit_again(&self, conn: u64) -> Body {
+    /// snapshot follows, then the answer to `resend`, if given.
+    fn sit_again(&self, conn: u64, resend: Option<Resend>) -> Body {
         Body::Sit {
             request: 0,
             conn,
             game: self.game,
             pass: self.pass.clone(),
+            resend,
         }
+    }
+
+    /// The plies of its game that its player has heard of, if known.
+    fn plies_heard(&self) -> Option<u32> {
+        self.stamp
+            .filter(|(game, _)| *game == self.game)
+            .map(|(_, plies)| plies)
+    }
+}
+
+/// Whether `act`, unanswered by an owner that died, is sent again to the
+/// new owner: a move keyed by the plies heard (never played twice), and
+/// the commands that change nothing. The rest may have been carried out:
+/// they are answered `ERR 503`, and the snapshot says.
+fn resendable(act: &FarAct, at: Option<u32>) -> bool {
+    match act {
+        FarAct::Move(_) | FarAct::Pass => at.is_some(),
+        FarAct::Board | FarAct::Hint => true,
+        _ => false,
     }
 }
 
@@ -124,6 +150,23 @@ impl FarAct {
         }
     }
 
+    /// `mv` on the bus.
+    pub fn of_move(mv: flipline::Move) -> FarAct {
+        match mv {
+            flipline::Move::Place(square) => FarAct::Move(square.to_string()),
+            flipline::Move::Pass => FarAct::Pass,
+        }
+    }
+
+    /// The move it is, if it is one (`MOVE` or `PASS`).
+    pub fn as_move(&self) -> Option<flipline::Move> {
+        match self {
+            FarAct::Move(square) => square.parse().ok().map(flipline::Move::Place),
+            FarAct::Pass => Some(flipline::Move::Pass),
+            _ => None,
+        }
+    }
+
     /// The command it answers, to read the answer back.
     pub fn kind(&self) -> flipline::protocol::CommandKind {
         use flipline::protocol::CommandKind as K;
@@ -161,6 +204,34 @@ impl FarAct {
     }
 }
 
+/// An answer as the bus carries it.
+fn raw(result: Answered) -> RawAnswer {
+    result
+        .map(|answer| (answer.data, answer.ok.to_string()))
+        .map_err(|e| (e.code.number(), e.message))
+}
+
+/// `resend`, a command of `name` that the game's dead owner left
+/// unanswered, played at `seat`, now this node's game (as the owner's
+/// `act_again` does).
+async fn replay_here(seat: &SeatRef, name: &Name, resend: Resend) -> Answered {
+    let name = Name::clone(name);
+    let request = match (resend.act.as_move(), resend.at) {
+        (Some(mv), Some(at)) => ToGame::Again { name, mv, at },
+        _ => match resend.act.to_game(name)? {
+            Some(request) => request,
+            None => return Err(Refusal::NotInGame.into()),
+        },
+    };
+    (seat.tx.send(request).await).unwrap_or_else(|_| Err(Refusal::GameGone.into()))
+}
+
+/// What stamps a far player's lines with `seat`'s plies (weakly: the game
+/// holds the player's session).
+fn plies_of(seat: &SeatRef) -> std::sync::Weak<dyn Plies> {
+    Arc::downgrade(seat) as std::sync::Weak<dyn Plies>
+}
+
 fn stopping(_: actix::MailboxError) -> ProtocolError {
     ProtocolError::new(ErrorCode::Unavailable, "the daemon is stopping")
 }
@@ -183,6 +254,7 @@ impl Remote {
         from: String,
         (request, conn, game): (u64, u64, GameId),
         pass: FarPass,
+        resend: Option<Resend>,
     ) {
         let (player, fresh) = self.far_player(&from, conn, &pass.name);
         if fresh {
@@ -196,9 +268,34 @@ impl Remote {
         if result.is_err() && fresh {
             self.drop_player(&from, conn);
         }
+        let seated = result.is_ok();
         if request != 0 {
             self.answer(&from, request, result);
         }
+        // A command its last owner left unanswered, after the snapshot.
+        if let Some(resend) = resend {
+            let replayed = match seated {
+                true => self.act_again(&player, game, &resend).await,
+                false => Err(Refusal::NotInGame.into()),
+            };
+            self.answer(&from, resend.request, replayed);
+        }
+    }
+
+    /// At the owner: `resend`, a command of `player` that the game's last
+    /// owner left unanswered: a move keyed by the plies its player heard.
+    async fn act_again(&self, player: &FarPlayer, game: GameId, resend: &Resend) -> Answered {
+        self.counts.remote_resent();
+        let (Some(mv), Some(at)) = (resend.act.as_move(), resend.at) else {
+            return self.act_here(player, game, &resend.act).await;
+        };
+        let route = self.route_of(player, game).await?;
+        let again = ToGame::Again {
+            name: Name::clone(&player.name),
+            mv,
+            at,
+        };
+        (route.tx.send(again).await).unwrap_or_else(|_| Err(Refusal::GameGone.into()))
     }
 
     /// The player of `from` on `conn` known as `name`: the one seated here
@@ -233,6 +330,7 @@ impl Remote {
             route: std::marker::PhantomData,
         };
         let (seat, color) = self.doors.join.send(join).await.map_err(stopping)??;
+        player.session.sits_at(plies_of(&seat));
         *lock(&player.route) = Some(seat);
         Ok(Answer::ok(Reply::Joined(game, color)))
     }
@@ -337,6 +435,7 @@ impl Remote {
             return Ok(Answer::ok(Reply::Waiting));
         };
         let game = seat.game;
+        player.session.sits_at(plies_of(&seat));
         *lock(&player.route) = Some(seat);
         Ok(Answer::ok(Reply::Game(game)))
     }
@@ -356,9 +455,7 @@ impl Remote {
     /// Answers request `request` of `from`.
     pub(super) fn answer(&self, from: &str, request: u64, result: Answered) {
         self.counts.remote_served();
-        let result = result
-            .map(|answer| (answer.data, answer.ok.to_string()))
-            .map_err(|e| (e.code.number(), e.message));
+        let result = raw(result);
         self.bus.send(from, Body::Answer { request, result });
     }
 }
@@ -394,6 +491,8 @@ impl Remote {
                     owner: owner.to_string(),
                     game,
                     expected: 1,
+                    stamp: None,
+                    in_flight: None,
                 };
                 players.insert(conn, view);
                 true
@@ -408,6 +507,7 @@ impl Remote {
                 conn,
                 game,
                 pass,
+                resend: None,
             },
         );
         (SitRequest { request, fresh }, answer)
@@ -435,12 +535,18 @@ impl Remote {
         conn: u64,
         act: FarAct,
     ) -> Option<(u64, tokio::sync::oneshot::Receiver<RawAnswer>)> {
-        let (owner, game) = {
-            let players = lock(&self.players);
-            let view = players.get(&conn)?;
-            (view.owner.clone(), view.game)
+        let (owner, game, request, answer) = {
+            let mut players = lock(&self.players);
+            let view = players.get_mut(&conn)?;
+            let (request, answer) = self.pending_request();
+            let at = view.plies_heard();
+            view.in_flight = resendable(&act, at).then(|| Resend {
+                request,
+                act: act.clone(),
+                at,
+            });
+            (view.owner.clone(), view.game, request, answer)
         };
-        let (request, answer) = self.pending_request();
         let body = Body::Act {
             request,
             conn,
@@ -507,11 +613,14 @@ impl Remote {
                 missed = seq.saturating_sub(view.expected),
                 "lines for a player of a game on another node were lost: taking the seat again"
             );
-            self.bus.send(from, view.sit_again(conn));
+            self.bus.send(from, view.sit_again(conn, None));
         }
         view.expected = seq + 1;
         match news {
-            PlayerNews::Lines(text) => {
+            PlayerNews::Lines(text, stamp) => {
+                if stamp.is_some() {
+                    view.stamp = stamp;
+                }
                 if ends(&text, view.game) {
                     self.doors.back.do_send(BackFromAway {
                         name: Name::clone(&view.name),
@@ -550,14 +659,29 @@ impl Remote {
             }
             view.owner = owner.to_string();
             view.expected = 1;
-            self.bus.send(owner, view.sit_again(conn));
+            let resend = self.unanswered(view);
+            self.bus.send(owner, view.sit_again(conn, resend));
         }
+    }
+
+    /// The command of `view`'s player still waiting for an answer that a
+    /// new owner may give, if any.
+    fn unanswered(&self, view: &mut PlayerView) -> Option<Resend> {
+        let resend = view.in_flight.take()?;
+        lock(&self.pending)
+            .contains_key(&resend.request)
+            .then_some(resend)
     }
 
     /// Here: this node took over the game where the player of `view` sat
     /// from here: it takes its seat here (`JOIN` of its own seat, whose
     /// snapshot follows), its route now the game's own.
-    fn sit_here(&self, view: PlayerView) -> impl Future<Output = ()> + use<> {
+    fn sit_here(&self, mut view: PlayerView) -> impl Future<Output = ()> + use<> {
+        let resend = self.unanswered(&mut view);
+        let pending = resend
+            .as_ref()
+            .and_then(|r| lock(&self.pending).remove(&r.request));
+        let counts = Arc::clone(&self.counts);
         let back = BackFromAway {
             name: Name::clone(&view.name),
             game: view.game,
@@ -571,7 +695,14 @@ impl Remote {
         let asked = self.doors.join.send(join);
         async move {
             match asked.await {
-                Ok(Ok((seat, _))) => view.session.tell(ToSession::Seated(seat)),
+                Ok(Ok((seat, _))) => {
+                    view.session.tell(ToSession::Seated(Arc::clone(&seat)));
+                    if let (Some(resend), Some(waiting)) = (resend, pending) {
+                        counts.remote_resent();
+                        let replayed = replay_here(&seat, &view.name, resend).await;
+                        let _ = waiting.send(raw(replayed));
+                    }
+                }
                 Ok(Err(e)) => tracing::warn!(
                     game = view.game,
                     name = %view.name,

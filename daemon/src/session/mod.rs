@@ -94,7 +94,10 @@ impl Reach for SessionRef {
             // its own node closes it and checks it for idleness.
             SessionRef::Far(far) => match msg {
                 ToSession::Deliver(text) => far.tell(&text),
-                ToSession::Seated(seat) => far.seated(seat.game),
+                ToSession::Seated(seat) => {
+                    far.sits_at(Arc::downgrade(&seat) as std::sync::Weak<dyn crate::bus::Plies>);
+                    far.seated(seat.game);
+                }
                 ToSession::IdleCheck | ToSession::Shutdown => {}
             },
         }

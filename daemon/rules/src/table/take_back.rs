@@ -104,7 +104,7 @@ impl<C: Clone> Table<C> {
         self.undo = UndoState::Running;
         Ok(TakeBack {
             colors,
-            plies: self.ply,
+            plies: u32::from(self.ply),
             start: Game::new(self.game.variant()),
             ask,
         })
@@ -150,13 +150,14 @@ impl<C: Clone> Table<C> {
             return self.undo_failed();
         }
         let spec = self.clocks().map(|c| c.spec());
-        let (game, clocks, ply) = replay(self.game.variant(), spec, kept);
-        let taken = self.ply.saturating_sub(ply);
+        let (game, clocks, ply, last) = replay(self.game.variant(), spec, kept);
+        let taken = self.plies().saturating_sub(ply);
         self.game = game;
+        self.last = last;
         if let (Some(now_clocks), Some(clocks)) = (self.clocks_mut(), clocks) {
             *now_clocks = clocks;
         }
-        self.ply = ply;
+        self.ply = super::narrow(ply);
         self.takebacks = self.takebacks.wrapping_add(1);
         self.undo = UndoState::Idle;
         let mut events = vec![
