@@ -687,14 +687,20 @@ impl Remote {
             game: view.game,
         };
         self.doors.back.do_send(back);
-        let join = Join {
-            name: Name::clone(&view.name),
-            game: view.game,
-            route: std::marker::PhantomData,
-        };
-        let asked = self.doors.join.send(join);
+        let found = self.find.send(Find(view.game, std::marker::PhantomData));
+        let join_door = self.doors.join.clone();
         async move {
-            match asked.await {
+            // The session has its route here before the snapshot the seat
+            // brings: a command it then sends finds the game here.
+            if let Ok(Some(route)) = found.await {
+                view.session.tell(ToSession::Seated(route));
+            }
+            let join = Join {
+                name: Name::clone(&view.name),
+                game: view.game,
+                route: std::marker::PhantomData,
+            };
+            match join_door.send(join).await {
                 Ok(Ok((seat, _))) => {
                     view.session.tell(ToSession::Seated(Arc::clone(&seat)));
                     if let (Some(resend), Some(waiting)) = (resend, pending) {
