@@ -80,6 +80,12 @@ pub enum Body {
     /// To every node: `game`, owned by the sender, is over. A name held on
     /// the receiver for its seat there (kept at a login) goes free.
     Over { game: u64 },
+    /// `LIST` (`query`: its arguments) of the receiver's games, for a
+    /// connection of the sender; answered with the `GAME` lines.
+    ListHere { request: u64, query: String },
+    /// `WHO` (`query`: its arguments) of the receiver's names; answered
+    /// with the `PLAYER` lines.
+    WhoHere { request: u64, query: String },
 }
 
 /// How a player seated from another node logged in there (its node
@@ -535,6 +541,8 @@ mod tests {
                 Body::Away { conn: c },
                 Body::ToPlayer { conn: c, seq: a, news: PlayerNews::Lines(text.clone(), Some((b, code.into()))) },
                 Body::Over { game: b },
+                Body::ListHere { request: a, query: text.clone() },
+                Body::WhoHere { request: a, query: text.clone() },
                 Body::ToPlayer { conn: c, seq: a, news: PlayerNews::Seated(b) },
                 Body::Gone { nodes: vec![from.clone(), text.clone()] },
             ];

@@ -652,9 +652,7 @@ impl Handler<ListPlayers> for Lobby {
     }
 }
 
-/// The most `GAME` or `PLAYER` lines one `LIST` or `WHO` answers with: a
-/// bound on what a request can make the daemon queue for a client.
-pub const LIST_PAGE: usize = 100;
+use crate::rules::listing::PAGE as LIST_PAGE;
 
 /// The first [`LIST_PAGE`] lines of `items`, and after them, if more are
 /// left, `INFO more: <the command that lists the rest>`.

@@ -20,6 +20,8 @@ pub struct NodeState {
     remote_sent: AtomicU64,
     remote_served: AtomicU64,
     remote_resent: AtomicU64,
+    /// The other live nodes, as the lease keeper last read them.
+    peers: std::sync::Mutex<Vec<String>>,
 }
 
 const HELD: u8 = 0;
@@ -100,6 +102,22 @@ impl NodeState {
     /// A player's command a dead owner left unanswered came here again.
     pub fn remote_resent(&self) {
         self.remote_resent.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The other live nodes are these.
+    pub fn set_peers(&self, peers: Vec<String>) {
+        *self
+            .peers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = peers;
+    }
+
+    /// The other live nodes, as last read.
+    pub fn peers(&self) -> Vec<String> {
+        self.peers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// The counts now.

@@ -28,8 +28,8 @@ use tokio::sync::oneshot;
 use crate::bus::{Body, Bus, Envelope, FarAct, FarPass, FarSession, InboundSlot};
 use crate::messages::{
     Answer, Answered, BackFromAway, Connected, Find, FindElsewhere, GameHandle, Gone,
-    GoneElsewhere, Join, Leave, LeaveElsewhere, Login, Name, Rematch, RematchElsewhere, SitAway,
-    SitElsewhere, ToGame, ToSession,
+    GoneElsewhere, Join, Leave, LeaveElsewhere, ListGames, ListPlayers, Login, Name, Rematch,
+    RematchElsewhere, SitAway, SitElsewhere, ToGame, ToSession,
 };
 use crate::node_state::NodeState;
 use crate::rules::refusal::Refusal;
@@ -37,6 +37,7 @@ use crate::session::{GameRequest, Reach, SeatRef, SessionRef};
 use crate::store::Store;
 
 mod kept;
+mod listing;
 mod seats;
 
 /// How long a watcher waits for the owner's answer.
@@ -65,6 +66,8 @@ pub struct LobbyDoors {
     pub gone: Recipient<Gone>,
     pub sit_away: Recipient<SitAway>,
     pub back: Recipient<BackFromAway>,
+    pub list_games: Recipient<ListGames>,
+    pub list_players: Recipient<ListPlayers>,
     /// A worker: where games a player of another node starts here run,
     /// and the routes of players here to games elsewhere.
     pub worker: ArbiterHandle,
@@ -187,6 +190,12 @@ impl Remote {
             Body::ToPlayer { conn, seq, news } => self.player_news(&from, conn, seq, news),
             Body::Gone { nodes } => self.forget_nodes(&nodes),
             Body::Over { game } => self.over_there(game),
+            Body::ListHere { request, query } => {
+                tokio::spawn(self.listed_here(from, request, query));
+            }
+            Body::WhoHere { request, query } => {
+                tokio::spawn(self.who_here(from, request, query));
+            }
         }
     }
 

@@ -427,6 +427,8 @@ fn reach_other_nodes(
         gone: lobby.clone().recipient(),
         sit_away: lobby.clone().recipient(),
         back: lobby.clone().recipient(),
+        list_games: lobby.clone().recipient(),
+        list_players: lobby.clone().recipient(),
         worker,
     };
     let lookups = (lobby.clone().recipient(), doors);
@@ -446,6 +448,8 @@ fn reach_other_nodes(
         rematch: directory.clone().recipient(),
         leave: directory.clone().recipient(),
         kept: directory.clone().recipient(),
+        list_games: directory.clone().recipient(),
+        list_players: directory.clone().recipient(),
         gone: directory.recipient(),
     }
 }

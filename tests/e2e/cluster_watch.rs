@@ -214,3 +214,65 @@ fn a_spectator_elsewhere_follows_a_game_taken_over_from_its_dead_node() {
     drop((far, back, player, nodes, db));
     remove_temp_dir(&dir);
 }
+
+/// `LIST` and `WHO` on any node answer for every live node: each game and
+/// each name once (a player seated at another node's game is known to
+/// both), in order, as one node would answer.
+#[test]
+fn list_and_who_on_any_node_show_every_node_s_games_and_names() {
+    let Some(nats) = nats_server() else {
+        return;
+    };
+    let Some(db) = ScratchDatabase::new("cluster_list") else {
+        return;
+    };
+    let dir = temp_dir("cluster-list");
+    let nodes = start_nodes(&dir, &db.url, &nats);
+    let (a, b, c) = (nodes[0].addr, nodes[1].addr, nodes[2].addr);
+    let mut on_a = Client::login_as(a, "la");
+    let mut on_b = Client::login_as(b, "lb");
+    let in_play = on_a.ok_game("NEW othello as X");
+    let open = on_b.ok_game("NEW reversi as X");
+    let mut far = Client::login_as(c, "lc");
+    assert_eq!(
+        far.ok(&format!("JOIN {in_play}")).1,
+        format!("OK {in_play} O")
+    );
+    let mut on_c = Client::login_as(c, "lw");
+
+    // The nodes learn of each other from the database within a second or
+    // so of their start: until then a node lists what it holds.
+    let began = std::time::Instant::now();
+    let (listed, ok) = loop {
+        let (data, ok) = on_c.ok("LIST");
+        let games: Vec<u64> = data.iter().filter_map(|l| game_of(l)).collect();
+        if games.len() == 2 || began.elapsed() > HANG_GUARD {
+            break (games, ok);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut both = vec![in_play, open];
+    both.sort_unstable();
+    assert_eq!(listed, both, "LIST on c");
+    assert_eq!(ok, "OK 2");
+    let (playing, ok) = on_c.ok("LIST playing");
+    assert_eq!(ok, "OK 1", "{playing:?}");
+    assert_eq!(game_of(&playing[0]), Some(in_play));
+
+    let (who, ok) = on_b.ok("WHO");
+    let names: Vec<&str> = (who.iter())
+        .filter_map(|l| l.strip_prefix("PLAYER "))
+        .filter_map(|l| l.split(' ').next())
+        .collect();
+    assert_eq!(names, ["la", "lb", "lc", "lw"], "{who:?}");
+    assert_eq!(ok, "OK 4");
+    let lc = format!("PLAYER lc playing {in_play}");
+    assert!(who.iter().any(|l| l.starts_with(&lc)), "{who:?}");
+    drop((on_a, on_b, far, on_c, nodes, db));
+    remove_temp_dir(&dir);
+}
+
+/// The game of a `GAME` line.
+fn game_of(line: &str) -> Option<u64> {
+    line.strip_prefix("GAME ")?.split(' ').next()?.parse().ok()
+}

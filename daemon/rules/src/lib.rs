@@ -37,6 +37,7 @@ pub mod clock;
 pub mod glicko;
 pub mod guesses;
 pub mod lease;
+pub mod listing;
 pub mod lobby;
 pub mod numbers;
 pub mod peer;

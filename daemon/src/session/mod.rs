@@ -183,6 +183,10 @@ pub struct Elsewhere {
     pub leave: Recipient<crate::messages::LeaveElsewhere>,
     /// A login whose seat is kept there.
     pub kept: Recipient<crate::messages::KeptElsewhere>,
+    /// `LIST` of every node's games.
+    pub list_games: Recipient<crate::messages::ListGames>,
+    /// `WHO` of every node's names.
+    pub list_players: Recipient<crate::messages::ListPlayers>,
     /// A connection closed.
     pub gone: Recipient<crate::messages::GoneElsewhere>,
 }

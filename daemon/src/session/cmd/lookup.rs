@@ -14,7 +14,7 @@ use flipline::protocol::{ErrorCode, Event, ProtocolError};
 
 use crate::messages::{Answer, Find, FindElsewhere, ToGame};
 use crate::rules::refusal::Refusal;
-use crate::session::{LobbyPort, SeatRef, Session};
+use crate::session::{SeatRef, Session};
 use crate::store_deadline::{StoreWait, not_answering, within};
 use flipline::protocol::Reply;
 
@@ -99,16 +99,11 @@ impl Session {
         }));
     }
 
-    pub(super) fn list<M>(
-        &mut self,
-        ctx: &mut Context<Self>,
-        to: fn(&LobbyPort) -> &Recipient<M>,
-        msg: M,
-    ) where
+    pub(super) fn list<M>(&mut self, ctx: &mut Context<Self>, to: Recipient<M>, msg: M)
+    where
         M: Message<Result = Vec<Event>> + Send + 'static,
     {
-        let shared = Arc::clone(&self.shared);
-        self.ask(ctx, to(&shared.lobby), msg, |act, ctx, events| {
+        self.ask(ctx, &to, msg, |act, ctx, events| {
             let data: String = events.iter().map(|e| format!("{e}\n")).collect();
             // The count is of the games or names, not of the line that says
             // how to get the rest of a long answer.

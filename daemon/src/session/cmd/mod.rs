@@ -77,8 +77,20 @@ impl Session {
             Command::Watch(game) => self.watch(ctx, game),
             Command::History(game) => self.history(ctx, game),
             Command::Leave => self.leave(ctx),
-            Command::List(query) => self.list(ctx, |l| &l.list_games, ListGames(query)),
-            Command::Who(query) => self.list(ctx, |l| &l.list_players, ListPlayers(query)),
+            Command::List(query) => {
+                let to = match &self.shared.elsewhere {
+                    Some(elsewhere) => elsewhere.list_games.clone(),
+                    None => self.shared.lobby.list_games.clone(),
+                };
+                self.list(ctx, to, ListGames(query));
+            }
+            Command::Who(query) => {
+                let to = match &self.shared.elsewhere {
+                    Some(elsewhere) => elsewhere.list_players.clone(),
+                    None => self.shared.lobby.list_players.clone(),
+                };
+                self.list(ctx, to, ListPlayers(query));
+            }
             Command::Move(square) => self.play(ctx, Action::Move(square)),
             Command::Pass => self.play(ctx, Action::Pass),
             Command::End => self.play(ctx, Action::Resign),

@@ -170,8 +170,8 @@ async fn renew_loop(
 }
 
 /// While the renewals go on: each interval, with the lease held, declares
-/// dead the nodes whose lease passed (if `judge` allows) and claims games
-/// without a live owner.
+/// dead the nodes whose lease passed (if `judge` allows), claims games
+/// without a live owner, and reads which other nodes are live.
 async fn take_over_loop(
     config: &StoreConfig,
     member: &Member,
@@ -197,6 +197,10 @@ async fn take_over_loop(
         if let Some(conn) = db.as_mut() {
             let judging = judge.load(Ordering::Acquire);
             take_over(conn, member, store, news, judging).await;
+            // Whom `LIST` and `WHO` ask.
+            if let Ok(peers) = nodes::peers(conn, member.incarnation.number).await {
+                member.state.set_peers(peers);
+            }
         }
     }
 }

@@ -120,6 +120,17 @@ pub async fn leave(db: &mut Db, incarnation: i64) -> Result<(), String> {
         .map_err(|e| describe(&e))
 }
 
+/// The other live nodes' names (live and within their lease).
+pub async fn peers(db: &mut Db, incarnation: i64) -> Result<Vec<String>, String> {
+    const SQL: &str = "SELECT node FROM nodes WHERE state = 'live' \
+         AND lease_until > clock_timestamp() AND incarnation <> $1 ORDER BY node";
+    let rows = db
+        .query(SQL, &[&incarnation])
+        .await
+        .map_err(|e| describe(&e))?;
+    Ok(rows.iter().map(|row| row.get(0)).collect())
+}
+
 /// Whether some game open or in play has no live owner (a dead node's, or a
 /// single daemon's left over), to be claimed.
 pub async fn orphans(db: &mut Db) -> Result<bool, String> {
