@@ -318,7 +318,8 @@ fn mv_of(square: Option<u32>) -> Move {
 }
 
 /// The bitboard engine's move: the midgame search to the level's depth, then,
-/// near the end, an exact solve that replaces it if it finishes in time.
+/// near the end, an exact solve (or just above its range, the solver's
+/// selective passes) that replaces it if it finishes in time.
 /// `engine`: the evaluation and the search's selective parts.
 fn choose8<E: Evaluate, const ANTI: bool>(
     (eval, options): (&E, Options),
