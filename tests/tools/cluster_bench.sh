@@ -5,12 +5,15 @@
 #     third each (three load processes at once), in turn, ROUNDS times;
 #   watch: a spectator on another node against one on the game's node
 #     (flip-bench watch, twenty games move by move);
+#   far: three nodes, each game's players on one node (SEEK there) against
+#     each game's players on two nodes (made on one, joined from the next:
+#     flip-bench load --far), GAMES/3 games a load process, in turn;
 #   takeover: three nodes, GAMES/3 games on node b, b killed (SIGKILL) in
 #     the middle of the load; the time from the kill until no game in play
 #     is b's any more (polled in PostgreSQL every 20 ms).
 #
 #   tests/tools/cluster_bench.sh DIR [GAMES] [ROUNDS] [PARTS]
-# PARTS: any of throughput, takeover, watch (all three by default).
+# PARTS: any of throughput, takeover, watch, far (the first three by default).
 set -euo pipefail
 
 dir=${1:?a directory}
@@ -22,8 +25,9 @@ bench="$here/target/release/flip-bench"
 cluster="$here/dist/cluster.sh"
 (cd "$here" && cargo build --release -p flipd >&2 && cargo build --release -p flipline-tests --bin flip-bench >&2)
 
-load() { # port games seconds
-  "$bench" load --server "127.0.0.1:$1" --games "$2" --duration "$3" --cooldown 2 --json
+load() { # port games seconds [far port]
+  "$bench" load --server "127.0.0.1:$1" --games "$2" --duration "$3" --cooldown 2 --json \
+    ${4:+--far "127.0.0.1:$4"}
 }
 
 moves_per_s() { sed -n 's/.*"moves_per_s":\([0-9.]*\).*/\1/p'; }
@@ -38,13 +42,13 @@ one_node() {
   echo "one node, $games games: $(echo "$out" | moves_per_s) moves/s, p99 $(echo "$out" | p99) ms"
 }
 
-three_nodes() {
+three_nodes() { # [far: each game's white on the next node]
   rm -rf "$dir/three"
   "$cluster" start "$dir/three" 3 >/dev/null
   local third=$((games / 3))
-  load 7341 "$third" 10 > "$dir/a.json" &
-  load 7342 "$third" 10 > "$dir/b.json" &
-  load 7343 "$third" 10 > "$dir/c.json" &
+  load 7341 "$third" 10 ${1:+7342} > "$dir/a.json" &
+  load 7342 "$third" 10 ${1:+7343} > "$dir/b.json" &
+  load 7343 "$third" 10 ${1:+7341} > "$dir/c.json" &
   wait
   "$cluster" stop "$dir/three" >/dev/null
   local total=0 worst=0
@@ -52,7 +56,8 @@ three_nodes() {
     total=$(echo "$total + $(moves_per_s < "$dir/$node.json")" | bc)
     worst=$(printf '%s\n%s\n' "$worst" "$(p99 < "$dir/$node.json")" | sort -g | tail -1)
   done
-  echo "three nodes, $third games each: $total moves/s, worst p99 $worst ms"
+  local where=${1:+"each game's players on two nodes"}
+  echo "three nodes, $third games each${where:+ ($where)}: $total moves/s, worst p99 $worst ms"
 }
 
 takeover() {
@@ -95,6 +100,7 @@ for part in $parts; do
     throughput) one_node; three_nodes ;;
     takeover) takeover ;;
     watch) watch ;;
+    far) three_nodes; three_nodes far ;;
     esac
   done
 done

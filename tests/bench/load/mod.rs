@@ -3,6 +3,7 @@
 //! of what it measured.
 
 mod baseline;
+mod pairs;
 mod split;
 mod stats;
 
@@ -17,6 +18,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpSocket, TcpStream};
 
 pub use baseline::BaselineArgs;
+use pairs::Role;
 use stats::{Counters, Report, rss_kib};
 
 #[derive(Args, Debug, Clone)]
@@ -27,6 +29,11 @@ pub struct LoadArgs {
     /// Games to hold at once (two connections each).
     #[arg(long, default_value_t = 100)]
     games: usize,
+    /// Another node of the same cluster: each game is made on `--server`
+    /// by black (`NEW`) and joined from here by white (`JOIN`), rather than
+    /// paired by `SEEK` on one server.
+    #[arg(long)]
+    far: Option<String>,
     /// Seconds to measure, after every connection is logged in (with
     /// `--rounds`, the longest the window may stay open).
     #[arg(long, default_value_t = 10.0)]
@@ -110,8 +117,20 @@ pub fn run(args: &LoadArgs) -> Result<(), String> {
         )
     })?;
     let phases = Phases::of(args)?;
+    let far = match &args.far {
+        Some(far) => Some(
+            far.parse::<SocketAddr>()
+                .map_err(|_| format!("--far wants an IP address and port, not {far:?}"))?,
+        ),
+        None => None,
+    };
     let wanted = args.games.saturating_mul(2);
     let (connections, note) = connection_budget(wanted);
+    if far.is_some() && connections < wanted {
+        return Err(format!(
+            "--far runs in one process, which holds at most {connections} connections here"
+        ));
+    }
     let mut report = if connections < wanted && connections >= 2 && !args.child {
         let shares = split::shares(args.games, connections);
         let mut report = split::run(args, &shares, phases.cooldown)?;
@@ -123,7 +142,7 @@ pub fn run(args: &LoadArgs) -> Result<(), String> {
         );
         report
     } else {
-        let mut report = run_here(args, &phases, server, connections)?;
+        let mut report = run_here(args, &phases, (server, far), connections)?;
         report.notes.extend(note);
         report
     };
@@ -147,7 +166,7 @@ pub fn run(args: &LoadArgs) -> Result<(), String> {
 fn run_here(
     args: &LoadArgs,
     phases: &Phases,
-    server: SocketAddr,
+    servers: (SocketAddr, Option<SocketAddr>),
     connections: usize,
 ) -> Result<Report, String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -155,7 +174,7 @@ fn run_here(
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
-    Ok(runtime.block_on(drive(args, phases, server, connections)))
+    Ok(runtime.block_on(drive(args, phases, servers, connections)))
 }
 
 /// Raises the open-file limit as far as the system allows; returns how many
@@ -180,15 +199,33 @@ fn connection_budget(wanted: usize) -> (usize, Option<String>) {
     }
 }
 
-async fn drive(args: &LoadArgs, phases: &Phases, server: SocketAddr, connections: usize) -> Report {
+async fn drive(
+    args: &LoadArgs,
+    phases: &Phases,
+    (server, far): (SocketAddr, Option<SocketAddr>),
+    connections: usize,
+) -> Report {
     let counters = Arc::new(Counters::default());
     let rss_before = args.pid.and_then(rss_kib);
     let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel::<()>(connections.max(1));
     let mut tasks = Vec::with_capacity(connections);
+    let mut joiner = None;
     for index in 0..connections {
+        // With `--far`, each even connection makes games its next one joins
+        // from the other node.
+        let (role, server) = match (far, joiner.take()) {
+            (None, _) => (Role::Seeker, server),
+            (Some(far), Some(role)) => (role, far),
+            (Some(_), None) => {
+                let (maker, role) = Role::pair();
+                joiner = Some(role);
+                (maker, server)
+            }
+        };
         let player = Player {
             index,
             server,
+            role,
             variant: args.variant,
             think: Duration::from_millis(args.think_ms),
             rounds: args.rounds,
@@ -264,6 +301,7 @@ async fn watch_own_stalls(counters: Arc<Counters>) {
 struct Player {
     index: usize,
     server: SocketAddr,
+    role: Role,
     variant: Variant,
     think: Duration,
     rounds: Option<u32>,
@@ -272,8 +310,9 @@ struct Player {
 }
 
 impl Player {
-    async fn run(self) {
-        match self.play().await {
+    async fn run(mut self) {
+        let mut role = std::mem::replace(&mut self.role, Role::Seeker);
+        match self.play(&mut role).await {
             Ok(()) => {}
             Err(reason) if !self.counters.stopping.load(Ordering::Acquire) => {
                 self.counters.failure(reason)
@@ -315,13 +354,13 @@ impl Player {
         }
     }
 
-    async fn play(&self) -> Result<(), String> {
+    async fn play(&self, role: &mut Role) -> Result<(), String> {
         let stream = self.connect().await?;
         let mut state = PlayerState::new(
             format!("l{}x{}", std::process::id(), self.index),
             self.index as u64,
         );
-        let result = self.converse(stream, &mut state).await;
+        let result = self.converse(stream, &mut state, role).await;
         if state.logged_in {
             self.counters.closed();
         }
@@ -331,19 +370,33 @@ impl Player {
     /// Logs in, seeks and plays until the connection closes. The process id in
     /// the name keeps names apart when several load processes share a daemon
     /// (one process cannot hold more descriptors than its limit).
-    async fn converse(&self, stream: TcpStream, state: &mut PlayerState) -> Result<(), String> {
+    async fn converse(
+        &self,
+        stream: TcpStream,
+        state: &mut PlayerState,
+        role: &mut Role,
+    ) -> Result<(), String> {
         let (read, mut write) = stream.into_split();
         let mut lines = BufReader::new(read).lines();
-        let seek = format!("SEEK {}\n", self.variant);
+        let seek = role.next_game(self.variant).map(|s| s + "\n");
+        let login = format!("LOGIN {}\n{}", state.name, seek.as_deref().unwrap_or(""));
         write
-            .write_all(format!("LOGIN {}\n{seek}", state.name).as_bytes())
+            .write_all(login.as_bytes())
             .await
             .map_err(|e| format!("write: {}", e.kind()))?;
-        while let Some(line) = lines
-            .next_line()
-            .await
-            .map_err(|e| format!("read: {}", e.kind()))?
-        {
+        loop {
+            let line = tokio::select! {
+                line = lines.next_line() => line.map_err(|e| format!("read: {}", e.kind()))?,
+                Some(game) = role.next_join() => {
+                    write
+                        .write_all(format!("JOIN {game}\n").as_bytes())
+                        .await
+                        .map_err(|e| format!("write: {}", e.kind()))?;
+                    continue;
+                }
+            };
+            let Some(line) = line else { break };
+            role.on_line(&line);
             let reply = state.on_line(&line, &self.counters, &self.ready);
             if line.starts_with("OVER") {
                 self.count_round(state);
@@ -355,10 +408,10 @@ impl Player {
                     }
                     state.sent_at = Some(Instant::now());
                 }
-                let text = if reply == "SEEK" {
-                    seek.clone()
-                } else {
-                    format!("{reply}\n")
+                let text = match (reply.as_str(), &seek) {
+                    ("SEEK", Some(seek)) => seek.clone(),
+                    ("SEEK", None) => continue,
+                    _ => format!("{reply}\n"),
                 };
                 write
                     .write_all(text.as_bytes())
