@@ -131,10 +131,9 @@ fn rejoin(server: &FakeServer, flip: &mut Flip, login: &str) {
     flip.until("ok 1 X");
 }
 
-#[test]
-fn a_guest_takes_its_seat_back_with_its_secret_after_a_lost_connection() {
-    let data = TempDir::new("reconnect");
-    let server = FakeServer::start();
+/// `flip --reconnect`, logged in as the guest ann (secret `s3cr3tT0ken`)
+/// and seated on its move, whose connection is then lost.
+fn guest_seated_then_lost(data: &TempDir, server: &FakeServer) -> Flip {
     let addr = server.addr();
     let mut flip = Flip::start(
         &["--server", &addr, "--name", "ann", "--reconnect"],
@@ -146,7 +145,15 @@ fn a_guest_takes_its_seat_back_with_its_secret_after_a_lost_connection() {
     flip.until("logged in as ann (guest)");
     seat_on_its_move(&mut first, &mut flip);
     drop(first);
+    flip
+}
 
+#[test]
+fn a_guest_takes_its_seat_back_with_its_secret_after_a_lost_connection() {
+    let data = TempDir::new("reconnect");
+    let server = FakeServer::start();
+    let addr = server.addr();
+    let mut flip = guest_seated_then_lost(&data, &server);
     rejoin(&server, &mut flip, "LOGIN ann secret s3cr3tT0ken");
     // The input ends with the game in play on flip's turn.
     assert_eq!(flip.finish(), Some(1));
@@ -172,18 +179,7 @@ fn a_guest_takes_its_seat_back_with_its_secret_after_a_lost_connection() {
 fn a_reconnect_whose_name_is_still_held_tries_again_and_takes_the_seat_back() {
     let data = TempDir::new("reconnect-held");
     let server = FakeServer::start();
-    let addr = server.addr();
-    let mut flip = Flip::start(
-        &["--server", &addr, "--name", "ann", "--reconnect"],
-        &data.0,
-    );
-    let mut first = server.accept();
-    first.expect("LOGIN ann");
-    first.send("OK ann secret s3cr3tT0ken");
-    flip.until("logged in as ann (guest)");
-    seat_on_its_move(&mut first, &mut flip);
-    drop(first);
-
+    let mut flip = guest_seated_then_lost(&data, &server);
     let mut held = server.accept();
     held.expect("LOGIN ann secret s3cr3tT0ken");
     held.send("ERR 409 name 'ann' is in use on node a");

@@ -360,57 +360,45 @@ fn choose8<E: Evaluate, const ANTI: bool>(
     // The solver shares the table: the midgame search's moves order its
     // first plies.
     if empties <= level.exact_empties {
-        return exact_choice::<ANTI>(p, o, &mut tt, stop, choice);
+        return endgame_choice::<ANTI>((p, o), &mut tt, stop, choice, Endgame::Exact);
     }
     if empties <= level.selective_empties {
-        return selective_choice::<ANTI>(p, o, &mut tt, stop, choice);
+        return endgame_choice::<ANTI>((p, o), &mut tt, stop, choice, Endgame::Selective);
     }
     choice
 }
 
-/// The solver's estimate (its selective passes) as a heuristic choice, or
-/// `fallback` (the midgame move) when `stop` ends it first.
-fn selective_choice<const ANTI: bool>(
-    p: u64,
-    o: u64,
-    tt: &mut Tt,
-    stop: &mut dyn FnMut() -> bool,
-    fallback: Choice,
-) -> Choice {
-    let mut solver = Solver::<ANTI>::new(tt, stop);
-    let nodes = fallback.nodes;
-    match solver.estimate(p, o) {
-        Some(estimate) => Choice {
-            mv: mv_of(estimate.best),
-            score: estimate.score * DISC,
-            depth: 64 - (p | o).count_ones(),
-            nodes: nodes + solver.nodes,
-            exact: false,
-        },
-        None => Choice {
-            nodes: nodes + solver.nodes,
-            ..fallback
-        },
-    }
+/// What the solver is asked near the end.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Endgame {
+    /// The exact solve.
+    Exact,
+    /// Its selective passes alone: an estimate.
+    Selective,
 }
 
-/// The exact solve's move, or `fallback` (the midgame move) when `stop` ends
-/// the solve first.
-fn exact_choice<const ANTI: bool>(
-    p: u64,
-    o: u64,
+/// The solver's move (`Exact`: proven, in the `WIN_FACTOR` scale;
+/// `Selective`: an estimate, in hundredths of a disc), or `fallback` (the
+/// midgame move) when `stop` ends it first.
+fn endgame_choice<const ANTI: bool>(
+    (p, o): (u64, u64),
     tt: &mut Tt,
     stop: &mut dyn FnMut() -> bool,
     fallback: Choice,
+    asked: Endgame,
 ) -> Choice {
     let mut solver = Solver::<ANTI>::new(tt, stop);
-    match solver.solve(p, o) {
+    let (found, scale) = match asked {
+        Endgame::Exact => (solver.solve(p, o), WIN_FACTOR),
+        Endgame::Selective => (solver.estimate(p, o), DISC),
+    };
+    match found {
         Some(solution) => Choice {
             mv: mv_of(solution.best),
-            score: solution.score * WIN_FACTOR,
+            score: solution.score * scale,
             depth: 64 - (p | o).count_ones(),
             nodes: fallback.nodes + solver.nodes,
-            exact: true,
+            exact: asked == Endgame::Exact,
         },
         None => Choice {
             nodes: fallback.nodes + solver.nodes,
