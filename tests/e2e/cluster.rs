@@ -713,6 +713,47 @@ fn a_guest_s_name_online_on_one_node_is_refused_on_the_others() {
     remove_temp_dir(&dir);
 }
 
+/// Without a bus between the nodes a seat kept on one node cannot be taken
+/// from another: a login there is refused, naming the game's node, rather
+/// than letting the name start a second game.
+#[test]
+fn without_a_bus_a_login_elsewhere_of_a_name_seated_on_a_node_is_sent_there() {
+    let Some(db) = ScratchDatabase::new("cluster_kept_no_bus") else {
+        return;
+    };
+    let dir = temp_dir("cluster-kept-no-bus");
+    let a = start_node(&dir, "a", &db.url);
+    let b = start_node(&dir, "b", &db.url);
+    let mut black = Client::login_as(a.addr, "nb1");
+    let mut white = Client::connect(a.addr);
+    let secret = secret_of(&reply(&mut white, "LOGIN nb2").unwrap_or_default());
+    white.name = "nb2".into();
+    let game = black.ok_game("NEW othello as X");
+    assert_eq!(white.ok(&format!("JOIN {game}")).1, format!("OK {game} O"));
+    drop(white);
+    black.expect_event("INFO nb2 disconnected");
+    let mut on_b = Client::connect(b.addr);
+    // Once a has given the name back (its connection closed).
+    let login = format!("LOGIN nb2 secret {secret}");
+    let began = Instant::now();
+    let refused = loop {
+        let answer = on_b.command(&login).1;
+        if !answer.contains("is in use") || began.elapsed() > HANG_GUARD {
+            break answer;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(
+        refused,
+        format!("ERR 409 name 'nb2' sits at game {game} on node a: log in there")
+    );
+    // Refused, it holds nothing on b: another name is free to it there.
+    let other = on_b.command("LOGIN nb3").1;
+    assert!(other.starts_with("OK nb3 "), "{other}");
+    drop((black, on_b, a, b, db));
+    remove_temp_dir(&dir);
+}
+
 /// `login`'s answer once it is not `ERR 409` (a name given back on another
 /// node is free a moment later): polled, within the hang guard.
 fn poll_login(client: &mut Client, login: &str) -> String {
