@@ -59,6 +59,19 @@ impl Answer {
             ok: Reply::Done,
         }
     }
+
+    /// A `LIST` or `WHO` answer: the lines, then `OK <count>`, the count
+    /// of the games or names, not of the line that says how to get the
+    /// rest of a long answer.
+    pub fn listing(events: &[flipline::protocol::Event]) -> Answer {
+        use flipline::protocol::Event;
+        let data: String = events.iter().map(|e| format!("{e}\n")).collect();
+        let listed = events.iter().filter(|e| !matches!(e, Event::Info(_)));
+        Answer {
+            data,
+            ok: Reply::Count(listed.count()),
+        }
+    }
 }
 
 /// The final reply to a command, or why it failed.

@@ -476,13 +476,7 @@ impl Handler<SitElsewhere<SessionRef>> for Directory {
                 session,
             } = msg;
             let owner = owner.await.ok_or(Refusal::NoGame(game))?;
-            let away = SitAway {
-                name: Name::clone(&name),
-                game,
-            };
-            let pass = (remote.doors.sit_away.send(away).await)
-                .map_err(|_| unreachable_owner("stopping"))??;
-            let pass = FarPass::of(&name, pass);
+            let pass = FarPass::of(&name, remote.hold_away(&name, game).await?);
             let (asked, answer) = remote.sit(&owner, (game, conn), pass, session);
             let answered = owner_answer(CommandKind::Join, answer).await;
             let answer = answered.and_then(|answer| match answer.ok {

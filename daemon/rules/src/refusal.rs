@@ -25,6 +25,18 @@ pub enum Refusal {
     NoSuchConnection,
     /// Another connection holds the name.
     NameInUse(Name),
+    /// On a cluster: a connection to another node holds the name.
+    NameInUseOn { name: Name, node: String },
+    /// On a cluster without a bus: the name's seat is kept in a game on
+    /// another node (`None`: one being taken over), where alone it is
+    /// taken back.
+    SeatOnNode {
+        name: Name,
+        game: GameId,
+        node: Option<String>,
+    },
+    /// On a cluster: the names online in the database could not be read.
+    NamesUnreachable,
     /// A guest's seat holds the name; `wrong_secret` if a secret was given.
     HeldForGuest {
         /// The name.
@@ -200,7 +212,7 @@ impl Refusal {
         use Refusal::*;
         match self {
             NotLoggedIn => ErrorCode::Unauthorized,
-            NoSuchConnection | NotSaved | GameNotSaved => ErrorCode::Unavailable,
+            NoSuchConnection | NotSaved | GameNotSaved | NamesUnreachable => ErrorCode::Unavailable,
             RatedForMembers
             | TourneysForMembers
             | NotInGame
@@ -232,6 +244,24 @@ impl fmt::Display for Refusal {
             NotLoggedIn => f.write_str("LOGIN first"),
             NoSuchConnection => f.write_str("no such connection"),
             NameInUse(name) => write!(f, "name '{name}' is in use"),
+            NameInUseOn { name, node } => write!(f, "name '{name}' is in use on node {node}"),
+            SeatOnNode {
+                name,
+                game,
+                node: Some(node),
+            } => write!(
+                f,
+                "name '{name}' sits at game {game} on node {node}: log in there"
+            ),
+            SeatOnNode {
+                name,
+                game,
+                node: None,
+            } => write!(
+                f,
+                "name '{name}' sits at game {game}, which a live node is taking over: try again"
+            ),
+            NamesUnreachable => f.write_str("the cluster's names cannot be reached, try again"),
             HeldForGuest {
                 name,
                 wrong_secret: true,
@@ -461,6 +491,21 @@ mod tests {
             NotSaved,
             GameNotSaved,
             GameGone,
+            NameInUseOn {
+                name: ann(),
+                node: "b".into(),
+            },
+            SeatOnNode {
+                name: ann(),
+                game: 7,
+                node: Some("b".into()),
+            },
+            SeatOnNode {
+                name: ann(),
+                game: 7,
+                node: None,
+            },
+            NamesUnreachable,
         ]
     }
 

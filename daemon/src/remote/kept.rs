@@ -12,7 +12,7 @@ use flipline::protocol::{GameId, ProtocolError};
 
 use super::{Directory, Remote, lock, unreachable_owner};
 use crate::bus::Body;
-use crate::messages::{BackFromAway, KeptElsewhere, Name, SitAway};
+use crate::messages::{AwayPass, BackFromAway, KeptElsewhere, Name, SitAway};
 
 impl Handler<KeptElsewhere> for Directory {
     type Result = ResponseFuture<Result<(), ProtocolError>>;
@@ -21,12 +21,7 @@ impl Handler<KeptElsewhere> for Directory {
         let remote = Arc::clone(&self.remote);
         Box::pin(async move {
             let KeptElsewhere { name, game } = msg;
-            let away = SitAway {
-                name: Name::clone(&name),
-                game,
-            };
-            (remote.doors.sit_away.send(away).await)
-                .map_err(|_| unreachable_owner("stopping"))??;
+            remote.hold_away(&name, game).await?;
             lock(&remote.kept).entry(game).or_default().push(name);
             Ok(())
         })
@@ -34,6 +29,20 @@ impl Handler<KeptElsewhere> for Directory {
 }
 
 impl Remote {
+    /// Has the lobby here hold `name` for its seat at `game`, another
+    /// node's (see `LobbyCore::sit_away`): how the name logged in here.
+    pub(super) async fn hold_away(
+        &self,
+        name: &Name,
+        game: GameId,
+    ) -> Result<AwayPass, ProtocolError> {
+        let away = SitAway {
+            name: Name::clone(name),
+            game,
+        };
+        (self.doors.sit_away.send(away).await).map_err(|_| unreachable_owner("stopping"))?
+    }
+
     /// `game`, on the node that said so, is over: the names held here for
     /// their seats in it since their login go free.
     pub(super) fn over_there(&self, game: GameId) {

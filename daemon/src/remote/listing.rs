@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actix::{Context, Handler, ResponseFuture};
-use flipline::protocol::{Event, ListQuery, ProtocolError, Reply, ServerLine, WhoQuery};
+use flipline::protocol::{Event, ListQuery, ProtocolError, ServerLine, WhoQuery};
 
 use super::{Directory, Remote, lock};
 use crate::bus::Body;
@@ -26,12 +26,11 @@ impl Handler<ListGames> for Directory {
         Box::pin(async move {
             let here = remote.doors.list_games.send(ListGames(query));
             let asked = query.to_string();
-            let there = remote.gather(move |request| Body::ListHere {
+            let body = move |request| Body::ListHere {
                 request,
                 query: asked.clone(),
-            });
-            let (here, mut pages) = futures_util::future::join(here, there).await;
-            pages.push(here.unwrap_or_default());
+            };
+            let pages = remote.pages(here, body).await;
             merge_games(pages, PAGE, |next| query.resumed_at(next).to_string())
         })
     }
@@ -45,12 +44,11 @@ impl Handler<ListPlayers> for Directory {
         Box::pin(async move {
             let here = remote.doors.list_players.send(ListPlayers(query.clone()));
             let asked = query.to_string();
-            let there = remote.gather(move |request| Body::WhoHere {
+            let body = move |request| Body::WhoHere {
                 request,
                 query: asked.clone(),
-            });
-            let (here, mut pages) = futures_util::future::join(here, there).await;
-            pages.push(here.unwrap_or_default());
+            };
+            let pages = remote.pages(here, body).await;
             merge_players(pages, PAGE, |next| {
                 WhoQuery { from: Some(next) }.to_string()
             })
@@ -59,6 +57,18 @@ impl Handler<ListPlayers> for Directory {
 }
 
 impl Remote {
+    /// This node's page (`here`, its lobby's answer) and every other live
+    /// node's (asked with `body`).
+    async fn pages(
+        self: &Arc<Self>,
+        here: impl Future<Output = Result<Vec<Event>, actix::MailboxError>>,
+        body: impl Fn(u64) -> Body,
+    ) -> Vec<Vec<Event>> {
+        let (here, mut pages) = futures_util::future::join(here, self.gather(body)).await;
+        pages.push(here.unwrap_or_default());
+        pages
+    }
+
     /// Asks every other live node (`body`, numbered with its request) and
     /// waits at most [`GATHER_WITHIN`]: each node's lines, or a line saying
     /// it did not answer.
@@ -109,12 +119,7 @@ impl Remote {
 /// A lobby's lines as an answer: the lines, and their count.
 fn listed(events: Result<Vec<Event>, actix::MailboxError>) -> Answered {
     let events = events.map_err(|_| ProtocolError::from(Refusal::GameGone))?;
-    let data: String = events.iter().map(|e| format!("{e}\n")).collect();
-    let listed = events.iter().filter(|e| !matches!(e, Event::Info(_)));
-    Ok(Answer {
-        data,
-        ok: Reply::Count(listed.count()),
-    })
+    Ok(Answer::listing(&events))
 }
 
 /// The events among `data`'s lines.

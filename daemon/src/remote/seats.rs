@@ -212,9 +212,9 @@ fn raw(result: Answered) -> RawAnswer {
 }
 
 /// `resend`, a command of `name` that the game's dead owner left
-/// unanswered, played at `seat`, now this node's game (as the owner's
-/// `act_again` does).
-async fn replay_here(seat: &SeatRef, name: &Name, resend: Resend) -> Answered {
+/// unanswered, played at `seat` (the game's new owner's): a move keyed by
+/// the plies its player heard, `BOARD` and `HINT` as they are.
+async fn replay_at(seat: &SeatRef, name: &Name, resend: Resend) -> Answered {
     let name = Name::clone(name);
     let request = match (resend.act.as_move(), resend.at) {
         (Some(mv), Some(at)) => ToGame::Again { name, mv, at },
@@ -274,28 +274,21 @@ impl Remote {
         }
         // A command its last owner left unanswered, after the snapshot.
         if let Some(resend) = resend {
+            let request = resend.request;
             let replayed = match seated {
-                true => self.act_again(&player, game, &resend).await,
+                true => self.act_again(&player, game, resend).await,
                 false => Err(Refusal::NotInGame.into()),
             };
-            self.answer(&from, resend.request, replayed);
+            self.answer(&from, request, replayed);
         }
     }
 
     /// At the owner: `resend`, a command of `player` that the game's last
     /// owner left unanswered: a move keyed by the plies its player heard.
-    async fn act_again(&self, player: &FarPlayer, game: GameId, resend: &Resend) -> Answered {
+    async fn act_again(&self, player: &FarPlayer, game: GameId, resend: Resend) -> Answered {
         self.counts.remote_resent();
-        let (Some(mv), Some(at)) = (resend.act.as_move(), resend.at) else {
-            return self.act_here(player, game, &resend.act).await;
-        };
         let route = self.route_of(player, game).await?;
-        let again = ToGame::Again {
-            name: Name::clone(&player.name),
-            mv,
-            at,
-        };
-        (route.tx.send(again).await).unwrap_or_else(|_| Err(Refusal::GameGone.into()))
+        replay_at(&route, &player.name, resend).await
     }
 
     /// The player of `from` on `conn` known as `name`: the one seated here
@@ -705,7 +698,7 @@ impl Remote {
                     view.session.tell(ToSession::Seated(Arc::clone(&seat)));
                     if let (Some(resend), Some(waiting)) = (resend, pending) {
                         counts.remote_resent();
-                        let replayed = replay_here(&seat, &view.name, resend).await;
+                        let replayed = replay_at(&seat, &view.name, resend).await;
                         let _ = waiting.send(raw(replayed));
                     }
                 }

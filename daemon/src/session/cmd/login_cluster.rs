@@ -8,11 +8,11 @@
 
 use actix::fut::{ActorFutureExt, WrapFuture};
 use actix::{AsyncContext, Context};
-use flipline::protocol::ErrorCode;
 
 use super::login::welcome;
 use crate::messages::{Answer, GuestLogin, KeptElsewhere, LoggedIn, Name};
 use crate::rules::lobby::check_kept_elsewhere;
+use crate::rules::refusal::Refusal;
 use crate::session::Session;
 use crate::store::{NameClaim, SeatKept};
 
@@ -43,15 +43,13 @@ impl Session {
                     }
                     Ok(NameClaim::HeldBy(node)) => {
                         act.give_name_back();
-                        let name = &logged_in.name;
-                        let message = format!("name '{name}' is in use on node {node}");
-                        act.error(ctx, ErrorCode::Conflict, message);
+                        let name = Name::clone(&logged_in.name);
+                        act.refuse(ctx, Refusal::NameInUseOn { name, node });
                     }
                     Err(e) => {
                         act.give_name_back();
                         tracing::warn!(error = %e, name = %logged_in.name, "a login's name was not taken in the cluster");
-                        let message = "the cluster's names cannot be reached, try again";
-                        act.error(ctx, ErrorCode::Unavailable, message);
+                        act.refuse(ctx, Refusal::NamesUnreachable);
                     }
                 }),
         );
@@ -74,8 +72,9 @@ impl Session {
         }
         let Some(elsewhere) = &self.shared.elsewhere else {
             self.give_name_back();
-            let message = unreachable_seat(&logged_in.name, &seat);
-            return self.error(ctx, ErrorCode::Conflict, message);
+            let name = Name::clone(&logged_in.name);
+            let (game, node) = (seat.game, seat.node);
+            return self.refuse(ctx, Refusal::SeatOnNode { name, game, node });
         };
         let kept = elsewhere.kept.clone();
         let game = seat.game;
@@ -103,16 +102,5 @@ impl Session {
         if let (true, Some(name)) = (self.shared.clustered, self.login_name()) {
             self.shared.store.release_name(name.to_string());
         }
-    }
-}
-
-/// Why a login here cannot take back `seat`, on a cluster without a bus.
-fn unreachable_seat(name: &Name, seat: &SeatKept) -> String {
-    let game = seat.game;
-    match &seat.node {
-        Some(node) => format!("name '{name}' sits at game {game} on node {node}: log in there"),
-        None => format!(
-            "name '{name}' sits at game {game}, which a live node is taking over: try again"
-        ),
     }
 }

@@ -16,7 +16,6 @@ use crate::messages::{Answer, Find, FindElsewhere, ToGame};
 use crate::rules::refusal::Refusal;
 use crate::session::{SeatRef, Session};
 use crate::store_deadline::{StoreWait, not_answering, within};
-use flipline::protocol::Reply;
 
 impl Session {
     /// Looks a game up in the lobby (and, on a cluster's node, among the
@@ -104,12 +103,7 @@ impl Session {
         M: Message<Result = Vec<Event>> + Send + 'static,
     {
         self.ask(ctx, &to, msg, |act, ctx, events| {
-            let data: String = events.iter().map(|e| format!("{e}\n")).collect();
-            // The count is of the games or names, not of the line that says
-            // how to get the rest of a long answer.
-            let listed = events.iter().filter(|e| !matches!(e, Event::Info(_)));
-            let ok = Reply::Count(listed.count());
-            act.reply(ctx, Ok(Answer { data, ok }));
+            act.reply(ctx, Ok(Answer::listing(&events)));
         });
     }
 }
