@@ -242,15 +242,8 @@ fn list_and_who_on_any_node_show_every_node_s_games_and_names() {
 
     // The nodes learn of each other from the database within a second or
     // so of their start: until then a node lists what it holds.
-    let began = std::time::Instant::now();
-    let (listed, ok) = loop {
-        let (data, ok) = on_c.ok("LIST");
-        let games: Vec<u64> = data.iter().filter_map(|l| game_of(l)).collect();
-        if games.len() == 2 || began.elapsed() > HANG_GUARD {
-            break (games, ok);
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    };
+    let (data, ok) = answer_once_complete(&mut on_c, "LIST", 2);
+    let listed: Vec<u64> = data.iter().filter_map(|l| game_of(l)).collect();
     let mut both = vec![in_play, open];
     both.sort_unstable();
     assert_eq!(listed, both, "LIST on c");
@@ -259,7 +252,7 @@ fn list_and_who_on_any_node_show_every_node_s_games_and_names() {
     assert_eq!(ok, "OK 1", "{playing:?}");
     assert_eq!(game_of(&playing[0]), Some(in_play));
 
-    let (who, ok) = on_b.ok("WHO");
+    let (who, ok) = answer_once_complete(&mut on_b, "WHO", 4);
     let names: Vec<&str> = (who.iter())
         .filter_map(|l| l.strip_prefix("PLAYER "))
         .filter_map(|l| l.split(' ').next())
@@ -270,6 +263,20 @@ fn list_and_who_on_any_node_show_every_node_s_games_and_names() {
     assert!(who.iter().any(|l| l.starts_with(&lc)), "{who:?}");
     drop((on_a, on_b, far, on_c, nodes, db));
     remove_temp_dir(&dir);
+}
+
+/// `command`'s answer once it lists `count` games or names (the node knows
+/// every other node), polled within the hang guard.
+fn answer_once_complete(client: &mut Client, command: &str, count: usize) -> (Vec<String>, String) {
+    let began = std::time::Instant::now();
+    loop {
+        let (data, ok) = client.ok(command);
+        let listed = data.iter().filter(|l| !l.starts_with("INFO ")).count();
+        if listed >= count || began.elapsed() > HANG_GUARD {
+            return (data, ok);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
 
 /// The game of a `GAME` line.
