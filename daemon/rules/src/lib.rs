@@ -45,6 +45,7 @@ pub mod ratings;
 pub mod refusal;
 pub mod registered;
 pub mod registrations;
+pub mod seek_pool;
 pub mod table;
 pub mod tourney;
 pub mod tourney_desk;
@@ -56,6 +57,8 @@ pub mod tourneys;
 mod guesses_tests;
 #[cfg(test)]
 mod lobby_login_tests;
+#[cfg(test)]
+mod lobby_pool_tests;
 #[cfg(test)]
 mod lobby_tests;
 #[cfg(test)]

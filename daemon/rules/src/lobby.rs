@@ -28,6 +28,7 @@ mod caseless;
 mod challenging;
 mod guest_secret;
 mod journal;
+mod pooled;
 mod tourney_games;
 
 use caseless::{Caseless, NameKey};
@@ -37,6 +38,7 @@ pub use tourney_games::TourneyTerms;
 
 use journal::Holds;
 pub use journal::{Held, Waiting};
+pub use pooled::{Partner, PoolNote, PooledSeek};
 
 /// What the shell does for the lobby, in the order given.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -374,18 +376,19 @@ pub struct RatedSeek {
 }
 
 impl Seek {
-    /// Whether this seek and `other` make a game: the same game and clock,
-    /// both rated or neither, and each rating within the other's range.
+    /// What it seeks.
+    fn wanted(&self) -> SeekWanted {
+        SeekWanted {
+            variant: self.variant,
+            clock: self.clock,
+            rated: self.rated,
+        }
+    }
+
+    /// Whether this seek and `other` make a game (see
+    /// [`SeekWanted::pairs_with`]).
     fn matches(&self, other: &Seek) -> bool {
-        let rated = match (self.rated, other.rated) {
-            (None, None) => true,
-            (Some(a), Some(b)) => {
-                a.range.is_none_or(|r| r.holds(b.rating))
-                    && b.range.is_none_or(|r| r.holds(a.rating))
-            }
-            _ => false,
-        };
-        self.variant == other.variant && self.clock == other.clock && rated
+        self.wanted().pairs_with(&other.wanted())
     }
 }
 
@@ -413,6 +416,10 @@ pub struct LobbyCore<R> {
     /// A pairing was put back, and its seek may wait beside another for the
     /// same game until [`LobbyCore::pair_waiting`].
     unpaired: bool,
+    /// The cluster's leader pairs the seeks (see `pooled`).
+    pooled: bool,
+    /// Names whose seek changed since the leader last heard.
+    pool_dirty: Vec<Name>,
 }
 
 impl<R> Default for LobbyCore<R> {
@@ -424,6 +431,8 @@ impl<R> Default for LobbyCore<R> {
             holds: Holds::default(),
             challenges: Challenges::new(),
             unpaired: false,
+            pooled: false,
+            pool_dirty: Vec::new(),
         }
     }
 }
@@ -488,6 +497,20 @@ impl SeekWanted {
                 range: spec.range,
             }),
         }
+    }
+
+    /// Whether this seek and `other` make a game: the same game and clock,
+    /// both rated or neither, and each rating within the other's range.
+    pub fn pairs_with(&self, other: &SeekWanted) -> bool {
+        let rated = match (self.rated, other.rated) {
+            (None, None) => true,
+            (Some(a), Some(b)) => {
+                a.range.is_none_or(|r| r.holds(b.rating))
+                    && b.range.is_none_or(|r| r.holds(a.rating))
+            }
+            _ => false,
+        };
+        self.variant == other.variant && self.clock == other.clock && rated
     }
 
     /// A casual game of `variant` with `clock`.
@@ -689,7 +712,10 @@ impl<R: Clone> LobbyCore<R> {
             clock: wanted.clock,
             rated: wanted.rated,
         };
-        let found = self.seeks.iter().position(|s| s.matches(&seek));
+        // Pooled: the leader pairs it, with any node's seek.
+        let found = (!self.pooled)
+            .then(|| self.seeks.iter().position(|s| s.matches(&seek)))
+            .flatten();
         let Some(index) = found else {
             self.push_seek(seek);
             return done(Sought::Seeking, effects);
@@ -902,7 +928,7 @@ impl<R: Clone> LobbyCore<R> {
         next_id: impl FnOnce() -> GameId,
         coin: bool,
     ) -> Option<Done<GameId, R>> {
-        let pair = self.matching_seeks();
+        let pair = self.matching_seeks().filter(|_| !self.pooled);
         self.unpaired = false;
         let (first, second) = pair?;
         let done = self.transact(|core| core.decide_pair(first, second, next_id, coin));
@@ -1559,7 +1585,7 @@ impl<R: Clone> LobbyCore<R> {
             let later = self.seeks.iter().skip(i + 1);
             if let Some(other) = (later.into_iter())
                 .find(|o| o.matches(seek))
-                .filter(|_| !self.unpaired)
+                .filter(|_| !self.unpaired && !self.pooled)
             {
                 return Err(format!(
                     "{} and {} seek the same game",

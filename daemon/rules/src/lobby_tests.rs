@@ -15,15 +15,15 @@ use super::{ConnId, Name, Phase};
 /// A lobby whose routes are the game numbers themselves, numbering from 1.
 pub(super) struct Harness {
     pub(super) core: LobbyCore<GameId>,
-    next: GameId,
+    pub(super) next: GameId,
     /// What each connection was told it sits in (`Seated`).
-    seated: HashMap<ConnId, GameId>,
+    pub(super) seated: HashMap<ConnId, GameId>,
     /// Orders to each game, in order.
     orders: HashMap<GameId, Vec<Order>>,
     /// Rematches each finished game started.
     rematches: HashMap<GameId, usize>,
     /// Whether the store refuses the writes of held decisions.
-    failing: bool,
+    pub(super) failing: bool,
 }
 
 impl Harness {
@@ -40,7 +40,7 @@ impl Harness {
 
     /// Carries out a decision as the shell does: a held one once its write
     /// is stored, or not at all (503) when the store refuses it.
-    fn settle<T>(&mut self, done: Done<T, GameId>) -> Result<T, u16> {
+    pub(super) fn settle<T>(&mut self, done: Done<T, GameId>) -> Result<T, u16> {
         if let Some(held) = done.held {
             if self.failing {
                 self.core.not_stored(held);
@@ -92,7 +92,7 @@ impl Harness {
         self.settle(done)
     }
 
-    fn seek(&mut self, name: &str, variant: Variant) -> Result<Sought, u16> {
+    pub(super) fn seek(&mut self, name: &str, variant: Variant) -> Result<Sought, u16> {
         let next = &mut self.next;
         let id = move || take(next);
         let done = self
@@ -117,7 +117,7 @@ impl Harness {
         self.settle(done).map(|_| ())
     }
 
-    fn leave(&mut self, name: &str, watching: bool) -> Result<Left, u16> {
+    pub(super) fn leave(&mut self, name: &str, watching: bool) -> Result<Left, u16> {
         let done = self.core.leave(&Name::from(name), watching).map_err(code)?;
         self.settle(done)
     }
@@ -167,7 +167,7 @@ impl Harness {
 }
 
 /// The next game number, taken only when the core asks for one.
-fn take(next: &mut GameId) -> GameId {
+pub(super) fn take(next: &mut GameId) -> GameId {
     *next += 1;
     *next - 1
 }

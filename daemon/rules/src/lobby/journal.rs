@@ -191,6 +191,7 @@ impl<R: Clone> LobbyCore<R> {
         for change in journal.seeks.into_iter().rev() {
             match change {
                 SeekChange::Added(name) => {
+                    self.note_seek(&name);
                     if let Some(index) = self
                         .seeks
                         .iter()
@@ -200,6 +201,7 @@ impl<R: Clone> LobbyCore<R> {
                     }
                 }
                 SeekChange::Removed(index, seek) => {
+                    self.note_seek(&seek.name);
                     let index = index.min(self.seeks.len());
                     self.seeks.insert(index, seek);
                 }
@@ -299,6 +301,7 @@ impl<R: Clone> LobbyCore<R> {
                 .seeks
                 .push(SeekChange::Added(Name::clone(&seek.name)));
         }
+        self.note_seek(&seek.name);
         self.seeks.push(seek);
     }
 
@@ -307,6 +310,7 @@ impl<R: Clone> LobbyCore<R> {
             return None;
         }
         let seek = self.seeks.remove(index);
+        self.note_seek(&seek.name);
         if let Some(journal) = &mut self.holds.running {
             journal.seeks.push(SeekChange::Removed(index, seek.clone()));
         }
