@@ -86,6 +86,59 @@ pub enum Body {
     /// `WHO` (`query`: its arguments) of the receiver's names; answered
     /// with the `PLAYER` lines.
     WhoHere { request: u64, query: String },
+    /// To the lobby's leader (of `epoch`, as the sender read it): the
+    /// sender's player on `conn`, logged in as `pass` says, seeks.
+    Seek {
+        epoch: i64,
+        conn: u64,
+        seek: FarSeek,
+        pass: FarPass,
+    },
+    /// To the lobby's leader: the sender's player `name` seeks no more.
+    Unseek { epoch: i64, name: String },
+    /// From the leader of `epoch`: take `name`'s seek of `seek` out for a
+    /// pairing whose game another node makes; answered.
+    Reserve {
+        request: u64,
+        epoch: i64,
+        name: String,
+        seek: FarSeek,
+    },
+    /// From the leader: the pairing that reserved `name`'s seek came to
+    /// nothing; it seeks again if it can.
+    Release { name: String, seek: FarSeek },
+    /// From the leader of `epoch`: make the game of `waiting`'s seek here
+    /// and `partner`'s (`coin`: `waiting` plays black); answered with the
+    /// game's number.
+    Pair {
+        request: u64,
+        epoch: i64,
+        waiting: String,
+        seek: FarSeek,
+        partner: FarPartner,
+        coin: bool,
+    },
+    /// From the node that made `game` for a pairing: the receiver's player
+    /// `name` on `conn` sits there; it takes its seat.
+    Paired { conn: u64, name: String, game: u64 },
+}
+
+/// A seek as the bus carries it: the variant's name, the clock's base and
+/// increment in milliseconds, and for a rated seek its rating and range.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FarSeek {
+    pub variant: String,
+    pub clock: Option<(u64, u64)>,
+    pub rated: Option<(i32, Option<(u16, u16)>)>,
+}
+
+/// The other seeker of a pairing: its node, its connection there and how
+/// it logged in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FarPartner {
+    pub node: String,
+    pub conn: u64,
+    pub pass: FarPass,
 }
 
 /// How a player seated from another node logged in there (its node

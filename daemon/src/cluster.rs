@@ -16,7 +16,7 @@ use tokio::sync::oneshot;
 use crate::bus::{Body, Bus};
 use crate::config::{ClusterConfig, StoreConfig};
 use crate::lobby::Lobby;
-use crate::messages::Recover;
+use crate::messages::{Reannounce, Recover};
 use crate::store::Store;
 use crate::store::postgres::keeper::{Keeper, News};
 use crate::store::postgres::{Joined, Joining};
@@ -68,6 +68,8 @@ pub fn keep(
                 bus.broadcast(Body::Gone { nodes });
             }
         }
+        // A new leader pairs from an empty pool: it hears every seek again.
+        News::Leader => lobby.do_send(Reannounce),
         News::Lost => {
             let told = lost.lock().ok().and_then(|mut lost| lost.take());
             if let Some(told) = told {

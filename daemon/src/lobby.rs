@@ -74,10 +74,18 @@ pub struct Lobby {
     desk: TourneyDesk<tourneys::TourneyReply>,
     /// On a cluster's node: tells the other nodes of a game over here.
     tell_over: Option<TellOver>,
+    /// On a cluster's node with a bus: tells the lobby's leader of each
+    /// seek here and its withdrawal (see `pooling`).
+    pool: Option<Box<dyn Fn(crate::rules::lobby::PoolNote) + Send>>,
+    /// A pairing's write failed: seeks put back are told to the leader
+    /// only after [`PAIR_RETRY`], so that a failing store is not asked
+    /// again at once, as on one daemon.
+    pool_paused: bool,
 }
 
 mod away;
 mod challenging;
+mod pooling;
 mod tourneys;
 
 /// A command or event that touches what a held decision touched: it runs
@@ -131,6 +139,8 @@ impl Lobby {
             expiry_armed: false,
             desk: TourneyDesk::new(next_tourney),
             tell_over: None,
+            pool: None,
+            pool_paused: false,
         })
     }
 
@@ -147,7 +157,10 @@ impl Lobby {
                 let job = Box::new(job);
                 self.waiting.push(held, Deferred { waits, job });
             }
-            None => job(self, ctx),
+            None => {
+                job(self, ctx);
+                self.tell_pool();
+            }
         }
     }
 
@@ -204,9 +217,11 @@ impl Lobby {
                     let _ = reply.send(Err(Refusal::GameNotSaved.into()));
                     // A pairing put back may leave its seek beside another
                     // for the same game.
+                    act.pool_paused = true;
                     ctx.run_later(PAIR_RETRY, |act, ctx| act.pair_waiting(ctx));
                 }
             }
+            act.tell_pool();
             act.settled(ctx, held);
         }));
     }
@@ -229,6 +244,8 @@ impl Lobby {
 
     /// Pairs seeks left waiting side by side by a pairing put back.
     fn pair_waiting(&mut self, ctx: &mut Context<Self>) {
+        self.pool_paused = false;
+        self.tell_pool();
         let numbers = &mut self.numbers;
         if let Some(done) = self.core.pair_waiting(|| numbers.take(), coin()) {
             // Both players learn their seat from the launch; no one waits

@@ -86,6 +86,10 @@ pub enum ToSession<C: Send + 'static> {
     /// The session now holds a seat in this game (another player's command
     /// put it there: a pairing or a rematch).
     Seated(SeatRef<C>),
+    /// The cluster's leader paired the session's seek, and another node
+    /// made the game: it takes its seat there, as `JOIN` would (the
+    /// snapshot shows it the game).
+    SitThere(GameId),
     /// The lobby's periodic call: close if idle too long.
     IdleCheck,
     /// The daemon is stopping: say so and close.
@@ -486,6 +490,56 @@ pub struct LeaveElsewhere(pub ConnId, pub GameId);
 #[derive(Message)]
 #[rtype(result = "()")]
 pub struct GoneElsewhere(pub ConnId);
+
+/// On a cluster's node with a bus: the leader pairs the seeks here, and
+/// `0` tells it each change.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct PoolSeeks(pub Box<dyn Fn(crate::rules::lobby::PoolNote) + Send>);
+
+/// Another node leads the lobby now (or this one): it hears every seek here.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Reannounce;
+
+/// From the leader: `name`'s seek of `wanted` is taken out for a pairing
+/// whose game another node makes.
+#[derive(Message)]
+#[rtype(result = "Result<(), ProtocolError>")]
+pub struct ReserveSeek {
+    pub name: Name,
+    pub wanted: crate::rules::lobby::SeekWanted,
+}
+
+/// From the leader: the pairing that reserved `name`'s seek of `wanted`
+/// came to nothing.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct ReleaseSeek {
+    pub name: Name,
+    pub wanted: crate::rules::lobby::SeekWanted,
+}
+
+/// From the leader: the game of `waiting`'s seek of `wanted` here and
+/// `partner`'s, made here (`coin`: `waiting` plays black).
+#[derive(Message)]
+#[rtype(result = "Result<GameId, ProtocolError>")]
+pub struct PairSeeks {
+    pub waiting: Name,
+    pub wanted: crate::rules::lobby::SeekWanted,
+    pub partner: crate::rules::lobby::Partner,
+    pub coin: bool,
+}
+
+/// `name`, on connection `conn` here, was paired at `game`, which another
+/// node made: its session takes the seat there.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct PairedThere {
+    pub name: Name,
+    pub conn: ConnId,
+    pub game: GameId,
+}
 
 /// `LIST`: one `GAME` line per game.
 #[derive(Message)]

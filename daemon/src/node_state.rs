@@ -20,8 +20,11 @@ pub struct NodeState {
     remote_sent: AtomicU64,
     remote_served: AtomicU64,
     remote_resent: AtomicU64,
+    pairings: AtomicU64,
     /// The other live nodes, as the lease keeper last read them.
     peers: std::sync::Mutex<Vec<String>>,
+    /// The lobby's leader and its epoch, as the lease keeper last read them.
+    leader: std::sync::Mutex<Option<(String, i64)>>,
 }
 
 const HELD: u8 = 0;
@@ -42,6 +45,8 @@ pub struct NodeCounts {
     /// Players' commands a dead owner left unanswered, carried out (or
     /// answered as played) here.
     pub remote_resent: u64,
+    /// Pairings of seeks this node ordered as the lobby's leader.
+    pub pairings: u64,
 }
 
 impl NodeState {
@@ -104,6 +109,11 @@ impl NodeState {
         self.remote_resent.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// As the lobby's leader, this node paired two seeks.
+    pub fn paired(&self) {
+        self.pairings.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// The other live nodes are these.
     pub fn set_peers(&self, peers: Vec<String>) {
         *self
@@ -120,6 +130,25 @@ impl NodeState {
             .clone()
     }
 
+    /// The lobby's leader is this (as read); whether that changed.
+    pub fn set_leader(&self, leader: Option<(String, i64)>) -> bool {
+        let mut known = self
+            .leader
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let changed = *known != leader;
+        *known = leader;
+        changed
+    }
+
+    /// The lobby's leader and its epoch, as last read.
+    pub fn leader(&self) -> Option<(String, i64)> {
+        self.leader
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
     /// The counts now.
     pub fn counts(&self) -> NodeCounts {
         NodeCounts {
@@ -130,6 +159,7 @@ impl NodeState {
             remote_sent: self.remote_sent.load(Ordering::Relaxed),
             remote_served: self.remote_served.load(Ordering::Relaxed),
             remote_resent: self.remote_resent.load(Ordering::Relaxed),
+            pairings: self.pairings.load(Ordering::Relaxed),
         }
     }
 }

@@ -39,6 +39,7 @@ use crate::store::Store;
 mod kept;
 mod listing;
 mod seats;
+mod seeking;
 
 /// How long a watcher waits for the owner's answer.
 const ANSWER_WITHIN: Duration = Duration::from_secs(5);
@@ -68,6 +69,10 @@ pub struct LobbyDoors {
     pub back: Recipient<BackFromAway>,
     pub list_games: Recipient<ListGames>,
     pub list_players: Recipient<ListPlayers>,
+    pub reserve: Recipient<crate::messages::ReserveSeek>,
+    pub release: Recipient<crate::messages::ReleaseSeek>,
+    pub pair: Recipient<crate::messages::PairSeeks>,
+    pub paired: Recipient<crate::messages::PairedThere>,
     /// A worker: where games a player of another node starts here run,
     /// and the routes of players here to games elsewhere.
     pub worker: ArbiterHandle,
@@ -95,6 +100,11 @@ pub struct Remote {
     doors: LobbyDoors,
     /// The node's counts (requests sent and served).
     counts: Arc<NodeState>,
+    /// The seeks of every node, while this node leads the lobby.
+    pool: Mutex<seeking::LeaderPool>,
+    /// Seeks here taken out for a pairing not settled yet, by name
+    /// (lower-cased), with the token of their timer.
+    reserved: Mutex<HashMap<String, u64>>,
     /// How long a player's command waits for the owner's answer: long
     /// enough for a dead owner's game to be taken over and the command
     /// sent again there.
@@ -128,6 +138,8 @@ impl Remote {
             find,
             doors,
             counts,
+            pool: Mutex::default(),
+            reserved: Mutex::default(),
             act_within: ANSWER_WITHIN + lease * 2,
         });
         // Weakly, so that the bus stops with the `Remote`.
@@ -196,6 +208,34 @@ impl Remote {
             Body::WhoHere { request, query } => {
                 tokio::spawn(self.who_here(from, request, query));
             }
+            Body::Seek {
+                epoch,
+                conn,
+                seek,
+                pass,
+            } => self.sought(from, (epoch, conn), &seek, pass),
+            Body::Unseek { epoch, name } => self.unsought(&from, epoch, &name),
+            Body::Reserve {
+                request,
+                epoch,
+                name,
+                seek,
+            } => {
+                tokio::spawn(self.reserve(from, (request, epoch), name, seek));
+            }
+            Body::Release { name, seek } => self.release(&name, &seek),
+            Body::Pair {
+                request,
+                epoch,
+                waiting,
+                seek,
+                partner,
+                coin,
+            } => {
+                let order = (waiting, seek, partner, coin);
+                tokio::spawn(self.pair_here(from, (request, epoch), order));
+            }
+            Body::Paired { conn, name, game } => self.paired(conn, &name, game),
         }
     }
 

@@ -429,6 +429,10 @@ fn reach_other_nodes(
         back: lobby.clone().recipient(),
         list_games: lobby.clone().recipient(),
         list_players: lobby.clone().recipient(),
+        reserve: lobby.clone().recipient(),
+        release: lobby.clone().recipient(),
+        pair: lobby.clone().recipient(),
+        paired: lobby.clone().recipient(),
         worker,
     };
     let lookups = (lobby.clone().recipient(), doors);
@@ -436,6 +440,13 @@ fn reach_other_nodes(
     let teller = std::sync::Arc::clone(&remote);
     lobby.do_send(crate::messages::TellEnds(Box::new(move |game| {
         teller.tell_over(game);
+    })));
+    // The lobby's leader pairs the seeks of every node.
+    let pooler = std::sync::Arc::downgrade(&remote);
+    lobby.do_send(crate::messages::PoolSeeks(Box::new(move |note| {
+        if let Some(remote) = pooler.upgrade() {
+            remote.pool_note(note);
+        }
     })));
     let directory = crate::remote::Directory {
         remote,

@@ -21,15 +21,15 @@ use crate::cluster::{
 /// A cluster for one test: its database, its directory and its nodes
 /// (named `names`), on the tests' NATS server; `None` where those tests do
 /// not run.
-struct Nodes {
-    nodes: Vec<ChildDaemon>,
+pub(crate) struct Nodes {
+    pub(crate) nodes: Vec<ChildDaemon>,
     /// Dropped (the database with it) after the nodes stop.
     _db: ScratchDatabase,
     dir: std::path::PathBuf,
 }
 
 impl Nodes {
-    fn start(test: &str, names: &[&str]) -> Option<Nodes> {
+    pub(crate) fn start(test: &str, names: &[&str]) -> Option<Nodes> {
         let nats = nats_server()?;
         let db = ScratchDatabase::new(test)?;
         let dir = temp_dir(test);
@@ -43,7 +43,7 @@ impl Nodes {
         })
     }
 
-    fn addrs(&self) -> Vec<SocketAddr> {
+    pub(crate) fn addrs(&self) -> Vec<SocketAddr> {
         self.nodes.iter().map(|n| n.addr).collect()
     }
 }

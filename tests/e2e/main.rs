@@ -14,6 +14,7 @@ mod challenges;
 mod client;
 mod cluster;
 mod cluster_play;
+mod cluster_seek;
 mod cluster_watch;
 mod durability;
 mod engine;

@@ -154,3 +154,34 @@ fn a_far_seeker_s_seat_is_held_for_it_and_a_guest_s_only_for_its_secret() {
         Err(409)
     );
 }
+
+#[test]
+fn a_seek_reserved_for_a_pairing_elsewhere_is_out_until_released_and_back_only_if_free() {
+    let mut h = pooled();
+    h.login("ann", 1);
+    h.seek("ann", Variant::Othello).unwrap();
+    let ann = Name::from("ann");
+    assert_eq!(
+        h.core
+            .reserve_pooled(&ann, SeekWanted::casual(Variant::Reversi, None))
+            .map_err(|e| e.code().number()),
+        Err(409),
+        "not the seek the leader knew"
+    );
+    assert!(h.core.reserve_pooled(&ann, othello()).is_ok());
+    assert!(
+        h.core.reserve_pooled(&ann, othello()).is_err(),
+        "taken once"
+    );
+    assert_eq!(withdrawn(&h.core.pool_notes()), ["ann"]);
+    assert!(h.core.release_pooled(&ann, othello()));
+    assert_eq!(sought(&h.core.pool_notes()), [("ann".into(), 1)]);
+    assert!(h.core.reserve_pooled(&ann, othello()).is_ok());
+    h.new_game("ann", flipline::protocol::Opponent::Open)
+        .unwrap();
+    assert!(
+        !h.core.release_pooled(&ann, othello()),
+        "it sits at a game now"
+    );
+    assert_eq!(h.core.check_invariants(), Ok(()));
+}

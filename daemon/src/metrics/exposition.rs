@@ -133,7 +133,9 @@ fn node_counters(
         "flipline_remote_commands_resent",
         help,
         node.remote_resent,
-    )
+    )?;
+    let help = "Pairings of seeks this node made as the lobby's leader.";
+    counter(encoder, "flipline_lobby_pairings", help, node.pairings)
 }
 
 impl Collector for Scrape {
@@ -226,6 +228,7 @@ mod tests {
                 remote_sent: 5,
                 remote_served: 6,
                 remote_resent: 1,
+                pairings: 8,
             }),
             checkpoints: (12, 3),
         };
@@ -255,6 +258,7 @@ mod tests {
             "flipline_nodes_declared_dead_total 2",
             "flipline_remote_requests_sent_total 5",
             "flipline_remote_requests_served_total 6",
+            "flipline_lobby_pairings_total 8",
         ] {
             assert!(text.lines().any(|l| l == line), "{line} not in\n{text}");
         }

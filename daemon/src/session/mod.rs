@@ -98,7 +98,8 @@ impl Reach for SessionRef {
                     far.sits_at(Arc::downgrade(&seat) as std::sync::Weak<dyn crate::bus::Plies>);
                     far.seated(seat.game);
                 }
-                ToSession::IdleCheck | ToSession::Shutdown => {}
+                // A player elsewhere seeks on its own node.
+                ToSession::SitThere(_) | ToSession::IdleCheck | ToSession::Shutdown => {}
             },
         }
     }
@@ -398,6 +399,7 @@ impl Handler<SessionNews> for Session {
         match msg {
             ToSession::Deliver(text) => self.send_text(ctx, text),
             ToSession::Seated(seat) => self.seat = Some(seat),
+            ToSession::SitThere(game) => self.sit_there(ctx, game),
             ToSession::IdleCheck => self.close_if_idle(ctx),
             ToSession::Shutdown => {
                 self.send_text(ctx, Arc::from("INFO shutting down\n"));

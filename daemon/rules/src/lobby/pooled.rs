@@ -153,6 +153,31 @@ impl<R: Clone> LobbyCore<R> {
         done(game, effects)
     }
 
+    /// The leader pairs `name`'s seek of `wanted` here with a seek on the
+    /// node that makes the game: it is taken out (refused if it is no
+    /// longer here as the leader knew it), until that node seats it or the
+    /// pairing comes to nothing ([`LobbyCore::release_pooled`]).
+    pub fn reserve_pooled(&mut self, name: &Name, wanted: SeekWanted) -> Result<(), Refusal> {
+        self.take_pooled_seek(name, |w| *w == wanted).map(|_| ())
+    }
+
+    /// A pairing that took `name`'s seek of `wanted` came to nothing: it
+    /// seeks again, if still logged in here, free and seeking nothing else.
+    pub fn release_pooled(&mut self, name: &Name, wanted: SeekWanted) -> bool {
+        let seeking = self.seeks.iter().any(|s| s.name.eq_ignore_ascii_case(name));
+        let seated = self.seat_of(name).is_some() || self.away_of(name).is_some();
+        if seeking || seated || self.holder(name).is_none() {
+            return false;
+        }
+        self.push_seek(super::Seek {
+            name: Name::clone(name),
+            variant: wanted.variant,
+            clock: wanted.clock,
+            rated: wanted.rated,
+        });
+        true
+    }
+
     /// Takes `name`'s seek here if `fits` its terms: its connection.
     fn take_pooled_seek(
         &mut self,

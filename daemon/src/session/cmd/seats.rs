@@ -8,7 +8,7 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use actix::{Context, Message, Recipient};
+use actix::{ActorFutureExt, AsyncContext, Context, Message, Recipient, WrapFuture};
 use flipline::Color;
 use flipline::protocol::{GameId, ProtocolError};
 
@@ -108,6 +108,37 @@ impl Session {
             session: Session::own_ref(ctx),
         };
         self.ask(ctx, &to, sit, Session::seated);
+    }
+
+    /// The leader paired this session's seek at `game`, which another node
+    /// made: the seat there is taken as `JOIN` takes it, but nobody asked,
+    /// so nothing is answered (the snapshot shows the game, as `START`
+    /// shows a waiting seeker its pairing). Other commands wait meanwhile.
+    pub(in crate::session) fn sit_there(&mut self, ctx: &mut Context<Self>, game: GameId) {
+        let (Some(name), Some(elsewhere)) = (self.login_name().cloned(), &self.shared.elsewhere)
+        else {
+            return;
+        };
+        let to = elsewhere.sit.clone();
+        let sit = SitElsewhere {
+            game,
+            conn: self.id,
+            name,
+            session: Session::own_ref(ctx),
+        };
+        let sat = to
+            .send(sit)
+            .into_actor(self)
+            .map(move |joined, act, _| match joined {
+                Ok(Ok((seat, _))) => act.seat = Some(seat),
+                Ok(Err(e)) => tracing::warn!(
+                    game,
+                    error = %e,
+                    "a seek paired at another node's game could not take its seat"
+                ),
+                Err(_) => {}
+            });
+        ctx.wait(sat);
     }
 
     /// Answers a `JOIN`: the seat is the route to its game from now on.

@@ -225,3 +225,56 @@ fn a_name_online_is_one_node_s_until_given_back_or_its_lease_passes() {
         opened.threads.close();
     }
 }
+
+/// Who leads the lobby, as `member`'s keeper would take and read it.
+fn lead(db: &ScratchDatabase, member: &Member, judge: bool) -> Option<(String, i64)> {
+    let config = pg_config(db);
+    let number = member.incarnation.number;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let client = super::connect::connect(&config).await.unwrap();
+        let mut conn = super::db::Db::new(client);
+        let leader = super::nodes::lead(&mut conn, number, judge).await.unwrap();
+        leader.map(|l| (l.node, l.epoch))
+    })
+}
+
+#[test]
+fn the_lobby_s_lead_is_taken_once_and_taken_over_only_once_its_holder_s_lease_passed() {
+    let Some(db) = ScratchDatabase::new("leader") else {
+        return;
+    };
+    let (_a, a_member) = node(&db, "a");
+    let (_b, b_member) = node(&db, "b");
+    let first = Some(("a".to_string(), 1));
+    assert_eq!(
+        lead(&db, &a_member, false),
+        first,
+        "free: the first takes it"
+    );
+    assert_eq!(lead(&db, &b_member, true), first, "held by a live node");
+    assert_eq!(
+        lead(&db, &a_member, true),
+        first,
+        "its holder keeps its epoch"
+    );
+
+    // a's lease passes: b takes the lead only once it may judge others.
+    let lapsed = format!(
+        "UPDATE nodes SET lease_until = clock_timestamp() - interval '1 second' \
+         WHERE incarnation = {}",
+        a_member.incarnation.number
+    );
+    db.execute(&lapsed).unwrap();
+    assert_eq!(lead(&db, &b_member, false), first, "b may not judge yet");
+    let second = Some(("b".to_string(), 2));
+    assert_eq!(lead(&db, &b_member, true), second);
+    assert_eq!(
+        lead(&db, &a_member, true),
+        second,
+        "a, back, does not take it back"
+    );
+}

@@ -28,6 +28,9 @@ pub enum News {
     Lost,
     /// This node declared these nodes dead.
     Declared(Vec<String>),
+    /// Another node leads the lobby now (or this one does): every node
+    /// tells it its seeks.
+    Leader,
 }
 
 /// How often the lease is renewed: each second, or three times a lease if
@@ -201,8 +204,33 @@ async fn take_over_loop(
             if let Ok(peers) = nodes::peers(conn, member.incarnation.number).await {
                 member.state.set_peers(peers);
             }
+            follow_leader(conn, member, news, judging).await;
         }
     }
+}
+
+/// Takes the lobby's lead if it is free (or, with `judge`, if its holder's
+/// lease passed), reads who leads, and says so when that changed.
+async fn follow_leader(db: &mut Db, member: &Member, news: &(dyn Fn(News) + Send), judge: bool) {
+    let leader = match nodes::lead(db, member.incarnation.number, judge).await {
+        Ok(leader) => leader.map(|l| (l.node, l.epoch)),
+        Err(why) => {
+            tracing::warn!(why, "could not read the lobby's leader");
+            return;
+        }
+    };
+    if !member.state.set_leader(leader.clone()) {
+        return;
+    }
+    if let Some((leader, epoch)) = &leader {
+        tracing::info!(
+            node = member.incarnation.node,
+            leader,
+            epoch,
+            "the lobby's leader is node {leader} (epoch {epoch}): seeks are paired there"
+        );
+    }
+    news(News::Leader);
 }
 
 fn say_standing(member: &Member, was: Standing, now: Standing) {

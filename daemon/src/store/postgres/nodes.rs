@@ -131,6 +131,34 @@ pub async fn peers(db: &mut Db, incarnation: i64) -> Result<Vec<String>, String>
     Ok(rows.iter().map(|row| row.get(0)).collect())
 }
 
+/// The lobby's leader as the database holds it: its node and epoch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Leader {
+    pub node: String,
+    pub epoch: i64,
+}
+
+/// Takes the lobby's lead for `incarnation` if nobody holds it, or (with
+/// `judge`: this node may judge others) if its holder is no longer live by
+/// its lease; then reads who leads.
+pub async fn lead(db: &mut Db, incarnation: i64, judge: bool) -> Result<Option<Leader>, String> {
+    const TAKE: &str = "INSERT INTO leaders (role, incarnation, epoch) VALUES ('lobby', $1, 1) \
+         ON CONFLICT (role) DO UPDATE SET incarnation = EXCLUDED.incarnation, \
+         epoch = leaders.epoch + 1 WHERE $2 AND leaders.incarnation <> EXCLUDED.incarnation \
+         AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.incarnation = leaders.incarnation \
+         AND n.state = 'live' AND n.lease_until > clock_timestamp())";
+    const READ: &str = "SELECT n.node, l.epoch FROM leaders l \
+         JOIN nodes n ON n.incarnation = l.incarnation WHERE l.role = 'lobby'";
+    db.execute(TAKE, &[&incarnation, &judge])
+        .await
+        .map_err(|e| describe(&e))?;
+    let row = db.query_opt(READ, &[]).await.map_err(|e| describe(&e))?;
+    Ok(row.map(|row| Leader {
+        node: row.get(0),
+        epoch: row.get(1),
+    }))
+}
+
 /// Whether some game open or in play has no live owner (a dead node's, or a
 /// single daemon's left over), to be claimed.
 pub async fn orphans(db: &mut Db) -> Result<bool, String> {

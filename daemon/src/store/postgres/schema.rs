@@ -17,7 +17,7 @@ use super::db::Db;
 /// from version `n` to `n + 1`. The tables are those of the SQLite store, in
 /// PostgreSQL's types: times are `timestamptz`, flags `boolean`, names are
 /// unique without regard to case (an index on `lower(name)`).
-const MIGRATIONS: [&str; 3] = [
+const MIGRATIONS: [&str; 4] = [
     r"
 CREATE TABLE flipline_schema (
     application text NOT NULL CHECK (application = 'flipline'),
@@ -164,6 +164,17 @@ CREATE INDEX names_online_by_node ON names_online (incarnation);
 -- A login finds the seat its name keeps in a game in play on another node.
 CREATE INDEX games_playing_by_black ON games (lower(black)) WHERE status = 'playing';
 CREATE INDEX games_playing_by_white ON games (lower(white)) WHERE status = 'playing';
+",
+    r"
+-- The lobby's leader: the one node that pairs every node's seeks. A node
+-- takes the row over only once its holder is no longer live by its lease,
+-- and each taking bumps the epoch, which the leader's orders carry: a
+-- node ignores orders of an epoch older than the one it has read.
+CREATE TABLE leaders (
+    role        text PRIMARY KEY CHECK (role IN ('lobby')),
+    incarnation bigint NOT NULL REFERENCES nodes (incarnation),
+    epoch       bigint NOT NULL
+);
 ",
 ];
 

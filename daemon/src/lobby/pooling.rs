@@ -1,0 +1,114 @@
+//! The lobby actor's side of seeks on a cluster's node: the leader pairs
+//! them (`rules::seek_pool`), this lobby tells it each change and carries
+//! out its part of a pairing: a seek taken out for a game another node
+//! makes (or put back), a game made here, a seat taken there. The core
+//! decides each (`LobbyCore::pair_pooled` and its neighbours).
+
+use actix::{Context, Handler, ResponseFuture};
+use flipline::protocol::{GameId, ProtocolError};
+use tokio::sync::oneshot;
+
+use super::{Lobby, answered, touching};
+use crate::messages::{
+    PairSeeks, PairedThere, PoolSeeks, Reannounce, ReleaseSeek, ReserveSeek, ToSession,
+};
+use crate::session::Reach;
+
+impl Lobby {
+    /// Tells the leader what changed among the seeks here.
+    pub(super) fn tell_pool(&mut self) {
+        let Some(tell) = self.pool.as_ref().filter(|_| !self.pool_paused) else {
+            return;
+        };
+        for note in self.core.pool_notes() {
+            tell(note);
+        }
+    }
+}
+
+impl Handler<PoolSeeks> for Lobby {
+    type Result = ();
+
+    fn handle(&mut self, PoolSeeks(tell): PoolSeeks, _: &mut Context<Self>) {
+        self.core.pool_seeks();
+        self.pool = Some(tell);
+    }
+}
+
+impl Handler<Reannounce> for Lobby {
+    type Result = ();
+
+    fn handle(&mut self, _: Reannounce, _: &mut Context<Self>) {
+        if let Some(tell) = &self.pool {
+            for note in self.core.pool_all() {
+                tell(note);
+            }
+        }
+    }
+}
+
+impl Handler<ReserveSeek> for Lobby {
+    type Result = ResponseFuture<Result<(), ProtocolError>>;
+
+    fn handle(&mut self, msg: ReserveSeek, ctx: &mut Context<Self>) -> Self::Result {
+        let (reply, answer) = oneshot::channel();
+        let name = msg.name.clone();
+        self.when_free(ctx, touching(Some(name), None), move |act, _| {
+            let reserved = act.core.reserve_pooled(&msg.name, msg.wanted);
+            let _ = reply.send(reserved.map_err(Into::into));
+        });
+        answered(answer)
+    }
+}
+
+impl Handler<ReleaseSeek> for Lobby {
+    type Result = ();
+
+    fn handle(&mut self, msg: ReleaseSeek, ctx: &mut Context<Self>) {
+        let name = msg.name.clone();
+        self.when_free(ctx, touching(Some(name), None), move |act, _| {
+            act.core.release_pooled(&msg.name, msg.wanted);
+        });
+    }
+}
+
+impl Handler<PairSeeks> for Lobby {
+    type Result = ResponseFuture<Result<GameId, ProtocolError>>;
+
+    fn handle(&mut self, msg: PairSeeks, ctx: &mut Context<Self>) -> Self::Result {
+        let (reply, answer) = oneshot::channel();
+        let name = msg.waiting.clone();
+        self.when_free(ctx, touching(Some(name), None), move |act, ctx| {
+            let numbers = &mut act.numbers;
+            let decided = act.core.pair_pooled(
+                &msg.waiting,
+                msg.wanted,
+                msg.partner,
+                (msg.coin, || numbers.take()),
+            );
+            act.conclude(ctx, decided, reply, |_, game| Ok(game));
+        });
+        answered(answer)
+    }
+}
+
+impl Handler<PairedThere> for Lobby {
+    type Result = ();
+
+    fn handle(&mut self, msg: PairedThere, _: &mut Context<Self>) {
+        let holder = self.core.holder(&msg.name);
+        let session = self
+            .sessions
+            .get(&msg.conn)
+            .filter(|_| holder == Some(msg.conn));
+        match session {
+            Some(session) => session.addr.tell(ToSession::SitThere(msg.game)),
+            None => tracing::warn!(
+                name = %msg.name,
+                game = msg.game,
+                "a player paired at another node's game is no longer here: its seat there \
+                 is kept for the grace period"
+            ),
+        }
+    }
+}

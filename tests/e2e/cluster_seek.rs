@@ -1,0 +1,146 @@
+//! Seeks across a cluster's nodes (`cluster.nats`): the lobby's leader
+//! pairs every node's seeks, the game made on the older seek's node and
+//! the other seeker seated there from its own; when the leader dies, the
+//! next one pairs the seeks left open. Real processes on loopback, a NATS
+//! server and a PostgreSQL server of the tests'.
+
+use std::time::Duration;
+
+use flipline_tests::*;
+
+use crate::cluster::{counter, metrics_of};
+use crate::cluster_play::Nodes;
+
+const WITHIN: Duration = Duration::from_secs(60);
+
+/// The `START` both seekers read, the same line for both.
+fn both_start(first: &mut Client, second: &mut Client) -> Start {
+    let line = first.expect_event("START ");
+    assert_eq!(
+        second.expect_event("START "),
+        line,
+        "both see the same START"
+    );
+    let start = parse_start(&line);
+    let mut names = [start.black.as_str(), start.white.as_str()];
+    names.sort_unstable();
+    let mut seekers = [first.name.as_str(), second.name.as_str()];
+    seekers.sort_unstable();
+    assert_eq!(names, seekers, "{line}");
+    start
+}
+
+/// What `WHO` on `client`'s node says `name` is doing.
+fn status_of(client: &mut Client, name: &str) -> String {
+    let (lines, _) = client.ok("WHO");
+    let prefix = format!("PLAYER {name} ");
+    let line = lines.iter().find(|l| l.starts_with(&prefix));
+    line.unwrap_or_else(|| panic!("{name} not in {lines:?}"))
+        .clone()
+}
+
+#[test]
+fn seekers_on_two_nodes_are_paired_by_the_leader_and_play_their_game() {
+    let Some(cluster) = Nodes::start("cluster_seek", &["a", "b", "c"]) else {
+        return;
+    };
+    let addrs = cluster.addrs();
+    let mut on_b = Client::login_as(addrs[1], "sb");
+    let mut on_c = Client::login_as(addrs[2], "sc");
+    assert_eq!(on_b.ok("SEEK othello").1, "OK seeking");
+    assert_eq!(on_c.ok("SEEK othello").1, "OK seeking");
+    let start = both_start(&mut on_b, &mut on_c);
+    let finished = play_game(&mut [&mut on_b, &mut on_c], &start, &mut |moves| moves[0]);
+    assert!(finished.plies > 20, "{} plies", finished.plies);
+
+    // Two seekers of one node are paired by the leader too, and a seek of
+    // another game waits on beside them.
+    let mut first = Client::login_as(addrs[0], "sa1");
+    let mut other = Client::login_as(addrs[1], "sb_other");
+    let mut second = Client::login_as(addrs[0], "sa2");
+    assert_eq!(first.ok("SEEK reversi").1, "OK seeking");
+    assert_eq!(other.ok("SEEK othello clock 5+0").1, "OK seeking");
+    assert_eq!(second.ok("SEEK reversi").1, "OK seeking");
+    let start = both_start(&mut first, &mut second);
+    assert_eq!(start.variant, flipline::Variant::Reversi);
+    assert_eq!(
+        status_of(&mut other, "sb_other"),
+        "PLAYER sb_other seeking -"
+    );
+    let paired: u64 = (cluster.nodes.iter())
+        .map(|node| counter(metrics_of(node), "flipline_lobby_pairings_total"))
+        .sum();
+    assert_eq!(paired, 2, "one leader paired each pair once");
+}
+
+#[test]
+fn when_the_lobby_s_leader_dies_the_next_pairs_the_seeks_left_open() {
+    let names = ["a", "b", "c"];
+    let Some(mut cluster) = Nodes::start("cluster_seek_failover", &names) else {
+        return;
+    };
+    let addrs = cluster.addrs();
+    let said = cluster.nodes[0].wait_for_log("the lobby's leader is node ", 1, WITHIN);
+    let rest = said[0].split("the lobby's leader is node ").nth(1);
+    let leader = rest.and_then(|r| r.split(' ').next()).unwrap_or_default();
+    let leader = names.iter().position(|n| *n == leader);
+    let leader = leader.unwrap_or_else(|| panic!("no leader in {said:?}"));
+    let others: Vec<usize> = (0..3).filter(|i| *i != leader).collect();
+    let (x, y) = (addrs[others[0]], addrs[others[1]]);
+
+    // Seeks of two games open on the two other nodes, then the leader dies.
+    let mut p1 = Client::login_as(x, "fa");
+    let mut p2 = Client::login_as(y, "fb");
+    assert_eq!(p1.ok("SEEK othello").1, "OK seeking");
+    assert_eq!(p2.ok("SEEK reversi").1, "OK seeking");
+    cluster.nodes[leader].kill();
+    let mut p3 = Client::login_as(x, "fc");
+    let mut p4 = Client::login_as(y, "fd");
+    assert_eq!(p3.ok("SEEK reversi").1, "OK seeking");
+    assert_eq!(p4.ok("SEEK othello").1, "OK seeking");
+
+    let othello = both_start(&mut p1, &mut p4);
+    let reversi = both_start(&mut p2, &mut p3);
+    assert_ne!(othello.game, reversi.game);
+    let turns =
+        [(&othello, &mut p1, &mut p4), (&reversi, &mut p2, &mut p3)].map(|(start, one, two)| {
+            let turn = one.expect_event(&format!("TURN {} ", start.game));
+            assert_eq!(two.expect_event(&format!("TURN {} ", start.game)), turn);
+            turn
+        });
+    // Each sits in its one game, wherever it was made.
+    for (client, name, game) in [
+        (&mut p1, "fa", othello.game),
+        (&mut p4, "fd", othello.game),
+        (&mut p2, "fb", reversi.game),
+        (&mut p3, "fc", reversi.game),
+    ] {
+        let status = status_of(client, name);
+        assert_eq!(status, format!("PLAYER {name} playing {game} -"));
+    }
+    // The first move of each game, by whoever's turn it is.
+    for ((start, one, two), turn) in [(&othello, &mut p1, &mut p4), (&reversi, &mut p2, &mut p3)]
+        .into_iter()
+        .zip(turns)
+    {
+        let flipline::protocol::Event::Turn { side, moves, .. } = event(&turn) else {
+            panic!("{turn}");
+        };
+        let seated = match side {
+            flipline::Color::Black => &start.black,
+            flipline::Color::White => &start.white,
+        };
+        let mover = if one.name == *seated { one } else { two };
+        assert_eq!(mover.ok(&format!("MOVE {}", moves[0])).1, "OK");
+    }
+    let new_leader = others
+        .iter()
+        .map(|&i| {
+            counter(
+                metrics_of(&cluster.nodes[i]),
+                "flipline_lobby_pairings_total",
+            )
+        })
+        .sum::<u64>();
+    assert_eq!(new_leader, 2, "the next leader paired both");
+}
