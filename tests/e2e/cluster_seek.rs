@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use flipline_tests::*;
 
-use crate::cluster::{counter, metrics_of};
+use flipd::store::postgres::scratch::ScratchDatabase;
+
+use crate::cluster::{counter, metrics_of, node_config_with};
 use crate::cluster_play::Nodes;
 
 const WITHIN: Duration = Duration::from_secs(60);
@@ -143,4 +145,38 @@ fn when_the_lobby_s_leader_dies_the_next_pairs_the_seeks_left_open() {
         })
         .sum::<u64>();
     assert_eq!(new_leader, 2, "the next leader paired both");
+}
+
+/// What a node publishes while the bus is away is sent once it is back
+/// (the NATS client keeps it); a message the server itself lost is made
+/// good by each node telling its seeks again every few seconds, which the
+/// pool tests hold (a seek told again keeps its place).
+#[test]
+fn seeks_made_while_the_bus_was_away_are_paired_once_it_is_back() {
+    let Some(db) = ScratchDatabase::new("cluster_seek_bus") else {
+        return;
+    };
+    if nats_server().is_none() {
+        return;
+    }
+    let dir = temp_dir("cluster-seek-bus");
+    let nats_dir = dir.join("nats").display().to_string();
+    let nats = nats_tool(&["start", &nats_dir]);
+    let a = ChildDaemon::start_with(&node_config_with(&dir, "a", &db.url, &nats));
+    let b = ChildDaemon::start_with(&node_config_with(&dir, "b", &db.url, &nats));
+    for node in [&a, &b] {
+        node.wait_for_log("the lobby's leader is node ", 1, WITHIN);
+    }
+    nats_tool(&["stop", &nats_dir]);
+    let mut on_a = Client::login_as(a.addr, "ba");
+    let mut on_b = Client::login_as(b.addr, "bb");
+    assert_eq!(on_a.ok("SEEK othello").1, "OK seeking");
+    assert_eq!(on_b.ok("SEEK othello").1, "OK seeking");
+    nats_tool(&["resume", &nats_dir]);
+    let start = both_start(&mut on_a, &mut on_b);
+    let finished = play_game(&mut [&mut on_a, &mut on_b], &start, &mut |moves| moves[0]);
+    assert!(finished.plies > 20, "{} plies", finished.plies);
+    drop((on_a, on_b, a, b, db));
+    nats_tool(&["stop", &nats_dir]);
+    remove_temp_dir(&dir);
 }

@@ -4,11 +4,12 @@
 #   tests/tools/nats.sh start DIR [PORT]   (the first free from PORT, 24222) prints the URL for FLIPLINE_TEST_NATS
 #   tests/tools/nats.sh stop DIR
 #   tests/tools/nats.sh restart DIR        stops it and starts it again on its port
+#   tests/tools/nats.sh resume DIR         starts a stopped one again on its port
 # It installs Debian's nats-server package if the server is missing (as root).
 # Core NATS only: nothing is stored, so a restart loses what was in flight.
 set -euo pipefail
 
-command=${1:?start, stop or restart}
+command=${1:?start, stop, restart or resume}
 dir=${2:?a directory}
 
 # shellcheck source=free_port.sh
@@ -57,8 +58,11 @@ restart)
   halt
   run "$(cat "$dir/nats.port")"
   ;;
+resume)
+  run "$(cat "$dir/nats.port")"
+  ;;
 *)
-  echo "nats.sh: start, stop or restart" >&2
+  echo "nats.sh: start, stop, restart or resume" >&2
   exit 1
   ;;
 esac

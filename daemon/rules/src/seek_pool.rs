@@ -59,6 +59,17 @@ impl<P> SeekPool<P> {
     /// announced from): paired with the oldest seek it pairs with, or left
     /// waiting.
     pub fn announce(&mut self, seeker: Seeker<P>) -> Option<Pairing<P>> {
+        // The same seek told again (nodes tell theirs now and then, in case
+        // a message was lost) keeps its place in line.
+        let same = |s: &Seeker<P>| {
+            s.name == seeker.name
+                && s.node == seeker.node
+                && s.conn == seeker.conn
+                && s.wanted == seeker.wanted
+        };
+        if self.seeks.iter().any(same) {
+            return None;
+        }
         self.seeks
             .retain(|s| !s.name.eq_ignore_ascii_case(&seeker.name));
         let found = self
@@ -145,6 +156,34 @@ mod tests {
         let pairing = pairing.map(|p| (p.waiting.name, p.asker.name));
         assert_eq!(pairing, Some((Name::from("p1"), Name::from("p3"))));
         assert_eq!(pool.len(), 1);
+    }
+
+    #[test]
+    fn a_seek_told_again_keeps_its_place_in_line() {
+        let rated = |rating, range: Option<(u16, u16)>| SeekWanted {
+            rated: Some(RatedSeek {
+                rating,
+                range: range.map(|(low, high)| RatingRange { low, high }),
+            }),
+            ..casual(Variant::Othello)
+        };
+        let mut pool = SeekPool::new();
+        // Neither takes the other's rating; a 1600 suits both.
+        assert_eq!(
+            pool.announce(seeker(1, 1, rated(1500, Some((1400, 1600))))),
+            None
+        );
+        assert_eq!(
+            pool.announce(seeker(2, 2, rated(1700, Some((1550, 1800))))),
+            None
+        );
+        assert_eq!(
+            pool.announce(seeker(1, 1, rated(1500, Some((1400, 1600))))),
+            None
+        );
+        let pairing = pool.announce(seeker(3, 3, rated(1600, None)));
+        let waited = pairing.map(|p| p.waiting.name);
+        assert_eq!(waited, Some(Name::from("p1")), "p1 is still first in line");
     }
 
     #[test]

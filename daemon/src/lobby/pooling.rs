@@ -4,7 +4,9 @@
 //! makes (or put back), a game made here, a seat taken there. The core
 //! decides each (`LobbyCore::pair_pooled` and its neighbours).
 
-use actix::{Context, Handler, ResponseFuture};
+use std::time::Duration;
+
+use actix::{AsyncContext, Context, Handler, ResponseFuture};
 use flipline::protocol::{GameId, ProtocolError};
 use tokio::sync::oneshot;
 
@@ -24,14 +26,29 @@ impl Lobby {
             tell(note);
         }
     }
+
+    /// Tells the leader every seek here.
+    fn reannounce(&self) {
+        if let Some(tell) = &self.pool {
+            for note in self.core.pool_all() {
+                tell(note);
+            }
+        }
+    }
 }
+
+/// How often every seek is told to the leader again, should a message
+/// have been lost (the bus restarted): the leader keeps a seek told again
+/// in its place.
+const REANNOUNCE_EVERY: Duration = Duration::from_secs(10);
 
 impl Handler<PoolSeeks> for Lobby {
     type Result = ();
 
-    fn handle(&mut self, PoolSeeks(tell): PoolSeeks, _: &mut Context<Self>) {
+    fn handle(&mut self, PoolSeeks(tell): PoolSeeks, ctx: &mut Context<Self>) {
         self.core.pool_seeks();
         self.pool = Some(tell);
+        ctx.run_interval(REANNOUNCE_EVERY, |act, _| act.reannounce());
     }
 }
 
@@ -39,11 +56,7 @@ impl Handler<Reannounce> for Lobby {
     type Result = ();
 
     fn handle(&mut self, _: Reannounce, _: &mut Context<Self>) {
-        if let Some(tell) = &self.pool {
-            for note in self.core.pool_all() {
-                tell(note);
-            }
-        }
+        self.reannounce();
     }
 }
 
