@@ -308,6 +308,10 @@ struct Person {
     /// was on its way here (see [`LobbyCore::recover`]); that connection
     /// may not take the seat.
     disowned: bool,
+    /// Its seek was taken out for a pairing whose game another node of a
+    /// cluster makes: it takes no other seat until it is seated there or
+    /// the pairing comes to nothing (see `pooled`).
+    pairing: bool,
 }
 
 /// What `WHO` shows of a registered name: its othello rating (rounded)
@@ -664,6 +668,7 @@ impl<R: Clone> LobbyCore<R> {
         person.attached = false;
         // The seat away is the owner's to keep for the grace period.
         person.away = None;
+        person.pairing = false;
         let seat = person.seat.map(NonZeroU64::get);
         self.withdraw_seek(name);
         self.drop_challenges(name, &mut effects);
@@ -1204,6 +1209,9 @@ impl<R: Clone> LobbyCore<R> {
     /// Refuses a new seat to someone seated in a game in play, here or on
     /// another node.
     fn check_free(&self, name: &str) -> Result<(), Refusal> {
+        if self.people.get(&Caseless(name)).is_some_and(|p| p.pairing) {
+            return Err(Refusal::BeingPaired);
+        }
         if let Some(game) = self.away_of(name) {
             return Err(Refusal::InPlay {
                 game,
@@ -1615,6 +1623,14 @@ impl<R: Clone> LobbyCore<R> {
                 }
                 if self.seeks.iter().any(|s| s.name.eq_ignore_ascii_case(name)) {
                     return Err(format!("{name} seeks while away at {away}"));
+                }
+            }
+            if person.pairing {
+                let seeking = self.seeks.iter().any(|s| s.name.eq_ignore_ascii_case(name));
+                if person.conn.is_none() || seeking || live.contains_key(&Caseless(name)) {
+                    return Err(format!(
+                        "{name} is being paired, yet gone, seeking or in play"
+                    ));
                 }
             }
         }

@@ -177,11 +177,36 @@ fn a_seek_reserved_for_a_pairing_elsewhere_is_out_until_released_and_back_only_i
     assert!(h.core.release_pooled(&ann, othello()));
     assert_eq!(sought(&h.core.pool_notes()), [("ann".into(), 1)]);
     assert!(h.core.reserve_pooled(&ann, othello()).is_ok());
-    h.new_game("ann", flipline::protocol::Opponent::Open)
-        .unwrap();
+    assert_eq!(h.core.check_invariants(), Ok(()));
+    let open = flipline::protocol::Opponent::Open;
+    assert_eq!(h.new_game("ann", open), Err(409), "no other seat meanwhile");
+    let done = h.core.paired_away(&ann, 77).map_err(|e| e.code().number());
+    assert!(h.settle(done.unwrap()).is_ok());
+    assert_eq!(h.core.away_of("ann"), Some(77), "held for the game there");
     assert!(
         !h.core.release_pooled(&ann, othello()),
         "it sits at a game now"
     );
+    assert_eq!(h.core.check_invariants(), Ok(()));
+}
+
+#[test]
+fn a_pairing_seated_after_its_seek_was_put_back_seats_a_free_player_only() {
+    let mut h = pooled();
+    h.login("ann", 1);
+    h.login("bob", 2);
+    h.seek("ann", Variant::Othello).unwrap();
+    let ann = Name::from("ann");
+    h.core.reserve_pooled(&ann, othello()).unwrap();
+    assert!(h.core.release_pooled(&ann, othello()), "its timer ran out");
+    assert_eq!(h.new_game("bob", flipline::protocol::Opponent::Open), Ok(1));
+    assert_eq!(h.join("ann", 1).map(|(g, _)| g), Ok(1));
+    let late = h
+        .core
+        .paired_away(&ann, 77)
+        .map(|_| ())
+        .map_err(|e| e.code().number());
+    assert_eq!(late, Err(409), "in play here: the late pairing is refused");
+    assert_eq!(h.core.away_of("ann"), None);
     assert_eq!(h.core.check_invariants(), Ok(()));
 }

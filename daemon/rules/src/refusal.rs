@@ -69,6 +69,9 @@ pub enum Refusal {
     },
     /// A seek to pair with is gone.
     SeekGone,
+    /// The asker's seek is being paired with a seek of another node: the
+    /// game is on its way.
+    BeingPaired,
     /// `REMATCH` of a game not over.
     NotOver(GameId),
     /// `REMATCH` of a tournament's game.
@@ -298,6 +301,9 @@ impl fmt::Display for Refusal {
                 )
             }
             SeekGone => f.write_str("the seek is gone"),
+            BeingPaired => {
+                f.write_str("your seek is being paired with another node's: START follows")
+            }
             NotOver(game) => write!(f, "game {game} is not over"),
             TourneyGameRematch(game) => write!(
                 f,
@@ -428,6 +434,7 @@ mod tests {
                 attached: false,
             },
             SeekGone,
+            BeingPaired,
             NotOver(7),
             TourneyGameRematch(7),
             Rematched { game: 7, next: 8 },

@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use actix::fut::{ActorFutureExt, WrapFuture};
 use actix::{AsyncContext, Context, Handler, ResponseFuture};
 use flipline::protocol::{GameId, ProtocolError};
 use tokio::sync::oneshot;
@@ -108,20 +109,35 @@ impl Handler<PairSeeks> for Lobby {
 impl Handler<PairedThere> for Lobby {
     type Result = ();
 
-    fn handle(&mut self, msg: PairedThere, _: &mut Context<Self>) {
-        let holder = self.core.holder(&msg.name);
-        let session = self
-            .sessions
-            .get(&msg.conn)
-            .filter(|_| holder == Some(msg.conn));
-        match session {
-            Some(session) => session.addr.tell(ToSession::SitThere(msg.game)),
-            None => tracing::warn!(
-                name = %msg.name,
-                game = msg.game,
-                "a player paired at another node's game is no longer here: its seat there \
-                 is kept for the grace period"
-            ),
-        }
+    fn handle(&mut self, msg: PairedThere, ctx: &mut Context<Self>) {
+        let name = msg.name.clone();
+        self.when_free(ctx, touching(Some(name), None), move |act, ctx| {
+            let here = act.core.holder(&msg.name) == Some(msg.conn);
+            let session = act.sessions.get(&msg.conn).filter(|_| here);
+            let Some(session) = session.map(|s| s.addr.clone()) else {
+                tracing::warn!(
+                    name = %msg.name,
+                    game = msg.game,
+                    "a player paired at another node's game is no longer here: its seat there \
+                     is kept for the grace period"
+                );
+                return;
+            };
+            // The name is held for that game first, then the session takes
+            // the seat (as `JOIN` of a game elsewhere does).
+            let (reply, held) = oneshot::channel();
+            let decided = act.core.paired_away(&msg.name, msg.game);
+            act.conclude(ctx, decided, reply, |_, _| Ok(()));
+            let game = msg.game;
+            ctx.spawn(held.into_actor(act).map(move |held, _, _| match held {
+                Ok(Ok(())) => session.tell(ToSession::SitThere(game)),
+                _ => tracing::warn!(
+                    name = %msg.name,
+                    game,
+                    "a player paired at another node's game sits in a game here: its seat \
+                     there is kept for the grace period"
+                ),
+            }));
+        });
     }
 }

@@ -158,12 +158,33 @@ impl<R: Clone> LobbyCore<R> {
     /// longer here as the leader knew it), until that node seats it or the
     /// pairing comes to nothing ([`LobbyCore::release_pooled`]).
     pub fn reserve_pooled(&mut self, name: &Name, wanted: SeekWanted) -> Result<(), Refusal> {
-        self.take_pooled_seek(name, |w| *w == wanted).map(|_| ())
+        self.take_pooled_seek(name, |w| *w == wanted)?;
+        if let Some(person) = self.existing_person_mut(name) {
+            person.pairing = true;
+        }
+        Ok(())
+    }
+
+    /// The game of the pairing that took `name`'s seek here was made on
+    /// another node: the name is held for it as for a seat taken there
+    /// (`sit_away`), which the player's session then takes. A pairing whose
+    /// seek was put back meanwhile (its timer ran out) still seats a free
+    /// player.
+    pub fn paired_away(&mut self, name: &Name, game: GameId) -> Result<Done<AwayPass, R>, Refusal> {
+        self.transact(|core| {
+            if let Some(person) = core.existing_person_mut(name) {
+                person.pairing = false;
+            }
+            core.decide_sit_away(name, game)
+        })
     }
 
     /// A pairing that took `name`'s seek of `wanted` came to nothing: it
     /// seeks again, if still logged in here, free and seeking nothing else.
     pub fn release_pooled(&mut self, name: &Name, wanted: SeekWanted) -> bool {
+        if let Some(person) = self.existing_person_mut(name) {
+            person.pairing = false;
+        }
         let seeking = self.seeks.iter().any(|s| s.name.eq_ignore_ascii_case(name));
         let seated = self.seat_of(name).is_some() || self.away_of(name).is_some();
         if seeking || seated || self.holder(name).is_none() {

@@ -32,7 +32,7 @@ impl<R: Clone> LobbyCore<R> {
     /// Whether `name` can play a tournament game now: online, and seated at
     /// no game in play.
     pub fn free_to_play(&self, name: &str) -> bool {
-        self.holder(name).is_some() && self.playing(name).is_none()
+        self.holder(name).is_some() && self.playing(name).is_none() && self.check_free(name).is_ok()
     }
 
     /// Game `game`, recovered after a restart, is a tournament's.
