@@ -96,31 +96,42 @@ pub enum Body {
     },
     /// To the lobby's leader: the sender's player `name` seeks no more.
     Unseek { epoch: i64, name: String },
-    /// From the leader of `epoch`: take `name`'s seek of `seek` out for a
-    /// pairing whose game another node makes; answered.
+    /// From the leader of `epoch`: take `name`'s seek of `seek` out for
+    /// pairing `pairing`, whose game node `maker` makes; answered. Only
+    /// `maker` settles it then (`Paired`, `Unpaired`, or `AskPairing`).
     Reserve {
         request: u64,
         epoch: i64,
+        pairing: u64,
+        maker: String,
         name: String,
         seek: FarSeek,
     },
-    /// From the leader: the pairing that reserved `name`'s seek came to
-    /// nothing; it seeks again if it can.
-    Release { name: String, seek: FarSeek },
-    /// From the leader of `epoch`: make the game of `waiting`'s seek here
-    /// and `partner`'s (`coin`: `waiting` plays black); answered with the
-    /// game's number.
+    /// From the leader of `epoch`: make pairing `pairing`'s game here, of
+    /// `waiting`'s seek and `partner`'s (`coin`: `waiting` plays black).
     Pair {
-        request: u64,
+        pairing: u64,
         epoch: i64,
         waiting: String,
         seek: FarSeek,
         partner: FarPartner,
         coin: bool,
     },
-    /// From the node that made `game` for a pairing: the receiver's player
-    /// `name` on `conn` sits there; it takes its seat.
-    Paired { conn: u64, name: String, game: u64 },
+    /// From the node that made `game` for pairing `pairing`: the
+    /// receiver's player `name` on `conn` sits there; it takes its seat.
+    Paired {
+        pairing: u64,
+        conn: u64,
+        name: String,
+        game: u64,
+    },
+    /// From the node that was to make pairing `pairing`'s game: it made
+    /// none; the receiver's player `name` seeks again if it can.
+    Unpaired { pairing: u64, name: String },
+    /// To the node that was to make pairing `pairing`'s game, whose answer
+    /// has not come: what became of it (answered `OK <game>` if made, `OK
+    /// seeking` while being made, `ERR 404` if none is or ever will be).
+    AskPairing { request: u64, pairing: u64 },
 }
 
 /// A seek as the bus carries it: the variant's name, the clock's base and

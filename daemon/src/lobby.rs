@@ -77,6 +77,8 @@ pub struct Lobby {
     /// On a cluster's node with a bus: tells the lobby's leader of each
     /// seek here and its withdrawal (see `pooling`).
     pool: Option<Box<dyn Fn(crate::rules::lobby::PoolNote) + Send>>,
+    /// Whether a name's seek is out for a pairing another node settles.
+    pairing_pending: Option<crate::messages::PairingPending>,
     /// A pairing's write failed: seeks put back are told to the leader
     /// only after [`PAIR_RETRY`], so that a failing store is not asked
     /// again at once, as on one daemon.
@@ -140,6 +142,7 @@ impl Lobby {
             desk: TourneyDesk::new(next_tourney),
             tell_over: None,
             pool: None,
+            pairing_pending: None,
             pool_paused: false,
         })
     }
@@ -369,6 +372,13 @@ impl Lobby {
         }
         let logged_in = self.core.login(&msg.name, msg.id, msg.guest)?;
         self.core.set_marks(&logged_in.name, msg.marks);
+        if self
+            .pairing_pending
+            .as_ref()
+            .is_some_and(|p| p(&logged_in.name))
+        {
+            self.core.mark_pairing(&logged_in.name);
+        }
         Ok(logged_in)
     }
 

@@ -491,11 +491,19 @@ pub struct LeaveElsewhere(pub ConnId, pub GameId);
 #[rtype(result = "()")]
 pub struct GoneElsewhere(pub ConnId);
 
-/// On a cluster's node with a bus: the leader pairs the seeks here, and
-/// `0` tells it each change.
+/// On a cluster's node with a bus: the leader pairs the seeks here;
+/// `tell` tells it each change, and `pending` says whether a name's seek
+/// was taken out for a pairing not settled yet (a login then keeps it from
+/// other seats).
 #[derive(Message)]
 #[rtype(result = "()")]
-pub struct PoolSeeks(pub Box<dyn Fn(crate::rules::lobby::PoolNote) + Send>);
+pub struct PoolSeeks {
+    pub tell: Box<dyn Fn(crate::rules::lobby::PoolNote) + Send>,
+    pub pending: PairingPending,
+}
+
+/// Whether a name's seek is out for a pairing another node settles.
+pub type PairingPending = Box<dyn Fn(&str) -> bool + Send>;
 
 /// Another node leads the lobby now (or this one): it hears every seek here.
 #[derive(Message)]
@@ -531,13 +539,12 @@ pub struct PairSeeks {
     pub coin: bool,
 }
 
-/// `name`, on connection `conn` here, was paired at `game`, which another
-/// node made: its session takes the seat there.
+/// `name` was paired at `game`, which another node made: the session that
+/// holds the name here takes the seat there.
 #[derive(Message)]
 #[rtype(result = "()")]
 pub struct PairedThere {
     pub name: Name,
-    pub conn: ConnId,
     pub game: GameId,
 }
 

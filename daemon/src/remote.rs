@@ -38,6 +38,7 @@ use crate::store::Store;
 
 mod kept;
 mod listing;
+mod pairing;
 mod seats;
 mod seeking;
 
@@ -102,9 +103,10 @@ pub struct Remote {
     counts: Arc<NodeState>,
     /// The seeks of every node, while this node leads the lobby.
     pool: Mutex<seeking::LeaderPool>,
-    /// Seeks here taken out for a pairing not settled yet, by name
-    /// (lower-cased), with the token of their timer.
-    reserved: Mutex<HashMap<String, u64>>,
+    /// Seeks here taken out for pairings other nodes settle, by pairing.
+    reserved: Mutex<HashMap<u64, pairing::Reservation>>,
+    /// The pairings whose games this node made or was to make.
+    making: Mutex<pairing::Making>,
     /// How long a player's command waits for the owner's answer: long
     /// enough for a dead owner's game to be taken over and the command
     /// sent again there.
@@ -140,6 +142,7 @@ impl Remote {
             counts,
             pool: Mutex::default(),
             reserved: Mutex::default(),
+            making: Mutex::default(),
             act_within: ANSWER_WITHIN + lease * 2,
         });
         // Weakly, so that the bus stops with the `Remote`.
@@ -218,14 +221,16 @@ impl Remote {
             Body::Reserve {
                 request,
                 epoch,
+                pairing,
+                maker,
                 name,
                 seek,
             } => {
-                tokio::spawn(self.reserve(from, (request, epoch), name, seek));
+                let reservation = (name, seek, maker);
+                tokio::spawn(self.reserve(from, (request, epoch, pairing), reservation));
             }
-            Body::Release { name, seek } => self.release(&name, &seek),
             Body::Pair {
-                request,
+                pairing,
                 epoch,
                 waiting,
                 seek,
@@ -233,9 +238,11 @@ impl Remote {
                 coin,
             } => {
                 let order = (waiting, seek, partner, coin);
-                tokio::spawn(self.pair_here(from, (request, epoch), order));
+                tokio::spawn(self.pair_here((pairing, epoch), order));
             }
-            Body::Paired { conn, name, game } => self.paired(conn, &name, game),
+            Body::Paired { pairing, game, .. } => self.paired(pairing, game),
+            Body::Unpaired { pairing, .. } => self.settled(pairing, None),
+            Body::AskPairing { request, pairing } => self.asked_pairing(&from, request, pairing),
         }
     }
 

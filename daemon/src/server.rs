@@ -442,12 +442,15 @@ fn reach_other_nodes(
         teller.tell_over(game);
     })));
     // The lobby's leader pairs the seeks of every node.
-    let pooler = std::sync::Arc::downgrade(&remote);
-    lobby.do_send(crate::messages::PoolSeeks(Box::new(move |note| {
-        if let Some(remote) = pooler.upgrade() {
-            remote.pool_note(note);
-        }
-    })));
+    let (pooler, pending) = (Arc::downgrade(&remote), Arc::downgrade(&remote));
+    lobby.do_send(crate::messages::PoolSeeks {
+        tell: Box::new(move |note| {
+            if let Some(remote) = pooler.upgrade() {
+                remote.pool_note(note);
+            }
+        }),
+        pending: Box::new(move |name| pending.upgrade().is_some_and(|r| r.pairing_pending(name))),
+    });
     let directory = crate::remote::Directory {
         remote,
         store: store.clone(),

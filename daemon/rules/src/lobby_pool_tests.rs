@@ -153,6 +153,15 @@ fn a_far_seeker_s_seat_is_held_for_it_and_a_guest_s_only_for_its_secret() {
         pair(&mut h, "ann", Partner::Far(Name::from("dee"), pass)),
         Err(409)
     );
+
+    // Once that game is over, cy (still connected here from its node) is
+    // paired into another game here: its seat is held the same way.
+    h.core.ended(game);
+    h.login("eve", 3);
+    h.seek("eve", Variant::Othello).unwrap();
+    let again = pair(&mut h, "eve", Partner::Far(Name::from("cy"), pass)).unwrap();
+    assert_eq!(h.core.seat_of("cy"), Some(again));
+    assert_eq!(h.core.check_invariants(), Ok(()));
 }
 
 #[test]

@@ -34,6 +34,7 @@ use super::tourney_facts::TourneyWrite;
 use super::{ConnId, Name, Phase};
 use crate::refusal::Refusal;
 
+mod pooled;
 mod restart;
 
 /// How long a challenge stays open here.

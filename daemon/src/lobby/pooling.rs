@@ -46,9 +46,10 @@ const REANNOUNCE_EVERY: Duration = Duration::from_secs(10);
 impl Handler<PoolSeeks> for Lobby {
     type Result = ();
 
-    fn handle(&mut self, PoolSeeks(tell): PoolSeeks, ctx: &mut Context<Self>) {
+    fn handle(&mut self, msg: PoolSeeks, ctx: &mut Context<Self>) {
         self.core.pool_seeks();
-        self.pool = Some(tell);
+        self.pool = Some(msg.tell);
+        self.pairing_pending = Some(msg.pending);
         ctx.run_interval(REANNOUNCE_EVERY, |act, _| act.reannounce());
     }
 }
@@ -112,8 +113,10 @@ impl Handler<PairedThere> for Lobby {
     fn handle(&mut self, msg: PairedThere, ctx: &mut Context<Self>) {
         let name = msg.name.clone();
         self.when_free(ctx, touching(Some(name), None), move |act, ctx| {
-            let here = act.core.holder(&msg.name) == Some(msg.conn);
-            let session = act.sessions.get(&msg.conn).filter(|_| here);
+            // Whichever connection holds the name now (it may have logged
+            // in again meanwhile).
+            let holder = act.core.holder(&msg.name);
+            let session = holder.and_then(|conn| act.sessions.get(&conn));
             let Some(session) = session.map(|s| s.addr.clone()) else {
                 tracing::warn!(
                     name = %msg.name,

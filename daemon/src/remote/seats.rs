@@ -346,6 +346,7 @@ impl Remote {
     /// At the owner: everything connections of `nodes` held here goes.
     pub(super) fn forget_nodes(self: &Arc<Self>, nodes: &[String]) {
         self.forget_seeks_of(nodes);
+        self.makers_gone(nodes);
         let players: Vec<(String, u64)> = (lock(&self.seated).keys())
             .filter(|(node, _)| nodes.contains(node))
             .cloned()

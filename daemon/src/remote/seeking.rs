@@ -9,32 +9,24 @@
 //!   leader first has its node take that seek out (`Reserve`); then the
 //!   older seek's node makes the game (`Pair`), holding the other's seat,
 //!   and tells the other's node (`Paired`), whose session takes the seat
-//!   there as `JOIN` does. A pairing that comes to nothing puts the
-//!   reserved seek back (`Release`, or by itself after `RESERVED_FOR`).
+//!   there as `JOIN` does, or that it made none (`Unpaired`): only the
+//!   game's node settles a pairing (see `pairing`).
 //! - Safety is the nodes': each seek is taken once, by its own node's
 //!   lobby, so two leaders for a moment (one paused past its lease) can
 //!   pair nothing twice; orders of an older epoch than one read are
 //!   refused. The pool is only where seeks meet.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use flipline::Variant;
-use flipline::protocol::{ClockSpec, CommandKind, ErrorCode, GameId, ProtocolError, RatingRange};
+use flipline::protocol::{ClockSpec, CommandKind, ProtocolError, RatingRange};
 
 use super::{Remote, lock, owner_answer};
 use crate::bus::{Body, FarPartner, FarPass, FarSeek};
-use crate::messages::{
-    Answer, AwayPass, GuestSecret, Name, PairSeeks, PairedThere, ReleaseSeek, ReserveSeek,
-};
+use crate::messages::{AwayPass, GuestSecret, Name};
 use crate::random::random_u64;
-use crate::rules::lobby::{Marks, Partner, PoolNote, RatedSeek, SeekWanted};
+use crate::rules::lobby::{Marks, PoolNote, RatedSeek, SeekWanted};
 use crate::rules::seek_pool::{Pairing, SeekPool, Seeker};
-use flipline::protocol::Reply;
-
-/// How long a seek taken out for a pairing stays out without news of it
-/// (the leader or the game's node died meanwhile): then it seeks again.
-const RESERVED_FOR: Duration = Duration::from_secs(30);
 
 /// The leader's pool and the epoch it was filled under.
 #[derive(Default)]
@@ -74,7 +66,7 @@ impl FarSeek {
 
 impl FarPass {
     /// How the lobby here takes it: a guest's secret, if it reads.
-    fn away_pass(&self) -> AwayPass {
+    pub(super) fn away_pass(&self) -> AwayPass {
         AwayPass {
             secret: self.secret.as_deref().and_then(GuestSecret::parse),
             member: self.member,
@@ -84,21 +76,6 @@ impl FarPass {
             },
         }
     }
-}
-
-fn unreadable_seek() -> ProtocolError {
-    ProtocolError::new(ErrorCode::BadRequest, "a seek that does not read")
-}
-
-fn not_the_leader() -> ProtocolError {
-    ProtocolError::new(
-        ErrorCode::Conflict,
-        "the order came from a lobby leader that was replaced",
-    )
-}
-
-fn stopping(_: actix::MailboxError) -> ProtocolError {
-    ProtocolError::new(ErrorCode::Unavailable, "the daemon is stopping")
 }
 
 // ---- every node: its seeks, told to the leader ----
@@ -127,7 +104,7 @@ impl Remote {
 
     /// Whether an order of the leader of `epoch` is older than the leader
     /// this node has read.
-    fn stale(&self, epoch: i64) -> bool {
+    pub(super) fn stale(&self, epoch: i64) -> bool {
         self.counts.leader().is_some_and(|(_, known)| known > epoch)
     }
 }
@@ -201,23 +178,25 @@ impl Remote {
     }
 
     /// The leader: has the pairing made on the older seek's node, the
-    /// other seek taken out first if it is another node's.
+    /// other seek taken out first if it is another node's. From the
+    /// `Pair` on, the game's node settles it with the other seeker's node.
     async fn make_pairing(self: Arc<Self>, epoch: i64, pairing: Pairing<FarPass>) {
         let Pairing { waiting, asker } = pairing;
-        let far = asker.node != waiting.node;
-        if far && let Err(e) = self.reserve_there(epoch, &asker).await {
+        let id = random_u64();
+        if asker.node != waiting.node
+            && let Err(e) = self.reserve_there(epoch, id, &waiting.node, &asker).await
+        {
             // The other seek went meanwhile: the older one waits on.
             tracing::debug!(name = %asker.name, error = %e, "a pairing's seek was gone");
             return self.announce(epoch, waiting);
         }
-        let (request, answer) = self.pending_request();
         let partner = FarPartner {
             node: asker.node.clone(),
             conn: asker.conn,
             pass: asker.pass.clone(),
         };
         let body = Body::Pair {
-            request,
+            pairing: id,
             epoch,
             waiting: waiting.name.to_string(),
             seek: FarSeek::of(&waiting.wanted),
@@ -225,29 +204,21 @@ impl Remote {
             coin: random_u64() & 1 == 0,
         };
         self.bus.send(&waiting.node, body);
-        if let Err(e) = owner_answer(CommandKind::Seek, answer).await {
-            lock(&self.pending).remove(&request);
-            tracing::debug!(name = %waiting.name, error = %e, "a pairing was not made");
-            // Seeks put back on their nodes are told again from there.
-            if far {
-                let release = Body::Release {
-                    name: asker.name.to_string(),
-                    seek: FarSeek::of(&asker.wanted),
-                };
-                self.bus.send(&asker.node, release);
-            }
-        }
     }
 
     async fn reserve_there(
         &self,
         epoch: i64,
+        pairing: u64,
+        maker: &str,
         seeker: &Seeker<FarPass>,
     ) -> Result<(), ProtocolError> {
         let (request, answer) = self.pending_request();
         let body = Body::Reserve {
             request,
             epoch,
+            pairing,
+            maker: maker.to_string(),
             name: seeker.name.to_string(),
             seek: FarSeek::of(&seeker.wanted),
         };
@@ -257,137 +228,6 @@ impl Remote {
             lock(&self.pending).remove(&request);
         }
         reserved.map(|_| ())
-    }
-}
-
-// ---- the seekers' nodes ----
-
-impl Remote {
-    /// The leader `from` takes `name`'s seek here out for a pairing.
-    pub(super) async fn reserve(
-        self: Arc<Self>,
-        from: String,
-        (request, epoch): (u64, i64),
-        name: String,
-        seek: FarSeek,
-    ) {
-        let result = self.reserve_here(epoch, &name, &seek).await;
-        if result.is_ok() {
-            self.hold_reserved(name, seek);
-        }
-        self.answer(&from, request, result.map(|()| Answer::ok(Reply::Seeking)));
-    }
-
-    async fn reserve_here(
-        &self,
-        epoch: i64,
-        name: &str,
-        seek: &FarSeek,
-    ) -> Result<(), ProtocolError> {
-        if self.stale(epoch) {
-            return Err(not_the_leader());
-        }
-        let wanted = seek.wanted().ok_or_else(unreadable_seek)?;
-        let reserve = ReserveSeek {
-            name: Name::from(name),
-            wanted,
-        };
-        self.doors.reserve.send(reserve).await.map_err(stopping)?
-    }
-
-    /// A seek taken out here seeks again after [`RESERVED_FOR`] unless
-    /// its pairing is settled first.
-    fn hold_reserved(self: &Arc<Self>, name: String, seek: FarSeek) {
-        let token = random_u64();
-        lock(&self.reserved).insert(name.to_ascii_lowercase(), token);
-        let me = Arc::downgrade(self);
-        tokio::spawn(async move {
-            tokio::time::sleep(RESERVED_FOR).await;
-            if let Some(remote) = me.upgrade() {
-                let mut reserved = lock(&remote.reserved);
-                if reserved.get(&name.to_ascii_lowercase()) == Some(&token) {
-                    reserved.remove(&name.to_ascii_lowercase());
-                    drop(reserved);
-                    remote.release(&name, &seek);
-                }
-            }
-        });
-    }
-
-    /// The pairing that took `name`'s seek here out came to nothing.
-    pub(super) fn release(&self, name: &str, seek: &FarSeek) {
-        lock(&self.reserved).remove(&name.to_ascii_lowercase());
-        if let Some(wanted) = seek.wanted() {
-            let release = ReleaseSeek {
-                name: Name::from(name),
-                wanted,
-            };
-            self.doors.release.do_send(release);
-        }
-    }
-
-    /// Another node made `game` for the pairing of `name`'s seek here: its
-    /// session takes the seat there.
-    pub(super) fn paired(&self, conn: u64, name: &str, game: GameId) {
-        lock(&self.reserved).remove(&name.to_ascii_lowercase());
-        let paired = PairedThere {
-            name: Name::from(name),
-            conn,
-            game,
-        };
-        self.doors.paired.do_send(paired);
-    }
-
-    /// The leader `from` paired `waiting`'s seek here with `partner`'s:
-    /// the game is made here; a partner of another node hears where.
-    pub(super) async fn pair_here(
-        self: Arc<Self>,
-        from: String,
-        (request, epoch): (u64, i64),
-        (waiting, seek, partner, coin): (String, FarSeek, FarPartner, bool),
-    ) {
-        let made = self.make_here(epoch, &waiting, &seek, &partner, coin).await;
-        if let Ok(game) = made
-            && partner.node != self.bus.node()
-        {
-            let paired = Body::Paired {
-                conn: partner.conn,
-                name: partner.pass.name.clone(),
-                game,
-            };
-            self.bus.send(&partner.node, paired);
-        }
-        self.answer(
-            &from,
-            request,
-            made.map(|game| Answer::ok(Reply::Game(game))),
-        );
-    }
-
-    async fn make_here(
-        &self,
-        epoch: i64,
-        waiting: &str,
-        seek: &FarSeek,
-        partner: &FarPartner,
-        coin: bool,
-    ) -> Result<GameId, ProtocolError> {
-        if self.stale(epoch) {
-            return Err(not_the_leader());
-        }
-        let wanted = seek.wanted().ok_or_else(unreadable_seek)?;
-        let name = Name::from(partner.pass.name.as_str());
-        let partner = match partner.node == self.bus.node() {
-            true => Partner::Here(name),
-            false => Partner::Far(name, partner.pass.away_pass()),
-        };
-        let pair = PairSeeks {
-            waiting: Name::from(waiting),
-            wanted,
-            partner,
-            coin,
-        };
-        self.doors.pair.send(pair).await.map_err(stopping)?
     }
 }
 

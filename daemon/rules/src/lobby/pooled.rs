@@ -165,6 +165,16 @@ impl<R: Clone> LobbyCore<R> {
         Ok(())
     }
 
+    /// `name` logged in again while a pairing that took its seek here out
+    /// is not settled yet: it takes no other seat meanwhile either.
+    pub fn mark_pairing(&mut self, name: &Name) {
+        if self.holder(name).is_some()
+            && let Some(person) = self.existing_person_mut(name)
+        {
+            person.pairing = true;
+        }
+    }
+
     /// The game of the pairing that took `name`'s seek here was made on
     /// another node: the name is held for it as for a seat taken there
     /// (`sit_away`), which the player's session then takes. A pairing whose
@@ -217,22 +227,24 @@ impl<R: Clone> LobbyCore<R> {
 
     /// The seat of `name`, a seeker of another node: held for it here as
     /// for a player who has not come back yet (a guest's by its secret).
-    /// A game over here that it had not left, it leaves.
+    /// A game over here that it had not left, it leaves. A connection here
+    /// that holds the name can only be that player's, from its node (a
+    /// name is online on one node): its seat from an earlier game here.
     fn hold_far_seat(
         &mut self,
         name: Name,
         pass: AwayPass,
         effects: &mut Vec<super::LobbyEffect<R>>,
     ) -> Result<Sitter<ConnId>, Refusal> {
-        if self.holder(&name).is_some() {
-            return Err(Refusal::NameInUse(name));
-        }
         self.check_free(&name)?;
         self.vacate(&name, effects);
+        let held = self.holder(&name).is_some();
         let person = self.person_mut(&name);
-        person.secret = pass.secret;
-        person.member = pass.member;
-        person.marks = pass.marks;
+        if !held {
+            person.secret = pass.secret;
+            person.member = pass.member;
+            person.marks = pass.marks;
+        }
         Ok(Sitter::Person(name, None))
     }
 }

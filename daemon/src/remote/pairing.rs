@@ -1,0 +1,303 @@
+//! A pairing of seeks on two nodes, settled between the node that makes
+//! its game (the maker) and the node whose seek the leader took out for it
+//! (the asker's): only the maker decides whether the game is made, once,
+//! and it tells the asker's node either way (`Paired`, `Unpaired`). The
+//! asker's player takes no other seat meanwhile (`LobbyCore::
+//! reserve_pooled`). Should no word come (a message lost, the maker's
+//! disk slow), the asker's node asks the maker every [`ASK_EVERY`]; a
+//! maker that never heard of the pairing then refuses it for good, so a
+//! seek put back can never also be seated by a late game. Only a maker
+//! declared dead between storing the game and saying so leaves its seat
+//! to the grace period (its game comes back on a live node).
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use flipline::protocol::{ErrorCode, GameId, ProtocolError, Reply};
+
+use super::{ANSWER_WITHIN, RawAnswer, Remote, lock};
+use crate::bus::{Body, FarPartner, FarSeek};
+use crate::messages::{Answer, Name, PairSeeks, PairedThere, ReleaseSeek, ReserveSeek};
+use crate::rules::lobby::Partner;
+
+/// How long the asker's node waits for the maker's word before asking.
+const ASK_EVERY: Duration = Duration::from_secs(10);
+
+/// How many pairings a maker remembers the outcome of, for late questions.
+const REMEMBERED: usize = 65_536;
+
+/// A seek here taken out for a pairing another node settles.
+pub(super) struct Reservation {
+    name: String,
+    seek: FarSeek,
+    maker: String,
+}
+
+/// What a maker knows of a pairing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outcome {
+    /// Its game is being made.
+    Making,
+    Made(GameId),
+    /// Not made, or asked about before it came: never to be made.
+    None,
+}
+
+/// The maker's memory of pairings, the oldest forgotten first.
+#[derive(Default)]
+pub(super) struct Making {
+    outcomes: HashMap<u64, Outcome>,
+    order: VecDeque<u64>,
+}
+
+impl Making {
+    fn get(&self, pairing: u64) -> Option<Outcome> {
+        self.outcomes.get(&pairing).copied()
+    }
+
+    fn set(&mut self, pairing: u64, outcome: Outcome) {
+        if self.outcomes.insert(pairing, outcome).is_none() {
+            self.order.push_back(pairing);
+        }
+        while self.order.len() > REMEMBERED {
+            if let Some(old) = self.order.pop_front() {
+                self.outcomes.remove(&old);
+            }
+        }
+    }
+}
+
+fn stopping(_: actix::MailboxError) -> ProtocolError {
+    ProtocolError::new(ErrorCode::Unavailable, "the daemon is stopping")
+}
+
+fn not_the_leader() -> ProtocolError {
+    ProtocolError::new(
+        ErrorCode::Conflict,
+        "the order came from a lobby leader that was replaced",
+    )
+}
+
+fn unreadable_seek() -> ProtocolError {
+    ProtocolError::new(ErrorCode::BadRequest, "a seek that does not read")
+}
+
+// ---- the asker's node ----
+
+impl Remote {
+    /// The leader `from` takes `name`'s seek here out for `pairing`,
+    /// whose game `maker` makes.
+    pub(super) async fn reserve(
+        self: Arc<Self>,
+        from: String,
+        (request, epoch, pairing): (u64, i64, u64),
+        (name, seek, maker): (String, FarSeek, String),
+    ) {
+        let result = self.reserve_here(epoch, &name, &seek).await;
+        if result.is_ok() {
+            let reservation = Reservation { name, seek, maker };
+            lock(&self.reserved).insert(pairing, reservation);
+            tokio::spawn(Arc::clone(&self).ask_until_settled(pairing));
+        }
+        self.answer(&from, request, result.map(|()| Answer::ok(Reply::Seeking)));
+    }
+
+    async fn reserve_here(
+        &self,
+        epoch: i64,
+        name: &str,
+        seek: &FarSeek,
+    ) -> Result<(), ProtocolError> {
+        if self.stale(epoch) {
+            return Err(not_the_leader());
+        }
+        let wanted = seek.wanted().ok_or_else(unreadable_seek)?;
+        let reserve = ReserveSeek {
+            name: Name::from(name),
+            wanted,
+        };
+        self.doors.reserve.send(reserve).await.map_err(stopping)?
+    }
+
+    /// Asks the maker of `pairing` what became of it, every [`ASK_EVERY`],
+    /// until it is settled.
+    async fn ask_until_settled(self: Arc<Self>, pairing: u64) {
+        loop {
+            tokio::time::sleep(ASK_EVERY).await;
+            let Some(maker) = lock(&self.reserved).get(&pairing).map(|r| r.maker.clone()) else {
+                return;
+            };
+            let (request, answer) = self.pending_request();
+            self.bus.send(&maker, Body::AskPairing { request, pairing });
+            let answered = tokio::time::timeout(ANSWER_WITHIN, answer).await;
+            lock(&self.pending).remove(&request);
+            // No answer: asked again next time (a maker declared dead
+            // meanwhile settles it: `makers_gone`).
+            if let Ok(Ok(answer)) = answered {
+                self.heard(pairing, &answer);
+            }
+        }
+    }
+
+    /// The maker's answer about `pairing`.
+    fn heard(&self, pairing: u64, answer: &RawAnswer) {
+        match answer {
+            Ok((_, line)) => {
+                let game = line.strip_prefix("OK ").and_then(|g| g.parse().ok());
+                if let Some(game) = game {
+                    self.settled(pairing, Some(game));
+                }
+            }
+            Err((404, _)) => self.settled(pairing, None),
+            Err(_) => {}
+        }
+    }
+
+    /// `pairing` is settled: its game, or none (the seek goes back).
+    pub(super) fn settled(&self, pairing: u64, game: Option<GameId>) {
+        let Some(reservation) = lock(&self.reserved).remove(&pairing) else {
+            return;
+        };
+        let name = Name::from(reservation.name.as_str());
+        match game {
+            Some(game) => self.doors.paired.do_send(PairedThere { name, game }),
+            None => {
+                if let Some(wanted) = reservation.seek.wanted() {
+                    self.doors.release.do_send(ReleaseSeek { name, wanted });
+                }
+            }
+        }
+    }
+
+    /// Whether `name`'s seek here is out for a pairing not settled yet.
+    pub fn pairing_pending(&self, name: &str) -> bool {
+        (lock(&self.reserved).values()).any(|r| r.name.eq_ignore_ascii_case(name))
+    }
+
+    /// The maker made `game` for `pairing`: its player here takes the
+    /// seat there.
+    pub(super) fn paired(&self, pairing: u64, game: GameId) {
+        self.settled(pairing, Some(game));
+    }
+
+    /// Makers declared dead settle nothing more: their pairings' seeks go
+    /// back (a game one of them stored comes back on a live node, where its
+    /// seat waits for the grace period).
+    pub(super) fn makers_gone(&self, nodes: &[String]) {
+        let gone: Vec<u64> = (lock(&self.reserved).iter())
+            .filter(|(_, r)| nodes.contains(&r.maker))
+            .map(|(&pairing, _)| pairing)
+            .collect();
+        for pairing in gone {
+            self.settled(pairing, None);
+        }
+    }
+}
+
+// ---- the maker ----
+
+impl Remote {
+    /// The leader `from` paired `waiting`'s seek here with `partner`'s:
+    /// the game is made here, once, and a partner of another node hears
+    /// either way.
+    pub(super) async fn pair_here(
+        self: Arc<Self>,
+        (pairing, epoch): (u64, i64),
+        (waiting, seek, partner, coin): (String, FarSeek, FarPartner, bool),
+    ) {
+        let far = partner.node != self.bus.node();
+        {
+            let mut making = lock(&self.making);
+            if making.get(pairing).is_some() {
+                return;
+            }
+            making.set(pairing, Outcome::Making);
+        }
+        let made = self.make_here(epoch, &waiting, &seek, &partner, coin).await;
+        let outcome = made
+            .as_ref()
+            .map_or(Outcome::None, |&game| Outcome::Made(game));
+        lock(&self.making).set(pairing, outcome);
+        if let Err(e) = &made {
+            tracing::debug!(waiting, error = %e, "a pairing's game was not made");
+        }
+        if !far {
+            return;
+        }
+        let name = partner.pass.name.clone();
+        let body = match made {
+            Ok(game) => Body::Paired {
+                pairing,
+                conn: partner.conn,
+                name,
+                game,
+            },
+            Err(_) => Body::Unpaired { pairing, name },
+        };
+        self.bus.send(&partner.node, body);
+    }
+
+    async fn make_here(
+        &self,
+        epoch: i64,
+        waiting: &str,
+        seek: &FarSeek,
+        partner: &FarPartner,
+        coin: bool,
+    ) -> Result<GameId, ProtocolError> {
+        if self.stale(epoch) {
+            return Err(not_the_leader());
+        }
+        let wanted = seek.wanted().ok_or_else(unreadable_seek)?;
+        let name = Name::from(partner.pass.name.as_str());
+        let partner = match partner.node == self.bus.node() {
+            true => Partner::Here(name),
+            false => Partner::Far(name, partner.pass.away_pass()),
+        };
+        let pair = PairSeeks {
+            waiting: Name::from(waiting),
+            wanted,
+            partner,
+            coin,
+        };
+        self.doors.pair.send(pair).await.map_err(stopping)?
+    }
+
+    /// The asker's node `from` asks what became of `pairing`: one not
+    /// heard of yet is refused for good.
+    pub(super) fn asked_pairing(&self, from: &str, request: u64, pairing: u64) {
+        let outcome = {
+            let mut making = lock(&self.making);
+            let outcome = making.get(pairing);
+            if outcome.is_none() {
+                making.set(pairing, Outcome::None);
+            }
+            outcome.unwrap_or(Outcome::None)
+        };
+        let answer = match outcome {
+            Outcome::Made(game) => Ok(Answer::ok(Reply::Game(game))),
+            Outcome::Making => Ok(Answer::ok(Reply::Seeking)),
+            Outcome::None => Err(ProtocolError::new(ErrorCode::NotFound, "no such pairing")),
+        };
+        self.answer(from, request, answer);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_maker_remembers_the_latest_pairings_only() {
+        let mut making = Making::default();
+        for pairing in 0..(REMEMBERED as u64 + 10) {
+            making.set(pairing, Outcome::Made(pairing));
+        }
+        making.set(REMEMBERED as u64, Outcome::None);
+        assert_eq!(making.get(3), None, "the oldest are forgotten");
+        assert_eq!(making.get(10), Some(Outcome::Made(10)));
+        assert_eq!(making.get(REMEMBERED as u64), Some(Outcome::None));
+        assert_eq!(making.outcomes.len(), REMEMBERED);
+    }
+}
