@@ -21,6 +21,7 @@ pub struct NodeState {
     remote_served: AtomicU64,
     remote_resent: AtomicU64,
     pairings: AtomicU64,
+    seeks_pooled: AtomicU64,
     /// The other live nodes, as the lease keeper last read them.
     peers: std::sync::Mutex<Vec<String>>,
     /// The lobby's leader and its epoch, as the lease keeper last read them.
@@ -47,6 +48,8 @@ pub struct NodeCounts {
     pub remote_resent: u64,
     /// Pairings of seeks this node ordered as the lobby's leader.
     pub pairings: u64,
+    /// Seeks waiting in this node's pool (while it leads the lobby).
+    pub seeks_pooled: u64,
 }
 
 impl NodeState {
@@ -114,6 +117,12 @@ impl NodeState {
         self.pairings.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// As the lobby's leader, this many seeks wait in the pool.
+    pub fn set_seeks_pooled(&self, seeks: usize) {
+        let seeks = u64::try_from(seeks).unwrap_or(u64::MAX);
+        self.seeks_pooled.store(seeks, Ordering::Relaxed);
+    }
+
     /// The other live nodes are these.
     pub fn set_peers(&self, peers: Vec<String>) {
         *self
@@ -160,6 +169,7 @@ impl NodeState {
             remote_served: self.remote_served.load(Ordering::Relaxed),
             remote_resent: self.remote_resent.load(Ordering::Relaxed),
             pairings: self.pairings.load(Ordering::Relaxed),
+            seeks_pooled: self.seeks_pooled.load(Ordering::Relaxed),
         }
     }
 }

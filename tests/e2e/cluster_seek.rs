@@ -41,6 +41,18 @@ fn status_of(client: &mut Client, name: &str) -> String {
         .clone()
 }
 
+/// Which of `names` leads the lobby, as the first node's log says, and the
+/// others.
+fn leader_of(cluster: &Nodes, names: &[&str]) -> (usize, Vec<usize>) {
+    let said = cluster.nodes[0].wait_for_log("the lobby's leader is node ", 1, WITHIN);
+    let rest = said[0].split("the lobby's leader is node ").nth(1);
+    let leader = rest.and_then(|r| r.split(' ').next()).unwrap_or_default();
+    let leader = names.iter().position(|n| *n == leader);
+    let leader = leader.unwrap_or_else(|| panic!("no leader in {said:?}"));
+    let others = (0..names.len()).filter(|i| *i != leader).collect();
+    (leader, others)
+}
+
 #[test]
 fn seekers_on_two_nodes_are_paired_by_the_leader_and_play_their_game() {
     let Some(cluster) = Nodes::start("cluster_seek", &["a", "b", "c"]) else {
@@ -82,12 +94,7 @@ fn when_the_lobby_s_leader_dies_the_next_pairs_the_seeks_left_open() {
         return;
     };
     let addrs = cluster.addrs();
-    let said = cluster.nodes[0].wait_for_log("the lobby's leader is node ", 1, WITHIN);
-    let rest = said[0].split("the lobby's leader is node ").nth(1);
-    let leader = rest.and_then(|r| r.split(' ').next()).unwrap_or_default();
-    let leader = names.iter().position(|n| *n == leader);
-    let leader = leader.unwrap_or_else(|| panic!("no leader in {said:?}"));
-    let others: Vec<usize> = (0..3).filter(|i| *i != leader).collect();
+    let (leader, others) = leader_of(&cluster, &names);
     let (x, y) = (addrs[others[0]], addrs[others[1]]);
 
     // Seeks of two games open on the two other nodes, then the leader dies.
@@ -179,4 +186,63 @@ fn seeks_made_while_the_bus_was_away_are_paired_once_it_is_back() {
     drop((on_a, on_b, a, b, db));
     nats_tool(&["stop", &nats_dir]);
     remove_temp_dir(&dir);
+}
+
+/// The game's node of a pairing stops (SIGSTOP) before it makes the game,
+/// past its lease: it is declared dead, the other seeker's node puts its
+/// seek back, and the next seeker is paired with it; the stopped node,
+/// let go on, makes nothing (it stops). Nobody sits in two games.
+#[test]
+fn a_pairing_whose_game_node_dies_before_making_it_leaves_the_other_seek_to_seek_again() {
+    let names = ["a", "b", "c"];
+    let Some(mut cluster) = Nodes::start("cluster_seek_maker", &names) else {
+        return;
+    };
+    let addrs = cluster.addrs();
+    let (leader, others) = leader_of(&cluster, &names);
+    let (maker, asker) = (others[0], others[1]);
+    let waiting_at_leader = |cluster: &Nodes| {
+        counter(
+            metrics_of(&cluster.nodes[leader]),
+            "flipline_lobby_seeks_waiting",
+        )
+    };
+
+    let mut first = Client::login_as(addrs[maker], "ma");
+    assert_eq!(first.ok("SEEK othello").1, "OK seeking");
+    wait_until("the leader holds the first seek", WITHIN, || {
+        waiting_at_leader(&cluster) == 1
+    });
+    cluster.nodes[maker].pause();
+    let mut second = Client::login_as(addrs[asker], "mb");
+    assert_eq!(second.ok("SEEK othello").1, "OK seeking");
+    wait_until("the leader paired them", WITHIN, || {
+        counter(
+            metrics_of(&cluster.nodes[leader]),
+            "flipline_lobby_pairings_total",
+        ) == 1
+    });
+    // The game's node is declared dead; the second seek waits again.
+    wait_until("the second seek back at the leader", WITHIN, || {
+        waiting_at_leader(&cluster) == 1
+    });
+    let mut third = Client::login_as(addrs[leader], "mc");
+    assert_eq!(third.ok("SEEK othello").1, "OK seeking");
+    let start = both_start(&mut second, &mut third);
+    cluster.nodes[maker].resume();
+    assert!(
+        cluster.nodes[maker].wait_exit(WITHIN).is_some(),
+        "the stopped node finds it was declared dead and stops"
+    );
+    // Asked by a third connection: the players' own have the game's
+    // lines to read.
+    let mut probe = Client::login_as(addrs[asker], "probe");
+    for name in ["mb", "mc"] {
+        let status = status_of(&mut probe, name);
+        assert_eq!(status, format!("PLAYER {name} playing {} -", start.game));
+    }
+    let finished = play_game(&mut [&mut second, &mut third], &start, &mut |moves| {
+        moves[0]
+    });
+    assert!(finished.plies > 20, "{} plies", finished.plies);
 }

@@ -135,7 +135,10 @@ fn node_counters(
         node.remote_resent,
     )?;
     let help = "Pairings of seeks this node made as the lobby's leader.";
-    counter(encoder, "flipline_lobby_pairings", help, node.pairings)
+    counter(encoder, "flipline_lobby_pairings", help, node.pairings)?;
+    let help = "Seeks of every node waiting in this node's pool, while it leads the lobby.";
+    let waiting = i64::try_from(node.seeks_pooled).unwrap_or(i64::MAX);
+    gauge(encoder, "flipline_lobby_seeks_waiting", help, waiting)
 }
 
 impl Collector for Scrape {
@@ -229,6 +232,7 @@ mod tests {
                 remote_served: 6,
                 remote_resent: 1,
                 pairings: 8,
+                seeks_pooled: 2,
             }),
             checkpoints: (12, 3),
         };
@@ -259,6 +263,7 @@ mod tests {
             "flipline_remote_requests_sent_total 5",
             "flipline_remote_requests_served_total 6",
             "flipline_lobby_pairings_total 8",
+            "flipline_lobby_seeks_waiting 2",
         ] {
             assert!(text.lines().any(|l| l == line), "{line} not in\n{text}");
         }

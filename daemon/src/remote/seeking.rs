@@ -153,7 +153,11 @@ impl Remote {
 
     fn announce(self: &Arc<Self>, epoch: i64, seeker: Seeker<FarPass>) {
         let pairing = match self.pool_at(epoch) {
-            Some(mut pool) => pool.seeks.announce(seeker),
+            Some(mut pool) => {
+                let pairing = pool.seeks.announce(seeker);
+                self.counts.set_seeks_pooled(pool.seeks.len());
+                pairing
+            }
             None => return,
         };
         if let Some(pairing) = pairing {
@@ -166,6 +170,7 @@ impl Remote {
     pub(super) fn unsought(&self, from: &str, epoch: i64, name: &str) {
         if let Some(mut pool) = self.pool_at(epoch) {
             pool.seeks.withdraw(from, name);
+            self.counts.set_seeks_pooled(pool.seeks.len());
         }
     }
 
@@ -175,6 +180,7 @@ impl Remote {
         for node in nodes {
             pool.seeks.forget_node(node);
         }
+        self.counts.set_seeks_pooled(pool.seeks.len());
     }
 
     /// The leader: has the pairing made on the older seek's node, the

@@ -278,3 +278,31 @@ fn the_lobby_s_lead_is_taken_once_and_taken_over_only_once_its_holder_s_lease_pa
         "a, back, does not take it back"
     );
 }
+
+#[test]
+fn a_node_declared_dead_makes_no_new_game_even_before_it_knows() {
+    let Some(db) = ScratchDatabase::new("dead_new_game") else {
+        return;
+    };
+    let (a, a_member) = node(&db, "a");
+    let first = first_number(&a);
+    block_on(a.store.commit(new_game(first, Some("bot:3"), "f5"))).unwrap();
+    // Declared dead by the others while it was paused: its own lease
+    // keeper has not said so yet.
+    let dead = format!(
+        "UPDATE nodes SET state = 'dead' WHERE incarnation = {}",
+        a_member.incarnation.number
+    );
+    db.execute(&dead).unwrap();
+    assert_eq!(a_member.state.standing(), Standing::Held);
+    let late = block_on(a.store.commit(new_game(first + 1, Some("bot:3"), "f5")));
+    assert!(late.is_err(), "{late:?}");
+    assert_eq!(a_member.state.standing(), Standing::Lost, "it knows now");
+    let stored = db
+        .query_text(&format!(
+            "SELECT count(*)::text FROM games WHERE id = {}",
+            first + 1
+        ))
+        .unwrap();
+    assert_eq!(stored.as_deref(), Some("0"));
+}

@@ -225,6 +225,22 @@ async fn owned(db: &mut Db, game: GameId, owner: Option<i64>) -> Result<(), Writ
     }
 }
 
+/// Fails unless this node (`owner`) is live in the database, share-locking
+/// its row for the transaction, so that a node declared dead (paused past
+/// its lease, and let go on before its own keeper says so) makes no new
+/// game (`game`): the games it owned are fenced by `owned`, a new one by
+/// this. A single daemon (`None`) is always live.
+async fn live(db: &mut Db, game: GameId, owner: Option<i64>) -> Result<(), WriteError> {
+    let Some(owner) = owner else {
+        return Ok(());
+    };
+    const SQL: &str = "SELECT 1 FROM nodes WHERE incarnation = $1 AND state = 'live' FOR SHARE";
+    match db.query_opt(SQL, &[&owner]).await? {
+        Some(_) => Ok(()),
+        None => Err(WriteError::Fenced(game)),
+    }
+}
+
 /// Runs `writes` in the open transaction; the rows each changed.
 pub async fn run(
     db: &mut Db,
@@ -336,6 +352,7 @@ async fn new_game(
     else {
         return Ok(0);
     };
+    live(db, *id, owner).await?;
     const SQL: &str = "INSERT INTO games (id, variant, black, white, clock, status, started_at, \
          black_secret, white_secret, rated, tourney, tourney_round, owner) \
          VALUES ($1, $2, $3, $4, $5, $6, now(), $7, $8, $9, $10, $11, $12)";
