@@ -11,10 +11,11 @@ use actix::{AsyncContext, Context, Handler, ResponseFuture};
 use flipline::protocol::{GameId, ProtocolError};
 use tokio::sync::oneshot;
 
-use super::{Lobby, answered, touching};
+use super::{Lobby, Waits, answered, touching};
 use crate::messages::{
     PairSeeks, PairedThere, PoolSeeks, Reannounce, ReleaseSeek, ReserveSeek, ToSession,
 };
+use crate::rules::lobby::Partner;
 use crate::session::Reach;
 
 impl Lobby {
@@ -92,8 +93,18 @@ impl Handler<PairSeeks> for Lobby {
 
     fn handle(&mut self, msg: PairSeeks, ctx: &mut Context<Self>) -> Self::Result {
         let (reply, answer) = oneshot::channel();
-        let name = msg.waiting.clone();
-        self.when_free(ctx, touching(Some(name), None), move |act, ctx| {
+        // Both seekers, if both are here: either may have a decision held.
+        let waiting = msg.waiting.clone();
+        let partner = match &msg.partner {
+            Partner::Here(name) => Some(name.clone()),
+            Partner::Far(..) => None,
+        };
+        let waits: Waits = Box::new(move |core| {
+            let others = partner.as_deref();
+            core.waits_for(Some(&waiting), None)
+                .or_else(|| others.and_then(|name| core.waits_for(Some(name), None)))
+        });
+        self.when_free(ctx, waits, move |act, ctx| {
             let numbers = &mut act.numbers;
             let decided = act.core.pair_pooled(
                 &msg.waiting,

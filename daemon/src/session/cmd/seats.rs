@@ -17,7 +17,7 @@ use crate::messages::{
 };
 use crate::rules::lobby::Left;
 use crate::rules::refusal::Refusal;
-use crate::session::{LobbyPort, SeatRef, Session};
+use crate::session::{LobbyPort, SeatRef, Session, SessionRef};
 use flipline::protocol::Reply;
 
 impl Session {
@@ -97,17 +97,31 @@ impl Session {
     /// `JOIN` of a game this node does not hold: another node's, if one
     /// owns it.
     fn join_elsewhere(&mut self, ctx: &mut Context<Self>, name: Name, game: GameId) {
-        let Some(elsewhere) = &self.shared.elsewhere else {
+        let Some((to, sit)) = self.sit_request(ctx, name, game) else {
             return self.refuse(ctx, Refusal::NoGame(game));
         };
-        let to = elsewhere.sit.clone();
+        self.ask(ctx, &to, sit, Session::seated);
+    }
+
+    /// The request that seats this session, as `name`, at `game` on the
+    /// node that owns it, and where it goes: `None` off a cluster's bus.
+    fn sit_request(
+        &self,
+        ctx: &mut Context<Self>,
+        name: Name,
+        game: GameId,
+    ) -> Option<(
+        Recipient<SitElsewhere<SessionRef>>,
+        SitElsewhere<SessionRef>,
+    )> {
+        let to = self.shared.elsewhere.as_ref()?.sit.clone();
         let sit = SitElsewhere {
             game,
             conn: self.id,
             name,
             session: Session::own_ref(ctx),
         };
-        self.ask(ctx, &to, sit, Session::seated);
+        Some((to, sit))
     }
 
     /// The leader paired this session's seek at `game`, which another node
@@ -115,16 +129,11 @@ impl Session {
     /// so nothing is answered (the snapshot shows the game, as `START`
     /// shows a waiting seeker its pairing). Other commands wait meanwhile.
     pub(in crate::session) fn sit_there(&mut self, ctx: &mut Context<Self>, game: GameId) {
-        let (Some(name), Some(elsewhere)) = (self.login_name().cloned(), &self.shared.elsewhere)
-        else {
+        let Some(name) = self.login_name().cloned() else {
             return;
         };
-        let to = elsewhere.sit.clone();
-        let sit = SitElsewhere {
-            game,
-            conn: self.id,
-            name,
-            session: Session::own_ref(ctx),
+        let Some((to, sit)) = self.sit_request(ctx, name, game) else {
+            return;
         };
         let sat = to
             .send(sit)
