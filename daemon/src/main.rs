@@ -16,7 +16,8 @@ use tracing_subscriber::EnvFilter;
 /// jemalloc keeps each size class in slabs of its own, so the short-lived
 /// allocations of many clients arriving at once leave no holes between the
 /// long-lived ones of sessions and games: 3.7 KiB an idle game at 100,000
-/// games against 4.4 with glibc's malloc (BENCHMARKS.md).
+/// games against 4.4 with glibc's malloc (BENCHMARKS.md). Its options are
+/// built in (`JEMALLOC_SYS_WITH_MALLOC_CONF` in .cargo/config.toml).
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 

@@ -412,8 +412,9 @@ impl Handler<SessionNews> for Session {
 #[cfg(test)]
 mod tests {
     /// Every connection is a session's tokio task: the actor plus actix's
-    /// 320-byte context, rounded up to 128-byte lines. At 208 bytes the task
-    /// is 640; past it, 768, for every connection held. (Built with the
+    /// 336-byte context and tokio's header and trailer, rounded up to
+    /// 128-byte lines. At 208 bytes the task is 640 (heaptrack, 2026-12-06);
+    /// past it, 768, for every connection held. (Built with the
     /// whole workspace, tokio's `TcpStream` is 8 bytes larger than with
     /// this crate alone: `cargo test --workspace` is the measure.)
     #[test]
