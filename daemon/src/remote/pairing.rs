@@ -198,7 +198,7 @@ impl Remote {
 // ---- the maker ----
 
 impl Remote {
-    /// The leader `from` paired `waiting`'s seek here with `partner`'s:
+    /// The leader paired `waiting`'s seek here with `partner`'s:
     /// the game is made here, once, and a partner of another node hears
     /// either way.
     pub(super) async fn pair_here(
