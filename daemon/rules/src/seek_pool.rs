@@ -88,6 +88,28 @@ impl<P> SeekPool<P> {
         }
     }
 
+    /// `seeker`, the older seek of a pairing that came to nothing (the
+    /// other seek was gone), seeks on with its place in line: first. It
+    /// pairs as [`SeekPool::announce`] would, as the older of the two.
+    pub fn reinstate(&mut self, seeker: Seeker<P>) -> Option<Pairing<P>> {
+        self.seeks
+            .retain(|s| !s.name.eq_ignore_ascii_case(&seeker.name));
+        let found = self
+            .seeks
+            .iter()
+            .position(|s| s.wanted.pairs_with(&seeker.wanted));
+        match found {
+            Some(index) => Some(Pairing {
+                asker: self.seeks.remove(index),
+                waiting: seeker,
+            }),
+            None => {
+                self.seeks.insert(0, seeker);
+                None
+            }
+        }
+    }
+
     /// `name`'s seek, announced from `node`, is withdrawn; whether it was
     /// here. A withdrawal from another node than the seek's (the name
     /// moved on) leaves it.
@@ -187,6 +209,21 @@ mod tests {
     }
 
     #[test]
+    fn a_seek_whose_pairing_came_to_nothing_is_first_in_line_again() {
+        let mut pool = SeekPool::new();
+        assert_eq!(pool.announce(seeker(1, 1, casual(Variant::Othello))), None);
+        let pairing = pool.announce(seeker(2, 2, casual(Variant::Othello)));
+        let older = pairing.map(|p| p.waiting).unwrap();
+        assert_eq!(pool.announce(seeker(3, 3, casual(Variant::Reversi))), None);
+        assert_eq!(pool.reinstate(older), None, "nothing to pair with");
+        let first = pool.waiting().next().map(|s| s.name.clone());
+        assert_eq!(first, Some(Name::from("p1")), "ahead of a later seek");
+        let pairing = pool.reinstate(seeker(4, 4, casual(Variant::Reversi)));
+        let names = pairing.map(|p| (p.waiting.name, p.asker.name));
+        assert_eq!(names, Some((Name::from("p4"), Name::from("p3"))));
+    }
+
+    #[test]
     fn a_withdrawal_from_a_node_the_name_left_keeps_its_new_seek() {
         let mut pool = SeekPool::new();
         pool.announce(seeker(1, 1, casual(Variant::Othello)));
@@ -224,6 +261,7 @@ mod tests {
     #[derive(Clone, Debug)]
     enum Op {
         Announce(u8, u8, SeekWanted),
+        Reinstate(u8, u8, SeekWanted),
         Withdraw(u8, u8),
         Forget(u8),
     }
@@ -231,6 +269,7 @@ mod tests {
     fn op() -> impl Strategy<Value = Op> {
         prop_oneof![
             4 => (0..3u8, 0..8u8, wanted()).prop_map(|(n, p, w)| Op::Announce(n, p, w)),
+            1 => (0..3u8, 0..8u8, wanted()).prop_map(|(n, p, w)| Op::Reinstate(n, p, w)),
             1 => (0..3u8, 0..8u8).prop_map(|(n, p)| Op::Withdraw(n, p)),
             1 => (0..3u8).prop_map(Op::Forget),
         ]
@@ -262,6 +301,22 @@ mod tests {
                                 prop_assert_eq!(waited, Some((p.waiting.node, p.waiting.wanted)));
                             }
                             None => {
+                                model.insert(s.name.to_string(), (s.node, s.wanted));
+                            }
+                        }
+                    }
+                    Op::Reinstate(node, name, wanted) => {
+                        let s = seeker(node, name, wanted);
+                        model.remove(&s.name.to_string());
+                        match pool.reinstate(s.clone()) {
+                            Some(p) => {
+                                prop_assert!(p.waiting.wanted.pairs_with(&p.asker.wanted));
+                                prop_assert_eq!(&p.waiting, &s);
+                                let other = model.remove(&p.asker.name.to_string());
+                                prop_assert_eq!(other, Some((p.asker.node, p.asker.wanted)));
+                            }
+                            None => {
+                                prop_assert_eq!(pool.waiting().next(), Some(&s), "first in line");
                                 model.insert(s.name.to_string(), (s.node, s.wanted));
                             }
                         }

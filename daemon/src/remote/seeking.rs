@@ -152,9 +152,20 @@ impl Remote {
     }
 
     fn announce(self: &Arc<Self>, epoch: i64, seeker: Seeker<FarPass>) {
+        self.into_pool(epoch, seeker, SeekPool::announce);
+    }
+
+    /// Puts `seeker` into the pool by `put` (as a new seek, or back first
+    /// in line), and has a pairing it makes carried out.
+    fn into_pool(
+        self: &Arc<Self>,
+        epoch: i64,
+        seeker: Seeker<FarPass>,
+        put: fn(&mut SeekPool<FarPass>, Seeker<FarPass>) -> Option<Pairing<FarPass>>,
+    ) {
         let pairing = match self.pool_at(epoch) {
             Some(mut pool) => {
-                let pairing = pool.seeks.announce(seeker);
+                let pairing = put(&mut pool.seeks, seeker);
                 self.counts.set_seeks_pooled(pool.seeks.len());
                 pairing
             }
@@ -192,9 +203,10 @@ impl Remote {
         if asker.node != waiting.node
             && let Err(e) = self.reserve_there(epoch, id, &waiting.node, &asker).await
         {
-            // The other seek went meanwhile: the older one waits on.
+            // The other seek went meanwhile: the older one waits on, first
+            // in line still.
             tracing::debug!(name = %asker.name, error = %e, "a pairing's seek was gone");
-            return self.announce(epoch, waiting);
+            return self.into_pool(epoch, waiting, SeekPool::reinstate);
         }
         let partner = FarPartner {
             node: asker.node.clone(),

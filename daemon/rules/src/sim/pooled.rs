@@ -350,7 +350,11 @@ impl World {
                 self.bus.push(Msg::Reserved(pairing, id, ok));
             }
             Msg::Reserved(pairing, id, true) => self.bus.push(Msg::Pair(pairing, id)),
-            Msg::Reserved(pairing, _, false) => self.announce(pairing.waiting),
+            Msg::Reserved(pairing, _, false) => {
+                if let Some(pairing) = self.leader.reinstate(pairing.waiting) {
+                    self.order(pairing);
+                }
+            }
             Msg::Pair(pairing, id) => self.make(pairing, id),
             Msg::Paired(id, game) => self.settled(id, Some(game)),
             Msg::Unpaired(id) => self.settled(id, None),
@@ -383,9 +387,14 @@ impl World {
     }
 
     fn announce(&mut self, seeker: Seeker<()>) {
-        let Some(pairing) = self.leader.announce(seeker) else {
-            return;
-        };
+        if let Some(pairing) = self.leader.announce(seeker) {
+            self.order(pairing);
+        }
+    }
+
+    /// The leader has `pairing` carried out: the other seek taken out
+    /// first if it is another node's.
+    fn order(&mut self, pairing: Pairing<()>) {
         let id = self.next_pairing;
         self.next_pairing += 1;
         match pairing.asker.node == pairing.waiting.node {
