@@ -70,15 +70,9 @@ impl<P> SeekPool<P> {
         if self.seeks.iter().any(same) {
             return None;
         }
-        self.seeks
-            .retain(|s| !s.name.eq_ignore_ascii_case(&seeker.name));
-        let found = self
-            .seeks
-            .iter()
-            .position(|s| s.wanted.pairs_with(&seeker.wanted));
-        match found {
-            Some(index) => Some(Pairing {
-                waiting: self.seeks.remove(index),
+        match self.take_partner(&seeker) {
+            Some(waiting) => Some(Pairing {
+                waiting,
                 asker: seeker,
             }),
             None => {
@@ -92,22 +86,25 @@ impl<P> SeekPool<P> {
     /// other seek was gone), seeks on with its place in line: first. It
     /// pairs as [`SeekPool::announce`] would, as the older of the two.
     pub fn reinstate(&mut self, seeker: Seeker<P>) -> Option<Pairing<P>> {
-        self.seeks
-            .retain(|s| !s.name.eq_ignore_ascii_case(&seeker.name));
-        let found = self
-            .seeks
-            .iter()
-            .position(|s| s.wanted.pairs_with(&seeker.wanted));
-        match found {
-            Some(index) => Some(Pairing {
-                asker: self.seeks.remove(index),
+        match self.take_partner(&seeker) {
+            Some(asker) => Some(Pairing {
                 waiting: seeker,
+                asker,
             }),
             None => {
                 self.seeks.insert(0, seeker);
                 None
             }
         }
+    }
+
+    /// Takes `seeker`'s name out of the line (a name seeks once), then the
+    /// oldest seek it pairs with, if any.
+    fn take_partner(&mut self, seeker: &Seeker<P>) -> Option<Seeker<P>> {
+        self.seeks
+            .retain(|s| !s.name.eq_ignore_ascii_case(&seeker.name));
+        let index = (self.seeks.iter()).position(|s| s.wanted.pairs_with(&seeker.wanted))?;
+        Some(self.seeks.remove(index))
     }
 
     /// `name`'s seek, announced from `node`, is withdrawn; whether it was
