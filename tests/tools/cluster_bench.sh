@@ -5,7 +5,8 @@
 #     third each (three load processes at once), in turn, ROUNDS times;
 #   watch: a spectator on another node against one on the game's node
 #     (flip-bench watch, twenty games move by move);
-#   far: three nodes, each game's players on one node (SEEK there) against
+#   far: three nodes, each load process seeking on its own node (with
+#     the lobby's leader, most of those games join two nodes) against
 #     each game's players on two nodes (made on one, joined from the next:
 #     flip-bench load --far), GAMES/3 games a load process, in turn;
 #   takeover: three nodes, GAMES/3 games on node b, b killed (SIGKILL) in

@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use flipline::protocol::{ErrorCode, GameId, ProtocolError, Reply};
 
+use super::seats::stopping;
 use super::{ANSWER_WITHIN, RawAnswer, Remote, lock};
 use crate::bus::{Body, FarPartner, FarSeek};
 use crate::messages::{Answer, Name, PairSeeks, PairedThere, ReleaseSeek, ReserveSeek};
@@ -66,10 +67,6 @@ impl Making {
             }
         }
     }
-}
-
-fn stopping(_: actix::MailboxError) -> ProtocolError {
-    ProtocolError::new(ErrorCode::Unavailable, "the daemon is stopping")
 }
 
 fn not_the_leader() -> ProtocolError {

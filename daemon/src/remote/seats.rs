@@ -232,7 +232,8 @@ fn plies_of(seat: &SeatRef) -> std::sync::Weak<dyn Plies> {
     Arc::downgrade(seat) as std::sync::Weak<dyn Plies>
 }
 
-fn stopping(_: actix::MailboxError) -> ProtocolError {
+/// The refusal when the lobby is gone: the daemon is stopping.
+pub(super) fn stopping(_: actix::MailboxError) -> ProtocolError {
     ProtocolError::new(ErrorCode::Unavailable, "the daemon is stopping")
 }
 
