@@ -50,11 +50,6 @@ impl<R: Clone> LobbyCore<R> {
         self.pooled = true;
     }
 
-    /// Whether the cluster's leader pairs this lobby's seeks.
-    pub fn pooled(&self) -> bool {
-        self.pooled
-    }
-
     /// A seek of `name` was added or removed: the leader is to hear.
     pub(super) fn note_seek(&mut self, name: &Name) {
         if self.pooled && !self.pool_dirty.iter().any(|n| n.eq_ignore_ascii_case(name)) {
