@@ -41,9 +41,10 @@ pub struct Terms {
     pub start: Vec<Move>,
 }
 
-/// An open challenge.
+/// An open challenge; `L` says where its other party is when that is on
+/// another node of a cluster (the lobby's to read).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Challenge {
+pub struct Challenge<L = ()> {
     /// Its number.
     pub id: ChallengeId,
     /// Who asks.
@@ -54,37 +55,47 @@ pub struct Challenge {
     pub terms: Terms,
     /// When it lapses unanswered.
     pub expires: Moment,
+    /// Its other party's node, if another.
+    pub across: Option<L>,
 }
 
 /// The open challenges (see the module docs).
-#[derive(Debug, Default)]
-pub struct Challenges {
+#[derive(Debug)]
+pub struct Challenges<L = ()> {
     /// The last number given.
     last: ChallengeId,
-    open: BTreeMap<ChallengeId, Challenge>,
+    open: BTreeMap<ChallengeId, Challenge<L>>,
+}
+
+impl<L> Default for Challenges<L> {
+    fn default() -> Challenges<L> {
+        Challenges {
+            last: 0,
+            open: BTreeMap::new(),
+        }
+    }
 }
 
 fn same(a: &str, b: &str) -> bool {
     a.eq_ignore_ascii_case(b)
 }
 
-impl Challenges {
+impl<L> Challenges<L> {
     /// No challenges.
-    pub fn new() -> Challenges {
+    pub fn new() -> Challenges<L> {
         Challenges::default()
     }
 
-    /// `from` challenges `to` (online, as the lobby found) on `terms`, open
-    /// until `timeout` from `now`.
+    /// `from` challenges `to` (online, as the lobby found, on another node
+    /// if `across` says so) on `terms`, open until `timeout` from `now`.
     pub fn challenge(
         &mut self,
-        from: &Name,
-        to: &Name,
+        (from, to): (&Name, &Name),
         to_online: bool,
         terms: Terms,
-        now: Moment,
-        timeout: Duration,
-    ) -> Result<&Challenge, Refusal> {
+        (now, timeout): (Moment, Duration),
+        across: Option<L>,
+    ) -> Result<&Challenge<L>, Refusal> {
         self.check(from, to, to_online)?;
         self.last += 1;
         let challenge = Challenge {
@@ -93,6 +104,7 @@ impl Challenges {
             to: Name::clone(to),
             terms,
             expires: now + timeout,
+            across,
         };
         Ok(self.open.entry(challenge.id).or_insert(challenge))
     }
@@ -120,7 +132,7 @@ impl Challenges {
     }
 
     /// The open challenge from `from` to `to`, if any.
-    fn between(&self, from: &str, to: &str) -> Option<&Challenge> {
+    fn between(&self, from: &str, to: &str) -> Option<&Challenge<L>> {
         self.open
             .values()
             .find(|c| same(&c.from, from) && same(&c.to, to))
@@ -128,7 +140,12 @@ impl Challenges {
 
     /// Removes and gives an open challenge asked about by `by`, who must be
     /// its challenged (`challenged`) or its challenger.
-    fn take(&mut self, id: ChallengeId, by: &str, challenged: bool) -> Result<Challenge, Refusal> {
+    fn take(
+        &mut self,
+        id: ChallengeId,
+        by: &str,
+        challenged: bool,
+    ) -> Result<Challenge<L>, Refusal> {
         let Some(challenge) = self.open.get(&id) else {
             return Err(Refusal::NoChallenge(id));
         };
@@ -145,7 +162,7 @@ impl Challenges {
 
     /// `ACCEPT id` from `by`: the challenge, for the lobby to make its game.
     /// (If the lobby cannot, it puts it back with [`Challenges::restore`].)
-    pub fn accept(&mut self, id: ChallengeId, by: &str) -> Result<Challenge, Refusal> {
+    pub fn accept(&mut self, id: ChallengeId, by: &str) -> Result<Challenge<L>, Refusal> {
         self.take(id, by, true)
     }
 
@@ -156,7 +173,7 @@ impl Challenges {
         id: ChallengeId,
         by: &str,
         reason: DeclineReason,
-    ) -> Result<Challenge, Refusal> {
+    ) -> Result<Challenge<L>, Refusal> {
         if !reason.is_a_players() {
             return Err(Refusal::DaemonsReason(reason));
         }
@@ -165,18 +182,18 @@ impl Challenges {
 
     /// `CANCEL id` from `by`, who made it: the challenge, for the
     /// challenged to hear of (`cancelled`).
-    pub fn cancel(&mut self, id: ChallengeId, by: &str) -> Result<Challenge, Refusal> {
+    pub fn cancel(&mut self, id: ChallengeId, by: &str) -> Result<Challenge<L>, Refusal> {
         self.take(id, by, false)
     }
 
     /// A challenge taken by [`Challenges::accept`] whose game could not be
     /// made (not stored): open again as it was.
-    pub fn restore(&mut self, challenge: Challenge) {
+    pub fn restore(&mut self, challenge: Challenge<L>) {
         self.open.insert(challenge.id, challenge);
     }
 
     /// The challenges that lapsed by `now`, removed (`timeout`).
-    pub fn expire(&mut self, now: Moment) -> Vec<Challenge> {
+    pub fn expire(&mut self, now: Moment) -> Vec<Challenge<L>> {
         let lapsed: Vec<ChallengeId> = (self.open.values())
             .filter(|c| c.expires <= now)
             .map(|c| c.id)
@@ -190,7 +207,7 @@ impl Challenges {
     /// `name` went offline: the challenges it made are withdrawn
     /// (`cancelled`, to their challenged) and those made to it refused
     /// (`offline`, to their challengers), all removed.
-    pub fn gone(&mut self, name: &str) -> Vec<(Challenge, DeclineReason)> {
+    pub fn gone(&mut self, name: &str) -> Vec<(Challenge<L>, DeclineReason)> {
         let touched: Vec<ChallengeId> = (self.open.values())
             .filter(|c| same(&c.from, name) || same(&c.to, name))
             .map(|c| c.id)
@@ -210,8 +227,21 @@ impl Challenges {
     }
 
     /// The open challenges, by number.
-    pub fn open(&self) -> impl Iterator<Item = &Challenge> {
+    pub fn open(&self) -> impl Iterator<Item = &Challenge<L>> {
         self.open.values()
+    }
+
+    /// Challenge `id`, if open.
+    pub fn get(&self, id: ChallengeId) -> Option<&Challenge<L>> {
+        self.open.get(&id)
+    }
+
+    /// Removes and gives the first open challenge that `fits`, if any:
+    /// for a word about it from its other party's node, which names it by
+    /// its number there.
+    pub fn take_where(&mut self, fits: impl Fn(&Challenge<L>) -> bool) -> Option<Challenge<L>> {
+        let id = self.open.values().find(|c| fits(c))?.id;
+        self.open.remove(&id)
     }
 
     /// When the next challenge lapses, if any is open.
@@ -248,7 +278,13 @@ mod tests {
         to: &str,
         now: Moment,
     ) -> Result<ChallengeId, u16> {
-        let made = c.challenge(&name(from), &name(to), true, terms(), now, TIMEOUT);
+        let made = c.challenge(
+            (&name(from), &name(to)),
+            true,
+            terms(),
+            (now, TIMEOUT),
+            None,
+        );
         made.map(|c| c.id).map_err(|e| e.code().number())
     }
 
@@ -288,7 +324,13 @@ mod tests {
     fn nobody_challenges_themself_the_offline_or_the_same_player_twice() {
         let (mut c, now) = (Challenges::new(), Moment::from_micros(1_000_000));
         assert_eq!(challenge(&mut c, "ann", "Ann", now), Err(400));
-        let offline = c.challenge(&name("ann"), &name("bob"), false, terms(), now, TIMEOUT);
+        let offline = c.challenge(
+            (&name("ann"), &name("bob")),
+            false,
+            terms(),
+            (now, TIMEOUT),
+            None,
+        );
         assert_eq!(
             offline.map(|c| c.id).map_err(|e| e.code()),
             Err(ErrorCode::NotFound)

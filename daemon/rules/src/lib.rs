@@ -56,6 +56,8 @@ pub mod tourneys;
 #[cfg(test)]
 mod guesses_tests;
 #[cfg(test)]
+mod lobby_across_tests;
+#[cfg(test)]
 mod lobby_login_tests;
 #[cfg(test)]
 mod lobby_pool_tests;

@@ -24,6 +24,7 @@ use super::challenges::Challenges;
 use super::{COLORS, ConnId, Name, Phase, Sitter, bot_name, slot};
 use crate::refusal::Refusal;
 
+mod across;
 mod caseless;
 mod challenging;
 mod guest_secret;
@@ -31,6 +32,7 @@ mod journal;
 mod pooled;
 mod tourney_games;
 
+pub use across::{AcceptRoute, Across, FarNote, FarWord, LobbyChallenge};
 use caseless::{Caseless, NameKey};
 pub use challenging::{StartPlan, no_random_start, not_online};
 pub use guest_secret::GuestSecret;
@@ -416,7 +418,12 @@ pub struct LobbyCore<R> {
     games: BTreeMap<GameId, Entry<R>>,
     holds: Holds<R>,
     /// The challenges open.
-    challenges: Challenges,
+    challenges: Challenges<Across>,
+    /// Challenges made here to a player of another node, taken out while
+    /// that node makes their game (see `across`).
+    accepting: Vec<LobbyChallenge>,
+    /// What the other nodes of challenges across are to hear.
+    far_notes: Vec<FarNote>,
     /// A pairing was put back, and its seek may wait beside another for the
     /// same game until [`LobbyCore::pair_waiting`].
     unpaired: bool,
@@ -434,6 +441,8 @@ impl<R> Default for LobbyCore<R> {
             games: BTreeMap::new(),
             holds: Holds::default(),
             challenges: Challenges::new(),
+            accepting: Vec::new(),
+            far_notes: Vec::new(),
             unpaired: false,
             pooled: false,
             pool_dirty: Vec::new(),

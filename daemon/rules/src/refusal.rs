@@ -163,6 +163,8 @@ pub enum Refusal {
     DaemonsReason(DeclineReason),
     /// `ACCEPT` of a challenge whose challenger has gone.
     ChallengerGone(Name),
+    /// The challenger is being seated in another game (on another node).
+    ChallengerBusy(Name),
     /// A player is in a game in play.
     Playing {
         /// Who.
@@ -354,6 +356,7 @@ impl fmt::Display for Refusal {
             NotYourChallenge { id, .. } => write!(f, "challenge {id} is not yours"),
             DaemonsReason(reason) => write!(f, "'{reason}' is the daemon's reason, not a player's"),
             ChallengerGone(name) => write!(f, "'{name}' is not online"),
+            ChallengerBusy(name) => write!(f, "'{name}' is being seated in another game"),
             Playing { name, game } => write!(f, "'{name}' is playing game {game}"),
             NotFree(name) => write!(f, "'{name}' is not free to play"),
             NoTourney(id) => write!(f, "no tournament {id} (TOURNEY LIST lists them)"),
@@ -476,6 +479,7 @@ mod tests {
             },
             DaemonsReason(DeclineReason::Timeout),
             ChallengerGone(ann()),
+            ChallengerBusy(ann()),
             Playing {
                 name: ann(),
                 game: 7,

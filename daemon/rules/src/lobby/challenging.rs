@@ -11,9 +11,10 @@ use crate::clock::Moment;
 use flipline::protocol::{DeclineReason, Event, GameId, SeatChoice, StartSpec};
 use flipline::{Move, Variant};
 
+use super::across::{Across, LobbyChallenge};
 use super::caseless::Caseless;
 use super::{Done, GameTerms, LobbyCore, LobbyEffect, Origin, checked_start, done};
-use crate::challenges::{Challenge, ChallengeId, Terms};
+use crate::challenges::{ChallengeId, Terms};
 use crate::refusal::Refusal;
 use crate::{Name, Phase, Sitter};
 
@@ -99,8 +100,9 @@ impl<R: Clone> LobbyCore<R> {
         let known = self.people.get_key_value(&Caseless(to));
         let to_name = known.map_or_else(|| Name::from(to), |(key, _)| Name::clone(&key.0));
         let to_conn = self.holder(to);
+        let online = to_conn.is_some();
         let challenge =
-            (self.challenges).challenge(from, &to_name, to_conn.is_some(), terms, now, timeout)?;
+            (self.challenges).challenge((from, &to_name), online, terms, (now, timeout), None)?;
         let event = challenged(challenge);
         let id = challenge.id;
         let effects = to_conn
@@ -133,19 +135,28 @@ impl<R: Clone> LobbyCore<R> {
         let conn = self.logged_in(by)?;
         let challenge = self.take_challenge(id, by)?;
         let from = Name::clone(&challenge.from);
-        let Some(from_conn) = self.holder(&from) else {
-            return Err(Refusal::ChallengerGone(from));
-        };
-        self.check_free(by)?;
-        if let Some(game) = self.playing(&from) {
-            return Err(Refusal::Playing { name: from, game });
-        }
         let mut effects = Vec::new();
-        for name in [by, &from] {
-            self.vacate(name, &mut effects);
-            self.withdraw_seek(name);
-        }
-        let challenger = Sitter::Person(Name::clone(&from), Some(from_conn));
+        let (challenger, near) = match &challenge.across {
+            // Its node took it out for this game: its seat is held for it.
+            Some(Across::From { pass, .. }) => {
+                self.check_free(by)?;
+                (self.hold_far_seat(from, *pass, &mut effects)?, None)
+            }
+            _ => {
+                let Some(from_conn) = self.holder(&from) else {
+                    return Err(Refusal::ChallengerGone(from));
+                };
+                self.check_free(by)?;
+                if let Some(game) = self.playing(&from) {
+                    return Err(Refusal::Playing { name: from, game });
+                }
+                self.vacate(&from, &mut effects);
+                self.withdraw_seek(&from);
+                (Sitter::Person(from, Some(from_conn)), Some(from_conn))
+            }
+        };
+        self.vacate(by, &mut effects);
+        self.withdraw_seek(by);
         let accepter = Sitter::Person(Name::clone(by), Some(conn));
         let challenger_black = match challenge.terms.side {
             SeatChoice::Black => true,
@@ -167,7 +178,7 @@ impl<R: Clone> LobbyCore<R> {
         let game = next_id();
         let origin = Origin {
             asker: Some(conn),
-            near: Some(from_conn),
+            near,
         };
         self.launch(game, terms, seats, origin, &mut effects);
         done(game, effects)
@@ -184,6 +195,7 @@ impl<R: Clone> LobbyCore<R> {
         let challenge = self.challenges.decline(id, by, reason)?;
         let mut effects = Vec::new();
         self.tell_declined(&challenge.from, id, &challenge.to, reason, &mut effects);
+        self.note_across(&challenge, reason);
         done((), effects)
     }
 
@@ -195,6 +207,7 @@ impl<R: Clone> LobbyCore<R> {
         let mut effects = Vec::new();
         let reason = DeclineReason::Cancelled;
         self.tell_declined(&challenge.to, id, &challenge.from, reason, &mut effects);
+        self.note_across(&challenge, reason);
         done((), effects)
     }
 
@@ -206,6 +219,7 @@ impl<R: Clone> LobbyCore<R> {
             let (id, reason) = (challenge.id, DeclineReason::Timeout);
             self.tell_declined(&challenge.from, id, &challenge.to, reason, &mut effects);
             self.tell_declined(&challenge.to, id, &challenge.from, reason, &mut effects);
+            self.note_across(&challenge, reason);
         }
         effects
     }
@@ -234,11 +248,17 @@ impl<R: Clone> LobbyCore<R> {
                 }
                 _ => self.tell_declined(&challenge.from, id, &challenge.to, reason, effects),
             }
+            self.note_across(&challenge, reason);
+        }
+        // Its side of an accept on another node: that node's game, if made,
+        // keeps its seat for the grace period.
+        for challenge in self.forget_accepting(name) {
+            self.note_across(&challenge, DeclineReason::Cancelled);
         }
     }
 
     /// Tells `whom`, if online, `DECLINED id other reason`.
-    fn tell_declined(
+    pub(super) fn tell_declined(
         &self,
         whom: &str,
         id: ChallengeId,
@@ -258,14 +278,14 @@ impl<R: Clone> LobbyCore<R> {
 
     /// Takes challenge `id`, addressed to `by`, for accepting: the running
     /// command's journal keeps it, so that a game not stored opens it again.
-    fn take_challenge(&mut self, id: ChallengeId, by: &str) -> Result<Challenge, Refusal> {
+    fn take_challenge(&mut self, id: ChallengeId, by: &str) -> Result<LobbyChallenge, Refusal> {
         let challenge = self.challenges.accept(id, by)?;
         self.note_accepted(&challenge);
         Ok(challenge)
     }
 
     /// A challenge accepted by a command put back: open again.
-    pub(super) fn reopen_challenge(&mut self, challenge: Challenge) {
+    pub(super) fn reopen_challenge(&mut self, challenge: LobbyChallenge) {
         self.challenges.restore(challenge);
     }
 
@@ -277,7 +297,7 @@ impl<R: Clone> LobbyCore<R> {
 }
 
 /// The `CHALLENGE` event the challenged hears.
-fn challenged(challenge: &Challenge) -> Event {
+pub(super) fn challenged(challenge: &LobbyChallenge) -> Event {
     Event::Challenged {
         id: challenge.id,
         from: challenge.from.to_string(),

@@ -28,7 +28,6 @@ use flipline::protocol::GameId;
 use super::caseless::{Caseless, NameKey};
 use super::{Done, Entry, LobbyCore, LobbyEffect, Person, Seek};
 use crate::Name;
-use crate::challenges::Challenge;
 use crate::refusal::Refusal;
 
 /// A decision held until its write commits.
@@ -42,7 +41,7 @@ pub(super) struct Journal<R> {
     games: Vec<(GameId, Option<Entry<R>>)>,
     seeks: Vec<SeekChange>,
     /// The challenge the command accepted, open again if it is put back.
-    pub(super) accepted: Option<Challenge>,
+    pub(super) accepted: Option<super::LobbyChallenge>,
 }
 
 impl<R> Default for Journal<R> {
@@ -289,7 +288,7 @@ impl<R: Clone> LobbyCore<R> {
     }
 
     /// Notes, in the running command's journal, the challenge it accepted.
-    pub(super) fn note_accepted(&mut self, challenge: &crate::challenges::Challenge) {
+    pub(super) fn note_accepted(&mut self, challenge: &super::LobbyChallenge) {
         if let Some(journal) = &mut self.holds.running {
             journal.accepted = Some(challenge.clone());
         }

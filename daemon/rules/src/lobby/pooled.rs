@@ -153,6 +153,13 @@ impl<R: Clone> LobbyCore<R> {
     /// longer here as the leader knew it), until that node seats it or the
     /// pairing comes to nothing ([`LobbyCore::release_pooled`]).
     pub fn reserve_pooled(&mut self, name: &Name, wanted: SeekWanted) -> Result<(), Refusal> {
+        if self
+            .people
+            .get(&super::Caseless(name))
+            .is_some_and(|p| p.pairing)
+        {
+            return Err(Refusal::BeingPaired);
+        }
         self.take_pooled_seek(name, |w| *w == wanted)?;
         if let Some(person) = self.existing_person_mut(name) {
             person.pairing = true;
@@ -176,6 +183,8 @@ impl<R: Clone> LobbyCore<R> {
     /// seek was put back meanwhile (its timer ran out) still seats a free
     /// player.
     pub fn paired_away(&mut self, name: &Name, game: GameId) -> Result<Done<AwayPass, R>, Refusal> {
+        // A challenge taken out for that game is settled by it.
+        self.forget_accepting(name);
         self.transact(|core| {
             if let Some(person) = core.existing_person_mut(name) {
                 person.pairing = false;
@@ -225,7 +234,7 @@ impl<R: Clone> LobbyCore<R> {
     /// A game over here that it had not left, it leaves. A connection here
     /// that holds the name can only be that player's, from its node (a
     /// name is online on one node): its seat from an earlier game here.
-    fn hold_far_seat(
+    pub(super) fn hold_far_seat(
         &mut self,
         name: Name,
         pass: AwayPass,
