@@ -132,6 +132,41 @@ pub enum Body {
     /// has not come: what became of it (answered `OK <game>` if made, `OK
     /// seeking` while being made, `ERR 404` if none is or ever will be).
     AskPairing { request: u64, pairing: u64 },
+    /// The sender's player `pass` challenges the receiver's player `to` on
+    /// `terms`; `id` is its number at the sender, by which both nodes name
+    /// it. Answered (`OK`, or refused as `CHALLENGE` is).
+    Challenge {
+        request: u64,
+        id: u64,
+        pass: FarPass,
+        to: String,
+        terms: FarTerms,
+    },
+    /// About challenge `id` (its number at the challenger's node), settled
+    /// at the sender for `reason`: withdrawn by its challenger (to the
+    /// challenged's node), or declined by its challenged (to the
+    /// challenger's).
+    ChallengeWord {
+        id: u64,
+        withdrawn: bool,
+        reason: String,
+    },
+    /// From the challenged's node: the receiver's challenge `id` is
+    /// accepted there; take its challenger out for pairing `pairing`, whose
+    /// game the sender makes and settles (`Paired`, `Unpaired`). Answered.
+    Accepting { request: u64, id: u64, pairing: u64 },
+}
+
+/// A challenge's terms as the bus carries them: the variant's name, the
+/// challenger's side (0 black, 1 white, 2 random), the clock's base and
+/// increment in milliseconds, rated or not, and the moves to start from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FarTerms {
+    pub variant: String,
+    pub side: u8,
+    pub clock: Option<(u64, u64)>,
+    pub rated: bool,
+    pub start: Vec<String>,
 }
 
 /// A seek as the bus carries it: the variant's name, the clock's base and

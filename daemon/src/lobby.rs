@@ -83,8 +83,12 @@ pub struct Lobby {
     /// only after [`PAIR_RETRY`], so that a failing store is not asked
     /// again at once, as on one daemon.
     pool_paused: bool,
+    /// On a cluster's node with a bus: the way to other nodes for
+    /// challenges across them (see `across`).
+    far: across::FarLink,
 }
 
+mod across;
 mod away;
 mod challenging;
 mod pooling;
@@ -144,6 +148,7 @@ impl Lobby {
             pool: None,
             pairing_pending: None,
             pool_paused: false,
+            far: None,
         })
     }
 
@@ -162,9 +167,16 @@ impl Lobby {
             }
             None => {
                 job(self, ctx);
-                self.tell_pool();
+                self.tell_nodes();
             }
         }
+    }
+
+    /// Tells the other nodes what changed here for them: seeks for the
+    /// lobby's leader, challenges across for their other nodes.
+    fn tell_nodes(&mut self) {
+        self.tell_pool();
+        self.tell_far();
     }
 
     /// A held decision is settled: what waited for it runs (or waits on).
@@ -224,7 +236,7 @@ impl Lobby {
                     ctx.run_later(PAIR_RETRY, |act, ctx| act.pair_waiting(ctx));
                 }
             }
-            act.tell_pool();
+            act.tell_nodes();
             act.settled(ctx, held);
         }));
     }
@@ -248,7 +260,7 @@ impl Lobby {
     /// Pairs seeks left waiting side by side by a pairing put back.
     fn pair_waiting(&mut self, ctx: &mut Context<Self>) {
         self.pool_paused = false;
-        self.tell_pool();
+        self.tell_nodes();
         let numbers = &mut self.numbers;
         if let Some(done) = self.core.pair_waiting(|| numbers.take(), coin()) {
             // Both players learn their seat from the launch; no one waits

@@ -562,3 +562,81 @@ pub struct ListPlayers(pub flipline::protocol::WhoQuery);
 #[derive(Message)]
 #[rtype(result = "usize")]
 pub struct BroadcastShutdown;
+
+/// A future another node answers.
+pub type FarAnswer<T> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<T, ProtocolError>> + Send>>;
+
+/// How the lobby of a cluster's node reaches the other nodes for
+/// challenges across them (`rules::lobby::Across`).
+pub trait FarChallenges: Send + Sync {
+    /// Tells `node` of challenge `id`, made here by `from` (logged in as
+    /// `pass`) to `to` there on `terms`: answered once that node took it,
+    /// or refused as that node refuses it.
+    fn challenge(
+        &self,
+        challenge: (&str, crate::rules::challenges::ChallengeId),
+        from: (&Name, AwayPass),
+        to: &str,
+        terms: &crate::rules::challenges::Terms,
+    ) -> FarAnswer<()>;
+    /// Tells the other node of a challenge across what was settled here.
+    fn note(&self, note: crate::rules::lobby::FarNote);
+    /// Has `node` take the challenger of challenge `id` (its number there)
+    /// out for a game made here: the pairing it is then settled by.
+    fn reserve(&self, node: &str, id: crate::rules::challenges::ChallengeId) -> FarAnswer<u64>;
+    /// The game of `pairing`, with `node`'s `challenger`, was made here, or
+    /// not: that node hears.
+    fn settle(&self, node: &str, pairing: u64, challenger: &Name, game: Option<GameId>);
+}
+
+/// On a cluster's node with a bus: challenges may reach players of other
+/// nodes, through `0`.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct ChallengeAcross(pub Arc<dyn FarChallenges>);
+
+/// From `node`: its player `from` (logged in there as `pass`) challenges
+/// `to` here; `id` is the challenge's number there. The answer is its
+/// number here.
+#[derive(Message)]
+#[rtype(result = "Result<crate::rules::challenges::ChallengeId, ProtocolError>")]
+pub struct ChallengedFromFar {
+    pub node: String,
+    pub id: crate::rules::challenges::ChallengeId,
+    pub from: Name,
+    pub pass: AwayPass,
+    pub to: String,
+    pub terms: crate::rules::challenges::Terms,
+}
+
+/// From `node`: word about a challenge across.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct FarChallengeWord {
+    pub node: String,
+    pub word: crate::rules::lobby::FarWord,
+}
+
+/// From the challenged's node `node`: challenge `id` (this node's number)
+/// is accepted there; its challenger is taken out. The answer is who.
+#[derive(Message)]
+#[rtype(result = "Result<Name, ProtocolError>")]
+pub struct ReserveChallenger {
+    pub node: String,
+    pub id: crate::rules::challenges::ChallengeId,
+}
+
+/// The accept of challenge `id`, whose challenger `name` is here, came to
+/// nothing on the challenged's node.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct ReleaseChallenger {
+    pub name: Name,
+    pub id: crate::rules::challenges::ChallengeId,
+}
+
+/// These nodes are gone: the challenges across with a party there go.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct FarNodesGone(pub Vec<String>);

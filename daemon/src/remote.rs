@@ -36,11 +36,14 @@ use crate::rules::refusal::Refusal;
 use crate::session::{GameRequest, Reach, SeatRef, SessionRef};
 use crate::store::Store;
 
+mod challenging;
 mod kept;
 mod listing;
 mod pairing;
 mod seats;
 mod seeking;
+
+pub use challenging::ChallengeLink;
 
 /// How long a watcher waits for the owner's answer.
 const ANSWER_WITHIN: Duration = Duration::from_secs(5);
@@ -74,6 +77,11 @@ pub struct LobbyDoors {
     pub release: Recipient<crate::messages::ReleaseSeek>,
     pub pair: Recipient<crate::messages::PairSeeks>,
     pub paired: Recipient<crate::messages::PairedThere>,
+    pub challenged: Recipient<crate::messages::ChallengedFromFar>,
+    pub challenge_word: Recipient<crate::messages::FarChallengeWord>,
+    pub reserve_challenger: Recipient<crate::messages::ReserveChallenger>,
+    pub release_challenger: Recipient<crate::messages::ReleaseChallenger>,
+    pub nodes_gone: Recipient<crate::messages::FarNodesGone>,
     /// A worker: where games a player of another node starts here run,
     /// and the routes of players here to games elsewhere.
     pub worker: ArbiterHandle,
@@ -243,6 +251,27 @@ impl Remote {
             Body::Paired { pairing, game, .. } => self.paired(pairing, game),
             Body::Unpaired { pairing, .. } => self.settled(pairing, None),
             Body::AskPairing { request, pairing } => self.asked_pairing(&from, request, pairing),
+            Body::Challenge {
+                request,
+                id,
+                pass,
+                to,
+                terms,
+            } => {
+                tokio::spawn(self.challenged(from, (request, id), pass, to, terms));
+            }
+            Body::ChallengeWord {
+                id,
+                withdrawn,
+                reason,
+            } => self.challenge_word(from, id, withdrawn, &reason),
+            Body::Accepting {
+                request,
+                id,
+                pairing,
+            } => {
+                tokio::spawn(self.accepting(from, request, id, pairing));
+            }
         }
     }
 

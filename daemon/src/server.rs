@@ -433,6 +433,11 @@ fn reach_other_nodes(
         release: lobby.clone().recipient(),
         pair: lobby.clone().recipient(),
         paired: lobby.clone().recipient(),
+        challenged: lobby.clone().recipient(),
+        challenge_word: lobby.clone().recipient(),
+        reserve_challenger: lobby.clone().recipient(),
+        release_challenger: lobby.clone().recipient(),
+        nodes_gone: lobby.clone().recipient(),
         worker,
     };
     let lookups = (lobby.clone().recipient(), doors);
@@ -451,6 +456,8 @@ fn reach_other_nodes(
         }),
         pending: Box::new(move |name| pending.upgrade().is_some_and(|r| r.pairing_pending(name))),
     });
+    let link = crate::remote::ChallengeLink::new(&remote);
+    lobby.do_send(crate::messages::ChallengeAcross(Arc::new(link)));
     let directory = crate::remote::Directory {
         remote,
         store: store.clone(),

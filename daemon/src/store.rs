@@ -363,6 +363,14 @@ impl Store {
         self.ask(move |answer| Read::OwnerOf { game, answer })
     }
 
+    /// The live node where `name` is online, on a cluster's store.
+    pub fn name_node(
+        &self,
+        name: String,
+    ) -> impl Future<Output = Result<Option<String>, StoreError>> + use<> {
+        self.ask(move |answer| Read::NameNode { name, answer })
+    }
+
     /// A block of game numbers for a cluster node.
     pub fn game_numbers(
         &self,

@@ -34,7 +34,7 @@ mod tourney_games;
 
 pub use across::{AcceptRoute, Across, FarNote, FarWord, LobbyChallenge};
 use caseless::{Caseless, NameKey};
-pub use challenging::{StartPlan, no_random_start, not_online};
+pub use challenging::{StartPlan, no_random_start, not_online, start_plan};
 pub use guest_secret::GuestSecret;
 pub use tourney_games::TourneyTerms;
 

@@ -164,6 +164,7 @@ fn an_accept_takes_the_challenger_out_on_its_node_then_seats_it_at_the_game_made
     let through = AcceptRoute::Through {
         node: "a".into(),
         id: id_a,
+        challenger: ann(),
     };
     assert_eq!(route, Ok(through));
     assert_eq!(a.core.reserve_challenger("c", id_a).map_err(code), Err(404));

@@ -2,24 +2,22 @@
 //! (`rules::lobby`), this carries it out, and wakes the lobby when the
 //! next open challenge lapses.
 
-use std::time::Duration;
-
 use actix::fut::{ActorFutureExt, WrapFuture};
 use actix::{AsyncContext, Context, Handler, ResponseFuture};
-use flipline::protocol::ProtocolError;
+use flipline::protocol::{ProtocolError, StartSpec};
 use tokio::sync::oneshot;
 
 use super::{Lobby, Reply, Waits, answered, coin};
 use crate::messages::{ChallengeAnswer, ChallengeOp, ChallengeStep};
 use crate::rules::Name;
 use crate::rules::challenges::{ChallengeId, Terms};
-use crate::rules::lobby::{StartPlan, no_random_start};
+use crate::rules::lobby::{AcceptRoute, StartPlan, no_random_start};
 use crate::service_time;
 use crate::session::SessionRef;
 
 /// Work on challenge `id` from `name`: it touches both parties, so it waits
 /// for a held decision of either.
-fn touching_challenge(name: Name, id: Option<ChallengeId>) -> Waits {
+pub(super) fn touching_challenge(name: Name, id: Option<ChallengeId>) -> Waits {
     Box::new(move |core| {
         let other = id.and_then(|id| core.challenge_parties(id));
         core.waits_for(Some(&name), None).or_else(|| {
@@ -47,29 +45,27 @@ impl Handler<ChallengeOp<SessionRef>> for Lobby {
             let ChallengeOp { name, op, .. } = msg;
             match op {
                 ChallengeStep::Make(to, terms, start) => {
-                    match act.core.challenge_start(&name, &to, &terms, &start) {
-                        Err(refused) => {
-                            let _ = reply.send(Err(refused.into()));
-                        }
-                        Ok(StartPlan::Ready(moves)) => {
-                            let terms = Terms {
-                                start: moves,
-                                ..terms
-                            };
-                            act.make_challenge(ctx, name, &to, terms, reply);
-                        }
-                        Ok(StartPlan::Draw(plies)) => {
-                            act.draw_for_challenge(ctx, name, to, terms, plies, reply);
-                        }
+                    let far = act.far.is_some() && act.core.holder(&to).is_none();
+                    let who = (name, to);
+                    match far && !who.0.eq_ignore_ascii_case(&who.1) {
+                        true => act.challenge_elsewhere(ctx, who, (terms, start), reply),
+                        false => act.challenge_here(ctx, who, (terms, start), reply),
                     }
                 }
-                ChallengeStep::Accept(id) => {
-                    let numbers = &mut act.numbers;
-                    let decided = act.core.accept(&name, id, || numbers.take(), coin());
-                    act.conclude(ctx, decided, reply, |act, game| {
-                        act.route(game).map(ChallengeAnswer::Seat)
-                    });
-                }
+                ChallengeStep::Accept(id) => match act.core.accept_route(&name, id) {
+                    Ok(AcceptRoute::Through {
+                        node,
+                        id: far_id,
+                        challenger,
+                    }) => act.accept_through(ctx, (name, id), (node, far_id, challenger), reply),
+                    _ => {
+                        let numbers = &mut act.numbers;
+                        let decided = act.core.accept(&name, id, || numbers.take(), coin());
+                        act.conclude(ctx, decided, reply, |act, game| {
+                            act.route(game).map(ChallengeAnswer::Seat)
+                        });
+                    }
+                },
                 ChallengeStep::Decline(id, reason) => {
                     let decided = act.core.decline(&name, id, reason);
                     act.conclude(ctx, decided, reply, |_, ()| Ok(ChallengeAnswer::Done));
@@ -85,9 +81,34 @@ impl Handler<ChallengeOp<SessionRef>> for Lobby {
 }
 
 /// Where a challenge step's answer goes.
-type ChallengeReply = Reply<ChallengeAnswer<SessionRef>>;
+pub(super) type ChallengeReply = Reply<ChallengeAnswer<SessionRef>>;
 
 impl Lobby {
+    /// `CHALLENGE` from `name` to `to`, online here (or nowhere: refused).
+    pub(super) fn challenge_here(
+        &mut self,
+        ctx: &mut Context<Self>,
+        (name, to): (Name, String),
+        (terms, start): (Terms, StartSpec),
+        reply: ChallengeReply,
+    ) {
+        match self.core.challenge_start(&name, &to, &terms, &start) {
+            Err(refused) => {
+                let _ = reply.send(Err(refused.into()));
+            }
+            Ok(StartPlan::Ready(moves)) => {
+                let terms = Terms {
+                    start: moves,
+                    ..terms
+                };
+                self.make_challenge(ctx, name, &to, terms, reply);
+            }
+            Ok(StartPlan::Draw(plies)) => {
+                self.draw_for_challenge(ctx, (name, to, None), terms, plies, reply);
+            }
+        }
+    }
+
     /// `CHALLENGE` on `terms`, its start ready: decided, open until the
     /// timeout.
     fn make_challenge(
@@ -98,20 +119,19 @@ impl Lobby {
         terms: Terms,
         reply: ChallengeReply,
     ) {
-        let timeout = Duration::from_secs(self.services.config.challenge_timeout_secs);
-        let now = service_time::now();
+        let (now, timeout) = self.challenge_timeout();
         let decided = self.core.challenge(&name, to, terms, now, timeout);
         self.conclude(ctx, decided, reply, |_, id| Ok(ChallengeAnswer::Made(id)));
         self.arm_challenge_expiry(ctx);
     }
 
     /// Draws a random start of `plies` moves on the engine pool, then
-    /// decides the challenge from it (once nothing it touches is held).
-    fn draw_for_challenge(
+    /// decides the challenge from it (once nothing it touches is held),
+    /// here or, for a player on `node`, with that node.
+    pub(super) fn draw_for_challenge(
         &mut self,
         ctx: &mut Context<Self>,
-        name: Name,
-        to: String,
+        (name, to, node): (Name, String, Option<String>),
         terms: Terms,
         plies: u8,
         reply: ChallengeReply,
@@ -129,7 +149,10 @@ impl Lobby {
                     start: moves,
                     ..terms
                 };
-                act.make_challenge(ctx, name, &to, terms, reply);
+                match node {
+                    Some(node) => act.send_far_challenge(ctx, (name, to, node), terms, reply),
+                    None => act.make_challenge(ctx, name, &to, terms, reply),
+                }
             });
         }));
     }
@@ -150,6 +173,7 @@ impl Lobby {
             act.expiry_armed = false;
             let effects = act.core.expire_challenges(service_time::now());
             act.carry_out_all(effects);
+            act.tell_far();
             act.arm_challenge_expiry(ctx);
         });
     }

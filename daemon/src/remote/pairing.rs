@@ -19,7 +19,10 @@ use flipline::protocol::{ErrorCode, GameId, ProtocolError, Reply};
 use super::seats::stopping;
 use super::{ANSWER_WITHIN, RawAnswer, Remote, lock};
 use crate::bus::{Body, FarPartner, FarSeek};
-use crate::messages::{Answer, Name, PairSeeks, PairedThere, ReleaseSeek, ReserveSeek};
+use crate::messages::{
+    Answer, Name, PairSeeks, PairedThere, ReleaseChallenger, ReleaseSeek, ReserveSeek,
+};
+use crate::rules::challenges::ChallengeId;
 use crate::rules::lobby::Partner;
 
 /// How long the asker's node waits for the maker's word before asking.
@@ -28,11 +31,19 @@ const ASK_EVERY: Duration = Duration::from_secs(10);
 /// How many pairings a maker remembers the outcome of, for late questions.
 const REMEMBERED: usize = 65_536;
 
-/// A seek here taken out for a pairing another node settles.
+/// A player here taken out for a pairing another node settles.
 pub(super) struct Reservation {
-    name: String,
-    seek: FarSeek,
-    maker: String,
+    pub(super) name: String,
+    pub(super) what: Reserved,
+    pub(super) maker: String,
+}
+
+/// What a player was taken out by.
+pub(super) enum Reserved {
+    /// Its seek, paired by the leader.
+    Seek(FarSeek),
+    /// Its challenge (this node's number), accepted on the maker.
+    Challenge(ChallengeId),
 }
 
 /// What a maker knows of a pairing.
@@ -93,9 +104,8 @@ impl Remote {
     ) {
         let result = self.reserve_here(epoch, &name, &seek).await;
         if result.is_ok() {
-            let reservation = Reservation { name, seek, maker };
-            lock(&self.reserved).insert(pairing, reservation);
-            tokio::spawn(Arc::clone(&self).ask_until_settled(pairing));
+            let what = Reserved::Seek(seek);
+            self.reserved_for(pairing, Reservation { name, what, maker });
         }
         self.answer(&from, request, result.map(|()| Answer::ok(Reply::Seeking)));
     }
@@ -115,6 +125,13 @@ impl Remote {
             wanted,
         };
         self.doors.reserve.send(reserve).await.map_err(stopping)?
+    }
+
+    /// Keeps `reservation` until its maker settles `pairing`, asking it
+    /// should no word come.
+    pub(super) fn reserved_for(self: &Arc<Self>, pairing: u64, reservation: Reservation) {
+        lock(&self.reserved).insert(pairing, reservation);
+        tokio::spawn(Arc::clone(self).ask_until_settled(pairing));
     }
 
     /// Asks the maker of `pairing` what became of it, every [`ASK_EVERY`],
@@ -157,12 +174,16 @@ impl Remote {
             return;
         };
         let name = Name::from(reservation.name.as_str());
-        match game {
-            Some(game) => self.doors.paired.do_send(PairedThere { name, game }),
-            None => {
-                if let Some(wanted) = reservation.seek.wanted() {
+        match (game, reservation.what) {
+            (Some(game), _) => self.doors.paired.do_send(PairedThere { name, game }),
+            (None, Reserved::Seek(seek)) => {
+                if let Some(wanted) = seek.wanted() {
                     self.doors.release.do_send(ReleaseSeek { name, wanted });
                 }
+            }
+            (None, Reserved::Challenge(id)) => {
+                let release = ReleaseChallenger { name, id };
+                self.doors.release_challenger.do_send(release);
             }
         }
     }
@@ -195,6 +216,18 @@ impl Remote {
 // ---- the maker ----
 
 impl Remote {
+    /// This node is to make `pairing`'s game: noted before the other node
+    /// hears of it, so that its questions wait for the outcome.
+    pub(super) fn to_make(&self, pairing: u64) {
+        lock(&self.making).set(pairing, Outcome::Making);
+    }
+
+    /// `pairing`'s game was made here, or never will be.
+    pub(super) fn made(&self, pairing: u64, game: Option<GameId>) {
+        let outcome = game.map_or(Outcome::None, Outcome::Made);
+        lock(&self.making).set(pairing, outcome);
+    }
+
     /// The leader paired `waiting`'s seek here with `partner`'s:
     /// the game is made here, once, and a partner of another node hears
     /// either way.

@@ -348,6 +348,8 @@ impl Remote {
     pub(super) fn forget_nodes(self: &Arc<Self>, nodes: &[String]) {
         self.forget_seeks_of(nodes);
         self.makers_gone(nodes);
+        let gone = crate::messages::FarNodesGone(nodes.to_vec());
+        self.doors.nodes_gone.do_send(gone);
         let players: Vec<(String, u64)> = (lock(&self.seated).keys())
             .filter(|(node, _)| nodes.contains(node))
             .cloned()

@@ -256,6 +256,11 @@ pub(crate) enum Read {
         game: GameId,
         answer: ReadAnswer<Option<String>>,
     },
+    /// The live node where a name is online, if any (a cluster's store).
+    NameNode {
+        name: String,
+        answer: ReadAnswer<Option<String>>,
+    },
     /// A block of game numbers for a cluster node (see
     /// [`crate::rules::numbers`]).
     GameNumbers {
@@ -281,7 +286,9 @@ impl Read {
             }
             Read::Registration { answer, .. } => drop(answer.send(Err(why))),
             Read::GameNumbers { answer } => drop(answer.send(Err(why))),
-            Read::OwnerOf { answer, .. } => drop(answer.send(Err(why))),
+            Read::OwnerOf { answer, .. } | Read::NameNode { answer, .. } => {
+                drop(answer.send(Err(why)));
+            }
         }
     }
 }

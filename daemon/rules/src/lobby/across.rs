@@ -75,7 +75,11 @@ pub enum AcceptRoute {
     Here,
     /// The challenger is on `node`, where the challenge is numbered `id`:
     /// that node takes its side out first.
-    Through { node: String, id: ChallengeId },
+    Through {
+        node: String,
+        id: ChallengeId,
+        challenger: Name,
+    },
 }
 
 fn same(a: &str, b: &str) -> bool {
@@ -255,7 +259,12 @@ impl<R: Clone> LobbyCore<R> {
             Some(Across::From { node, id, .. }) => {
                 self.check_free(by)?;
                 let (node, id) = (node.clone(), *id);
-                Ok(AcceptRoute::Through { node, id })
+                let challenger = Name::clone(&challenge.from);
+                Ok(AcceptRoute::Through {
+                    node,
+                    id,
+                    challenger,
+                })
             }
             _ => Ok(AcceptRoute::Here),
         }

@@ -27,6 +27,15 @@ pub enum StartPlan {
     Draw(u8),
 }
 
+/// Where the start of a challenge of `variant` from `start` comes from.
+pub fn start_plan(variant: Variant, start: &StartSpec) -> Result<StartPlan, Refusal> {
+    match start {
+        StartSpec::Initial => Ok(StartPlan::Ready(Vec::new())),
+        StartSpec::Moves(moves) => checked_start(variant, moves).map(StartPlan::Ready),
+        StartSpec::Random(plies) => Ok(StartPlan::Draw(*plies)),
+    }
+}
+
 /// The refusal when no random start of `plies` moves could be drawn.
 pub fn no_random_start(variant: Variant, plies: u8) -> Refusal {
     Refusal::NoRandomStart { variant, plies }
@@ -76,14 +85,10 @@ impl<R: Clone> LobbyCore<R> {
         terms: &Terms,
         start: &StartSpec,
     ) -> Result<StartPlan, Refusal> {
-        match start {
-            StartSpec::Initial => Ok(StartPlan::Ready(Vec::new())),
-            StartSpec::Moves(moves) => checked_start(terms.variant, moves).map(StartPlan::Ready),
-            StartSpec::Random(plies) => {
-                self.may_challenge(from, to, terms.rated)?;
-                Ok(StartPlan::Draw(*plies))
-            }
+        if let StartSpec::Random(_) = start {
+            self.may_challenge(from, to, terms.rated)?;
         }
+        start_plan(terms.variant, start)
     }
 
     /// `CHALLENGE` from `from` to `to` on `terms`, open until `timeout` from

@@ -77,6 +77,19 @@ async fn kept_elsewhere(
     }))
 }
 
+/// The live node where `name` is online, if any: one whose lease has not
+/// passed (a name held by a node that stopped renewing is free to take).
+pub async fn node_of(db: &mut Db, name: &str) -> Result<Option<String>, String> {
+    const SQL: &str = "SELECT n.node FROM names_online o \
+         JOIN nodes n ON n.incarnation = o.incarnation WHERE o.folded = lower($1) \
+         AND n.state = 'live' AND n.lease_until > clock_timestamp()";
+    let row = db
+        .query_opt(SQL, &[&name])
+        .await
+        .map_err(|e| describe(&e))?;
+    Ok(row.map(|row| row.get(0)))
+}
+
 /// Gives `name` back, if `incarnation` holds it.
 pub async fn release(db: &mut Db, incarnation: i64, name: &str) -> Result<(), String> {
     const SQL: &str = "DELETE FROM names_online WHERE folded = lower($1) AND incarnation = $2";

@@ -82,6 +82,9 @@ impl PgReader {
                 Read::OwnerOf { game, answer } => {
                     send(answer, super::nodes::owner_of(db, game).await);
                 }
+                Read::NameNode { name, answer } => {
+                    send(answer, super::names::node_of(db, &name).await);
+                }
                 Read::GameNumbers { answer } => {
                     let block = crate::rules::numbers::BLOCK;
                     send(answer, super::nodes::number_block(db, "game", block).await);
