@@ -1,7 +1,7 @@
 //! Challenges between players of two nodes (`cluster.nats`): made, seen,
 //! declined, withdrawn, accepted and played as on one daemon, each player
 //! with the challenge's number on its own node; refused where one daemon
-//! refuses; dropped when either player goes. Real processes on loopback,
+//! refuses; dropped when either player or the other node goes. Real processes on loopback,
 //! a NATS server and a PostgreSQL server of the tests'.
 
 use flipline_tests::*;

@@ -1,8 +1,9 @@
 //! Seeks across a cluster's nodes (`cluster.nats`): the lobby's leader
 //! pairs every node's seeks, the game made on the older seek's node and
 //! the other seeker seated there from its own; when the leader dies, the
-//! next one pairs the seeks left open. Real processes on loopback, a NATS
-//! server and a PostgreSQL server of the tests'.
+//! next one pairs the seeks left open (and a challenge open between two
+//! nodes, none of the leader's, is played). Real processes on loopback, a
+//! NATS server and a PostgreSQL server of the tests'.
 
 use std::time::Duration;
 
@@ -102,6 +103,12 @@ fn when_the_lobby_s_leader_dies_the_next_pairs_the_seeks_left_open() {
     let mut p2 = Client::login_as(y, "fb");
     assert_eq!(p1.ok("SEEK othello").1, "OK seeking");
     assert_eq!(p2.ok("SEEK reversi").1, "OK seeking");
+    // And a challenge between the two other nodes: none of the leader's.
+    let mut p5 = Client::login_as(x, "fe");
+    let mut p6 = Client::login_as(y, "ff");
+    assert!(p5.ok("CHALLENGE ff othello").1.starts_with("OK "));
+    let challenge = p6.expect_event("CHALLENGE ");
+    let challenge = challenge.split(' ').nth(1).unwrap_or_default().to_string();
     cluster.nodes[leader].kill();
     let mut p3 = Client::login_as(x, "fc");
     let mut p4 = Client::login_as(y, "fd");
@@ -152,6 +159,20 @@ fn when_the_lobby_s_leader_dies_the_next_pairs_the_seeks_left_open() {
         })
         .sum::<u64>();
     assert_eq!(new_leader, 2, "the next leader paired both");
+
+    // The challenge made before the leader died is played.
+    let (_, ok) = p6.ok(&format!("ACCEPT {challenge}"));
+    let game = reply_game("ACCEPT", &ok);
+    let start = p6.line();
+    assert!(
+        start.starts_with(&format!("START {game} othello ")),
+        "{start}"
+    );
+    assert_eq!(p5.expect_event("START "), start);
+    assert_eq!(
+        status_of(&mut p5, "fe"),
+        format!("PLAYER fe playing {game} -")
+    );
 }
 
 /// What a node publishes while the bus is away is sent once it is back
