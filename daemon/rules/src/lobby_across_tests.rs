@@ -167,11 +167,21 @@ fn an_accept_takes_the_challenger_out_on_its_node_then_seats_it_at_the_game_made
         challenger: ann(),
     };
     assert_eq!(route, Ok(through));
-    assert_eq!(a.core.reserve_challenger("c", id_a).map_err(code), Err(404));
-    assert_eq!(a.core.reserve_challenger("b", id_a), Ok(ann()));
+    let open = a.new_game("ann", Opponent::Open).unwrap();
+    assert_eq!(a.core.seat_of("ann"), Some(open));
+    let wrong_node = a.core.reserve_challenger("c", id_a).map(|d| d.reply);
+    assert_eq!(wrong_node.map_err(code), Err(404));
+    assert_eq!(reserve(&mut a, id_a), Ok(ann()));
+    assert_eq!(a.core.seat_of("ann"), None, "its open game closes");
     // Taken out: no other seat, no second accept, no cancel meanwhile.
     assert_eq!(a.new_game("ann", Opponent::Open), Err(409));
-    assert_eq!(a.core.reserve_challenger("b", id_a).map_err(code), Err(404));
+    assert_eq!(
+        a.core
+            .reserve_challenger("b", id_a)
+            .map(|d| d.reply)
+            .map_err(code),
+        Err(404)
+    );
     let cancel = a.core.cancel_challenge(&ann(), id_a);
     assert_eq!(cancel.map(|_| ()).map_err(code), Err(404));
 
@@ -203,7 +213,7 @@ fn an_accept_takes_the_challenger_out_on_its_node_then_seats_it_at_the_game_made
 fn an_accept_that_came_to_nothing_leaves_the_challenge_open_on_both_nodes() {
     let (mut a, mut b) = two_nodes();
     let (id_a, id_b) = challenge(&mut a, &mut b, false);
-    assert_eq!(a.core.reserve_challenger("b", id_a), Ok(ann()));
+    assert_eq!(reserve(&mut a, id_a), Ok(ann()));
     // The game's write fails on b: the challenge is open there again.
     b.failing = true;
     let next = &mut b.next;
@@ -224,7 +234,13 @@ fn a_challenger_busy_or_gone_on_its_node_refuses_the_accept_and_changes_nothing(
     let game = a.new_game("cy", Opponent::Open).unwrap();
     assert!(a.join("ann", game).is_ok());
     let before = a.core.snapshot();
-    assert_eq!(a.core.reserve_challenger("b", id_a).map_err(code), Err(409));
+    assert_eq!(
+        a.core
+            .reserve_challenger("b", id_a)
+            .map(|d| d.reply)
+            .map_err(code),
+        Err(409)
+    );
     assert_eq!(a.core.snapshot(), before);
     assert_eq!(a.core.open_challenges(), [id_a]);
 
@@ -237,8 +253,8 @@ fn a_challenger_busy_or_gone_on_its_node_refuses_the_accept_and_changes_nothing(
         .core
         .challenge_far((&ann(), "dee", "b"), terms(false), when)
         .unwrap();
-    assert_eq!(a.core.reserve_challenger("b", first), Ok(ann()));
-    let refused = a.core.reserve_challenger("b", second);
+    assert_eq!(reserve(&mut a, first), Ok(ann()));
+    let refused = a.core.reserve_challenger("b", second).map(|d| d.reply);
     assert_eq!(refused, Err(super::refusal::Refusal::ChallengerBusy(ann())));
 }
 
@@ -294,12 +310,18 @@ fn a_seek_taken_out_while_its_player_s_challenge_is_being_accepted_is_refused() 
     let (mut a, mut b) = two_nodes();
     let (id_a, _) = challenge(&mut a, &mut b, false);
     a.core.pool_seeks();
-    assert_eq!(a.core.reserve_challenger("b", id_a), Ok(ann()));
+    assert_eq!(reserve(&mut a, id_a), Ok(ann()));
     let wanted = super::lobby::SeekWanted::casual(Variant::Othello, None);
     assert_eq!(
         a.core.reserve_pooled(&ann(), wanted).map_err(code),
         Err(409)
     );
+}
+
+/// Node b's accept of `id` (a's number) takes its challenger out on a.
+fn reserve(a: &mut Harness, id: ChallengeId) -> Result<Name, u16> {
+    let done = a.core.reserve_challenger("b", id).map_err(code)?;
+    a.settle(done)
 }
 
 fn code(refusal: super::refusal::Refusal) -> u16 {

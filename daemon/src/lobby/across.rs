@@ -236,9 +236,9 @@ impl Handler<ReserveChallenger> for Lobby {
             let parties = core.challenge_parties(id);
             (parties.iter().flatten()).find_map(|party| core.waits_for(Some(party), None))
         });
-        self.when_free(ctx, waits, move |act, _| {
+        self.when_free(ctx, waits, move |act, ctx| {
             let reserved = act.core.reserve_challenger(&msg.node, msg.id);
-            let _ = reply.send(reserved.map_err(Into::into));
+            act.conclude(ctx, reserved, reply, |_, name| Ok(name));
         });
         answered(answer)
     }

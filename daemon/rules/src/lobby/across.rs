@@ -143,11 +143,16 @@ impl<R: Clone> LobbyCore<R> {
     /// The challenged's node `node` accepts challenge `id` (this node's
     /// number): its challenger is taken out, and takes no other seat until
     /// that node made the game or did not ([`LobbyCore::paired_away`],
-    /// [`LobbyCore::release_challenger`]). The answer is the challenger.
-    /// Refused, as the challenged is to hear it, if the challenge is no
-    /// longer open here (withdrawn, lapsed), or its challenger is gone, is
-    /// being seated in another game, or plays one.
-    pub fn reserve_challenger(&mut self, node: &str, id: ChallengeId) -> Result<Name, Refusal> {
+    /// [`LobbyCore::release_challenger`]); an open game it made closes, and
+    /// its seek goes, as for an accept on one node. The answer is the
+    /// challenger. Refused, as the challenged is to hear it, if the
+    /// challenge is no longer open here (withdrawn, lapsed), or its
+    /// challenger is gone, is being seated in another game, or plays one.
+    pub fn reserve_challenger(
+        &mut self,
+        node: &str,
+        id: ChallengeId,
+    ) -> Result<Done<Name, R>, Refusal> {
         let challenge = self.challenges.get(id);
         let from = challenge
             .filter(|c| is_to(c).is_some_and(|n| n == node))
@@ -168,11 +173,13 @@ impl<R: Clone> LobbyCore<R> {
         }
         let challenge = self.challenges.cancel(id, &from)?;
         self.accepting.push(challenge);
+        let mut effects = Vec::new();
+        self.vacate(&from, &mut effects);
         self.withdraw_seek(&from);
         if let Some(person) = self.existing_person_mut(&from) {
             person.pairing = true;
         }
-        Ok(from)
+        done(from, effects)
     }
 
     /// The accept of challenge `id` by its challenged's node came to

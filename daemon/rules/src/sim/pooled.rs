@@ -4,8 +4,10 @@
 //! any order (notes to the leader may also be lost, and are told again),
 //! the players on each node seeking, leaving, making, joining and ending
 //! games, going and logging in again, while pairings are on their way.
-//! After every step each core keeps its invariants, and across the nodes
-//! nobody sits in two games in play.
+//! Players of the two nodes also challenge each other, and accept,
+//! decline, withdraw and let lapse those challenges (`across`). After
+//! every step each core keeps its invariants, and across the nodes nobody
+//! sits in two games in play.
 
 use std::collections::BTreeMap;
 
@@ -17,6 +19,9 @@ use crate::Name;
 use crate::lobby::{AwayPass, Done, LobbyCore, LobbyEffect, Partner, PoolNote, SeekWanted};
 use crate::seek_pool::{Pairing, SeekPool, Seeker};
 use crate::{ConnId, Phase};
+
+mod across;
+use across::{ChallengeMsg, ChallengeOp};
 
 const NODES: usize = 2;
 const PLAYERS: usize = 6;
@@ -70,11 +75,15 @@ enum Msg {
     Told(u64, Outcome),
     /// The asker's session takes its seat on the game's node.
     Sit(usize, GameId, AwayPass),
+    /// About a challenge between the two nodes.
+    Across(ChallengeMsg),
 }
 
 /// What the game's node knows of a pairing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Outcome {
+    /// Being made (an accept waiting for the challenger's node).
+    Making,
     Made(GameId),
     None,
 }
@@ -101,6 +110,33 @@ enum Op {
     Ask(usize),
     /// The store refuses the next game a pairing makes.
     FailNext,
+    /// A step of a challenge between the two nodes.
+    Challenge(ChallengeOp),
+}
+
+/// A player taken out on its node for a game the other node makes.
+#[derive(Clone, Debug)]
+enum Reserved {
+    /// Its seek, paired by the leader.
+    Seek(Seeker<()>),
+    /// Its challenge (its node's number), accepted on the other node.
+    Challenge(Name, crate::challenges::ChallengeId, usize),
+}
+
+impl Reserved {
+    fn name(&self) -> &Name {
+        match self {
+            Reserved::Seek(seeker) => &seeker.name,
+            Reserved::Challenge(name, ..) => name,
+        }
+    }
+
+    fn node(&self) -> usize {
+        match self {
+            Reserved::Seek(seeker) => node_of(seeker),
+            Reserved::Challenge(_, _, node) => *node,
+        }
+    }
 }
 
 struct World {
@@ -108,8 +144,9 @@ struct World {
     leader: SeekPool<()>,
     bus: Vec<Msg>,
     next_pairing: u64,
-    /// The asker's side: seeks taken out, by pairing, and the game's node.
-    reserved: BTreeMap<u64, (Seeker<()>, usize)>,
+    /// The asker's side: players taken out, by pairing, and the game's
+    /// node.
+    reserved: BTreeMap<u64, (Reserved, usize)>,
     /// The game's side: what became of each pairing.
     making: BTreeMap<u64, Outcome>,
     next_game: [GameId; NODES],
@@ -189,6 +226,9 @@ impl World {
     fn notes(&mut self, node: usize) {
         for note in self.nodes[node].pool_notes() {
             self.bus.push(Msg::Note(node, note));
+        }
+        for note in self.nodes[node].far_notes() {
+            self.bus.push(Msg::Across(ChallengeMsg::Word(node, note)));
         }
     }
 
@@ -275,6 +315,7 @@ impl World {
             }
             Op::Ask(_) => {}
             Op::FailNext => self.fail_next = true,
+            Op::Challenge(op) => self.challenge_op(op),
         }
     }
 
@@ -293,7 +334,7 @@ impl World {
             let done = self.nodes[home(p)].sit_away(&who, game);
             self.settle(home(p), done);
         }
-        if self.reserved.values().any(|(s, _)| s.name == who) {
+        if self.reserved.values().any(|(r, _)| *r.name() == who) {
             self.nodes[home(p)].mark_pairing(&who);
         }
     }
@@ -344,7 +385,8 @@ impl World {
                     .is_ok();
                 if ok {
                     let maker = node_of(&pairing.waiting);
-                    self.reserved.insert(id, (asker.clone(), maker));
+                    let reserved = Reserved::Seek(asker.clone());
+                    self.reserved.insert(id, (reserved, maker));
                 }
                 self.notes(node);
                 self.bus.push(Msg::Reserved(pairing, id, ok));
@@ -364,6 +406,8 @@ impl World {
             }
             Msg::Told(id, Outcome::Made(game)) => self.settled(id, Some(game)),
             Msg::Told(id, Outcome::None) => self.settled(id, None),
+            Msg::Told(_, Outcome::Making) => {}
+            Msg::Across(msg) => self.deliver_across(msg),
             Msg::Sit(maker, game, pass) => {
                 let Some(p) = (0..PLAYERS).find(|&p| {
                     self.nodes[maker]
@@ -408,19 +452,23 @@ impl World {
         let Some((asker, maker)) = self.reserved.remove(&id) else {
             return;
         };
-        let node = node_of(&asker);
-        match game {
-            None => {
-                self.nodes[node].release_pooled(&asker.name, asker.wanted);
+        let node = asker.node();
+        match (game, &asker) {
+            (None, Reserved::Seek(seeker)) => {
+                self.nodes[node].release_pooled(&seeker.name, seeker.wanted);
                 self.notes(node);
             }
-            Some(game) => {
+            (None, Reserved::Challenge(name, challenge, _)) => {
+                self.nodes[node].release_challenger(name, *challenge);
+                self.notes(node);
+            }
+            (Some(game), _) => {
                 // Whichever connection holds the name now (it may have
                 // logged in again meanwhile).
-                if self.nodes[node].holder(&asker.name).is_none() {
+                if self.nodes[node].holder(asker.name()).is_none() {
                     return;
                 }
-                let done = self.nodes[node].paired_away(&asker.name, game);
+                let done = self.nodes[node].paired_away(asker.name(), game);
                 if let Some(pass) = self.settle(node, done) {
                     self.bus.push(Msg::Sit(maker, game, pass));
                 }
@@ -508,6 +556,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0..NODES).prop_map(Op::Reannounce),
         1 => any::<usize>().prop_map(Op::Ask),
         1 => Just(Op::FailNext),
+        4 => across::op().prop_map(Op::Challenge),
     ]
 }
 
