@@ -20,7 +20,7 @@ use crate::messages::{
 };
 use crate::rules::Name;
 use crate::rules::challenges::{ChallengeId, Terms};
-use crate::rules::lobby::{StartPlan, start_plan};
+use crate::rules::lobby::start_plan;
 use crate::rules::refusal::Refusal;
 use crate::service_time;
 
@@ -70,21 +70,8 @@ impl Lobby {
         reply: ChallengeReply,
     ) {
         let checked = self.core.may_challenge_far(&name, &to, terms.rated);
-        match checked.and_then(|()| start_plan(terms.variant, &start)) {
-            Err(refused) => {
-                let _ = reply.send(Err(refused.into()));
-            }
-            Ok(StartPlan::Ready(moves)) => {
-                let terms = Terms {
-                    start: moves,
-                    ..terms
-                };
-                self.send_far_challenge(ctx, (name, to, node), terms, reply);
-            }
-            Ok(StartPlan::Draw(plies)) => {
-                self.draw_for_challenge(ctx, (name, to, Some(node)), terms, plies, reply);
-            }
-        }
+        let planned = checked.and_then(|()| start_plan(terms.variant, &start));
+        self.challenge_planned(ctx, planned, (name, to, Some(node)), terms, reply);
     }
 
     /// Opens the challenge of `name` to `to` on `node` here and tells that

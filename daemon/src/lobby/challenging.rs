@@ -12,6 +12,7 @@ use crate::messages::{ChallengeAnswer, ChallengeOp, ChallengeStep};
 use crate::rules::Name;
 use crate::rules::challenges::{ChallengeId, Terms};
 use crate::rules::lobby::{AcceptRoute, StartPlan, no_random_start};
+use crate::rules::refusal::Refusal;
 use crate::service_time;
 use crate::session::SessionRef;
 
@@ -92,7 +93,21 @@ impl Lobby {
         (terms, start): (Terms, StartSpec),
         reply: ChallengeReply,
     ) {
-        match self.core.challenge_start(&name, &to, &terms, &start) {
+        let planned = self.core.challenge_start(&name, &to, &terms, &start);
+        self.challenge_planned(ctx, planned, (name, to, None), terms, reply);
+    }
+
+    /// A challenge whose start is `planned`: opened once its start is ready
+    /// (drawn first, if random), here or, for a player on a node, with it.
+    pub(super) fn challenge_planned(
+        &mut self,
+        ctx: &mut Context<Self>,
+        planned: Result<StartPlan, Refusal>,
+        who: (Name, String, Option<String>),
+        terms: Terms,
+        reply: ChallengeReply,
+    ) {
+        match planned {
             Err(refused) => {
                 let _ = reply.send(Err(refused.into()));
             }
@@ -101,11 +116,24 @@ impl Lobby {
                     start: moves,
                     ..terms
                 };
-                self.make_challenge(ctx, name, &to, terms, reply);
+                self.open_challenge(ctx, who, terms, reply);
             }
-            Ok(StartPlan::Draw(plies)) => {
-                self.draw_for_challenge(ctx, (name, to, None), terms, plies, reply);
-            }
+            Ok(StartPlan::Draw(plies)) => self.draw_for_challenge(ctx, who, terms, plies, reply),
+        }
+    }
+
+    /// Opens the challenge of `name` to `to`, its start ready: here, or
+    /// with `node`, where `to` is online.
+    fn open_challenge(
+        &mut self,
+        ctx: &mut Context<Self>,
+        (name, to, node): (Name, String, Option<String>),
+        terms: Terms,
+        reply: ChallengeReply,
+    ) {
+        match node {
+            Some(node) => self.send_far_challenge(ctx, (name, to, node), terms, reply),
+            None => self.make_challenge(ctx, name, &to, terms, reply),
         }
     }
 
@@ -128,7 +156,7 @@ impl Lobby {
     /// Draws a random start of `plies` moves on the engine pool, then
     /// decides the challenge from it (once nothing it touches is held),
     /// here or, for a player on `node`, with that node.
-    pub(super) fn draw_for_challenge(
+    fn draw_for_challenge(
         &mut self,
         ctx: &mut Context<Self>,
         (name, to, node): (Name, String, Option<String>),
@@ -149,10 +177,7 @@ impl Lobby {
                     start: moves,
                     ..terms
                 };
-                match node {
-                    Some(node) => act.send_far_challenge(ctx, (name, to, node), terms, reply),
-                    None => act.make_challenge(ctx, name, &to, terms, reply),
-                }
+                act.open_challenge(ctx, (name, to, node), terms, reply);
             });
         }));
     }
