@@ -30,6 +30,7 @@ mod challenging;
 mod guest_secret;
 mod journal;
 mod pooled;
+mod taken_out;
 mod tourney_games;
 
 pub use across::{AcceptRoute, Across, FarNote, FarWord, LobbyChallenge};

@@ -1,6 +1,6 @@
-//! Challenges between players of two nodes: two lobby cores, node "a"
-//! (the challenger ann's) and node "b" (the challenged bob's), and the
-//! words between them carried by hand.
+//! Challenges and tournament games between players of two nodes: two
+//! lobby cores, node "a" (ann's, the challenger's) and node "b" (bob's),
+//! and the words between them carried by hand.
 
 use std::time::Duration;
 
@@ -326,4 +326,82 @@ fn reserve(a: &mut Harness, id: ChallengeId) -> Result<Name, u16> {
 
 fn code(refusal: super::refusal::Refusal) -> u16 {
     refusal.code().number()
+}
+
+fn tourney_terms() -> super::lobby::TourneyTerms {
+    super::lobby::TourneyTerms {
+        tourney: 1,
+        round: 1,
+        variant: Variant::Othello,
+        clock: None,
+        rated: false,
+        start: Vec::new(),
+    }
+}
+
+#[test]
+fn a_player_taken_out_for_another_node_s_game_is_free_and_then_takes_no_other_seat() {
+    let (mut a, _) = two_nodes();
+    assert_eq!(
+        a.core.take_out(&bob()).map(|_| ()).map_err(code),
+        Err(409),
+        "not here"
+    );
+    let open = a.new_game("ann", Opponent::Open).unwrap();
+    let done = a.core.take_out(&ann()).unwrap();
+    assert!(a.settle(done).is_ok());
+    assert_eq!(a.core.seat_of("ann"), None, "its open game closes");
+    assert!(
+        a.core
+            .game(open)
+            .is_none_or(|e| e.phase != super::Phase::Open)
+    );
+    assert_eq!(a.new_game("ann", Opponent::Open), Err(409));
+    let again = a.core.take_out(&ann()).map(|_| ()).map_err(code);
+    assert_eq!(again, Err(409), "taken out once");
+    a.core.free_taken_out(&ann());
+    assert!(a.new_game("ann", Opponent::Open).is_ok(), "free again");
+
+    // In a game in play: not free.
+    let (mut a, _) = two_nodes();
+    a.login("cy", 3);
+    let game = a.new_game("cy", Opponent::Open).unwrap();
+    assert!(a.join("ann", game).is_ok());
+    let before = a.core.snapshot();
+    assert_eq!(a.core.take_out(&ann()).map(|_| ()).map_err(code), Err(409));
+    assert_eq!(a.core.snapshot(), before);
+    assert_eq!(a.core.check_invariants(), Ok(()));
+}
+
+#[test]
+fn a_tournament_s_game_holds_the_seat_of_a_player_of_another_node() {
+    let (mut a, mut b) = two_nodes();
+    // bob plays from node b a round's game that node a makes.
+    let done = b.core.take_out(&bob()).unwrap();
+    assert!(b.settle(done).is_ok());
+    let next = &mut a.next;
+    let made = a
+        .core
+        .tourney_game((&ann(), &bob()), [false, true], tourney_terms(), || {
+            take(next)
+        });
+    let game = a.settle(made.unwrap()).unwrap();
+    assert_eq!(a.core.seat_of("ann"), Some(game));
+    assert_eq!(a.core.seat_of("bob"), Some(game), "held for bob");
+    assert_eq!(a.core.holder("bob"), None);
+    let done = b.core.paired_away(&bob(), game).unwrap();
+    assert!(b.settle(done).is_ok());
+    assert_eq!(b.core.away_of("bob"), Some(game));
+    // A local player who is not free is refused, changing nothing.
+    let before = a.core.snapshot();
+    let next = &mut a.next;
+    let made = a
+        .core
+        .tourney_game((&ann(), &bob()), [false, true], tourney_terms(), || {
+            take(next)
+        });
+    assert_eq!(made.map(|_| ()).map_err(code), Err(409));
+    assert_eq!(a.core.snapshot(), before);
+    assert_eq!(a.core.check_invariants(), Ok(()));
+    assert_eq!(b.core.check_invariants(), Ok(()));
 }

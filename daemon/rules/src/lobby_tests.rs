@@ -136,7 +136,7 @@ impl Harness {
         };
         let (black, white) = (Name::from(black), Name::from(white));
         let done = (self.core)
-            .tourney_game(&black, &white, terms, id)
+            .tourney_game((&black, &white), [false; 2], terms, id)
             .map_err(code)?;
         self.settle(done)
     }

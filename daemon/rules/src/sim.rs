@@ -407,7 +407,8 @@ impl World {
             *next - 1
         };
         let (black, white) = (&pairing.black, &pairing.white);
-        let Ok(done) = (self.lobby).tourney_game(black, white, terms.clone(), id) else {
+        let Ok(done) = (self.lobby).tourney_game((black, white), [false; 2], terms.clone(), id)
+        else {
             let lobby = &self.lobby;
             let effects = (self.desk).game_unmade(pairing, &terms, &|n| lobby.free_to_play(n));
             return self.desk_effects(effects);

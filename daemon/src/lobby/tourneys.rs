@@ -207,7 +207,9 @@ impl Lobby {
         self.when_free(ctx, waits, move |act, ctx| {
             let numbers = &mut act.numbers;
             let (black, white) = (&pairing.black, &pairing.white);
-            let decided = (act.core).tourney_game(black, white, terms.clone(), || numbers.take());
+            let decided =
+                (act.core)
+                    .tourney_game((black, white), [false; 2], terms.clone(), || numbers.take());
             let Ok(done) = decided else {
                 let effects = act.with_desk(|desk, free| desk.game_unmade(pairing, &terms, free));
                 return act.carry_out_desk(ctx, effects);

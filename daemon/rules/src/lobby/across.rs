@@ -174,11 +174,7 @@ impl<R: Clone> LobbyCore<R> {
         let challenge = self.challenges.cancel(id, &from)?;
         self.accepting.push(challenge);
         let mut effects = Vec::new();
-        self.vacate(&from, &mut effects);
-        self.withdraw_seek(&from);
-        if let Some(person) = self.existing_person_mut(&from) {
-            person.pairing = true;
-        }
+        self.mark_taken_out(&from, &mut effects);
         done(from, effects)
     }
 
@@ -186,9 +182,7 @@ impl<R: Clone> LobbyCore<R> {
     /// nothing there: its challenger `name` is free again, and the
     /// challenge open again if the challenger is still here.
     pub fn release_challenger(&mut self, name: &Name, id: ChallengeId) {
-        if let Some(person) = self.existing_person_mut(name) {
-            person.pairing = false;
-        }
+        self.free_taken_out(name);
         let Some(index) = self.accepting.iter().position(|c| c.id == id) else {
             return;
         };

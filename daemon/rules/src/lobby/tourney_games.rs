@@ -6,7 +6,7 @@
 use flipline::protocol::{ClockSpec, GameId, TourneyId};
 use flipline::{Move, Variant};
 
-use super::{Done, GameTerms, LobbyCore, Origin, done};
+use super::{AwayPass, Done, GameTerms, LobbyCore, Marks, Origin, done};
 use crate::refusal::Refusal;
 use crate::{Name, Sitter};
 
@@ -44,37 +44,36 @@ impl<R: Clone> LobbyCore<R> {
 
     /// The game a tournament round makes for `black` and `white` (held
     /// until stored; both learn their seat as a paired seeker does). Refused
-    /// if either is not [`free_to_play`](Self::free_to_play) by now.
+    /// if either is not [`free_to_play`](Self::free_to_play) by now. A
+    /// player of another node (`far`: black's, white's), taken out there
+    /// for this game, has its seat held for it here instead.
     pub fn tourney_game(
         &mut self,
-        black: &Name,
-        white: &Name,
+        (black, white): (&Name, &Name),
+        far: [bool; 2],
         terms: TourneyTerms,
         next_id: impl FnOnce() -> GameId,
     ) -> Result<Done<GameId, R>, Refusal> {
-        self.transact(|core| core.decide_tourney_game(black, white, terms, next_id))
+        self.transact(|core| core.decide_tourney_game([black, white], far, terms, next_id))
     }
 
     fn decide_tourney_game(
         &mut self,
-        black: &Name,
-        white: &Name,
+        names: [&Name; 2],
+        far: [bool; 2],
         terms: TourneyTerms,
         next_id: impl FnOnce() -> GameId,
     ) -> Result<Done<GameId, R>, Refusal> {
         let mut conns = Vec::new();
-        for name in [black, white] {
-            if !self.free_to_play(name) {
+        for (name, far) in names.into_iter().zip(far) {
+            if !far && !self.free_to_play(name) {
                 return Err(Refusal::NotFree(Name::clone(name)));
             }
-            conns.extend(self.holder(name));
+            conns.extend(self.holder(name).filter(|_| !far));
         }
         let mut effects = Vec::new();
-        for name in [black, white] {
-            self.vacate(name, &mut effects);
-            self.withdraw_seek(name);
-        }
-        let seats = [black, white].map(|name| Sitter::Person(Name::clone(name), self.holder(name)));
+        let black = self.tourney_seat(names[0], far[0], &mut effects)?;
+        let white = self.tourney_seat(names[1], far[1], &mut effects)?;
         let game_terms = GameTerms {
             variant: terms.variant,
             clock: terms.clock,
@@ -88,7 +87,29 @@ impl<R: Clone> LobbyCore<R> {
             asker: None,
             near: conns.first().copied(),
         };
-        self.launch(game, game_terms, seats, origin, &mut effects);
+        self.launch(game, game_terms, [black, white], origin, &mut effects);
         done(game, effects)
+    }
+
+    /// `name`'s seat at a round's game: here, or held for it when it is on
+    /// another node (`far`; tournaments are for registered names: a
+    /// member's pass).
+    fn tourney_seat(
+        &mut self,
+        name: &Name,
+        far: bool,
+        effects: &mut Vec<super::LobbyEffect<R>>,
+    ) -> Result<Sitter<crate::ConnId>, Refusal> {
+        if far {
+            let pass = AwayPass {
+                secret: None,
+                member: true,
+                marks: Marks::default(),
+            };
+            return self.hold_far_seat(Name::clone(name), pass, effects);
+        }
+        self.vacate(name, effects);
+        self.withdraw_seek(name);
+        Ok(Sitter::Person(Name::clone(name), self.holder(name)))
     }
 }
