@@ -155,6 +155,17 @@ pub enum Body {
     /// accepted there; take its challenger out for pairing `pairing`, whose
     /// game the sender makes and settles (`Paired`, `Unpaired`). Answered.
     Accepting { request: u64, id: u64, pairing: u64 },
+    /// From the node that makes a game with the receiver's player `name`
+    /// (a tournament's round): take it out for pairing `pairing`, which the
+    /// sender settles (`Paired`, `Unpaired`). Answered.
+    TakeOut {
+        request: u64,
+        name: String,
+        pairing: u64,
+    },
+    /// Lines for the receiver's player `name`, if online there (what its
+    /// tournament on the sender says).
+    TellName { name: String, text: String },
 }
 
 /// A challenge's terms as the bus carries them: the variant's name, the

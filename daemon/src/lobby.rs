@@ -91,6 +91,7 @@ pub struct Lobby {
 mod across;
 mod away;
 mod challenging;
+mod far_players;
 mod pooling;
 mod tourneys;
 

@@ -567,9 +567,10 @@ pub struct BroadcastShutdown;
 pub type FarAnswer<T> =
     std::pin::Pin<Box<dyn std::future::Future<Output = Result<T, ProtocolError>> + Send>>;
 
-/// How the lobby of a cluster's node reaches the other nodes for
-/// challenges across them (`rules::lobby::Across`).
-pub trait FarChallenges: Send + Sync {
+/// How the lobby of a cluster's node reaches the other nodes for what
+/// brings players of two nodes together: challenges across them
+/// (`rules::lobby::Across`) and tournaments' games.
+pub trait FarLobby: Send + Sync {
     /// Tells `node` of challenge `id`, made here by `from` (logged in as
     /// `pass`) to `to` there on `terms`: answered once that node took it,
     /// or refused as that node refuses it.
@@ -585,16 +586,44 @@ pub trait FarChallenges: Send + Sync {
     /// Has `node` take the challenger of challenge `id` (its number there)
     /// out for a game made here: the pairing it is then settled by.
     fn reserve(&self, node: &str, id: crate::rules::challenges::ChallengeId) -> FarAnswer<u64>;
-    /// The game of `pairing`, with `node`'s `challenger`, was made here, or
+    /// The game of `pairing`, with `node`'s `player`, was made here, or
     /// not: that node hears.
-    fn settle(&self, node: &str, pairing: u64, challenger: &Name, game: Option<GameId>);
+    fn settle(&self, node: &str, pairing: u64, player: &Name, game: Option<GameId>);
+    /// Has `node` take its player `name` out for a game made here (see
+    /// `rules::lobby::LobbyCore::take_out`): the pairing it is then
+    /// settled by.
+    fn take_out(&self, node: &str, name: &Name) -> FarAnswer<u64>;
+    /// Tells `name`, on `node`, `text` (whole lines).
+    fn tell(&self, node: &str, name: &Name, text: String);
+}
+
+/// From the node that makes a game with `name`: it is taken out here.
+#[derive(Message)]
+#[rtype(result = "Result<(), ProtocolError>")]
+pub struct TakeOut {
+    pub name: Name,
+}
+
+/// The game `name` was taken out for was not made: it is free again.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct FreeTakenOut {
+    pub name: Name,
+}
+
+/// From another node: tell `name`, if online here, `text`.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct TellName {
+    pub name: Name,
+    pub text: String,
 }
 
 /// On a cluster's node with a bus: challenges may reach players of other
 /// nodes, through `0`.
 #[derive(Message)]
 #[rtype(result = "()")]
-pub struct ChallengeAcross(pub Arc<dyn FarChallenges>);
+pub struct ReachNodes(pub Arc<dyn FarLobby>);
 
 /// From `node`: its player `from` (logged in there as `pass`) challenges
 /// `to` here; `id` is the challenge's number there. The answer is its

@@ -39,11 +39,12 @@ use crate::store::Store;
 mod challenging;
 mod kept;
 mod listing;
+mod lobby_link;
 mod pairing;
 mod seats;
 mod seeking;
 
-pub use challenging::ChallengeLink;
+pub use lobby_link::LobbyLink;
 
 /// How long a watcher waits for the owner's answer.
 const ANSWER_WITHIN: Duration = Duration::from_secs(5);
@@ -82,6 +83,9 @@ pub struct LobbyDoors {
     pub reserve_challenger: Recipient<crate::messages::ReserveChallenger>,
     pub release_challenger: Recipient<crate::messages::ReleaseChallenger>,
     pub nodes_gone: Recipient<crate::messages::FarNodesGone>,
+    pub take_out: Recipient<crate::messages::TakeOut>,
+    pub free_taken_out: Recipient<crate::messages::FreeTakenOut>,
+    pub tell_name: Recipient<crate::messages::TellName>,
     /// A worker: where games a player of another node starts here run,
     /// and the routes of players here to games elsewhere.
     pub worker: ArbiterHandle,
@@ -271,6 +275,19 @@ impl Remote {
                 pairing,
             } => {
                 tokio::spawn(self.accepting(from, request, id, pairing));
+            }
+            Body::TakeOut {
+                request,
+                name,
+                pairing,
+            } => {
+                tokio::spawn(self.taken_out(from, request, name, pairing));
+            }
+            Body::TellName { name, text } => {
+                let name = Name::from(name.as_str());
+                self.doors
+                    .tell_name
+                    .do_send(crate::messages::TellName { name, text });
             }
         }
     }

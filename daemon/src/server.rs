@@ -438,6 +438,9 @@ fn reach_other_nodes(
         reserve_challenger: lobby.clone().recipient(),
         release_challenger: lobby.clone().recipient(),
         nodes_gone: lobby.clone().recipient(),
+        take_out: lobby.clone().recipient(),
+        free_taken_out: lobby.clone().recipient(),
+        tell_name: lobby.clone().recipient(),
         worker,
     };
     let lookups = (lobby.clone().recipient(), doors);
@@ -456,8 +459,8 @@ fn reach_other_nodes(
         }),
         pending: Box::new(move |name| pending.upgrade().is_some_and(|r| r.pairing_pending(name))),
     });
-    let link = crate::remote::ChallengeLink::new(&remote);
-    lobby.do_send(crate::messages::ChallengeAcross(Arc::new(link)));
+    let link = crate::remote::LobbyLink::new(&remote);
+    lobby.do_send(crate::messages::ReachNodes(Arc::new(link)));
     let directory = crate::remote::Directory {
         remote,
         store: store.clone(),

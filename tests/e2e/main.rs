@@ -16,6 +16,7 @@ mod cluster;
 mod cluster_challenge;
 mod cluster_play;
 mod cluster_seek;
+mod cluster_tourney;
 mod cluster_watch;
 mod durability;
 mod engine;

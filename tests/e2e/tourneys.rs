@@ -19,18 +19,18 @@ use crate::ratings::{assert_rating_near, glicko2};
 const TOURNEY_DEADLINE: Duration = Duration::from_secs(120);
 
 /// What a player saw of a tournament.
-struct Seen {
-    client: Client,
+pub(crate) struct Seen {
+    pub(crate) client: Client,
     /// Every line read.
-    lines: Vec<String>,
+    pub(crate) lines: Vec<String>,
     /// The games it played: (game, black, white, the first BOARD's cells).
-    games: Vec<(u64, String, String, String)>,
+    pub(crate) games: Vec<(u64, String, String, String)>,
 }
 
 /// Plays for `client` in tournament `id` (the first legal move at each of
 /// its turns) until `TOURNEY <id> over`, or, with `stop_at_round`, until
 /// that round's game starts (it is left unplayed).
-fn play_tourney(client: Client, id: u64, stop_at_round: Option<u32>) -> Seen {
+pub(crate) fn play_tourney(client: Client, id: u64, stop_at_round: Option<u32>) -> Seen {
     let deadline = Instant::now() + TOURNEY_DEADLINE;
     let mut seen = Seen {
         client,
@@ -128,7 +128,7 @@ fn run_to_the_end(mut clients: Vec<Client>, id: u64) -> Vec<Seen> {
 }
 
 /// Every game the players saw, once each, by number.
-fn all_games(seen: &[Seen]) -> Vec<(u64, String, String, String)> {
+pub(crate) fn all_games(seen: &[Seen]) -> Vec<(u64, String, String, String)> {
     let mut games: Vec<_> = seen.iter().flat_map(|s| s.games.clone()).collect();
     games.sort();
     games.dedup();
@@ -158,7 +158,7 @@ fn listed(client: &mut Client, id: u64) -> flipline::protocol::TourneyLine {
 }
 
 /// The winner `TOURNEY <id> over` named, as a player heard it.
-fn winner_heard(seen: &Seen, id: u64) -> Option<String> {
+pub(crate) fn winner_heard(seen: &Seen, id: u64) -> Option<String> {
     seen.lines.iter().find_map(|l| match ServerLine::parse(l) {
         ServerLine::Event(Event::TourneyNews {
             id: t,

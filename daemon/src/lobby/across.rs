@@ -15,7 +15,7 @@ use tokio::sync::oneshot;
 use super::challenging::{ChallengeReply, touching_challenge};
 use super::{Lobby, Waits, answered, coin, touching};
 use crate::messages::{
-    ChallengeAcross, ChallengeAnswer, ChallengedFromFar, FarChallengeWord, FarNodesGone,
+    ChallengeAnswer, ChallengedFromFar, FarChallengeWord, FarNodesGone, ReachNodes,
     ReleaseChallenger, ReserveChallenger,
 };
 use crate::rules::Name;
@@ -171,10 +171,10 @@ impl Lobby {
     }
 }
 
-impl Handler<ChallengeAcross> for Lobby {
+impl Handler<ReachNodes> for Lobby {
     type Result = ();
 
-    fn handle(&mut self, msg: ChallengeAcross, _: &mut Context<Self>) {
+    fn handle(&mut self, msg: ReachNodes, _: &mut Context<Self>) {
         self.far = Some(msg.0);
     }
 }
@@ -253,4 +253,4 @@ impl Handler<FarNodesGone> for Lobby {
 }
 
 /// The lobby's way to other nodes for challenges, once it has a bus.
-pub(super) type FarLink = Option<Arc<dyn crate::messages::FarChallenges>>;
+pub(super) type FarLink = Option<Arc<dyn crate::messages::FarLobby>>;

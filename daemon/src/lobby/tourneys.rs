@@ -58,13 +58,29 @@ impl Handler<RecoverTourneys> for Lobby {
 }
 
 impl Lobby {
-    /// Calls the desk with who is free to play, as the lobby core says.
+    /// Calls the desk with who is free to play, as the lobby core says: on
+    /// a cluster's node with a bus, a name not online here may be on
+    /// another node, which says when its game is made.
     pub(super) fn with_desk(
         &mut self,
         call: impl FnOnce(&mut TourneyDesk<TourneyReply>, Free) -> Effects<TourneyReply>,
     ) -> Effects<TourneyReply> {
-        let core = &self.core;
-        call(&mut self.desk, &|name| core.free_to_play(name))
+        self.with_desk_but(&[], call)
+    }
+
+    /// [`Lobby::with_desk`], with `absent` known not to be free.
+    pub(super) fn with_desk_but(
+        &mut self,
+        absent: &[Name],
+        call: impl FnOnce(&mut TourneyDesk<TourneyReply>, Free) -> Effects<TourneyReply>,
+    ) -> Effects<TourneyReply> {
+        let (core, far) = (&self.core, self.far.is_some());
+        let free = |name: &str| {
+            let gone = absent.iter().any(|a| a.eq_ignore_ascii_case(name));
+            let maybe_elsewhere = far && core.holder(name).is_none();
+            !gone && (core.free_to_play(name) || maybe_elsewhere)
+        };
+        call(&mut self.desk, &free)
     }
 
     /// A game's end went out: if it is a tournament's, what follows.
@@ -110,7 +126,7 @@ impl Lobby {
             DeskEffect::Reply(reply, answer) => {
                 let _ = reply.send(answer.map_err(Into::into));
             }
-            DeskEffect::Tell(name, event) => self.tell(&name, &event),
+            DeskEffect::Tell(name, event) => self.tell(ctx, &name, &event),
             DeskEffect::DrawStart {
                 tourney,
                 round,
@@ -184,33 +200,49 @@ impl Lobby {
         }));
     }
 
-    /// Tells `name`, if online, `event`.
-    fn tell(&self, name: &str, event: &Event) {
-        let Some(session) = (self.core.holder(name)).and_then(|c| self.sessions.get(&c)) else {
-            return;
-        };
-        session
-            .addr
-            .tell(ToSession::Deliver(Arc::from(format!("{event}\n"))));
+    /// Tells `name`, if online, `event`: here, or on its node.
+    fn tell(&mut self, ctx: &mut Context<Self>, name: &Name, event: &Event) {
+        let text = format!("{event}\n");
+        match (self.core.holder(name)).and_then(|c| self.sessions.get(&c)) {
+            Some(session) => session.addr.tell(ToSession::Deliver(Arc::from(text))),
+            None => self.tell_elsewhere(ctx, Name::clone(name), text),
+        }
     }
 
     /// Seats the pairing at a new game through the lobby core (held until
     /// stored), once neither player has a decision held; the desk hears
-    /// whether it was made, refused by the store, or could not be made.
+    /// whether it was made, refused by the store, or could not be made. A
+    /// player of another node is taken out there first.
     fn make_tourney_game(
         &mut self,
         ctx: &mut Context<Self>,
         pairing: Pairing,
         terms: TourneyTerms,
     ) {
+        let names = [&pairing.black, &pairing.white];
+        let far = names.map(|name| self.far.is_some() && self.core.holder(name).is_none());
+        match far.contains(&true) {
+            true => self.make_far_tourney_game(ctx, pairing, terms, far),
+            false => self.seat_round_game(ctx, (pairing, terms), far, Box::new(|_| {})),
+        }
+    }
+
+    /// [`Lobby::make_tourney_game`] once its players of other nodes (`far`)
+    /// are taken out there; `settle` tells their nodes what came of it.
+    pub(super) fn seat_round_game(
+        &mut self,
+        ctx: &mut Context<Self>,
+        (pairing, terms): (Pairing, TourneyTerms),
+        far: [bool; 2],
+        settle: Settle,
+    ) {
         let waits = touching_both(Name::clone(&pairing.black), Name::clone(&pairing.white));
         self.when_free(ctx, waits, move |act, ctx| {
             let numbers = &mut act.numbers;
-            let (black, white) = (&pairing.black, &pairing.white);
-            let decided =
-                (act.core)
-                    .tourney_game((black, white), [false; 2], terms.clone(), || numbers.take());
+            let names = (&pairing.black, &pairing.white);
+            let decided = (act.core).tourney_game(names, far, terms.clone(), || numbers.take());
             let Ok(done) = decided else {
+                settle(None);
                 let effects = act.with_desk(|desk, free| desk.game_unmade(pairing, &terms, free));
                 return act.carry_out_desk(ctx, effects);
             };
@@ -218,11 +250,17 @@ impl Lobby {
             let (made, made_terms) = (pairing.clone(), terms.clone());
             act.conclude(ctx, Ok(done), reply, move |act, game| {
                 act.desk.game_made(&made, &made_terms, game);
-                Ok(())
+                Ok(game)
             });
-            let refused = async move { matches!(answer.await, Ok(Err(_))) };
-            ctx.spawn(refused.into_actor(act).map(move |refused, act, ctx| {
-                if refused {
+            ctx.spawn(answer.into_actor(act).map(move |answer, act, ctx| {
+                settle(
+                    answer
+                        .as_ref()
+                        .ok()
+                        .and_then(|made| made.as_ref().ok())
+                        .copied(),
+                );
+                if matches!(answer, Ok(Err(_))) {
                     let effects = act.desk.game_refused(pairing, terms);
                     act.carry_out_desk(ctx, effects);
                 }
@@ -230,3 +268,7 @@ impl Lobby {
         });
     }
 }
+
+/// What tells the nodes of a round's far players whether its game was
+/// made (its number) or not.
+pub(super) type Settle = Box<dyn FnOnce(Option<GameId>)>;

@@ -12,11 +12,11 @@
 //!   with the challenger's node (`Paired`, `Unpaired`, `AskPairing`: see
 //!   `pairing`).
 
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 
 use flipline::Variant;
 use flipline::protocol::{
-    ClockSpec, CommandKind, DeclineReason, ErrorCode, GameId, ProtocolError, Reply, SeatChoice,
+    ClockSpec, CommandKind, DeclineReason, ErrorCode, ProtocolError, Reply, SeatChoice,
 };
 
 use super::pairing::{Reservation, Reserved};
@@ -24,12 +24,10 @@ use super::seats::stopping;
 use super::{ANSWER_WITHIN, RawAnswer, Remote, answered, lock};
 use crate::bus::{Body, FarPass, FarTerms};
 use crate::messages::{
-    Answer, AwayPass, ChallengedFromFar, FarAnswer, FarChallengeWord, FarChallenges, Name,
-    ReserveChallenger,
+    Answer, ChallengedFromFar, FarChallengeWord, Name, ReserveChallenger, TakeOut,
 };
-use crate::random::random_u64;
 use crate::rules::challenges::{ChallengeId, Terms};
-use crate::rules::lobby::{FarNote, FarWord};
+use crate::rules::lobby::FarWord;
 
 impl FarTerms {
     /// `terms` on the bus.
@@ -90,111 +88,10 @@ async fn node_answer(
     }
 }
 
-/// The lobby's way to the other nodes for challenges: weakly, so that the
-/// bus stops with the [`Remote`].
-pub struct ChallengeLink(Weak<Remote>);
-
-impl ChallengeLink {
-    pub fn new(remote: &Arc<Remote>) -> ChallengeLink {
-        ChallengeLink(Arc::downgrade(remote))
-    }
-
-    fn remote(&self) -> Result<Arc<Remote>, ProtocolError> {
-        let stopping = || ProtocolError::new(ErrorCode::Unavailable, "the daemon is stopping");
-        self.0.upgrade().ok_or_else(stopping)
-    }
-}
-
-impl FarChallenges for ChallengeLink {
-    fn challenge(
-        &self,
-        (node, id): (&str, ChallengeId),
-        (from, pass): (&Name, AwayPass),
-        to: &str,
-        terms: &Terms,
-    ) -> FarAnswer<()> {
-        let remote = self.remote();
-        let node = node.to_string();
-        let body = |request| Body::Challenge {
-            request,
-            id,
-            pass: FarPass::of(from, pass),
-            to: to.to_string(),
-            terms: FarTerms::of(terms),
-        };
-        let asked = remote.map(|remote| (remote.ask(&node, body), remote));
-        Box::pin(async move {
-            let (answer, remote) = asked?;
-            remote
-                .answer_of(&node, CommandKind::Challenge, answer)
-                .await?;
-            Ok(())
-        })
-    }
-
-    fn note(&self, note: FarNote) {
-        let Ok(remote) = self.remote() else {
-            return;
-        };
-        let (id, withdrawn, reason) = match note.word {
-            FarWord::Withdrawn { id, reason } => (id, true, reason),
-            FarWord::Declined { id, reason } => (id, false, reason),
-        };
-        let reason = reason.word().to_string();
-        let body = Body::ChallengeWord {
-            id,
-            withdrawn,
-            reason,
-        };
-        remote.bus.send(&note.node, body);
-    }
-
-    fn reserve(&self, node: &str, id: ChallengeId) -> FarAnswer<u64> {
-        let remote = self.remote();
-        let node = node.to_string();
-        Box::pin(async move {
-            let remote = remote?;
-            let pairing = random_u64();
-            remote.to_make(pairing);
-            let body = |request| Body::Accepting {
-                request,
-                id,
-                pairing,
-            };
-            let answer = remote.ask(&node, body);
-            match remote.answer_of(&node, CommandKind::Seek, answer).await {
-                Ok(_) => Ok(pairing),
-                Err(e) => {
-                    remote.made(pairing, None);
-                    Err(e)
-                }
-            }
-        })
-    }
-
-    fn settle(&self, node: &str, pairing: u64, challenger: &Name, game: Option<GameId>) {
-        let Ok(remote) = self.remote() else {
-            return;
-        };
-        remote.made(pairing, game);
-        let name = challenger.to_string();
-        let body = match game {
-            Some(game) => Body::Paired {
-                pairing,
-                conn: 0,
-                name,
-                game,
-            },
-            None => Body::Unpaired { pairing, name },
-        };
-        remote.bus.send(node, body);
-    }
-}
-
 impl Remote {
     /// Sends `node` the request `body` makes of a request number: its
     /// answer to come.
-    fn ask(
+    pub(super) fn ask(
         &self,
         node: &str,
         body: impl FnOnce(u64) -> Body,
@@ -205,7 +102,7 @@ impl Remote {
     }
 
     /// The answer to request `request` of `node`, forgotten if none came.
-    async fn answer_of(
+    pub(super) async fn answer_of(
         &self,
         node: &str,
         kind: CommandKind,
@@ -299,6 +196,34 @@ impl Remote {
         }
         let answer = reserved.map(|_| Answer::ok(Reply::Seeking));
         self.answer(&from, request, answer);
+    }
+}
+
+impl Remote {
+    /// The player's node: `from` makes a game with `name` here (a
+    /// tournament's round), settled as pairing `pairing`: it is taken out
+    /// until `from` settles it.
+    pub(super) async fn taken_out(
+        self: Arc<Self>,
+        from: String,
+        request: u64,
+        name: String,
+        pairing: u64,
+    ) {
+        let take = TakeOut {
+            name: Name::from(name.as_str()),
+        };
+        let taken = self.doors.take_out.send(take).await;
+        let taken = taken.map_err(stopping).and_then(|t| t);
+        if taken.is_ok() {
+            let reservation = Reservation {
+                name,
+                what: Reserved::Player,
+                maker: from.clone(),
+            };
+            self.reserved_for(pairing, reservation);
+        }
+        self.answer(&from, request, taken.map(|()| Answer::ok(Reply::Seeking)));
     }
 }
 

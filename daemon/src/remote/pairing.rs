@@ -20,7 +20,7 @@ use super::seats::stopping;
 use super::{ANSWER_WITHIN, RawAnswer, Remote, lock};
 use crate::bus::{Body, FarPartner, FarSeek};
 use crate::messages::{
-    Answer, Name, PairSeeks, PairedThere, ReleaseChallenger, ReleaseSeek, ReserveSeek,
+    Answer, FreeTakenOut, Name, PairSeeks, PairedThere, ReleaseChallenger, ReleaseSeek, ReserveSeek,
 };
 use crate::rules::challenges::ChallengeId;
 use crate::rules::lobby::Partner;
@@ -44,6 +44,8 @@ pub(super) enum Reserved {
     Seek(FarSeek),
     /// Its challenge (this node's number), accepted on the maker.
     Challenge(ChallengeId),
+    /// Itself, for a game the maker makes with it (a tournament's round).
+    Player,
 }
 
 /// What a maker knows of a pairing.
@@ -185,6 +187,7 @@ impl Remote {
                 let release = ReleaseChallenger { name, id };
                 self.doors.release_challenger.do_send(release);
             }
+            (None, Reserved::Player) => self.doors.free_taken_out.do_send(FreeTakenOut { name }),
         }
     }
 
