@@ -166,6 +166,16 @@ pub enum Body {
     /// Lines for the receiver's player `name`, if online there (what its
     /// tournament on the sender says).
     TellName { name: String, text: String },
+    /// `TOURNEY <verb> <id>` (`list`: every tournament of the receiver)
+    /// from the sender's player `member` (if a registered name); answered
+    /// with the lines, `OK`, or `ERR 404` where the receiver does not hold
+    /// the tournament.
+    TourneyHere {
+        request: u64,
+        verb: String,
+        id: u64,
+        member: Option<String>,
+    },
 }
 
 /// A challenge's terms as the bus carries them: the variant's name, the

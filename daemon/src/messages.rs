@@ -595,6 +595,23 @@ pub trait FarLobby: Send + Sync {
     fn take_out(&self, node: &str, name: &Name) -> FarAnswer<u64>;
     /// Tells `name`, on `node`, `text` (whole lines).
     fn tell(&self, node: &str, name: &Name, text: String);
+    /// `op` from `member` (if a registered name) for the other nodes'
+    /// tournaments: `LIST`'s lines of every other node, or the answer of
+    /// the node that holds the tournament named (`ERR 404` if none does).
+    fn tourney(
+        &self,
+        op: flipline::protocol::TourneyCommand,
+        member: Option<Name>,
+    ) -> FarAnswer<TourneyAnswer>;
+}
+
+/// From another node: `op` of its player `member` (if registered) for a
+/// tournament here; answered as here, never sent on.
+#[derive(Message)]
+#[rtype(result = "Result<TourneyAnswer, ProtocolError>")]
+pub struct TourneyFromFar {
+    pub member: Option<Name>,
+    pub op: flipline::protocol::TourneyCommand,
 }
 
 /// From the node that makes a game with `name`: it is taken out here.

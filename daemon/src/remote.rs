@@ -43,6 +43,7 @@ mod lobby_link;
 mod pairing;
 mod seats;
 mod seeking;
+mod tourneys;
 
 pub use lobby_link::LobbyLink;
 
@@ -86,6 +87,7 @@ pub struct LobbyDoors {
     pub take_out: Recipient<crate::messages::TakeOut>,
     pub free_taken_out: Recipient<crate::messages::FreeTakenOut>,
     pub tell_name: Recipient<crate::messages::TellName>,
+    pub tourney: Recipient<crate::messages::TourneyFromFar>,
     /// A worker: where games a player of another node starts here run,
     /// and the routes of players here to games elsewhere.
     pub worker: ArbiterHandle,
@@ -282,6 +284,14 @@ impl Remote {
                 pairing,
             } => {
                 tokio::spawn(self.taken_out(from, request, name, pairing));
+            }
+            Body::TourneyHere {
+                request,
+                verb,
+                id,
+                member,
+            } => {
+                tokio::spawn(self.tourney_here(from, request, (verb, id), member));
             }
             Body::TellName { name, text } => {
                 let name = Name::from(name.as_str());

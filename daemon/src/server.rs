@@ -441,6 +441,7 @@ fn reach_other_nodes(
         take_out: lobby.clone().recipient(),
         free_taken_out: lobby.clone().recipient(),
         tell_name: lobby.clone().recipient(),
+        tourney: lobby.clone().recipient(),
         worker,
     };
     let lookups = (lobby.clone().recipient(), doors);

@@ -1,8 +1,9 @@
-//! A tournament on a cluster's node whose player logs in again on another
-//! node (its client reconnecting elsewhere): its rounds' games are made on
-//! the tournament's node with that player's seat held there, taken out on
-//! its own node first, and it plays them and hears the tournament's news
-//! from where it is. Real processes on loopback, a NATS server and a
+//! A tournament on a cluster's node, seen, joined and shown from another
+//! node, with a player that logs in again on another node (its client
+//! reconnecting elsewhere): its rounds' games are made on the tournament's
+//! node with the seats of players elsewhere held there (each taken out on
+//! its own node first), and they play them and hear the tournament's news
+//! from where they are. Real processes on loopback, a NATS server and a
 //! PostgreSQL server of the tests'.
 
 use std::time::{Duration, Instant};
@@ -31,7 +32,7 @@ fn member_again(addr: std::net::SocketAddr, name: &str, password: &str) -> Clien
 }
 
 #[test]
-fn a_tournament_s_player_on_another_node_plays_its_rounds_from_there() {
+fn a_tournament_is_joined_and_played_from_any_node() {
     let Some(cluster) = Nodes::start("cluster_tourney", &["a", "b"]) else {
         return;
     };
@@ -49,8 +50,24 @@ fn a_tournament_s_player_on_another_node_plays_its_rounds_from_there() {
     // bo's client goes, and comes back on node b.
     drop(bo);
     let bo = member_again(addrs[1], "tbo", "pw-tbo-tourney");
+    // cyd, on node b, sees the tournament there and joins it from there.
+    let mut cyd = member(addrs[1], "tcyd", "pw-tcyd-tourney");
+    let (listed, _) = cyd.ok("TOURNEY LIST");
+    assert!(
+        listed
+            .iter()
+            .any(|l| l.starts_with(&format!("TOURNEY {id} "))),
+        "{listed:?}"
+    );
+    cyd.ok(&format!("TOURNEY JOIN {id}"));
+    let (table, _) = cyd.ok(&format!("TOURNEY SHOW {id}"));
+    assert_eq!(table.len(), 3, "three players: {table:?}");
+    assert!(
+        cyd.err("TOURNEY JOIN 987654321", 404)
+            .contains("no tournament")
+    );
     amy.ok(&format!("TOURNEY START {id}"));
-    let players = [amy, bo].map(|c| std::thread::spawn(move || play_tourney(c, id, None)));
+    let players = [amy, bo, cyd].map(|c| std::thread::spawn(move || play_tourney(c, id, None)));
     let mut seen: Vec<_> = (players.into_iter())
         .map(|t| {
             t.join()
@@ -62,10 +79,14 @@ fn a_tournament_s_player_on_another_node_plays_its_rounds_from_there() {
         .map(|(game, black, white, _)| (game, black, white))
         .collect();
     games.dedup();
-    assert_eq!(games.len(), 2, "one pair, twice: {games:?}");
-    assert_ne!(games[0].1, games[1].1, "each plays black once");
+    assert_eq!(games.len(), 6, "three pairs, twice each: {games:?}");
+    let colours: std::collections::BTreeSet<_> = games
+        .iter()
+        .map(|(_, black, white)| (black, white))
+        .collect();
+    assert_eq!(colours.len(), 6, "each pair once each way round");
     for s in &seen {
-        assert_eq!(s.games.len(), 2, "{} played both games", s.client.name);
+        assert_eq!(s.games.len(), 4, "{} played its four games", s.client.name);
         let over = s.lines.last().map(|line| event(line));
         assert!(
             matches!(over, Some(flipline::protocol::Event::TourneyNews { id: t, .. }) if t == id),
@@ -75,7 +96,10 @@ fn a_tournament_s_player_on_another_node_plays_its_rounds_from_there() {
         );
     }
     let winners: Vec<_> = seen.iter().map(|s| winner_heard(s, id)).collect();
-    assert_eq!(winners[0], winners[1], "both heard the same end");
+    assert!(
+        winners.iter().all(|w| *w == winners[0]),
+        "one end: {winners:?}"
+    );
     // Both games are stored, whole, where the tournament is.
     let amy = &mut seen[0].client;
     for (game, ..) in &games {

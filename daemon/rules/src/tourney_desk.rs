@@ -220,6 +220,11 @@ impl<T> TourneyDesk<T> {
         &self.tourneys
     }
 
+    /// Whether tournament `id` is this desk's.
+    pub fn holds(&self, id: TourneyId) -> bool {
+        self.tourneys.get(id).is_ok()
+    }
+
     /// A `TOURNEY` command; `member` is who asks if a registered name
     /// (tournaments are for them; anyone may list and show).
     pub fn command(

@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use actix::fut::{ActorFutureExt, WrapFuture};
 use actix::{AsyncContext, Context, Handler, ResponseFuture};
-use flipline::protocol::{Event, GameId, GameResult, ProtocolError};
+use flipline::protocol::{Event, GameId, GameResult, ProtocolError, TourneyCommand};
 use tokio::sync::oneshot;
 
 use super::{Lobby, Waits, answered};
-use crate::messages::{Name, RecoverTourneys, ToSession, TourneyAnswer, TourneyOp};
+use crate::messages::{Name, RecoverTourneys, ToSession, TourneyAnswer, TourneyFromFar, TourneyOp};
 use crate::rules::lobby::TourneyTerms;
 use crate::rules::tourney::Pairing;
 use crate::rules::tourney_desk::{DeskEffect, Effects, Free, TourneyDesk};
@@ -36,12 +36,54 @@ impl Handler<TourneyOp> for Lobby {
     type Result = ResponseFuture<Result<TourneyAnswer, ProtocolError>>;
 
     fn handle(&mut self, msg: TourneyOp, ctx: &mut Context<Self>) -> Self::Result {
-        let (reply, answer) = oneshot::channel();
         let TourneyOp { name, op } = msg;
         let member = name.filter(|n| self.core.is_member(n));
-        let effects = self.with_desk(|desk, free| desk.command(member, op, reply, free));
-        self.carry_out_desk(ctx, effects);
-        answered(answer)
+        let Some(far) = self.far.clone() else {
+            return self.at_desk(ctx, member, op);
+        };
+        match op {
+            // Every node's tournaments, this node's first asked.
+            TourneyCommand::List => {
+                let here = self.at_desk(ctx, member.clone(), op);
+                let there = far.tourney(op, member);
+                Box::pin(async move {
+                    let (here, there) = futures_util::future::join(here, there).await;
+                    let mut lines = match here? {
+                        TourneyAnswer::Lines(lines) => lines,
+                        _ => Vec::new(),
+                    };
+                    if let Ok(TourneyAnswer::Lines(more)) = there {
+                        lines.extend(more);
+                    }
+                    lines.sort_by_key(|event| match event {
+                        Event::Tourney(line) => line.id,
+                        _ => u64::MAX,
+                    });
+                    Ok(TourneyAnswer::Lines(lines))
+                })
+            }
+            op if named(op).is_some_and(|id| !self.desk.holds(id)) => far.tourney(op, member),
+            op => self.at_desk(ctx, member, op),
+        }
+    }
+}
+
+impl Handler<TourneyFromFar> for Lobby {
+    type Result = ResponseFuture<Result<TourneyAnswer, ProtocolError>>;
+
+    fn handle(&mut self, msg: TourneyFromFar, ctx: &mut Context<Self>) -> Self::Result {
+        self.at_desk(ctx, msg.member, msg.op)
+    }
+}
+
+/// The tournament a command names, if any.
+fn named(op: TourneyCommand) -> Option<flipline::protocol::TourneyId> {
+    match op {
+        TourneyCommand::Join(id)
+        | TourneyCommand::Leave(id)
+        | TourneyCommand::Start(id)
+        | TourneyCommand::Show(id) => Some(id),
+        TourneyCommand::List | TourneyCommand::New(_) => None,
     }
 }
 
@@ -58,6 +100,19 @@ impl Handler<RecoverTourneys> for Lobby {
 }
 
 impl Lobby {
+    /// `op` of `member` (if a registered name) at this node's desk.
+    fn at_desk(
+        &mut self,
+        ctx: &mut Context<Self>,
+        member: Option<Name>,
+        op: TourneyCommand,
+    ) -> ResponseFuture<Result<TourneyAnswer, ProtocolError>> {
+        let (reply, answer) = oneshot::channel();
+        let effects = self.with_desk(|desk, free| desk.command(member, op, reply, free));
+        self.carry_out_desk(ctx, effects);
+        answered(answer)
+    }
+
     /// Calls the desk with who is free to play, as the lobby core says: on
     /// a cluster's node with a bus, a name not online here may be on
     /// another node, which says when its game is made.

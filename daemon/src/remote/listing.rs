@@ -123,7 +123,7 @@ fn listed(events: Result<Vec<Event>, actix::MailboxError>) -> Answered {
 }
 
 /// The events among `data`'s lines.
-fn events_of(data: &str) -> Vec<Event> {
+pub(super) fn events_of(data: &str) -> Vec<Event> {
     (data.lines())
         .filter_map(|line| match ServerLine::parse(line) {
             ServerLine::Event(event) => Some(event),

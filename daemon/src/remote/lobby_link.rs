@@ -5,11 +5,11 @@
 
 use std::sync::{Arc, Weak};
 
-use flipline::protocol::{CommandKind, ErrorCode, GameId, ProtocolError};
+use flipline::protocol::{CommandKind, ErrorCode, GameId, ProtocolError, TourneyCommand};
 
 use super::Remote;
 use crate::bus::{Body, FarPass, FarTerms};
-use crate::messages::{AwayPass, FarAnswer, FarLobby, Name};
+use crate::messages::{AwayPass, FarAnswer, FarLobby, Name, TourneyAnswer};
 use crate::random::random_u64;
 use crate::rules::challenges::{ChallengeId, Terms};
 use crate::rules::lobby::{FarNote, FarWord};
@@ -88,6 +88,11 @@ impl FarLobby for LobbyLink {
             name,
             pairing,
         })
+    }
+
+    fn tourney(&self, op: TourneyCommand, member: Option<Name>) -> FarAnswer<TourneyAnswer> {
+        let remote = self.remote();
+        Box::pin(async move { remote?.far_tourney(op, member).await })
     }
 
     fn tell(&self, node: &str, name: &Name, text: String) {
