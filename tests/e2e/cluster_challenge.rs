@@ -84,7 +84,7 @@ fn a_challenge_to_a_player_of_another_node_is_declined_withdrawn_or_played_as_on
 
 #[test]
 fn challenges_across_nodes_are_refused_as_on_one_node_and_dropped_when_a_player_goes() {
-    let Some(cluster) = Nodes::start("cluster_challenge_refused", &["a", "b"]) else {
+    let Some(mut cluster) = Nodes::start("cluster_challenge_refused", &["a", "b"]) else {
         return;
     };
     let addrs = cluster.addrs();
@@ -132,4 +132,15 @@ fn challenges_across_nodes_are_refused_as_on_one_node_and_dropped_when_a_player_
             .contains("no challenge")
     );
     assert_ne!(started, game);
+
+    // The challenged's node dies: once it is declared dead, the challenger
+    // hears that its challenge will not be played.
+    let mut dee = Client::login_as(addrs[0], "rdee");
+    let mut eve = Client::login_as(addrs[1], "reve");
+    let (mine, _, _) = challenged(&mut dee, &mut eve, "othello");
+    cluster.nodes[1].kill();
+    assert_eq!(
+        dee.expect_event("DECLINED "),
+        format!("DECLINED {mine} reve offline")
+    );
 }

@@ -44,7 +44,7 @@ fn status_of(client: &mut Client, name: &str) -> String {
 
 /// Which of `names` leads the lobby, as the first node's log says, and the
 /// others.
-fn leader_of(cluster: &Nodes, names: &[&str]) -> (usize, Vec<usize>) {
+pub(crate) fn leader_of(cluster: &Nodes, names: &[&str]) -> (usize, Vec<usize>) {
     let said = cluster.nodes[0].wait_for_log("the lobby's leader is node ", 1, WITHIN);
     let rest = said[0].split("the lobby's leader is node ").nth(1);
     let leader = rest.and_then(|r| r.split(' ').next()).unwrap_or_default();

@@ -107,3 +107,56 @@ fn a_tournament_is_joined_and_played_from_any_node() {
         assert!(!lines.is_empty(), "game {game} kept on node a");
     }
 }
+
+#[test]
+fn a_tournament_goes_on_to_its_end_when_the_lobby_s_leader_dies() {
+    let names = ["a", "b", "c"];
+    let Some(mut cluster) = Nodes::start("cluster_tourney_leader", &names) else {
+        return;
+    };
+    let addrs = cluster.addrs();
+    let (leader, others) = crate::cluster_seek::leader_of(&cluster, &names);
+    let (x, y) = (addrs[others[0]], addrs[others[1]]);
+    let mut dee = member(x, "ldee", "pw-ldee-tourney");
+    let mut eli = member(x, "leli", "pw-leli-tourney");
+    let mut fay = member(y, "lfay", "pw-lfay-tourney");
+    let (_, ok) = dee.ok("TOURNEY NEW roundrobin");
+    let id: u64 = ok
+        .strip_prefix("OK ")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("TOURNEY NEW -> {ok}"));
+    // A node asks the others once it has read them from the database.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !(fay.ok("TOURNEY LIST").0.iter()).any(|l| l.starts_with(&format!("TOURNEY {id} "))) {
+        assert!(
+            Instant::now() < deadline,
+            "tournament {id} never listed on node y"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    for player in [&mut dee, &mut eli, &mut fay] {
+        player.ok(&format!("TOURNEY JOIN {id}"));
+    }
+    dee.ok(&format!("TOURNEY START {id}"));
+    let players = [dee, eli, fay].map(|c| std::thread::spawn(move || play_tourney(c, id, None)));
+    cluster.nodes[leader].kill();
+    let seen: Vec<_> = (players.into_iter())
+        .map(|t| {
+            t.join()
+                .unwrap_or_else(|_| panic!("a player's thread failed"))
+        })
+        .collect();
+    let mut games: Vec<_> = (all_games(&seen).into_iter())
+        .map(|(game, black, white, _)| (game, black, white))
+        .collect();
+    games.dedup();
+    let pairings: std::collections::BTreeSet<_> = games
+        .iter()
+        .map(|(_, black, white)| (black, white))
+        .collect();
+    assert_eq!(
+        (games.len(), pairings.len()),
+        (6, 6),
+        "every pairing played once: {games:?}"
+    );
+}
