@@ -86,7 +86,10 @@ fn a_tournament_is_joined_and_played_from_any_node() {
         .collect();
     assert_eq!(colours.len(), 6, "each pair once each way round");
     for s in &seen {
-        assert_eq!(s.games.len(), 4, "{} played its four games", s.client.name);
+        // (A player seated from another node reads a game's snapshot again
+        // after a gap in its lines: its START may come twice.)
+        let mine: std::collections::BTreeSet<u64> = s.games.iter().map(|g| g.0).collect();
+        assert_eq!(mine.len(), 4, "{} played its four games", s.client.name);
         let over = s.lines.last().map(|line| event(line));
         assert!(
             matches!(over, Some(flipline::protocol::Event::TourneyNews { id: t, .. }) if t == id),

@@ -425,6 +425,9 @@ pub struct LobbyCore<R> {
     accepting: Vec<LobbyChallenge>,
     /// What the other nodes of challenges across are to hear.
     far_notes: Vec<FarNote>,
+    /// Challenges of other nodes withdrawn before they arrived, by node
+    /// and number there (bounded).
+    withdrawn_early: std::collections::VecDeque<(String, crate::challenges::ChallengeId)>,
     /// A pairing was put back, and its seek may wait beside another for the
     /// same game until [`LobbyCore::pair_waiting`].
     unpaired: bool,
@@ -444,6 +447,7 @@ impl<R> Default for LobbyCore<R> {
             challenges: Challenges::new(),
             accepting: Vec::new(),
             far_notes: Vec::new(),
+            withdrawn_early: std::collections::VecDeque::new(),
             unpaired: false,
             pooled: false,
             pool_dirty: Vec::new(),

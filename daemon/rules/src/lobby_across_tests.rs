@@ -12,6 +12,7 @@ use super::challenges::{ChallengeId, Terms};
 use super::clock::Moment;
 use super::lobby::{AcceptRoute, AwayPass, FarNote, FarWord, GuestLogin, GuestSecret, LobbyEffect};
 use super::lobby_tests::{Harness, take};
+use super::refusal::Refusal;
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -42,6 +43,14 @@ fn two_nodes() -> (Harness, Harness) {
     let (mut a, mut b) = (Harness::new(), Harness::new());
     a.login("ann", 1);
     b.login("bob", 2);
+    // b's challenge numbers run ahead of a's, so that a number of the
+    // wrong node shows.
+    b.login("zed", 8);
+    b.login("yan", 9);
+    let made = b
+        .core
+        .challenge(&Name::from("zed"), "yan", terms(false), now(), TIMEOUT);
+    assert!(made.is_ok());
     // Game numbers of the two nodes apart, as a cluster's blocks are.
     b.next = 1_000;
     (a, b)
@@ -94,6 +103,7 @@ fn note(node: &str, word: FarWord) -> FarNote {
 fn a_challenge_declined_on_the_challenged_s_node_is_heard_on_the_challenger_s() {
     let (mut a, mut b) = two_nodes();
     let (id_a, id_b) = challenge(&mut a, &mut b, false);
+    assert_ne!(id_a, id_b, "each node numbers it");
     assert!(a.core.far_notes().is_empty() && b.core.far_notes().is_empty());
     let reason = DeclineReason::Later;
     assert!(b.core.decline(&bob(), id_b, reason).is_ok());
@@ -175,13 +185,8 @@ fn an_accept_takes_the_challenger_out_on_its_node_then_seats_it_at_the_game_made
     assert_eq!(a.core.seat_of("ann"), None, "its open game closes");
     // Taken out: no other seat, no second accept, no cancel meanwhile.
     assert_eq!(a.new_game("ann", Opponent::Open), Err(409));
-    assert_eq!(
-        a.core
-            .reserve_challenger("b", id_a)
-            .map(|d| d.reply)
-            .map_err(code),
-        Err(404)
-    );
+    let again = a.core.reserve_challenger("b", id_a).map(|d| d.reply);
+    assert_eq!(again, Err(Refusal::ChallengerBusy(ann())), "busy, not gone");
     let cancel = a.core.cancel_challenge(&ann(), id_a);
     assert_eq!(cancel.map(|_| ()).map_err(code), Err(404));
 
@@ -219,7 +224,7 @@ fn an_accept_that_came_to_nothing_leaves_the_challenge_open_on_both_nodes() {
     let next = &mut b.next;
     let done = b.core.accept(&bob(), id_b, move || take(next), true);
     assert_eq!(b.settle(done.unwrap()), Err(503));
-    assert_eq!(b.core.open_challenges(), [id_b]);
+    assert!(b.core.open_challenges().contains(&id_b));
     a.core.release_challenger(&ann(), id_a);
     assert_eq!(a.core.open_challenges(), [id_a]);
     assert!(a.new_game("ann", Opponent::Open).is_ok(), "free again");
@@ -255,7 +260,7 @@ fn a_challenger_busy_or_gone_on_its_node_refuses_the_accept_and_changes_nothing(
         .unwrap();
     assert_eq!(reserve(&mut a, first), Ok(ann()));
     let refused = a.core.reserve_challenger("b", second).map(|d| d.reply);
-    assert_eq!(refused, Err(super::refusal::Refusal::ChallengerBusy(ann())));
+    assert_eq!(refused, Err(Refusal::ChallengerBusy(ann())));
 }
 
 #[test]
@@ -280,7 +285,9 @@ fn rated_challenges_across_nodes_are_for_registered_names_on_both() {
     let far = (&Name::from("gus"), "a", 9, pass);
     let refused = b.core.challenged_from_far(far, "bob", terms(true), when);
     assert_eq!(refused.map(|_| ()).map_err(code), Err(403));
-    let refused = b.core.challenged_from_far(far, "zed", terms(false), when);
+    let refused = b
+        .core
+        .challenged_from_far(far, "nobody", terms(false), when);
     assert_eq!(
         refused.map(|_| ()).map_err(code),
         Err(404),
@@ -299,7 +306,13 @@ fn a_node_gone_settles_its_challenges_across_for_the_players_here() {
     let (id_a, _) = challenge(&mut a, &mut b, false);
     let gone = a.core.far_nodes_gone(&["b".to_string()]);
     assert_eq!(told(&gone, 1), [format!("DECLINED {id_a} bob offline")]);
-    let id_b = b.core.open_challenges()[0];
+    let mut from_ann = b.core.open_challenges();
+    from_ann.retain(|id| {
+        b.core
+            .challenge_parties(*id)
+            .is_some_and(|[f, _]| f == ann())
+    });
+    let [id_b] = <[ChallengeId; 1]>::try_from(from_ann).unwrap_or_default();
     let gone = b.core.far_nodes_gone(&["a".to_string()]);
     assert_eq!(told(&gone, 2), [format!("DECLINED {id_b} ann cancelled")]);
     assert!(a.core.far_nodes_gone(&["c".to_string()]).is_empty());
@@ -324,7 +337,7 @@ fn reserve(a: &mut Harness, id: ChallengeId) -> Result<Name, u16> {
     a.settle(done)
 }
 
-fn code(refusal: super::refusal::Refusal) -> u16 {
+fn code(refusal: Refusal) -> u16 {
     refusal.code().number()
 }
 
@@ -404,4 +417,96 @@ fn a_tournament_s_game_holds_the_seat_of_a_player_of_another_node() {
     assert_eq!(a.core.snapshot(), before);
     assert_eq!(a.core.check_invariants(), Ok(()));
     assert_eq!(b.core.check_invariants(), Ok(()));
+}
+
+#[test]
+fn a_challenger_taken_out_for_another_node_s_accept_accepts_no_challenge_here() {
+    let (mut a, mut b) = two_nodes();
+    let (id_a, _) = challenge(&mut a, &mut b, false);
+    a.login("cy", 3);
+    let local = a.core.challenge(&ann(), "cy", terms(false), now(), TIMEOUT);
+    let local = a.settle(local.unwrap()).unwrap();
+    assert_eq!(reserve(&mut a, id_a), Ok(ann()));
+    let next = &mut a.next;
+    let accepted = a
+        .core
+        .accept(&Name::from("cy"), local, move || take(next), true);
+    assert_eq!(accepted.map(|_| ()), Err(Refusal::ChallengerBusy(ann())));
+    assert_eq!(a.core.seat_of("ann"), None);
+    assert_eq!(a.core.check_invariants(), Ok(()));
+}
+
+#[test]
+fn a_challenge_declined_there_while_being_accepted_is_not_opened_again() {
+    let (mut a, mut b) = two_nodes();
+    let (id_a, _) = challenge(&mut a, &mut b, false);
+    assert_eq!(reserve(&mut a, id_a), Ok(ann()));
+    let offline = DeclineReason::Offline;
+    let word = FarWord::Declined {
+        id: id_a,
+        reason: offline,
+    };
+    let heard = a.core.heard_from_far("b", word);
+    assert_eq!(told(&heard, 1), [format!("DECLINED {id_a} bob offline")]);
+    a.core.release_challenger(&ann(), id_a);
+    assert_eq!(a.core.open_challenges(), Vec::<ChallengeId>::new());
+    assert!(a.new_game("ann", Opponent::Open).is_ok(), "free again");
+}
+
+#[test]
+fn a_withdrawal_that_overtakes_its_challenge_keeps_it_from_being_opened() {
+    let (mut a, mut b) = two_nodes();
+    let when = (now(), TIMEOUT);
+    let (id_a, pass) = a
+        .core
+        .challenge_far((&ann(), "bob", "b"), terms(false), when)
+        .unwrap();
+    assert!(a.core.cancel_challenge(&ann(), id_a).is_ok());
+    let notes = a.core.far_notes();
+    assert_eq!(notes.len(), 1);
+    for note in notes {
+        assert!(
+            b.core.heard_from_far("a", note.word).is_empty(),
+            "nothing to withdraw yet"
+        );
+    }
+    let late = b
+        .core
+        .challenged_from_far((&ann(), "a", id_a, pass), "bob", terms(false), when);
+    assert_eq!(late.map(|_| ()).map_err(code), Err(404));
+    // A later challenge of theirs is taken.
+    assert!(challenge(&mut a, &mut b, false).0 > id_a);
+}
+
+#[test]
+fn a_copy_whose_withdrawal_was_lost_is_replaced_by_the_next_challenge() {
+    let (mut a, mut b) = two_nodes();
+    let (id_a, old) = challenge(&mut a, &mut b, false);
+    // ann withdraws it; the word to b is lost.
+    assert!(a.core.cancel_challenge(&ann(), id_a).is_ok());
+    a.core.far_notes();
+    let when = (now(), TIMEOUT);
+    let (id_a, pass) = a
+        .core
+        .challenge_far((&ann(), "bob", "b"), terms(false), when)
+        .unwrap();
+    let done = b
+        .core
+        .challenged_from_far((&ann(), "a", id_a, pass), "bob", terms(false), when);
+    let done = done.unwrap();
+    let fresh = done.reply;
+    assert_eq!(
+        told(&done.effects, 2),
+        [
+            format!("DECLINED {old} ann cancelled"),
+            format!("CHALLENGE {fresh} ann")
+        ]
+    );
+    let mut open = b.core.open_challenges();
+    open.retain(|id| {
+        b.core
+            .challenge_parties(*id)
+            .is_some_and(|[f, _]| f == ann())
+    });
+    assert_eq!(open, [fresh]);
 }

@@ -304,7 +304,7 @@ impl fmt::Display for Refusal {
             }
             SeekGone => f.write_str("the seek is gone"),
             BeingPaired => {
-                f.write_str("your seek is being paired with another node's: START follows")
+                f.write_str("you are being seated in a game on another node: START follows")
             }
             NotOver(game) => write!(f, "game {game} is not over"),
             TourneyGameRematch(game) => write!(

@@ -136,15 +136,15 @@ impl Lobby {
                 let numbers = &mut act.numbers;
                 let decided = act.core.accept(&name, id, || numbers.take(), coin());
                 let (made, outcome) = oneshot::channel();
-                act.conclude(ctx, decided, made, |act, game| {
-                    act.route(game)
-                        .map(|seat| (game, ChallengeAnswer::Seat(seat)))
-                });
+                // Made once stored: the challenger's node hears the game
+                // even if this session's seat is gone meanwhile.
+                act.conclude(ctx, decided, made, |act, game| Ok((game, act.route(game))));
                 ctx.spawn(outcome.into_actor(act).map(move |outcome, _, _| {
                     let outcome = outcome.unwrap_or_else(|_| Err(Refusal::NotSaved.into()));
                     let game = outcome.as_ref().ok().map(|(game, _)| *game);
                     far.settle(&node, pairing, &challenger, game);
-                    let _ = reply.send(outcome.map(|(_, answer)| answer));
+                    let answer = outcome.and_then(|(_, seat)| Ok(ChallengeAnswer::Seat(seat?)));
+                    let _ = reply.send(answer);
                 }));
             });
         }));

@@ -298,7 +298,10 @@ impl Lobby {
             let decided = (act.core).tourney_game(names, far, terms.clone(), || numbers.take());
             let Ok(done) = decided else {
                 settle(None);
-                let effects = act.with_desk(|desk, free| desk.game_unmade(pairing, &terms, free));
+                let absent = act.not_free(&pairing, far);
+                let effects = act.with_desk_but(&absent, |desk, free| {
+                    desk.game_unmade(pairing, &terms, free)
+                });
                 return act.carry_out_desk(ctx, effects);
             };
             let (reply, answer) = oneshot::channel();
@@ -321,6 +324,26 @@ impl Lobby {
                 }
             }));
         });
+    }
+}
+
+impl Lobby {
+    /// Who of `pairing` kept its game from being made: a player here not
+    /// free, else the players of other nodes (whose seats could not be
+    /// held).
+    fn not_free(&self, pairing: &Pairing, far: [bool; 2]) -> Vec<Name> {
+        let names = [&pairing.black, &pairing.white];
+        let here: Vec<Name> = (names.into_iter().zip(far))
+            .filter(|(name, far)| !far && !self.core.free_to_play(name))
+            .map(|(name, _)| Name::clone(name))
+            .collect();
+        if !here.is_empty() {
+            return here;
+        }
+        (names.into_iter().zip(far))
+            .filter(|(_, far)| *far)
+            .map(|(name, _)| Name::clone(name))
+            .collect()
     }
 }
 

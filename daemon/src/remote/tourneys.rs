@@ -85,11 +85,20 @@ impl Remote {
                 .collect();
             return Ok(TourneyAnswer::Lines(lines));
         }
-        // The node that holds it answers; the others say they do not.
+        // The node that holds it answers; the others say they do not. One
+        // that did not answer may hold it: the command may yet be done.
+        let silent = answers.iter().any(Option::is_none);
         let held = (answers.into_iter().flatten())
             .find(|raw| !matches!(raw, Err((404, _))))
             .map(tourney_answer);
-        held.unwrap_or_else(|| Err(Refusal::NoTourney(id).into()))
+        match (held, silent) {
+            (Some(answer), _) => answer,
+            (None, true) => Err(ProtocolError::new(
+                ErrorCode::Unavailable,
+                format!("a node did not answer about tournament {id}: try TOURNEY LIST"),
+            )),
+            (None, false) => Err(Refusal::NoTourney(id).into()),
+        }
     }
 
     /// Asks every other live node (`body`, numbered with its request):

@@ -153,6 +153,10 @@ impl<R: Clone> LobbyCore<R> {
         node: &str,
         id: ChallengeId,
     ) -> Result<Done<Name, R>, Refusal> {
+        let accepting = self.accepting.iter().find(|c| c.id == id);
+        if let Some(challenge) = accepting.filter(|c| is_to(c) == Some(node)) {
+            return Err(Refusal::ChallengerBusy(Name::clone(&challenge.from)));
+        }
         let challenge = self.challenges.get(id);
         let from = challenge
             .filter(|c| is_to(c).is_some_and(|n| n == node))
@@ -211,6 +215,15 @@ fn is_to(challenge: &LobbyChallenge) -> Option<&str> {
     }
 }
 
+/// The node of a challenge's challenger and its number there, if it is on
+/// another.
+fn is_from(challenge: &LobbyChallenge) -> Option<(&str, ChallengeId)> {
+    match &challenge.across {
+        Some(Across::From { node, id, .. }) => Some((node, *id)),
+        _ => None,
+    }
+}
+
 // ---- the challenged's node ----
 
 impl<R: Clone> LobbyCore<R> {
@@ -226,6 +239,9 @@ impl<R: Clone> LobbyCore<R> {
         terms: Terms,
         (now, timeout): (Moment, Duration),
     ) -> Result<Done<ChallengeId, R>, Refusal> {
+        if self.was_withdrawn(node, far_id) {
+            return Err(Refusal::NoChallenge(far_id));
+        }
         let to_conn = self
             .holder(to)
             .ok_or_else(|| Refusal::NotOnline(Name::from(to)))?;
@@ -242,8 +258,17 @@ impl<R: Clone> LobbyCore<R> {
             id: far_id,
             pass,
         });
+        // The challenger's node found none open between them: one here is
+        // a copy whose withdrawal was lost, replaced by this one.
+        let mut effects = Vec::new();
+        let orphan = |c: &LobbyChallenge| {
+            same(&c.from, from) && same(&c.to, &to) && is_from(c).is_some_and(|(n, _)| n == node)
+        };
+        if let Some(old) = self.challenges.take_where(orphan) {
+            self.tell_declined(&to, old.id, from, DeclineReason::Cancelled, &mut effects);
+        }
         let made = (self.challenges).challenge((from, &to), true, terms, (now, timeout), across)?;
-        let effects = vec![LobbyEffect::Tell(to_conn, vec![challenged(made)])];
+        effects.push(LobbyEffect::Tell(to_conn, vec![challenged(made)]));
         done(made.id, effects)
     }
 
@@ -276,6 +301,26 @@ impl<R: Clone> LobbyCore<R> {
     /// word to its challenged, whose `ACCEPT` hears the refusal.
     pub fn far_challenge_gone(&mut self, id: ChallengeId) {
         self.challenges.take_where(|c| c.id == id);
+    }
+}
+
+/// How many withdrawals that came before their challenge a node keeps.
+const WITHDRAWN_EARLY: usize = 1024;
+
+impl<R: Clone> LobbyCore<R> {
+    /// Challenge `id` of `node` was withdrawn before it arrived here (the
+    /// words crossed): it is refused when it comes.
+    fn withdrawn_early(&mut self, node: &str, id: ChallengeId) {
+        if self.withdrawn_early.len() >= WITHDRAWN_EARLY {
+            self.withdrawn_early.pop_front();
+        }
+        self.withdrawn_early.push_back((node.to_string(), id));
+    }
+
+    /// Whether challenge `id` of `node` was withdrawn before it came.
+    fn was_withdrawn(&mut self, node: &str, id: ChallengeId) -> bool {
+        let early = (self.withdrawn_early.iter()).position(|(n, i)| n == node && *i == id);
+        early.and_then(|i| self.withdrawn_early.remove(i)).is_some()
     }
 }
 
@@ -312,12 +357,20 @@ impl<R: Clone> LobbyCore<R> {
     pub fn heard_from_far(&mut self, node: &str, word: FarWord) -> Vec<LobbyEffect<R>> {
         let (taken, reason) = match word {
             FarWord::Withdrawn { id, reason } => {
-                let fits = |c: &LobbyChallenge| matches!(&c.across, Some(Across::From { node: n, id: i, .. }) if n == node && *i == id);
-                (self.challenges.take_where(fits), reason)
+                let fits = |c: &LobbyChallenge| is_from(c) == Some((node, id));
+                let taken = self.challenges.take_where(fits);
+                if taken.is_none() {
+                    self.withdrawn_early(node, id);
+                }
+                (taken, reason)
             }
             FarWord::Declined { id, reason } => {
                 let fits = |c: &LobbyChallenge| c.id == id && is_to(c) == Some(node);
-                (self.challenges.take_where(fits), reason)
+                // One being accepted there is not put back if that comes
+                // to nothing.
+                let accepting = self.accepting.iter().position(fits);
+                let accepting = accepting.map(|i| self.accepting.swap_remove(i));
+                (self.challenges.take_where(fits).or(accepting), reason)
             }
         };
         let mut effects = Vec::new();

@@ -151,6 +151,9 @@ impl<R: Clone> LobbyCore<R> {
                 let Some(from_conn) = self.holder(&from) else {
                     return Err(Refusal::ChallengerGone(from));
                 };
+                if self.people.get(&Caseless(&from)).is_some_and(|p| p.pairing) {
+                    return Err(Refusal::ChallengerBusy(from));
+                }
                 self.check_free(by)?;
                 if let Some(game) = self.playing(&from) {
                     return Err(Refusal::Playing { name: from, game });

@@ -183,14 +183,13 @@ impl<R: Clone> LobbyCore<R> {
     /// seek was put back meanwhile (its timer ran out) still seats a free
     /// player.
     pub fn paired_away(&mut self, name: &Name, game: GameId) -> Result<Done<AwayPass, R>, Refusal> {
-        // A challenge taken out for that game is settled by it.
+        // A challenge taken out for that game is settled by it, and so is
+        // the taking out, whether the seat is taken or refused.
         self.forget_accepting(name);
-        self.transact(|core| {
-            if let Some(person) = core.existing_person_mut(name) {
-                person.pairing = false;
-            }
-            core.decide_sit_away(name, game)
-        })
+        if let Some(person) = self.existing_person_mut(name) {
+            person.pairing = false;
+        }
+        self.transact(|core| core.decide_sit_away(name, game))
     }
 
     /// A pairing that took `name`'s seek of `wanted` came to nothing: it

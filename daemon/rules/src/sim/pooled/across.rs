@@ -34,7 +34,7 @@ fn terms() -> Terms {
 /// A player's step in a challenge across the nodes.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum ChallengeOp {
-    /// The first challenges the second (if on the other node).
+    /// The first challenges the second (across the nodes or on one).
     Make(usize, usize),
     /// The player accepts, declines or withdraws the challenge at this
     /// index (mod their number) of its own.
@@ -126,7 +126,12 @@ impl World {
                     self.bus.push(Msg::Across(msg));
                 }
             }
-            ChallengeOp::Make(..) => {}
+            ChallengeOp::Make(p, to) => {
+                // Between two players of one node, beside those across.
+                let core = &mut self.nodes[home(p)];
+                let made = core.challenge(&name(p), &name(to), terms(), now(), TIMEOUT);
+                self.settle(home(p), made);
+            }
             ChallengeOp::Accept(q, i) => self.accept(q, i),
             ChallengeOp::Decline(q, i) => {
                 let ids = self.challenges_of(home(q), q, 1);
@@ -168,13 +173,15 @@ impl World {
         let Some(&id) = ids.get(i % ids.len().max(1)) else {
             return;
         };
-        let Ok(AcceptRoute::Through {
-            node: far,
-            id: far_id,
-            ..
-        }) = self.nodes[node].accept_route(&name(q), id)
-        else {
-            return;
+        let (far, far_id) = match self.nodes[node].accept_route(&name(q), id) {
+            Ok(AcceptRoute::Through { node, id, .. }) => (node, id),
+            Ok(AcceptRoute::Here) => {
+                let next = &mut self.next_game[node];
+                let done = self.nodes[node].accept(&name(q), id, World::next_id(next), true);
+                self.settle(node, done);
+                return;
+            }
+            Err(_) => return,
         };
         let pairing = self.next_pairing;
         self.next_pairing += 1;
