@@ -33,9 +33,9 @@ mod pooled;
 mod taken_out;
 mod tourney_games;
 
-pub use across::{AcceptRoute, Across, FarNote, FarWord, LobbyChallenge};
+pub use across::{AcceptRoute, FarNote, FarWord};
 use caseless::{Caseless, NameKey};
-pub use challenging::{StartPlan, no_random_start, not_online, start_plan};
+pub use challenging::{Across, LobbyChallenge, StartPlan, no_random_start, not_online, start_plan};
 pub use guest_secret::GuestSecret;
 pub use tourney_games::TourneyTerms;
 

@@ -129,6 +129,8 @@ impl Handler<PairedThere> for Lobby {
             let holder = act.core.holder(&msg.name);
             let session = holder.and_then(|conn| act.sessions.get(&conn));
             let Some(session) = session.map(|s| s.addr.clone()) else {
+                // Not to be seated from here: free for other seats.
+                act.core.free_taken_out(&msg.name);
                 tracing::warn!(
                     name = %msg.name,
                     game = msg.game,

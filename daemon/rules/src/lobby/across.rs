@@ -18,29 +18,12 @@ use std::time::Duration;
 
 use flipline::protocol::DeclineReason;
 
-use super::challenging::challenged;
+use super::challenging::{Across, LobbyChallenge, challenged};
 use super::{AwayPass, Done, LobbyCore, LobbyEffect, done};
 use crate::Name;
-use crate::challenges::{Challenge, ChallengeId, Terms};
+use crate::challenges::{ChallengeId, Terms};
 use crate::clock::Moment;
 use crate::refusal::Refusal;
-
-/// Where the other party of a challenge is, when on another node.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Across {
-    /// The challenged plays on this node (this is the challenger's).
-    To(String),
-    /// The challenger plays on `node`, where the challenge is numbered
-    /// `id`, logged in there as `pass` says (what seats it here).
-    From {
-        node: String,
-        id: ChallengeId,
-        pass: AwayPass,
-    },
-}
-
-/// A challenge as the lobby keeps it.
-pub type LobbyChallenge = Challenge<Across>;
 
 /// A word for the other node of a challenge across.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -11,12 +11,28 @@ use crate::clock::Moment;
 use flipline::protocol::{DeclineReason, Event, GameId, SeatChoice, StartSpec};
 use flipline::{Move, Variant};
 
-use super::across::{Across, LobbyChallenge};
 use super::caseless::Caseless;
-use super::{Done, GameTerms, LobbyCore, LobbyEffect, Origin, checked_start, done};
-use crate::challenges::{ChallengeId, Terms};
+use super::{AwayPass, Done, GameTerms, LobbyCore, LobbyEffect, Origin, checked_start, done};
+use crate::challenges::{Challenge, ChallengeId, Terms};
 use crate::refusal::Refusal;
 use crate::{Name, Phase, Sitter};
+
+/// Where the other party of a challenge is, when on another node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Across {
+    /// The challenged plays on this node (this is the challenger's).
+    To(String),
+    /// The challenger plays on `node`, where the challenge is numbered
+    /// `id`, logged in there as `pass` says (what seats it here).
+    From {
+        node: String,
+        id: ChallengeId,
+        pass: AwayPass,
+    },
+}
+
+/// A challenge as the lobby keeps it.
+pub type LobbyChallenge = Challenge<Across>;
 
 /// Where a challenge's start comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
