@@ -70,8 +70,14 @@ fn a_tournament_is_joined_and_played_from_any_node() {
     let players = [amy, bo, cyd].map(|c| std::thread::spawn(move || play_tourney(c, id, None)));
     let mut seen: Vec<_> = (players.into_iter())
         .map(|t| {
-            t.join()
-                .unwrap_or_else(|_| panic!("a player's thread failed"))
+            t.join().unwrap_or_else(|_| {
+                for node in &cluster.nodes {
+                    for line in node.log_lines_with("WARN") {
+                        eprintln!("{line}");
+                    }
+                }
+                panic!("a player's thread failed")
+            })
         })
         .collect();
     // (bo, seated from b, may see its first board after amy's first move.)
