@@ -49,6 +49,21 @@ impl LineCodec {
         self.scanned as usize
     }
 
+    /// `bytes` as a line if they are exactly one whole line (one LF, at the
+    /// end) and nothing before them waits to be completed; otherwise `None`,
+    /// and they go through a buffer and [`Decoder::decode`]. The same line
+    /// as `decode` would give: a reader with nothing buffered skips the
+    /// buffer this way.
+    pub fn decode_whole(&mut self, bytes: &[u8]) -> Option<Line> {
+        let [text @ .., b'\n'] = bytes else {
+            return None;
+        };
+        if self.scanned != 0 || text.contains(&b'\n') {
+            return None;
+        }
+        Some(self.line(text))
+    }
+
     fn take_line(&mut self, buf: &mut BytesMut, end: usize) -> Line {
         let line = self.line(buf.get(..end).unwrap_or_default());
         // Advancing keeps the buffer a plain one that its owner may drop once
@@ -136,6 +151,37 @@ mod tests {
             out.push(line);
         }
         out
+    }
+
+    /// What `decode_whole` gives is what `decode` gives through a buffer,
+    /// and it takes nothing but one whole line with nothing pending.
+    #[test]
+    fn a_whole_line_decodes_as_through_a_buffer() {
+        let long = [vec![b'x'; 80], b"\n".to_vec()].concat();
+        let whole: [&[u8]; 5] = [b"MOVE d3\n", b"PING\r\n", b"\n", &long, b"\xff\xfe\n"];
+        for bytes in whole {
+            let mut buffered = BytesMut::from(bytes);
+            let expected = LineCodec::new(64).decode(&mut buffered).unwrap();
+            assert_eq!(LineCodec::new(64).decode_whole(bytes), expected);
+        }
+        for bytes in [&b"MOVE d3"[..], b"PING\nQUIT\n", b""] {
+            assert_eq!(LineCodec::new(64).decode_whole(bytes), None);
+        }
+        // The end of a line begun in an earlier read goes through the buffer.
+        let mut codec = LineCodec::new(64);
+        let mut buf = BytesMut::from(&b"MOVE"[..]);
+        assert_eq!(codec.decode(&mut buf).unwrap(), None);
+        assert_eq!(codec.decode_whole(b" d3\n"), None);
+        // The rest of an over-long line is that line's one `TooLong`.
+        let mut codec = LineCodec::new(4);
+        let mut buf = BytesMut::from(&b"MOVE d3 and more"[..]);
+        assert_eq!(codec.decode(&mut buf).unwrap(), None);
+        assert!(buf.is_empty());
+        assert_eq!(codec.decode_whole(b"tail\n"), Some(Line::TooLong));
+        assert_eq!(
+            codec.decode_whole(b"PING\n"),
+            Some(Line::Text("PING".into()))
+        );
     }
 
     #[test]

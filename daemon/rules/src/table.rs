@@ -643,9 +643,14 @@ impl<C: Clone> Table<C> {
             effects.extend(self.finish(EndReason::Normal, None, IfRefused::Retry));
             return effects;
         }
-        let mut events = vec![moved, self.board_event()];
+        // Room for all three events and for the turn's timer or bot: a
+        // vector grown on every move is an allocation more.
+        let mut events = Vec::with_capacity(3);
+        events.push(moved);
+        events.push(self.board_event());
         events.extend(self.turn_event());
-        let mut effects = vec![Effect::Broadcast(events)];
+        let mut effects = Vec::with_capacity(2);
+        effects.push(Effect::Broadcast(events));
         self.next_turn(now, &mut effects);
         effects
     }

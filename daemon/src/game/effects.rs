@@ -87,11 +87,37 @@ impl GameActor {
 
 /// Events as text, one line each.
 pub(super) fn lines(events: &[Event]) -> crate::outbox::Text {
+    use std::cell::RefCell;
+    // Formatted into this thread's buffer and copied once into the shared
+    // text: a `String` of its own would be a second allocation on every
+    // move, since `Arc<str>` cannot take over a `String`'s memory.
+    thread_local! {
+        static FORMATTED: RefCell<String> = const { RefCell::new(String::new()) };
+    }
+    FORMATTED.with(|formatted| match formatted.try_borrow_mut() {
+        Ok(mut text) => {
+            text.clear();
+            write_lines(&mut text, events);
+            let shared = Arc::from(text.as_str());
+            // A long text (a game's whole history) is not kept for good.
+            text.shrink_to(KEPT_FORMATTING_BYTES);
+            shared
+        }
+        // Only if formatting an event formatted events again.
+        Err(_) => {
+            let mut text = String::new();
+            write_lines(&mut text, events);
+            Arc::from(text)
+        }
+    })
+}
+
+/// The most bytes of formatting room each thread keeps between texts.
+const KEPT_FORMATTING_BYTES: usize = 1024;
+
+fn write_lines(text: &mut String, events: &[Event]) {
     use std::fmt::Write;
-    let mut text = String::with_capacity(events.len() * 80);
     for event in events {
-        // Formatting into one string: no string per event.
         let _ = writeln!(text, "{event}");
     }
-    Arc::from(text)
 }

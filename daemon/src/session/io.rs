@@ -14,7 +14,6 @@ use bytes::BytesMut;
 use actix::{ActorContext, ActorState, AsyncContext, Context};
 
 use tokio::io::{AsyncRead, ReadBuf};
-use tokio::net::TcpStream;
 use tokio_util::codec::Decoder;
 
 use super::Session;
@@ -69,56 +68,74 @@ impl actix::ActorFuture<Session> for Reader {
     ) -> Poll<()> {
         let mut handled = 0;
         loop {
-            match act.codec.decode(&mut act.input) {
-                Ok(Some(line)) => {
-                    act.on_input(ctx, Ok(line));
-                    handled += 1;
-                    // A command waiting for its answer holds back the next
-                    // line; the context polls this again once it has one.
-                    if ctx.waiting() || ctx.state() != ActorState::Running {
-                        return Poll::Pending;
-                    }
-                    if handled == LINES_PER_TURN {
-                        task.waker().wake_by_ref();
-                        return Poll::Pending;
-                    }
-                    continue;
-                }
-                Ok(None) => {}
+            let line = match act.codec.decode(&mut act.input) {
+                Ok(Some(line)) => line,
+                Ok(None) => match poll_fill(act, task) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(Ok(Filled::Ended)) => return act.input_ended(ctx),
+                    Poll::Ready(Ok(Filled::Buffered)) => continue,
+                    Poll::Ready(Ok(Filled::Whole(line))) => line,
+                    Poll::Ready(Err(e)) => return act.read_failed(ctx, e),
+                },
                 Err(e) => return act.read_failed(ctx, e),
+            };
+            act.on_input(ctx, Ok(line));
+            handled += 1;
+            // A command waiting for its answer holds back the next line;
+            // the context polls this again once it has one.
+            if ctx.waiting() || ctx.state() != ActorState::Running {
+                return Poll::Pending;
             }
-            match poll_fill(act.socket.as_mut(), &mut act.input, task) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready(Ok(0)) => return act.input_ended(ctx),
-                Poll::Ready(Ok(_)) => {}
-                Poll::Ready(Err(e)) => return act.read_failed(ctx, e),
+            if handled == LINES_PER_TURN {
+                task.waker().wake_by_ref();
+                return Poll::Pending;
             }
         }
     }
 }
 
-/// Reads what the socket has into `buf` (none: the end of input). With
-/// nothing buffered it reads into the stack first: the many polls that find no
-/// data allocate nothing, and the buffer exists only while there are bytes to
-/// handle (an idle connection holds none).
-fn poll_fill(
-    socket: Option<&mut TcpStream>,
-    buf: &mut BytesMut,
-    task: &mut std::task::Context<'_>,
-) -> Poll<io::Result<usize>> {
-    let Some(socket) = socket else {
-        return Poll::Ready(Ok(0));
+/// What a read gave.
+enum Filled {
+    /// The end of input.
+    Ended,
+    /// Bytes, now in the session's buffer.
+    Buffered,
+    /// Exactly one whole line, taken without a buffer.
+    Whole(Line),
+}
+
+/// Reads what the socket has into the session's buffer. With nothing
+/// buffered it reads into the stack first: the many polls that find no data
+/// allocate nothing, the buffer exists only while there are bytes to handle
+/// (an idle connection holds none), and a read of exactly one whole line (a
+/// move, most of the time) is decoded from the stack with no buffer at all.
+fn poll_fill(act: &mut Session, task: &mut std::task::Context<'_>) -> Poll<io::Result<Filled>> {
+    let Some(socket) = act.socket.as_mut() else {
+        return Poll::Ready(Ok(Filled::Ended));
     };
+    let buf = &mut act.input;
     if !buf.is_empty() {
         buf.reserve(READ_CHUNK);
-        return tokio_util::io::poll_read_buf(Pin::new(socket), task, buf);
+        let read = ready!(tokio_util::io::poll_read_buf(Pin::new(socket), task, buf))?;
+        return Poll::Ready(Ok(if read == 0 {
+            Filled::Ended
+        } else {
+            Filled::Buffered
+        }));
     }
     *buf = BytesMut::new();
     let mut chunk = [0u8; READ_CHUNK];
     let mut filled = ReadBuf::new(&mut chunk);
     ready!(Pin::new(socket).poll_read(task, &mut filled))?;
-    buf.extend_from_slice(filled.filled());
-    Poll::Ready(Ok(filled.filled().len()))
+    let bytes = filled.filled();
+    if bytes.is_empty() {
+        return Poll::Ready(Ok(Filled::Ended));
+    }
+    if let Some(line) = act.codec.decode_whole(bytes) {
+        return Poll::Ready(Ok(Filled::Whole(line)));
+    }
+    buf.extend_from_slice(bytes);
+    Poll::Ready(Ok(Filled::Buffered))
 }
 
 impl Session {
