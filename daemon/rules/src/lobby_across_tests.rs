@@ -11,7 +11,7 @@ use super::Name;
 use super::challenges::{ChallengeId, Terms};
 use super::clock::Moment;
 use super::lobby::{AcceptRoute, AwayPass, FarNote, FarWord, GuestLogin, GuestSecret, LobbyEffect};
-use super::lobby_tests::{Harness, take};
+use super::lobby_tests::{Harness, take, tourney_terms};
 use super::refusal::Refusal;
 
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -339,17 +339,6 @@ fn reserve(a: &mut Harness, id: ChallengeId) -> Result<Name, u16> {
 
 fn code(refusal: Refusal) -> u16 {
     refusal.code().number()
-}
-
-fn tourney_terms() -> super::lobby::TourneyTerms {
-    super::lobby::TourneyTerms {
-        tourney: 1,
-        round: 1,
-        variant: Variant::Othello,
-        clock: None,
-        rated: false,
-        start: Vec::new(),
-    }
 }
 
 #[test]

@@ -26,6 +26,18 @@ pub(super) struct Harness {
     pub(super) failing: bool,
 }
 
+/// Round 1 of tournament 1: a casual othello game from the usual start.
+pub(super) fn tourney_terms() -> super::lobby::TourneyTerms {
+    super::lobby::TourneyTerms {
+        tourney: 1,
+        round: 1,
+        variant: Variant::Othello,
+        clock: None,
+        rated: false,
+        start: Vec::new(),
+    }
+}
+
 impl Harness {
     pub(super) fn new() -> Harness {
         Harness {
@@ -126,14 +138,7 @@ impl Harness {
     fn tourney_game(&mut self, black: &str, white: &str) -> Result<GameId, u16> {
         let next = &mut self.next;
         let id = move || take(next);
-        let terms = super::lobby::TourneyTerms {
-            tourney: 1,
-            round: 1,
-            variant: Variant::Othello,
-            clock: None,
-            rated: false,
-            start: Vec::new(),
-        };
+        let terms = tourney_terms();
         let (black, white) = (Name::from(black), Name::from(white));
         let done = (self.core)
             .tourney_game((&black, &white), [false; 2], terms, id)
