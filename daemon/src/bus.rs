@@ -289,7 +289,11 @@ pub struct FarSession {
     game: Option<u64>,
     /// The game's spectator number for it here.
     pub id: u64,
-    sent: std::sync::atomic::AtomicU64,
+    /// How many it was sent. Held while a message is numbered and sent: a
+    /// player hears both its game (on a worker's thread) and its lobby (on
+    /// the lobby's), and its node takes a number out of order for a lost
+    /// message, asking for the snapshot again.
+    sent: std::sync::Mutex<u64>,
     gone: std::sync::atomic::AtomicBool,
     /// A player's game, which stamps its lines with its plies. Weak: the
     /// game holds this session.
@@ -339,8 +343,8 @@ impl FarSession {
 
     /// Sends it `text`.
     pub fn tell(&self, text: &str) {
-        let seq = self.next_seq();
-        let body = match self.game {
+        let stamp = self.stamp();
+        self.send_numbered(|seq| match self.game {
             Some(game) => Body::Deliver {
                 conn: self.conn,
                 game,
@@ -350,27 +354,32 @@ impl FarSession {
             None => Body::ToPlayer {
                 conn: self.conn,
                 seq,
-                news: PlayerNews::Lines(text.to_string(), self.stamp()),
+                news: PlayerNews::Lines(text.to_string(), stamp),
             },
-        };
-        self.bus.send(&self.node, body);
+        });
     }
 
     /// Tells a player it sits at `game` now; a spectator hears nothing of
     /// seats.
     pub fn seated(&self, game: u64) {
         if self.game.is_none() {
-            let body = Body::ToPlayer {
+            self.send_numbered(|seq| Body::ToPlayer {
                 conn: self.conn,
-                seq: self.next_seq(),
+                seq,
                 news: PlayerNews::Seated(game),
-            };
-            self.bus.send(&self.node, body);
+            });
         }
     }
 
-    fn next_seq(&self) -> u64 {
-        self.sent.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1
+    /// Sends the message `body` makes of the next number, numbered and
+    /// sent in one step, so that numbers go out in order.
+    fn send_numbered(&self, body: impl FnOnce(u64) -> Body) {
+        let mut sent = self
+            .sent
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *sent += 1;
+        self.bus.send(&self.node, body(*sent));
     }
 
     /// It stopped watching.
@@ -613,6 +622,38 @@ fn say(event: &async_nats::Event) {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_far_player_s_lines_go_out_in_the_order_of_their_numbers_from_any_thread() {
+        let (out, mut sent) = mpsc::unbounded_channel();
+        let bus = Bus {
+            cluster: Arc::from("c"),
+            node: Arc::from("a"),
+            out,
+        };
+        // A player hears its game and its lobby from different threads.
+        let player = Arc::new(FarSession::new(bus, "b", 7, None, 1));
+        let threads: Vec<_> = (0..4)
+            .map(|_| {
+                let player = Arc::clone(&player);
+                std::thread::spawn(move || (0..500).for_each(|_| player.tell("INFO x\n")))
+            })
+            .collect();
+        for thread in threads {
+            assert!(thread.join().is_ok());
+        }
+        let mut numbers = Vec::new();
+        while let Ok((_, bytes)) = sent.try_recv() {
+            if let Ok(Envelope {
+                body: Body::ToPlayer { seq, .. },
+                ..
+            }) = Envelope::decode(&bytes)
+            {
+                numbers.push(seq);
+            }
+        }
+        assert_eq!(numbers, (1..=2000).collect::<Vec<u64>>());
+    }
 
     #[test]
     fn a_message_whose_handling_panics_leaves_the_bus_handing_over_the_next() {
