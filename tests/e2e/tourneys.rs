@@ -39,7 +39,6 @@ pub(crate) fn play_tourney(client: Client, id: u64, stop_at_round: Option<u32>) 
     };
     let name = seen.client.name.clone();
     let mut boards: HashMap<u64, bool> = HashMap::new();
-    let mut answered: Option<(u64, Vec<flipline::Square>)> = None;
     let mut stopping = false;
     loop {
         let line = match seen.client.read_until(deadline) {
@@ -76,12 +75,7 @@ pub(crate) fn play_tourney(client: Client, id: u64, stop_at_round: Option<u32>) 
                     };
                     *player == name
                 });
-                // A player seated from another node reads its game's
-                // snapshot again after a gap in its lines: a TURN it has
-                // answered may come again, and is not answered twice.
-                let again = answered.as_ref() == Some(&(game, moves.clone()));
-                if mine && !again {
-                    answered = Some((game, moves.clone()));
+                if mine {
                     match moves.first() {
                         Some(square) => seen.client.send(&format!("MOVE {square}")),
                         None => seen.client.send("PASS"),
