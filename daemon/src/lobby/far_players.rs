@@ -11,10 +11,9 @@ use tokio::sync::oneshot;
 
 use super::tourneys::Settle;
 use super::{Lobby, answered, touching};
-use crate::messages::{FreeTakenOut, Name, TakeOut, TellName, ToSession};
+use crate::messages::{FreeTakenOut, Name, TakeOut, TellName};
 use crate::rules::lobby::TourneyTerms;
 use crate::rules::tourney::Pairing;
-use crate::session::Reach;
 
 impl Lobby {
     /// A round's game whose players `far` are not online here: each is
@@ -116,10 +115,6 @@ impl Handler<TellName> for Lobby {
     type Result = ();
 
     fn handle(&mut self, msg: TellName, _: &mut Context<Self>) {
-        let holder = self.core.holder(&msg.name);
-        if let Some(session) = holder.and_then(|conn| self.sessions.get(&conn)) {
-            let text = std::sync::Arc::from(msg.text);
-            session.addr.tell(ToSession::Deliver(text));
-        }
+        self.tell_here(&msg.name, &msg.text);
     }
 }

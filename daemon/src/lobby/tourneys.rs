@@ -258,10 +258,19 @@ impl Lobby {
     /// Tells `name`, if online, `event`: here, or on its node.
     fn tell(&mut self, ctx: &mut Context<Self>, name: &Name, event: &Event) {
         let text = format!("{event}\n");
-        match (self.core.holder(name)).and_then(|c| self.sessions.get(&c)) {
-            Some(session) => session.addr.tell(ToSession::Deliver(Arc::from(text))),
-            None => self.tell_elsewhere(ctx, Name::clone(name), text),
+        if !self.tell_here(name, &text) {
+            self.tell_elsewhere(ctx, Name::clone(name), text);
         }
+    }
+
+    /// Tells `name` `text` if it is online here: whether it is.
+    pub(super) fn tell_here(&self, name: &str, text: &str) -> bool {
+        let holder = self.core.holder(name);
+        let Some(session) = holder.and_then(|conn| self.sessions.get(&conn)) else {
+            return false;
+        };
+        session.addr.tell(ToSession::Deliver(Arc::from(text)));
+        true
     }
 
     /// Seats the pairing at a new game through the lobby core (held until

@@ -9,7 +9,7 @@ use std::time::Duration;
 use actix::{Context, Handler, ResponseFuture};
 use flipline::protocol::{Event, ListQuery, ProtocolError, ServerLine, WhoQuery};
 
-use super::{Directory, Remote, lock};
+use super::{Directory, RawAnswer, Remote, lock};
 use crate::bus::Body;
 use crate::messages::{Answer, Answered, ListGames, ListPlayers};
 use crate::rules::listing::{PAGE, merge_games, merge_players};
@@ -73,25 +73,40 @@ impl Remote {
     /// waits at most [`GATHER_WITHIN`]: each node's lines, or a line saying
     /// it did not answer.
     async fn gather(self: &Arc<Self>, body: impl Fn(u64) -> Body) -> Vec<Vec<Event>> {
+        let answers = self.ask_every_node(GATHER_WITHIN, body).await;
+        (answers.into_iter())
+            .map(|(peer, answer)| match answer {
+                Some(Ok((data, _))) => events_of(&data),
+                _ => {
+                    let note = format!("node {peer} did not answer: what it holds is not listed");
+                    vec![Event::Info(note)]
+                }
+            })
+            .collect()
+    }
+
+    /// Asks every other live node (`body`, numbered with its request) and
+    /// waits at most `within`: each node and its answer, or none if it did
+    /// not answer in time.
+    pub(super) async fn ask_every_node(
+        self: &Arc<Self>,
+        within: Duration,
+        body: impl Fn(u64) -> Body,
+    ) -> Vec<(String, Option<RawAnswer>)> {
         let asked: Vec<_> = (self.counts.peers().into_iter())
             .map(|peer| {
                 let (request, answer) = self.pending_request();
                 self.bus.send(&peer, body(request));
-                async move {
-                    let answer = tokio::time::timeout(GATHER_WITHIN, answer).await;
-                    (peer, request, answer)
-                }
+                async move { (peer, request, tokio::time::timeout(within, answer).await) }
             })
             .collect();
         let answers = futures_util::future::join_all(asked).await;
-        answers
-            .into_iter()
+        (answers.into_iter())
             .map(|(peer, request, answer)| match answer {
-                Ok(Ok(Ok((data, _)))) => events_of(&data),
+                Ok(Ok(raw)) => (peer, Some(raw)),
                 _ => {
                     lock(&self.pending).remove(&request);
-                    let note = format!("node {peer} did not answer: what it holds is not listed");
-                    vec![Event::Info(note)]
+                    (peer, None)
                 }
             })
             .collect()

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use flipline::protocol::{ErrorCode, ProtocolError, TourneyCommand};
 
-use super::{RawAnswer, Remote, lock};
+use super::{RawAnswer, Remote};
 use crate::bus::Body;
 use crate::messages::{Answer, Name, TourneyAnswer, TourneyFromFar};
 use crate::rules::refusal::Refusal;
@@ -74,7 +74,8 @@ impl Remote {
             id,
             member: member.clone(),
         };
-        let answers = self.ask_every_node(body).await;
+        let answers = self.ask_every_node(ASK_WITHIN, body).await;
+        let answers: Vec<_> = answers.into_iter().map(|(_, answer)| answer).collect();
         if let TourneyCommand::List = op {
             let lines = (answers.into_iter().flatten())
                 .filter_map(|raw| match tourney_answer(raw) {
@@ -99,31 +100,6 @@ impl Remote {
             )),
             (None, false) => Err(Refusal::NoTourney(id).into()),
         }
-    }
-
-    /// Asks every other live node (`body`, numbered with its request):
-    /// each one's answer, or none if it did not answer in time.
-    async fn ask_every_node(
-        self: &Arc<Self>,
-        body: impl Fn(u64) -> Body,
-    ) -> Vec<Option<RawAnswer>> {
-        let asked: Vec<_> = (self.counts.peers().into_iter())
-            .map(|peer| {
-                let (request, answer) = self.pending_request();
-                self.bus.send(&peer, body(request));
-                async move { (request, tokio::time::timeout(ASK_WITHIN, answer).await) }
-            })
-            .collect();
-        let answers = futures_util::future::join_all(asked).await;
-        (answers.into_iter())
-            .map(|(request, answer)| match answer {
-                Ok(Ok(raw)) => Some(raw),
-                _ => {
-                    lock(&self.pending).remove(&request);
-                    None
-                }
-            })
-            .collect()
     }
 
     /// At another node's request: `TOURNEY <verb> <id>` of its player
