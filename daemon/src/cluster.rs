@@ -5,7 +5,8 @@
 //! `store::postgres::nodes` and `keeper`); this shell starts the keeper and
 //! carries out what it reports: games taken over go to the lobby, which
 //! starts them as at a restart (their players take their seats back within
-//! `grace_secs`), and a node declared dead stops.
+//! `grace_secs`), tournaments taken over go on here, and a node declared
+//! dead stops.
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -16,7 +17,7 @@ use tokio::sync::oneshot;
 use crate::bus::{Body, Bus};
 use crate::config::{ClusterConfig, StoreConfig};
 use crate::lobby::Lobby;
-use crate::messages::{Reannounce, Recover};
+use crate::messages::{AdoptTourneys, Reannounce, Recover};
 use crate::store::Store;
 use crate::store::postgres::keeper::{Keeper, News};
 use crate::store::postgres::{Joined, Joining};
@@ -61,6 +62,9 @@ pub fn keep(
                 }
             });
         }
+        // Run here from their facts; their games in play, wherever they
+        // are, are followed to their ends.
+        News::Tourneys(tourneys) => lobby.do_send(AdoptTourneys(tourneys)),
         // What connections of theirs held on this node's games goes (their
         // seats kept for the grace period), here and on every node.
         News::Declared(nodes) => {

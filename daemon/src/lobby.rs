@@ -86,12 +86,15 @@ pub struct Lobby {
     /// On a cluster's node with a bus: the way to other nodes for
     /// challenges across them (see `across`).
     far: across::FarLink,
+    /// Games of tournaments taken over, in play on other nodes.
+    followed: followed::Followed,
 }
 
 mod across;
 mod away;
 mod challenging;
 mod far_players;
+mod followed;
 mod pooling;
 mod tourneys;
 
@@ -150,6 +153,7 @@ impl Lobby {
             pairing_pending: None,
             pool_paused: false,
             far: None,
+            followed: followed::Followed::default(),
         })
     }
 
@@ -604,6 +608,11 @@ impl Lobby {
             return false;
         }
         self.numbers.seen(record.id);
+        // Taken over from another node, a tournament's game has no rematch
+        // here either (its tournament, here or elsewhere, follows it).
+        if record.tourney.is_some() {
+            self.core.mark_tourney_game(record.id);
+        }
         let seats = seats.map(|s| self.session_refs(s));
         let setup = GameSetup {
             id: record.id,

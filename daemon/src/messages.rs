@@ -382,6 +382,18 @@ pub struct Recover(pub Vec<crate::store::GameRecord>);
 #[rtype(result = "()")]
 pub struct RecoverTourneys(pub Vec<crate::store::StoredTourney>);
 
+/// Tournaments this cluster node took over from a node declared dead: to
+/// run here from their stored facts.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct AdoptTourneys(pub Vec<crate::store::StoredTourney>);
+
+/// Game `game`, on the node that said so, is over: a tournament held here
+/// whose game it is reads its end from the store.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct OverThere(pub GameId);
+
 /// A `TOURNEY` command, from `name` if logged in (`LIST` and `SHOW` need
 /// no name).
 #[derive(Message)]

@@ -73,6 +73,8 @@ pub struct LobbyDoors {
     pub gone: Recipient<Gone>,
     pub sit_away: Recipient<SitAway>,
     pub back: Recipient<BackFromAway>,
+    /// A game over on another node (a tournament here may follow it).
+    pub over_there: Recipient<crate::messages::OverThere>,
     pub list_games: Recipient<ListGames>,
     pub list_players: Recipient<ListPlayers>,
     pub reserve: Recipient<crate::messages::ReserveSeek>,

@@ -427,6 +427,7 @@ fn reach_other_nodes(
         gone: lobby.clone().recipient(),
         sit_away: lobby.clone().recipient(),
         back: lobby.clone().recipient(),
+        over_there: lobby.clone().recipient(),
         list_games: lobby.clone().recipient(),
         list_players: lobby.clone().recipient(),
         reserve: lobby.clone().recipient(),

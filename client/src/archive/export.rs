@@ -310,6 +310,7 @@ mod tests {
             ended_at: Some("2024-05-01T12:40:00Z".into()),
             secrets: [None, None],
             rated: false,
+            tourney: None,
             moves,
         }
     }

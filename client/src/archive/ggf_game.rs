@@ -42,6 +42,7 @@ pub fn record(game: &GgfGame) -> Result<GameRecord, String> {
         started_at,
         secrets: [None, None],
         rated: false,
+        tourney: None,
         moves,
     })
 }
@@ -611,6 +612,7 @@ mod tests {
                 ended_at: Some("2024-05-01T12:34:56Z".into()),
                 secrets: [None, None],
                 rated: false,
+                tourney: None,
                 moves,
             };
             let text = crate::archive::export::ggf(&record).unwrap();

@@ -89,6 +89,7 @@ pub fn record(
         ended_at: Some(started_at.to_string()),
         secrets: [None, None],
         rated: false,
+        tourney: None,
         moves,
     })
 }

@@ -156,6 +156,7 @@ mod tests {
             ended_at: None,
             secrets: [None, None],
             rated: false,
+            tourney: None,
             moves: Vec::new(),
         }
     }

@@ -462,6 +462,10 @@ impl World {
                 DeskEffect::Remade(game) => {
                     self.broken = Some(format!("game {game} was stored yet not brought back"));
                 }
+                // One daemon takes over no other node's tournaments.
+                DeskEffect::Follow(game) => {
+                    self.broken = Some(format!("game {game} followed on one daemon"));
+                }
             }
         }
     }

@@ -44,6 +44,8 @@ use crate::tourney::{Forfeit, Next, Pairing};
 use crate::tourney_facts::{StoredForfeit, TourneyWrite};
 use crate::tourneys::Tourneys;
 
+#[cfg(test)]
+mod adopt_tests;
 mod recovery;
 #[cfg(test)]
 mod tests;
@@ -108,6 +110,11 @@ pub enum DeskEffect<T> {
     /// Game `game` of a tournament was not brought back at a restart: its
     /// pairing's game is made again (worth a line in the log).
     Remade(GameId),
+    /// Game `game` of a tournament taken over is in play on another node
+    /// (or not yet taken over): the shell reads its end from the store
+    /// when it hears it is over, and now and then, then calls
+    /// [`TourneyDesk::game_over`] or [`TourneyDesk::game_gone`].
+    Follow(GameId),
 }
 
 /// What the desk is to be woken for.
@@ -122,6 +129,9 @@ pub enum Alarm {
     /// The players have had the seat grace after a restart: the running
     /// tournaments go on.
     Resume,
+    /// The players have had the seat grace after these tournaments were
+    /// taken over: they go on.
+    ResumeAdopted(Vec<TourneyId>),
 }
 
 /// What follows a fact once it is stored.
@@ -451,6 +461,7 @@ impl<T> TourneyDesk<T> {
                 effects.push(DeskEffect::StoreEnd(game, result, attempt));
             }
             Alarm::Resume => self.resume(free, &mut effects),
+            Alarm::ResumeAdopted(ids) => self.resume_adopted(&ids, free, &mut effects),
         }
         effects
     }
@@ -622,6 +633,12 @@ impl<T> TourneyDesk<T> {
     pub fn game_over(&mut self, game: GameId, result: &GameResult, free: Free) -> Effects<T> {
         let mut effects = Vec::new();
         let scores = (result.black, result.white);
+        // Taken over and waiting for its players: it counts, nothing follows
+        // until the tournament resumes.
+        if (self.tourneys.of_game(game)).is_some_and(|id| self.adopting(id)) {
+            self.tourneys.settle(game, result.winner, scores);
+            return effects;
+        }
         if let Some((id, next)) = self.tourneys.game_over(game, result.winner, scores, free) {
             self.carry_on(id, next, free, &mut effects);
         }

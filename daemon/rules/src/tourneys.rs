@@ -90,11 +90,30 @@ impl Tourneys {
     /// Holds a tournament read back from the store; its games in play are
     /// known by their numbers from now on.
     pub fn restore(&mut self, id: TourneyId, held: Held) {
+        self.next_id = self.next_id.max(id.saturating_add(1));
+        self.adopt(id, held);
+    }
+
+    /// Holds a tournament taken over from another cluster node: numbered
+    /// from that node's block, so this one's numbering is not moved.
+    pub fn adopt(&mut self, id: TourneyId, held: Held) {
         for game in held.tourney.games_in_play() {
             self.by_game.insert(game, id);
         }
-        self.next_id = self.next_id.max(id.saturating_add(1));
         self.held.insert(id, held);
+    }
+
+    /// Game `game` ended without a result: its pairing waits to be made
+    /// again. Its tournament, if it has one.
+    pub fn lost(&mut self, game: GameId) -> Option<TourneyId> {
+        let id = self.by_game.remove(&game)?;
+        self.held.get_mut(&id)?.tourney.lost_game(game);
+        Some(id)
+    }
+
+    /// The tournament game `game` is in play for, if any.
+    pub fn of_game(&self, game: GameId) -> Option<TourneyId> {
+        self.by_game.get(&game).copied()
     }
 
     /// `TOURNEY NEW` from `creator`, who runs it: its number.

@@ -209,6 +209,7 @@ impl Lobby {
                 });
             }
             DeskEffect::MarkGame(game) => self.core.mark_tourney_game(game),
+            DeskEffect::Follow(game) => self.follow(ctx, game),
             DeskEffect::Remade(game) => {
                 tracing::warn!(
                     game,

@@ -4,6 +4,8 @@
 //! here, so that it cannot sit in a second game meanwhile. `JOIN` takes the
 //! seat back from here; the hold lasts until the game's owner says the
 //! game is over (`Body::Over`, to every node), or the connection goes.
+//! The same word tells a tournament taken over here that one of its games
+//! ended on another node (see `lobby/followed.rs`).
 
 use std::sync::Arc;
 
@@ -12,7 +14,7 @@ use flipline::protocol::{GameId, ProtocolError};
 
 use super::{Directory, Remote, lock, unreachable_owner};
 use crate::bus::Body;
-use crate::messages::{AwayPass, BackFromAway, KeptElsewhere, Name, SitAway};
+use crate::messages::{AwayPass, BackFromAway, KeptElsewhere, Name, OverThere, SitAway};
 
 impl Handler<KeptElsewhere> for Directory {
     type Result = ResponseFuture<Result<(), ProtocolError>>;
@@ -44,8 +46,10 @@ impl Remote {
     }
 
     /// `game`, on the node that said so, is over: the names held here for
-    /// their seats in it since their login go free.
+    /// their seats in it since their login go free, and a tournament here
+    /// that follows it reads its end.
     pub(super) fn over_there(&self, game: GameId) {
+        self.doors.over_there.do_send(OverThere(game));
         let Some(names) = lock(&self.kept).remove(&game) else {
             return;
         };

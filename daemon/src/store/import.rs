@@ -211,6 +211,7 @@ mod tests {
             ended_at: Some("2000-04-16T16:13:00Z".to_string()),
             secrets: [None, None],
             rated: false,
+            tourney: None,
             moves: moves
                 .iter()
                 .map(|m| StoredMove {

@@ -38,6 +38,8 @@ pub mod scratch;
 #[cfg(test)]
 mod tests;
 mod tls;
+#[cfg(test)]
+mod tourney_claim_tests;
 mod tourneys;
 mod writer;
 mod writes;

@@ -80,6 +80,8 @@ pub struct GameRecord {
     pub secrets: [Option<String>; 2],
     /// Whether it counts for the ratings.
     pub rated: bool,
+    /// The tournament it was made for, if any.
+    pub tourney: Option<flipline::protocol::TourneyId>,
     /// Every move from the start, in order, passes written out.
     pub moves: Vec<StoredMove>,
 }
@@ -345,7 +347,7 @@ fn end_game(conn: &Connection, game: GameId, result: &GameResult) -> rusqlite::R
 }
 
 /// The columns [`game_from_row`] reads, in its order.
-const GAME_COLUMNS: [&str; 15] = [
+const GAME_COLUMNS: [&str; 16] = [
     "id",
     "variant",
     "black",
@@ -361,6 +363,7 @@ const GAME_COLUMNS: [&str; 15] = [
     "black_secret",
     "white_secret",
     "rated",
+    "tourney",
 ];
 
 fn from_str<T: FromStr>(text: &str) -> Option<T> {
@@ -400,6 +403,7 @@ fn game_from_row(row: &Row<'_>) -> rusqlite::Result<GameRecord> {
         ended_at: row.get(11)?,
         secrets: [row.get(12)?, row.get(13)?],
         rated: row.get::<_, i64>(14)? != 0,
+        tourney: row.get(15)?,
         moves: Vec::new(),
     })
 }

@@ -29,6 +29,10 @@ pub(super) struct Recovering {
     tourneys_read: bool,
     /// Whether they were resumed (the seat grace is over).
     resumed: bool,
+    /// Tournaments taken over from another node, not yet resumed: their
+    /// games' ends count, and nothing more is made until the seat grace is
+    /// over.
+    adopting: HashSet<TourneyId>,
 }
 
 /// A stored tournament as the rules hold it: its pairings drawn again from
@@ -123,6 +127,81 @@ impl<T> TourneyDesk<T> {
         self.recovering.tourneys_read = true;
         effects.push(DeskEffect::Wake(grace, Alarm::Resume));
         effects
+    }
+
+    /// Tournaments taken over from a cluster node declared dead, as stored:
+    /// held here from now on, under their numbers. A game in play here
+    /// (`here`: taken over by this node) is marked a tournament's; one in
+    /// play elsewhere, or not taken over yet, is followed
+    /// ([`DeskEffect::Follow`]) until the store says how it ended. They go
+    /// on after `grace`, once their players have had the seat grace to
+    /// come back to some node.
+    pub fn adopt(
+        &mut self,
+        stored: Vec<StoredTourney>,
+        here: impl Fn(GameId) -> bool,
+        grace: Duration,
+    ) -> Effects<T> {
+        let mut effects = Vec::new();
+        let mut adopted = Vec::new();
+        for stored in stored {
+            if self.holds(stored.id) {
+                continue;
+            }
+            let (id, held) = resumed(stored);
+            for game in held.tourney.games_in_play() {
+                effects.push(match here(game) {
+                    true => DeskEffect::MarkGame(game),
+                    false => DeskEffect::Follow(game),
+                });
+            }
+            self.tourneys.adopt(id, held);
+            self.recovering.adopting.insert(id);
+            adopted.push(id);
+        }
+        if !adopted.is_empty() {
+            effects.push(DeskEffect::Wake(grace, Alarm::ResumeAdopted(adopted)));
+        }
+        effects
+    }
+
+    /// Game `game` of a tournament, followed elsewhere, ended without a
+    /// result (it was never seated: its pairing's game is made again, or
+    /// lost by abandon by whoever is not free).
+    pub fn game_gone(&mut self, game: GameId, free: Free) -> Effects<T> {
+        let mut effects = Vec::new();
+        let lost = self.tourneys.lost(game);
+        if let Some(id) = lost.filter(|id| !self.recovering.adopting.contains(id)) {
+            let next = self.tourneys.resume_play(id, free);
+            self.carry_on(id, next, free, &mut effects);
+        }
+        effects
+    }
+
+    /// Whether tournament `id`, taken over, waits for its players to come
+    /// back before it goes on.
+    pub(super) fn adopting(&self, id: TourneyId) -> bool {
+        self.recovering.adopting.contains(&id)
+    }
+
+    /// Whether game `game` is a tournament's game in play here.
+    pub fn plays(&self, game: GameId) -> bool {
+        self.tourneys.of_game(game).is_some()
+    }
+
+    /// Tournaments `ids`, taken over, go on: the games their round still
+    /// needs, or their next round.
+    pub(super) fn resume_adopted(
+        &mut self,
+        ids: &[TourneyId],
+        free: Free,
+        effects: &mut Effects<T>,
+    ) {
+        for &id in ids {
+            self.recovering.adopting.remove(&id);
+            let next = self.tourneys.resume_play(id, free);
+            self.carry_on(id, next, free, effects);
+        }
     }
 
     /// What became of `held`'s games in play at the restart: one that the

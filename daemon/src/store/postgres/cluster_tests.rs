@@ -14,13 +14,13 @@ use crate::store::opened::Opened;
 use crate::store::test_support::{block_on, config, new_game, temp_path};
 use crate::store::{NameClaim, Store, StoreError};
 
-fn pg_config(db: &ScratchDatabase) -> StoreConfig {
+pub(super) fn pg_config(db: &ScratchDatabase) -> StoreConfig {
     let mut config = config(&temp_path("unused"));
     config.url = StoreUrl::new(db.url.clone());
     config
 }
 
-fn node(db: &ScratchDatabase, name: &str) -> (Opened, Member) {
+pub(super) fn node(db: &ScratchDatabase, name: &str) -> (Opened, Member) {
     node_for(db, name, Duration::from_secs(2))
 }
 

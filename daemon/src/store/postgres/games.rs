@@ -18,7 +18,7 @@ macro_rules! game_select {
             "SELECT id, variant, black, white, clock, status, result, black_score, white_score, \
              reason, to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), \
              to_char(ended_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), \
-             black_secret, white_secret, rated FROM games WHERE ",
+             black_secret, white_secret, rated, tourney FROM games WHERE ",
             $filter
         )
     };
@@ -71,6 +71,7 @@ pub fn game_from_row(row: &Row) -> Result<GameRecord, String> {
         ended_at: text(11),
         secrets: [text(12), text(13)],
         rated: row.get(14),
+        tourney: (row.get::<_, Option<i64>>(15)).and_then(|t| u64::try_from(t).ok()),
         moves: Vec::new(),
     })
 }

@@ -18,12 +18,14 @@ use super::nodes::{self, Member};
 use crate::config::StoreConfig;
 use crate::rules::clock::Moment;
 use crate::rules::lease::{Lease, Standing};
-use crate::store::{GameRecord, Store};
+use crate::store::{GameRecord, Store, StoredTourney};
 
 /// What the keeper tells the daemon.
 pub enum News {
     /// Games taken over, in play: to start here.
     Claimed(Vec<GameRecord>),
+    /// Tournaments taken over, not over: to run here from their facts.
+    Tourneys(Vec<StoredTourney>),
     /// The database declared this node dead: it must stop.
     Lost,
     /// This node declared these nodes dead.
@@ -200,12 +202,32 @@ async fn take_over_loop(
         if let Some(conn) = db.as_mut() {
             let judging = judge.load(Ordering::Acquire);
             take_over(conn, member, store, news, judging).await;
+            take_tourneys(conn, member, news).await;
             // Whom `LIST` and `WHO` ask.
             if let Ok(peers) = nodes::peers(conn, member.incarnation.number).await {
                 member.state.set_peers(peers);
             }
             follow_leader(conn, member, news, judging).await;
         }
+    }
+}
+
+/// Takes over the tournaments of dead nodes, a share a round, after their
+/// games: each goes on here from its stored facts.
+async fn take_tourneys(db: &mut Db, member: &Member, news: &(dyn Fn(News) + Send)) {
+    match super::tourneys::claim(db, member.incarnation.number).await {
+        Ok(tourneys) if tourneys.is_empty() => {}
+        Ok(tourneys) => {
+            let ids: Vec<u64> = tourneys.iter().map(|t| t.id).collect();
+            tracing::info!(
+                node = member.incarnation.node,
+                tourneys = ?ids,
+                "took over {} tournaments of a node declared dead",
+                ids.len()
+            );
+            news(News::Tourneys(tourneys));
+        }
+        Err(error) => tracing::warn!(%error, "could not take tournaments over"),
     }
 }
 

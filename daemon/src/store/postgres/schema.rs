@@ -17,7 +17,7 @@ use super::db::Db;
 /// from version `n` to `n + 1`. The tables are those of the SQLite store, in
 /// PostgreSQL's types: times are `timestamptz`, flags `boolean`, names are
 /// unique without regard to case (an index on `lower(name)`).
-const MIGRATIONS: [&str; 4] = [
+const MIGRATIONS: [&str; 5] = [
     r"
 CREATE TABLE flipline_schema (
     application text NOT NULL CHECK (application = 'flipline'),
@@ -175,6 +175,13 @@ CREATE TABLE leaders (
     incarnation bigint NOT NULL REFERENCES nodes (incarnation),
     epoch       bigint NOT NULL
 );
+",
+    r"
+-- The incarnation that runs a tournament; NULL for a single daemon's.
+-- Every later write of a clustered tournament is conditional on it, and
+-- the live nodes take over those of a node declared dead, as its games.
+ALTER TABLE tourneys ADD COLUMN owner bigint REFERENCES nodes (incarnation);
+CREATE INDEX tourneys_running_by_owner ON tourneys (owner) WHERE NOT over;
 ",
 ];
 

@@ -11,13 +11,14 @@ use super::to_i64;
 use crate::store::tourneys::{OVER_KEPT, absent_of, absent_word, stored_game};
 use crate::store::{StoredForfeit, StoredTourney, StoredTourneyGame, TourneyWrite};
 
-/// Runs a tournament's write; the rows it changed.
-pub async fn apply(write: &TourneyWrite, db: &mut Db) -> Result<u64, Error> {
+/// Runs a tournament's write; the rows it changed. A new tournament is
+/// owned by `owner`, the cluster node that makes it (see `writes::runs`).
+pub async fn apply(write: &TourneyWrite, db: &mut Db, owner: Option<i64>) -> Result<u64, Error> {
     match write {
         TourneyWrite::New { id, creator, spec } => {
-            const SQL: &str = "INSERT INTO tourneys (id, creator, spec, created_at) \
-                 VALUES ($1, $2, $3, now())";
-            db.execute(SQL, &[&to_i64(*id), creator, &spec.to_string()])
+            const SQL: &str = "INSERT INTO tourneys (id, creator, spec, created_at, owner) \
+                 VALUES ($1, $2, $3, now(), $4)";
+            db.execute(SQL, &[&to_i64(*id), creator, &spec.to_string(), &owner])
                 .await
         }
         TourneyWrite::Join { id, name } => {
@@ -79,6 +80,53 @@ pub async fn load(db: &mut Db) -> Result<Vec<StoredTourney>, Error> {
          WHERE NOT over OR id IN (SELECT id FROM tourneys WHERE over ORDER BY id DESC LIMIT $1) \
          ORDER BY id";
     let rows = db.query(SQL, &[&i64::from(OVER_KEPT)]).await?;
+    read_back(db, rows).await
+}
+
+/// The most tournaments one claim takes: the rest wait for the next.
+const CLAIM_SHARE: i64 = 4;
+
+/// Takes over for `incarnation` up to [`CLAIM_SHARE`] tournaments not over
+/// whose owner is dead (or that no node owns), and reads them back, in one
+/// transaction: a claim whose reading failed is not kept, so no tournament
+/// is owned by a node that does not hold it. Tournaments another node is
+/// claiming meanwhile are skipped. Each owner changes under a row lock that
+/// every fenced write of the old owner takes too (`writes::runs`).
+pub async fn claim(db: &mut Db, incarnation: i64) -> Result<Vec<StoredTourney>, Error> {
+    const CLAIM: &str = "UPDATE tourneys SET owner = $1 WHERE id IN (SELECT id FROM tourneys \
+         WHERE NOT over AND (owner IS NULL OR owner IN \
+         (SELECT incarnation FROM nodes WHERE state = 'dead')) \
+         ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING id";
+    const READ: &str =
+        "SELECT id, creator, spec, round, over FROM tourneys WHERE id = ANY($1) ORDER BY id";
+    db.batch("BEGIN").await?;
+    let claimed = async {
+        let rows = db.query(CLAIM, &[&incarnation, &CLAIM_SHARE]).await?;
+        let ids: Vec<i64> = rows.iter().map(|row| row.get(0)).collect();
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = db.query(READ, &[&ids]).await?;
+        read_back(db, rows).await
+    }
+    .await;
+    let end = if claimed.is_ok() {
+        "COMMIT"
+    } else {
+        "ROLLBACK"
+    };
+    let ended = db.batch(end).await;
+    let claimed = claimed?;
+    ended?;
+    Ok(claimed)
+}
+
+/// The tournaments of `rows` (id, creator, spec, round, over) with their
+/// players, games, forfeits and starts.
+async fn read_back(
+    db: &mut Db,
+    rows: Vec<tokio_postgres::Row>,
+) -> Result<Vec<StoredTourney>, Error> {
     let mut tourneys = Vec::new();
     for row in rows {
         let (id, spec): (i64, String) = (row.get(0), row.get(2));

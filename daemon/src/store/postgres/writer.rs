@@ -335,14 +335,14 @@ impl PgWriter {
         let result =
             self.runtime
                 .block_on(transaction(&mut db, &mut self.held, writes, &mark, period));
-        if let Err(Step::Fenced(game)) = &result
+        if let Err(Step::Fenced(owned)) = &result
             && let Some(member) = &self.member
         {
             tracing::error!(
-                game,
+                %owned,
                 node = member.incarnation.node,
                 incarnation = member.incarnation.number,
-                "game {game} is owned by another node: this node was declared dead and \
+                "{owned} is owned by another node: this node was declared dead and \
                  acknowledges nothing more"
             );
             member.state.set(crate::rules::lease::Standing::Lost);
@@ -354,9 +354,9 @@ impl PgWriter {
                 let _ = self.runtime.block_on(db.batch("ROLLBACK"));
                 Outcome::Failed(error)
             }
-            Err(Step::Fenced(game)) => {
+            Err(Step::Fenced(owned)) => {
                 let _ = self.runtime.block_on(db.batch("ROLLBACK"));
-                Outcome::Failed(format!("game {game} is played on another node now"))
+                Outcome::Failed(format!("{owned} is run by another node now"))
             }
             Err(Step::InDoubt(error, counts)) => {
                 // The held moves stay as the batch left them until the
@@ -429,7 +429,7 @@ enum Step {
     RolledBack(String),
     /// A write of a game another node owns: nothing was written, the
     /// transaction is to be rolled back.
-    Fenced(flipline::protocol::GameId),
+    Fenced(super::writes::Owned),
 }
 
 /// A statement's error before `COMMIT`: refused by the server, or the

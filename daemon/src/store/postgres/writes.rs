@@ -9,13 +9,13 @@
 //! changes the owner under a row lock (see `nodes`), so once a claim has
 //! committed no write of the old owner lands.
 
-use flipline::protocol::{GameId, GameResult};
+use flipline::protocol::{GameId, GameResult, TourneyId};
 use tokio_postgres::Error;
 
 use super::db::Db;
 use super::held::HeldMoves;
 use super::to_i64;
-use crate::store::{Status, StoredMove, Write};
+use crate::store::{Status, StoredMove, TourneyWrite, Write};
 
 /// Why a write failed: a statement's error, or a check of the held moves
 /// (made before anything is sent).
@@ -23,9 +23,26 @@ use crate::store::{Status, StoredMove, Write};
 pub enum WriteError {
     Sql(Error),
     Refused(String),
-    /// A write of a game this node no longer owns: another node took it
-    /// over (this one was declared dead). Nothing of it was written.
-    Fenced(GameId),
+    /// A write of a game or tournament this node no longer owns: another
+    /// node took it over (this one was declared dead). Nothing of it was
+    /// written.
+    Fenced(Owned),
+}
+
+/// What a cluster node owns, and writes only while it does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owned {
+    Game(GameId),
+    Tourney(TourneyId),
+}
+
+impl std::fmt::Display for Owned {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Owned::Game(game) => write!(f, "game {game}"),
+            Owned::Tourney(id) => write!(f, "tournament {id}"),
+        }
+    }
 }
 
 impl From<Error> for WriteError {
@@ -205,7 +222,9 @@ async fn fenced(db: &mut Db, games: &[i64], owner: Option<i64>) -> WriteError {
     const SQL: &str = "SELECT id FROM games WHERE id = ANY($1) \
          AND owner IS DISTINCT FROM $2 ORDER BY id LIMIT 1";
     match db.query_opt(SQL, &[&games, &owner]).await {
-        Ok(Some(row)) => WriteError::Fenced(u64::try_from(row.get::<_, i64>(0)).unwrap_or(0)),
+        Ok(Some(row)) => WriteError::Fenced(Owned::Game(
+            u64::try_from(row.get::<_, i64>(0)).unwrap_or(0),
+        )),
         Ok(None) => WriteError::Refused("a move's game is not in the store".into()),
         Err(e) => WriteError::Sql(e),
     }
@@ -221,23 +240,41 @@ async fn owned(db: &mut Db, game: GameId, owner: Option<i64>) -> Result<(), Writ
     const SQL: &str = "SELECT 1 FROM games WHERE id = $1 AND owner = $2 FOR SHARE";
     match db.query_opt(SQL, &[&to_i64(game), &owner]).await? {
         Some(_) => Ok(()),
-        None => Err(WriteError::Fenced(game)),
+        None => Err(WriteError::Fenced(Owned::Game(game))),
     }
 }
 
 /// Fails unless this node (`owner`) is live in the database, share-locking
 /// its row for the transaction, so that a node declared dead (paused past
 /// its lease, and let go on before its own keeper says so) makes no new
-/// game (`game`): the games it owned are fenced by `owned`, a new one by
-/// this. A single daemon (`None`) is always live.
-async fn live(db: &mut Db, game: GameId, owner: Option<i64>) -> Result<(), WriteError> {
+/// game or tournament (`new`): what it owned is fenced by `owned` and
+/// `runs`, a new one by this. A single daemon (`None`) is always live.
+async fn live(db: &mut Db, new: Owned, owner: Option<i64>) -> Result<(), WriteError> {
     let Some(owner) = owner else {
         return Ok(());
     };
     const SQL: &str = "SELECT 1 FROM nodes WHERE incarnation = $1 AND state = 'live' FOR SHARE";
     match db.query_opt(SQL, &[&owner]).await? {
         Some(_) => Ok(()),
-        None => Err(WriteError::Fenced(game)),
+        None => Err(WriteError::Fenced(new)),
+    }
+}
+
+/// Fails unless this node (`owner`) runs the tournament `write` is of,
+/// share-locking its row so that no claim takes it before the commit; a
+/// new one needs this node live. A single daemon (`None`) runs them all.
+async fn runs(db: &mut Db, write: &TourneyWrite, owner: Option<i64>) -> Result<(), WriteError> {
+    let id = write.tourney();
+    if matches!(write, TourneyWrite::New { .. }) {
+        return live(db, Owned::Tourney(id), owner).await;
+    }
+    let Some(owner) = owner else {
+        return Ok(());
+    };
+    const SQL: &str = "SELECT 1 FROM tourneys WHERE id = $1 AND owner = $2 FOR SHARE";
+    match db.query_opt(SQL, &[&to_i64(id), &owner]).await? {
+        Some(_) => Ok(()),
+        None => Err(WriteError::Fenced(Owned::Tourney(id))),
     }
 }
 
@@ -326,7 +363,10 @@ async fn apply(
             const SQL: &str = "UPDATE players SET bot = true WHERE lower(name) = lower($1)";
             db.execute(SQL, &[name]).await?
         }
-        Write::Tourney(write) => super::tourneys::apply(write, db).await?,
+        Write::Tourney(write) => {
+            runs(db, write, owner).await?;
+            super::tourneys::apply(write, db, owner).await?
+        }
     };
     Ok(changed)
 }
@@ -352,7 +392,7 @@ async fn new_game(
     else {
         return Ok(0);
     };
-    live(db, *id, owner).await?;
+    live(db, Owned::Game(*id), owner).await?;
     const SQL: &str = "INSERT INTO games (id, variant, black, white, clock, status, started_at, \
          black_secret, white_secret, rated, tourney, tourney_round, owner) \
          VALUES ($1, $2, $3, $4, $5, $6, now(), $7, $8, $9, $10, $11, $12)";

@@ -1,0 +1,106 @@
+//! A dead node's tournaments on one PostgreSQL store (see `scratch`): taken
+//! over by one live node, read back whole, and no write of the dead node
+//! lands after.
+
+use flipline::protocol::{TourneyId, TourneySpec};
+
+use super::cluster_tests::{node, pg_config};
+use super::db::Db;
+use super::scratch::ScratchDatabase;
+use crate::rules::lease::Standing;
+use crate::store::test_support::block_on;
+use crate::store::{StoredTourney, TourneyWrite, Write};
+
+/// What `incarnation`'s claim of tournaments takes, on a connection of its
+/// own (as the lease keeper's).
+fn claim(db: &ScratchDatabase, incarnation: i64) -> Vec<StoredTourney> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let client = super::connect::connect(&pg_config(db)).await.unwrap();
+        let mut conn = Db::new(client);
+        super::tourneys::claim(&mut conn, incarnation)
+            .await
+            .unwrap()
+    })
+}
+
+fn join(id: TourneyId, name: &str) -> Write {
+    Write::Tourney(TourneyWrite::Join {
+        id,
+        name: name.into(),
+    })
+}
+
+fn players(db: &ScratchDatabase, id: TourneyId) -> Option<String> {
+    let sql = format!(
+        "SELECT string_agg(name, ' ' ORDER BY seq) FROM tourney_players WHERE tourney = {id}"
+    );
+    db.query_text(&sql).unwrap()
+}
+
+#[test]
+fn a_dead_node_s_tournament_is_taken_over_once_and_its_writes_refused_after() {
+    let Some(db) = ScratchDatabase::new("claim_tourney") else {
+        return;
+    };
+    let (a, a_member) = node(&db, "a");
+    let (b, b_member) = node(&db, "b");
+    let (c, c_member) = node(&db, "c");
+    let id = a.next_tourney;
+    let spec: TourneySpec = "roundrobin".parse().unwrap();
+    let creator = "ann".to_string();
+    block_on(
+        a.store
+            .commit(Write::Tourney(TourneyWrite::New { id, creator, spec })),
+    )
+    .unwrap();
+    block_on(a.store.commit(join(id, "ann"))).unwrap();
+    let b_number = b_member.incarnation.number;
+    assert!(claim(&db, b_number).is_empty(), "a is live");
+
+    let dead = format!(
+        "UPDATE nodes SET state = 'dead' WHERE incarnation = {}",
+        a_member.incarnation.number
+    );
+    db.execute(&dead).unwrap();
+    let claimed = claim(&db, b_number);
+    let [taken] = claimed.as_slice() else {
+        panic!("{claimed:?}")
+    };
+    assert_eq!(
+        (taken.id, taken.players.as_slice()),
+        (id, ["ann".to_string()].as_slice())
+    );
+    assert_eq!(taken.spec, spec);
+    assert!(
+        claim(&db, c_member.incarnation.number).is_empty(),
+        "taken by one node only"
+    );
+
+    // a, paused meanwhile, comes back: its write is refused, and it knows
+    // it was declared dead; b's goes through.
+    let late = block_on(a.store.commit(join(id, "bob")));
+    assert!(late.is_err(), "{late:?}");
+    assert_eq!(a_member.state.standing(), Standing::Lost);
+    block_on(b.store.commit(join(id, "cy"))).unwrap();
+    assert_eq!(players(&db, id).as_deref(), Some("ann cy"));
+
+    // A new tournament is the node's that made it: c's is not b's to take.
+    let theirs = c.next_tourney;
+    let (creator, spec) = ("cy".to_string(), spec);
+    let new = TourneyWrite::New {
+        id: theirs,
+        creator,
+        spec,
+    };
+    block_on(c.store.commit(Write::Tourney(new))).unwrap();
+    assert!(claim(&db, b_number).is_empty());
+    block_on(c.store.commit(join(theirs, "dan"))).unwrap();
+    assert_eq!(b_member.state.standing(), Standing::Held);
+    for opened in [a, b, c] {
+        opened.threads.close();
+    }
+}
