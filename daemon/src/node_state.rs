@@ -16,6 +16,7 @@ pub struct NodeState {
     renewals: AtomicU64,
     renewal_failures: AtomicU64,
     games_claimed: AtomicU64,
+    tourneys_claimed: AtomicU64,
     nodes_declared_dead: AtomicU64,
     remote_sent: AtomicU64,
     remote_served: AtomicU64,
@@ -38,6 +39,8 @@ pub struct NodeCounts {
     pub renewals: u64,
     pub renewal_failures: u64,
     pub games_claimed: u64,
+    /// Tournaments taken over from dead nodes.
+    pub tourneys_claimed: u64,
     pub nodes_declared_dead: u64,
     /// Requests sent to other nodes (a `WATCH` of their games).
     pub remote_sent: u64,
@@ -89,6 +92,12 @@ impl NodeState {
     pub fn claimed(&self, games: usize) {
         let games = u64::try_from(games).unwrap_or(u64::MAX);
         self.games_claimed.fetch_add(games, Ordering::Relaxed);
+    }
+
+    /// Tournaments taken over from dead nodes.
+    pub fn claimed_tourneys(&self, tourneys: usize) {
+        let tourneys = u64::try_from(tourneys).unwrap_or(u64::MAX);
+        self.tourneys_claimed.fetch_add(tourneys, Ordering::Relaxed);
     }
 
     /// Nodes this one declared dead.
@@ -164,6 +173,7 @@ impl NodeState {
             renewals: self.renewals.load(Ordering::Relaxed),
             renewal_failures: self.renewal_failures.load(Ordering::Relaxed),
             games_claimed: self.games_claimed.load(Ordering::Relaxed),
+            tourneys_claimed: self.tourneys_claimed.load(Ordering::Relaxed),
             nodes_declared_dead: self.nodes_declared_dead.load(Ordering::Relaxed),
             remote_sent: self.remote_sent.load(Ordering::Relaxed),
             remote_served: self.remote_served.load(Ordering::Relaxed),

@@ -513,6 +513,15 @@ fn unreachable_owner(why: &str) -> ProtocolError {
     )
 }
 
+/// The refusal for a game whose node was declared dead (or let its lease
+/// pass), before a live node has taken it over.
+fn being_taken_over(game: GameId) -> ProtocolError {
+    ProtocolError::new(
+        ErrorCode::Unavailable,
+        format!("game {game}'s node is gone and another is taking it over, try again"),
+    )
+}
+
 /// The owner's answer to a request for a command of `kind`, waited for at
 /// most [`ANSWER_WITHIN`].
 async fn owner_answer(kind: CommandKind, answer: oneshot::Receiver<RawAnswer>) -> Answered {
@@ -544,14 +553,41 @@ impl Actor for Directory {
     type Context = Context<Self>;
 }
 
+/// Where a game open or in play is, as the store says.
+enum Owner {
+    /// On that other node.
+    Elsewhere(String),
+    /// On this node.
+    Here,
+    /// On a node declared dead or past its lease: about to be taken over.
+    TakingOver,
+    /// Nowhere: no such game, or it is over.
+    Nowhere,
+}
+
 impl Directory {
-    /// The node that owns `game`, if another node does.
-    fn owner_elsewhere(&self, game: GameId) -> impl Future<Output = Option<String>> + use<> {
+    /// Where `game` is.
+    fn owner(&self, game: GameId) -> impl Future<Output = Owner> + use<> {
         let owner = self.store.owner_of(game);
         let remote = Arc::clone(&self.remote);
         async move {
-            let owner = owner.await.ok().flatten()?;
-            (owner != remote.bus.node()).then_some(owner)
+            match owner.await.ok().flatten() {
+                None => Owner::Nowhere,
+                Some((_, false)) => Owner::TakingOver,
+                Some((node, true)) if node == remote.bus.node() => Owner::Here,
+                Some((node, true)) => Owner::Elsewhere(node),
+            }
+        }
+    }
+
+    /// The node that owns `game`, if another live node does.
+    fn owner_elsewhere(&self, game: GameId) -> impl Future<Output = Option<String>> + use<> {
+        let owner = self.owner(game);
+        async move {
+            match owner.await {
+                Owner::Elsewhere(node) => Some(node),
+                _ => None,
+            }
         }
     }
 }
@@ -571,7 +607,7 @@ impl Handler<SitElsewhere<SessionRef>> for Directory {
     type Result = ResponseFuture<Result<(SeatRef, flipline::Color), ProtocolError>>;
 
     fn handle(&mut self, msg: SitElsewhere<SessionRef>, _: &mut Context<Self>) -> Self::Result {
-        let owner = self.owner_elsewhere(msg.game);
+        let owner = self.owner(msg.game);
         let remote = Arc::clone(&self.remote);
         Box::pin(async move {
             let SitElsewhere {
@@ -580,7 +616,13 @@ impl Handler<SitElsewhere<SessionRef>> for Directory {
                 name,
                 session,
             } = msg;
-            let owner = owner.await.ok_or(Refusal::NoGame(game))?;
+            let owner = match owner.await {
+                Owner::Elsewhere(node) => node,
+                // Taken over by this node since it was asked.
+                Owner::Here => return remote.join_here(name, game).await,
+                Owner::TakingOver => return Err(being_taken_over(game)),
+                Owner::Nowhere => return Err(Refusal::NoGame(game).into()),
+            };
             let pass = FarPass::of(&name, remote.hold_away(&name, game).await?);
             let (asked, answer) = remote.sit(&owner, (game, conn), pass, session);
             let answered = owner_answer(CommandKind::Join, answer).await;

@@ -355,11 +355,12 @@ impl Store {
         self.ask(move |answer| Read::Registration { name, answer })
     }
 
-    /// The live node that owns `game`, on a cluster's store.
+    /// The node that owns `game` and whether it is live, on a cluster's
+    /// store.
     pub fn owner_of(
         &self,
         game: GameId,
-    ) -> impl Future<Output = Result<Option<String>, StoreError>> + use<> {
+    ) -> impl Future<Output = Result<Option<(String, bool)>, StoreError>> + use<> {
         self.ask(move |answer| Read::OwnerOf { game, answer })
     }
 

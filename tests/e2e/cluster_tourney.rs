@@ -169,3 +169,88 @@ fn a_tournament_goes_on_to_its_end_when_the_lobby_s_leader_dies() {
         "every pairing played once: {games:?}"
     );
 }
+
+/// The node that runs a tournament (the lobby's leader too) is killed
+/// while a game of its first round is in play, its players on the two
+/// other nodes: a live node takes the tournament over with its games, and
+/// it goes on to its end with every pairing played once.
+#[test]
+fn a_tournament_goes_on_from_another_node_when_its_own_dies() {
+    let names = ["a", "b", "c"];
+    let Some(mut cluster) = Nodes::start("cluster_tourney_owner", &names) else {
+        return;
+    };
+    let addrs = cluster.addrs();
+    let (leader, others) = crate::cluster_seek::leader_of(&cluster, &names);
+    let (x, y) = (addrs[others[0]], addrs[others[1]]);
+    // The creator runs it from the leader and does not play.
+    let mut kit = member(addrs[leader], "okit", "pw-okit-tourney");
+    let mut dee = member(x, "odee", "pw-odee-tourney");
+    let mut eli = member(x, "oeli", "pw-oeli-tourney");
+    let mut fay = member(y, "ofay", "pw-ofay-tourney");
+    let (_, ok) = kit.ok("TOURNEY NEW roundrobin");
+    let id: u64 = ok
+        .strip_prefix("OK ")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("TOURNEY NEW -> {ok}"));
+    // A node asks the others once it has read them from the database.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    for player in [&mut dee, &mut fay] {
+        while !(player.ok("TOURNEY LIST").0.iter())
+            .any(|l| l.starts_with(&format!("TOURNEY {id} ")))
+        {
+            assert!(Instant::now() < deadline, "tournament {id} never listed");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    for player in [&mut dee, &mut eli, &mut fay] {
+        player.ok(&format!("TOURNEY JOIN {id}"));
+    }
+    kit.ok(&format!("TOURNEY START {id}"));
+    let players = [dee, eli, fay].map(|c| std::thread::spawn(move || play_tourney(c, id, None)));
+    // Killed once a game of the tournament is in play on it.
+    while !(kit.ok("LIST").0.iter()).any(|l| l.contains(" playing ")) {
+        assert!(Instant::now() < deadline, "no game of {id} in play");
+        std::thread::yield_now();
+    }
+    cluster.nodes[leader].kill();
+    let seen: Vec<_> = (players.into_iter())
+        .map(|t| {
+            t.join().unwrap_or_else(|_| {
+                for node in &cluster.nodes {
+                    for line in node.log_lines_with("WARN") {
+                        eprintln!("{line}");
+                    }
+                }
+                panic!("a player's thread failed")
+            })
+        })
+        .collect();
+    let mut games: Vec<_> = (all_games(&seen).into_iter())
+        .map(|(game, black, white, _)| (game, black, white))
+        .collect();
+    games.dedup();
+    let pairings: std::collections::BTreeSet<_> = games
+        .iter()
+        .map(|(_, black, white)| (black, white))
+        .collect();
+    assert_eq!(
+        (games.len(), pairings.len()),
+        (6, 6),
+        "every pairing played once: {games:?}"
+    );
+    let winners: Vec<_> = seen.iter().map(|s| winner_heard(s, id)).collect();
+    assert!(
+        winners.iter().all(|w| *w == winners[0]),
+        "one end: {winners:?}"
+    );
+    let took = cluster
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != leader);
+    let took: Vec<_> = took
+        .filter(|(_, node)| !node.log_lines_with("took over 1 tournaments").is_empty())
+        .collect();
+    assert_eq!(took.len(), 1, "one node took it over");
+}

@@ -39,6 +39,11 @@ pub(crate) fn play_tourney(client: Client, id: u64, stop_at_round: Option<u32>) 
     };
     let name = seen.client.name.clone();
     let mut boards: HashMap<u64, bool> = HashMap::new();
+    // The position each game's last BOARD showed, and the one last moved
+    // in: a snapshot read again (a game taken over by another node) shows
+    // a TURN already answered, not to be answered twice.
+    let mut positions: HashMap<u64, (String, Option<flipline::Color>)> = HashMap::new();
+    let mut answered: HashMap<u64, (String, Option<flipline::Color>)> = HashMap::new();
     let mut stopping = false;
     loop {
         let line = match seen.client.read_until(deadline) {
@@ -60,10 +65,17 @@ pub(crate) fn play_tourney(client: Client, id: u64, stop_at_round: Option<u32>) 
                     return seen;
                 }
             }
-            Event::Board { game, cells, .. } if boards.get(&game) == Some(&false) => {
-                boards.insert(game, true);
-                if let Some(entry) = seen.games.iter_mut().find(|g| g.0 == game) {
-                    entry.3 = cells;
+            Event::Board {
+                game,
+                cells,
+                to_move,
+            } => {
+                positions.insert(game, (cells.clone(), to_move));
+                if boards.get(&game) == Some(&false) {
+                    boards.insert(game, true);
+                    if let Some(entry) = seen.games.iter_mut().find(|g| g.0 == game) {
+                        entry.3 = cells;
+                    }
                 }
             }
             Event::Turn { game, side, moves } => {
@@ -75,7 +87,11 @@ pub(crate) fn play_tourney(client: Client, id: u64, stop_at_round: Option<u32>) 
                     };
                     *player == name
                 });
-                if mine {
+                let position = positions.get(&game);
+                if mine && position.is_some() && answered.get(&game) != position {
+                    if let Some(position) = position {
+                        answered.insert(game, position.clone());
+                    }
                     match moves.first() {
                         Some(square) => seen.client.send(&format!("MOVE {square}")),
                         None => seen.client.send("PASS"),

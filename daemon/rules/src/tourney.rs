@@ -478,6 +478,15 @@ impl Tourney {
         }
     }
 
+    /// Whether the round being played has nothing to make: each of its
+    /// games undecided is in play (so the players are at their boards, and
+    /// what follows comes from their ends).
+    pub fn only_games_in_play(&self) -> bool {
+        matches!(self.stage, Stage::Running(_))
+            && self.boards.iter().any(|b| b.result.is_none())
+            && (self.boards.iter()).all(|b| b.result.is_some() || b.game.is_some())
+    }
+
     /// Carries on after a restart: the round's games never made are made
     /// now (for those `connected`; the others lose them by abandon), as a
     /// `Next::Round` of the round being played; a round all decided goes

@@ -106,6 +106,13 @@ fn node_counters(
         help,
         node.games_claimed,
     )?;
+    let help = "Tournaments this node took over from dead nodes.";
+    counter(
+        encoder,
+        "flipline_tourneys_taken_over",
+        help,
+        node.tourneys_claimed,
+    )?;
     let help = "Nodes this node declared dead (their lease passed).";
     counter(
         encoder,
@@ -227,6 +234,7 @@ mod tests {
                 renewals: 9,
                 renewal_failures: 1,
                 games_claimed: 4,
+                tourneys_claimed: 3,
                 nodes_declared_dead: 2,
                 remote_sent: 5,
                 remote_served: 6,
@@ -259,6 +267,7 @@ mod tests {
             "flipline_lease_renewals_total 9",
             "flipline_lease_renewal_failures_total 1",
             "flipline_games_taken_over_total 4",
+            "flipline_tourneys_taken_over_total 3",
             "flipline_nodes_declared_dead_total 2",
             "flipline_remote_requests_sent_total 5",
             "flipline_remote_requests_served_total 6",

@@ -58,6 +58,21 @@ impl Remote {
         }
     }
 
+    /// Seats `name` at `game`, which this node holds, as `JOIN` does (a
+    /// seat asked for elsewhere, whose game was taken over here since).
+    pub(super) async fn join_here(
+        &self,
+        name: Name,
+        game: GameId,
+    ) -> Result<(crate::session::SeatRef, flipline::Color), ProtocolError> {
+        let join = crate::messages::Join {
+            name,
+            game,
+            route: std::marker::PhantomData,
+        };
+        (self.doors.join.send(join).await).map_err(|_| unreachable_owner("stopping"))?
+    }
+
     /// Tells every node that `game`, here, is over.
     pub fn tell_over(&self, game: GameId) {
         self.bus.broadcast(Body::Over { game });

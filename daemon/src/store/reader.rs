@@ -58,9 +58,8 @@ fn answer(conn: &Connection, read: Read) {
             send(answer, records::registration(conn, &name));
         }
         // A single daemon's file: every game is its own.
-        Read::OwnerOf { answer, .. } | Read::NameNode { answer, .. } => {
-            drop(answer.send(Ok(None)));
-        }
+        Read::OwnerOf { answer, .. } => drop(answer.send(Ok(None))),
+        Read::NameNode { answer, .. } => drop(answer.send(Ok(None))),
         // A single daemon's file: it counts its games on by itself.
         Read::GameNumbers { answer } => drop(answer.send(Err(StoreError::Failed(
             "only a cluster's shared store gives blocks of game numbers".into(),

@@ -250,11 +250,11 @@ pub(crate) enum Read {
         name: String,
         answer: ReadAnswer<Option<Registration>>,
     },
-    /// The node that owns a game open or in play, if a live one does (a
-    /// cluster's store).
+    /// The node that owns a game open or in play, if any, and whether it
+    /// is live (a cluster's store).
     OwnerOf {
         game: GameId,
-        answer: ReadAnswer<Option<String>>,
+        answer: ReadAnswer<Option<(String, bool)>>,
     },
     /// The live node where a name is online, if any (a cluster's store).
     NameNode {
@@ -286,9 +286,8 @@ impl Read {
             }
             Read::Registration { answer, .. } => drop(answer.send(Err(why))),
             Read::GameNumbers { answer } => drop(answer.send(Err(why))),
-            Read::OwnerOf { answer, .. } | Read::NameNode { answer, .. } => {
-                drop(answer.send(Err(why)));
-            }
+            Read::OwnerOf { answer, .. } => drop(answer.send(Err(why))),
+            Read::NameNode { answer, .. } => drop(answer.send(Err(why))),
         }
     }
 }

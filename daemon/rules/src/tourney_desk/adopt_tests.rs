@@ -40,10 +40,8 @@ fn won_by_black() -> GameResult {
     }
 }
 
-/// Round 1 of a round robin of four as another node stored it: its first
-/// game over (41), its second (42) in play.
-fn stored_round_one() -> StoredTourney {
-    // The same pairings a desk draws: ask one.
+/// Round 1's two pairings, as a desk draws them.
+fn round_one() -> [Pairing; 2] {
     let mut other = Desk::new(THEIRS);
     let spec = TourneySpec::new(TourneyKind::RoundRobin);
     other.command(
@@ -72,45 +70,67 @@ fn stored_round_one() -> StoredTourney {
     let [(first, _), (second, _)] = games.as_slice() else {
         panic!("two games in round 1: {games:?}")
     };
-    let game = |game, pairing: &Pairing, result| StoredTourneyGame {
-        round: 1,
-        game,
-        black: pairing.black.to_string(),
-        white: pairing.white.to_string(),
-        result,
-    };
+    [first.clone(), second.clone()]
+}
+
+/// A stored game's result: its winner and scores, once over.
+type StoredResult = Option<(Option<Color>, (u32, u32))>;
+
+/// Round 1 of a round robin of four as another node stored it, with
+/// `games`: (game, which pairing, its result if over).
+fn stored_with(games: &[(GameId, usize, StoredResult)]) -> StoredTourney {
+    let pairings = round_one();
+    let games = (games.iter())
+        .map(|&(game, pairing, result)| StoredTourneyGame {
+            round: 1,
+            game,
+            black: pairings[pairing].black.to_string(),
+            white: pairings[pairing].white.to_string(),
+            result,
+        })
+        .collect();
     StoredTourney {
         id: THEIRS,
         creator: "p0".into(),
-        spec,
+        spec: TourneySpec::new(TourneyKind::RoundRobin),
         players: PLAYERS.map(String::from).to_vec(),
         round: 1,
         over: false,
-        games: vec![
-            game(41, first, Some((Some(Color::Black), (40, 24)))),
-            game(42, second, None),
-        ],
+        games,
         forfeits: Vec::new(),
         starts: Vec::new(),
     }
 }
 
+const BLACK_WON: StoredResult = Some((Some(Color::Black), (40, 24)));
+
+/// Game 41 over, 42 in play: the round waits only for 42.
+fn playing_42() -> StoredTourney {
+    stored_with(&[(41, 0, BLACK_WON), (42, 1, None)])
+}
+
+/// Game 41 in play, the second pairing's game never made.
+fn one_to_make() -> StoredTourney {
+    stored_with(&[(41, 0, None)])
+}
+
 /// The alarm that resumes what was adopted, among `effects`.
-fn resume_alarm(effects: &Effects<u32>) -> Alarm {
-    let alarm = effects.iter().find_map(|e| match e {
+fn resume_alarm(effects: &Effects<u32>) -> Option<Alarm> {
+    effects.iter().find_map(|e| match e {
         DeskEffect::Wake(_, alarm @ Alarm::ResumeAdopted(_)) => Some(alarm.clone()),
         _ => None,
-    });
-    alarm.unwrap_or_else(|| panic!("no resume: {effects:?}"))
+    })
 }
+
+const GRACE: Duration = Duration::from_secs(5);
 
 #[test]
 fn a_taken_over_tournament_follows_its_game_elsewhere_and_keeps_this_node_s_numbers() {
     let mut desk = Desk::new(OURS);
-    let adopted = desk.adopt(vec![stored_round_one()], |_| false, Duration::from_secs(5));
+    let adopted = desk.adopt(vec![playing_42()], |_| false, GRACE);
     assert!(adopted.contains(&DeskEffect::Follow(42)), "{adopted:?}");
     assert!(!adopted.contains(&DeskEffect::Follow(41)), "41 is over");
-    assert!(asked(&adopted).is_empty(), "nothing made before the grace");
+    assert!(asked(&adopted).is_empty(), "nothing to make");
     assert!(desk.holds(THEIRS) && desk.plays(42) && !desk.plays(41));
     // This node's own next tournament is numbered from its own block.
     let spec = TourneySpec::new(TourneyKind::Swiss);
@@ -125,32 +145,23 @@ fn a_taken_over_tournament_follows_its_game_elsewhere_and_keeps_this_node_s_numb
     };
     assert_eq!(write.tourney(), OURS);
     // Adopted twice (claimed again), it is not held twice.
-    let again = desk.adopt(vec![stored_round_one()], |_| false, Duration::from_secs(5));
+    let again = desk.adopt(vec![playing_42()], |_| false, GRACE);
     assert!(again.is_empty(), "{again:?}");
 }
 
 #[test]
-fn a_game_here_is_marked_and_the_round_goes_on_only_after_the_grace() {
+fn a_round_waiting_only_for_games_in_play_goes_on_as_they_end() {
     let mut desk = Desk::new(OURS);
-    let adopted = desk.adopt(
-        vec![stored_round_one()],
-        |g| g == 42,
-        Duration::from_secs(5),
-    );
+    let adopted = desk.adopt(vec![playing_42()], |g| g == 42, GRACE);
     assert!(adopted.contains(&DeskEffect::MarkGame(42)), "{adopted:?}");
-    // The game ends before the grace is over: counted, nothing follows.
-    let early = desk.game_over(42, &won_by_black(), &all_free);
-    assert!(early.is_empty(), "{early:?}");
-    assert!(!desk.plays(42));
-    // Then the tournament resumes: round 1 is decided, round 2 begins.
-    let resumed = desk.wake(resume_alarm(&adopted), &all_free);
-    let [TourneyWrite::Round { id, round: 2, .. }] = stores(&resumed)[..] else {
-        panic!("round 2 not stored: {resumed:?}")
+    assert_eq!(resume_alarm(&adopted), None, "no wait: {adopted:?}");
+    let over = desk.game_over(42, &won_by_black(), &all_free);
+    let [TourneyWrite::Round { id, round: 2, .. }] = stores(&over)[..] else {
+        panic!("round 2 not stored: {over:?}")
     };
     assert_eq!(id, THEIRS);
-    let made = desk.stored(THEIRS, true, &all_free);
-    let games = asked(&made);
-    assert_eq!(games.len(), 2, "{made:?}");
+    let games = asked(&desk.stored(THEIRS, true, &all_free));
+    assert_eq!(games.len(), 2);
     assert!(
         games
             .iter()
@@ -159,45 +170,54 @@ fn a_game_here_is_marked_and_the_round_goes_on_only_after_the_grace() {
 }
 
 #[test]
-fn a_followed_game_that_ended_after_the_grace_carries_the_tournament_on() {
+fn a_round_with_a_game_to_make_waits_for_the_grace_and_counts_ends_meanwhile() {
     let mut desk = Desk::new(OURS);
-    let adopted = desk.adopt(vec![stored_round_one()], |_| false, Duration::from_secs(5));
-    let resumed = desk.wake(resume_alarm(&adopted), &all_free);
-    assert!(
-        stores(&resumed).is_empty() && asked(&resumed).is_empty(),
-        "42 is in play"
-    );
-    let over = desk.game_over(42, &won_by_black(), &all_free);
-    assert!(matches!(
-        stores(&over)[..],
-        [TourneyWrite::Round { round: 2, .. }]
-    ));
-}
-
-#[test]
-fn a_followed_game_gone_without_a_result_is_made_again_once_resumed() {
-    let mut desk = Desk::new(OURS);
-    let adopted = desk.adopt(vec![stored_round_one()], |_| false, Duration::from_secs(5));
-    // Gone during the grace: only forgotten.
-    let gone = desk.game_gone(42, &all_free);
-    assert!(gone.is_empty(), "{gone:?}");
-    assert!(!desk.plays(42));
-    let resumed = desk.wake(resume_alarm(&adopted), &all_free);
+    let adopted = desk.adopt(vec![one_to_make()], |_| false, GRACE);
+    let alarm = resume_alarm(&adopted).unwrap_or_else(|| panic!("no wait: {adopted:?}"));
+    assert!(asked(&adopted).is_empty(), "nothing made before the grace");
+    // Game 41 ends before the grace is over: counted, nothing follows.
+    let early = desk.game_over(41, &won_by_black(), &all_free);
+    assert!(early.is_empty(), "{early:?}");
+    assert!(!desk.plays(41));
+    // Then the second pairing's game is made (its round stored again first).
+    let resumed = desk.wake(alarm, &all_free);
     assert!(matches!(
         stores(&resumed)[..],
         [TourneyWrite::Round { round: 1, .. }]
     ));
-    let made = desk.stored(THEIRS, true, &all_free);
-    let games = asked(&made);
+    let games = asked(&desk.stored(THEIRS, true, &all_free));
     let [(pairing, terms)] = games.as_slice() else {
-        panic!("42's pairing not made again: {made:?}")
+        panic!("{games:?}")
     };
     assert_eq!((terms.tourney, terms.round), (THEIRS, 1));
-    let first_two = &stored_round_one().games[1];
-    assert_eq!(
-        (pairing.black.as_ref(), pairing.white.as_ref()),
-        (first_two.black.as_str(), first_two.white.as_str())
-    );
+    assert_eq!(*pairing, round_one()[1]);
+}
+
+#[test]
+fn a_followed_game_gone_without_a_result_is_made_again() {
+    // During the grace: only forgotten, made once the grace is over.
+    let mut desk = Desk::new(OURS);
+    let adopted = desk.adopt(vec![one_to_make()], |_| false, GRACE);
+    let gone = desk.game_gone(41, &all_free);
+    assert!(gone.is_empty(), "{gone:?}");
+    assert!(!desk.plays(41));
+    let alarm = resume_alarm(&adopted).unwrap_or_else(|| panic!("no wait: {adopted:?}"));
+    desk.wake(alarm, &all_free);
+    let games = asked(&desk.stored(THEIRS, true, &all_free));
+    assert_eq!(games.len(), 2, "both pairings: {games:?}");
+    // Once going on: made again at once.
+    let mut desk = Desk::new(OURS);
+    desk.adopt(vec![playing_42()], |_| false, GRACE);
+    let gone = desk.game_gone(42, &all_free);
+    assert!(matches!(
+        stores(&gone)[..],
+        [TourneyWrite::Round { round: 1, .. }]
+    ));
+    let games = asked(&desk.stored(THEIRS, true, &all_free));
+    let [(pairing, _)] = games.as_slice() else {
+        panic!("{games:?}")
+    };
+    assert_eq!(*pairing, round_one()[1]);
 }
 
 fn stores(effects: &Effects<u32>) -> Vec<TourneyWrite> {

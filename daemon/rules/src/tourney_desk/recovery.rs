@@ -133,9 +133,10 @@ impl<T> TourneyDesk<T> {
     /// held here from now on, under their numbers. A game in play here
     /// (`here`: taken over by this node) is marked a tournament's; one in
     /// play elsewhere, or not taken over yet, is followed
-    /// ([`DeskEffect::Follow`]) until the store says how it ended. They go
-    /// on after `grace`, once their players have had the seat grace to
-    /// come back to some node.
+    /// ([`DeskEffect::Follow`]) until the store says how it ended. One
+    /// whose round waits only for games in play goes on as they end; one
+    /// with games to make waits `grace` first, so that the dead node's
+    /// players have had the seat grace to come back to some node.
     pub fn adopt(
         &mut self,
         stored: Vec<StoredTourney>,
@@ -155,9 +156,12 @@ impl<T> TourneyDesk<T> {
                     false => DeskEffect::Follow(game),
                 });
             }
+            let playing = held.tourney.only_games_in_play();
             self.tourneys.adopt(id, held);
-            self.recovering.adopting.insert(id);
-            adopted.push(id);
+            if !playing {
+                self.recovering.adopting.insert(id);
+                adopted.push(id);
+            }
         }
         if !adopted.is_empty() {
             effects.push(DeskEffect::Wake(grace, Alarm::ResumeAdopted(adopted)));

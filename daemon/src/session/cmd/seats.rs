@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use actix::{ActorFutureExt, AsyncContext, Context, Message, Recipient, WrapFuture};
 use flipline::Color;
-use flipline::protocol::{GameId, ProtocolError};
+use flipline::protocol::{ErrorCode, GameId, ProtocolError};
 
 use crate::messages::{
     Answer, Create, Join, Leave, LeaveElsewhere, Name, Rematch, RematchElsewhere, SitElsewhere,
@@ -19,6 +19,13 @@ use crate::rules::lobby::Left;
 use crate::rules::refusal::Refusal;
 use crate::session::{LobbyPort, SeatRef, Session, SessionRef};
 use flipline::protocol::Reply;
+
+/// How long a seat at another node's game is asked for while that node
+/// does not answer: past two of the longest leases, by when a dead node's
+/// games are taken over.
+const SIT_THERE_WITHIN: std::time::Duration = std::time::Duration::from_secs(64);
+const SIT_THERE_FIRST_PAUSE: std::time::Duration = std::time::Duration::from_millis(250);
+const SIT_THERE_LONGEST_PAUSE: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl Session {
     /// Asks the lobby (which decides every seat) and answers with what it
@@ -124,29 +131,51 @@ impl Session {
         Some((to, sit))
     }
 
-    /// The leader paired this session's seek at `game`, which another node
-    /// made: the seat there is taken as `JOIN` takes it, but nobody asked,
-    /// so nothing is answered (the snapshot shows the game, as `START`
-    /// shows a waiting seeker its pairing). Other commands wait meanwhile.
+    /// The leader paired this session's seek at `game` (or a tournament
+    /// or an accepted challenge seated it there), which another node made:
+    /// the seat there is taken as `JOIN` takes it, but nobody asked, so
+    /// nothing is answered (the snapshot shows the game, as `START` shows a
+    /// waiting seeker its pairing). Other commands wait meanwhile.
     pub(in crate::session) fn sit_there(&mut self, ctx: &mut Context<Self>, game: GameId) {
         let Some(name) = self.login_name().cloned() else {
             return;
         };
-        let Some((to, sit)) = self.sit_request(ctx, name, game) else {
+        let until = std::time::Instant::now() + SIT_THERE_WITHIN;
+        self.try_sitting_there(ctx, name, game, (until, SIT_THERE_FIRST_PAUSE));
+    }
+
+    /// One attempt of [`Session::sit_there`]. A game's node that did not
+    /// answer may have died before it did: the seat, held for this player,
+    /// is taken over with its game, so the seat is asked for again (of the
+    /// game's owner then) after `pause`, doubled each time, until `until`.
+    fn try_sitting_there(
+        &mut self,
+        ctx: &mut Context<Self>,
+        name: Name,
+        game: GameId,
+        (until, pause): (std::time::Instant, std::time::Duration),
+    ) {
+        let Some((to, sit)) = self.sit_request(ctx, Name::clone(&name), game) else {
             return;
         };
-        let sat = to
-            .send(sit)
-            .into_actor(self)
-            .map(move |joined, act, _| match joined {
-                Ok(Ok((seat, _))) => act.seat = Some(seat),
-                Ok(Err(e)) => tracing::warn!(
-                    game,
-                    error = %e,
-                    "a seek paired at another node's game could not take its seat"
-                ),
-                Err(_) => {}
-            });
+        let again = std::time::Instant::now() + pause < until;
+        let sat = (to.send(sit).into_actor(self)).map(move |joined, act, ctx| match joined {
+            Ok(Ok((seat, _))) => act.seat = Some(seat),
+            Ok(Err(e)) if e.code == ErrorCode::Unavailable && again => {
+                tracing::info!(game, error = %e, "a seat at another node's game: asked again shortly");
+                let next = (pause * 2).min(SIT_THERE_LONGEST_PAUSE);
+                let later = tokio::time::sleep(pause).into_actor(act);
+                ctx.wait(later.map(move |(), act, ctx| {
+                    act.try_sitting_there(ctx, name, game, (until, next));
+                }));
+            }
+            Ok(Err(e)) => tracing::warn!(
+                game,
+                error = %e,
+                "a seat at another node's game could not be taken"
+            ),
+            Err(_) => {}
+        });
         ctx.wait(sat);
     }
 

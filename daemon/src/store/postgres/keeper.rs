@@ -218,6 +218,7 @@ async fn take_tourneys(db: &mut Db, member: &Member, news: &(dyn Fn(News) + Send
     match super::tourneys::claim(db, member.incarnation.number).await {
         Ok(tourneys) if tourneys.is_empty() => {}
         Ok(tourneys) => {
+            member.state.claimed_tourneys(tourneys.len());
             let ids: Vec<u64> = tourneys.iter().map(|t| t.id).collect();
             tracing::info!(
                 node = member.incarnation.node,

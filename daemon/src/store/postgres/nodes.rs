@@ -219,15 +219,17 @@ pub async fn cluster_identity(db: &mut Db) -> Result<String, String> {
         .ok_or_else(|| "the database holds no cluster number".to_string())
 }
 
-/// The live node that owns `game` (open or in play), if any.
-pub async fn owner_of(db: &mut Db, game: u64) -> Result<Option<String>, String> {
-    const SQL: &str = "SELECT n.node FROM games g JOIN nodes n ON n.incarnation = g.owner \
-         WHERE g.id = $1 AND g.status IN ('open', 'playing') AND n.state = 'live'";
+/// The node that owns `game` (open or in play), if any, and whether it is
+/// live (a dead one's games are about to be taken over).
+pub async fn owner_of(db: &mut Db, game: u64) -> Result<Option<(String, bool)>, String> {
+    const SQL: &str = "SELECT n.node, n.state = 'live' FROM games g \
+         JOIN nodes n ON n.incarnation = g.owner \
+         WHERE g.id = $1 AND g.status IN ('open', 'playing')";
     let row = db
         .query_opt(SQL, &[&super::to_i64(game)])
         .await
         .map_err(|e| describe(&e))?;
-    Ok(row.map(|row| row.get(0)))
+    Ok(row.map(|row| (row.get(0), row.get(1))))
 }
 
 /// The games in play this incarnation owns.
