@@ -127,6 +127,8 @@ pub struct Remote {
     /// enough for a dead owner's game to be taken over and the command
     /// sent again there.
     act_within: Duration,
+    /// The shared store: what a dead node left is read there.
+    store: Store,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -140,7 +142,7 @@ impl Remote {
     pub fn attach(
         bus: Bus,
         slot: &InboundSlot,
-        (find, doors): (Recipient<Find<SessionRef>>, LobbyDoors),
+        (find, doors, store): (Recipient<Find<SessionRef>>, LobbyDoors, Store),
         (counts, lease): (Arc<NodeState>, Duration),
     ) -> Arc<Remote> {
         let remote = Arc::new(Remote {
@@ -160,6 +162,7 @@ impl Remote {
             reserved: Mutex::default(),
             making: Mutex::default(),
             act_within: ANSWER_WITHIN + lease * 2,
+            store,
         });
         // Weakly, so that the bus stops with the `Remote`.
         let me = Arc::downgrade(&remote);

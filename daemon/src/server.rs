@@ -445,7 +445,7 @@ fn reach_other_nodes(
         tourney: lobby.clone().recipient(),
         worker,
     };
-    let lookups = (lobby.clone().recipient(), doors);
+    let lookups = (lobby.clone().recipient(), doors, store.clone());
     let remote = crate::remote::Remote::attach(bus, &slot, lookups, (counts, lease));
     let teller = std::sync::Arc::clone(&remote);
     lobby.do_send(crate::messages::TellEnds(Box::new(move |game| {

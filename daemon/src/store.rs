@@ -364,6 +364,14 @@ impl Store {
         self.ask(move |answer| Read::OwnerOf { game, answer })
     }
 
+    /// The game in play where `name` is seated, on a cluster's store.
+    pub fn seat_in_play(
+        &self,
+        name: String,
+    ) -> impl Future<Output = Result<Option<GameId>, StoreError>> + use<> {
+        self.ask(move |answer| Read::SeatInPlay { name, answer })
+    }
+
     /// The live node where `name` is online, on a cluster's store.
     pub fn name_node(
         &self,

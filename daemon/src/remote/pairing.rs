@@ -6,9 +6,10 @@
 //! reserve_pooled`). Should no word come (a message lost, the maker's
 //! disk slow), the asker's node asks the maker every [`ASK_EVERY`]; a
 //! maker that never heard of the pairing then refuses it for good, so a
-//! seek put back can never also be seated by a late game. Only a maker
-//! declared dead between storing the game and saying so leaves its seat
-//! to the grace period (its game comes back on a live node).
+//! seek put back can never also be seated by a late game. A maker
+//! declared dead settles nothing more: the store then says whether it
+//! stored the game (the player is seated in a game in play), which comes
+//! back on a live node and is sat at from here.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -202,16 +203,26 @@ impl Remote {
         self.settled(pairing, Some(game));
     }
 
-    /// Makers declared dead settle nothing more: their pairings' seeks go
-    /// back (a game one of them stored comes back on a live node, where its
-    /// seat waits for the grace period).
-    pub(super) fn makers_gone(&self, nodes: &[String]) {
-        let gone: Vec<u64> = (lock(&self.reserved).iter())
+    /// Makers declared dead settle nothing more. A maker may have died
+    /// between storing its game and saying so: the store says whether the
+    /// player here is seated in a game in play (that one: the player was
+    /// free when taken out), which comes back on a live node, and the
+    /// player sits there; otherwise its seek (or challenge) goes back.
+    pub(super) fn makers_gone(self: &Arc<Self>, nodes: &[String]) {
+        let gone: Vec<(u64, String)> = (lock(&self.reserved).iter())
             .filter(|(_, r)| nodes.contains(&r.maker))
-            .map(|(&pairing, _)| pairing)
+            .map(|(&pairing, r)| (pairing, r.name.clone()))
             .collect();
-        for pairing in gone {
-            self.settled(pairing, None);
+        for (pairing, name) in gone {
+            let seat = self.store.seat_in_play(name);
+            let me = Arc::clone(self);
+            tokio::spawn(async move {
+                let game = seat.await.unwrap_or_else(|error| {
+                    tracing::warn!(%error, pairing, "a dead maker's pairing: its game not read");
+                    None
+                });
+                me.settled(pairing, game);
+            });
         }
     }
 }

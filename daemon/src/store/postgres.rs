@@ -39,7 +39,7 @@ pub mod scratch;
 mod tests;
 mod tls;
 #[cfg(test)]
-mod tourney_claim_tests;
+mod takeover_tests;
 mod tourneys;
 mod writer;
 mod writes;

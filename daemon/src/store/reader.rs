@@ -60,6 +60,7 @@ fn answer(conn: &Connection, read: Read) {
         // A single daemon's file: every game is its own.
         Read::OwnerOf { answer, .. } => drop(answer.send(Ok(None))),
         Read::NameNode { answer, .. } => drop(answer.send(Ok(None))),
+        Read::SeatInPlay { answer, .. } => drop(answer.send(Ok(None))),
         // A single daemon's file: it counts its games on by itself.
         Read::GameNumbers { answer } => drop(answer.send(Err(StoreError::Failed(
             "only a cluster's shared store gives blocks of game numbers".into(),

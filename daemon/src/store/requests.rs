@@ -256,6 +256,11 @@ pub(crate) enum Read {
         game: GameId,
         answer: ReadAnswer<Option<(String, bool)>>,
     },
+    /// The game in play where a name is seated, if any (a cluster's store).
+    SeatInPlay {
+        name: String,
+        answer: ReadAnswer<Option<GameId>>,
+    },
     /// The live node where a name is online, if any (a cluster's store).
     NameNode {
         name: String,
@@ -288,6 +293,7 @@ impl Read {
             Read::GameNumbers { answer } => drop(answer.send(Err(why))),
             Read::OwnerOf { answer, .. } => drop(answer.send(Err(why))),
             Read::NameNode { answer, .. } => drop(answer.send(Err(why))),
+            Read::SeatInPlay { answer, .. } => drop(answer.send(Err(why))),
         }
     }
 }

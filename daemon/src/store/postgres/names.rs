@@ -77,6 +77,18 @@ async fn kept_elsewhere(
     }))
 }
 
+/// The game in play where `name` is seated, if any (one at most: a name
+/// sits in one game in play in the whole cluster).
+pub async fn seat_in_play(db: &mut Db, name: &str) -> Result<Option<u64>, String> {
+    const SQL: &str = "SELECT id FROM games WHERE status = 'playing' \
+         AND (lower(black) = lower($1) OR lower(white) = lower($1)) ORDER BY id LIMIT 1";
+    let row = db
+        .query_opt(SQL, &[&name])
+        .await
+        .map_err(|e| describe(&e))?;
+    Ok(row.and_then(|row| u64::try_from(row.get::<_, i64>(0)).ok()))
+}
+
 /// The live node where `name` is online, if any: one whose lease has not
 /// passed (a name held by a node that stopped renewing is free to take).
 pub async fn node_of(db: &mut Db, name: &str) -> Result<Option<String>, String> {

@@ -85,6 +85,9 @@ impl PgReader {
                 Read::NameNode { name, answer } => {
                     send(answer, super::names::node_of(db, &name).await);
                 }
+                Read::SeatInPlay { name, answer } => {
+                    send(answer, super::names::seat_in_play(db, &name).await);
+                }
                 Read::GameNumbers { answer } => {
                     let block = crate::rules::numbers::BLOCK;
                     send(answer, super::nodes::number_block(db, "game", block).await);

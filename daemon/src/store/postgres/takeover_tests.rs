@@ -1,6 +1,7 @@
-//! A dead node's tournaments on one PostgreSQL store (see `scratch`): taken
-//! over by one live node, read back whole, and no write of the dead node
-//! lands after.
+//! What a dead node leaves on one PostgreSQL store (see `scratch`) besides
+//! its games: its tournaments, taken over by one live node, read back
+//! whole, no write of the dead node landing after; and the seats its
+//! players hold in its games.
 
 use flipline::protocol::{TourneyId, TourneySpec};
 
@@ -101,6 +102,45 @@ fn a_dead_node_s_tournament_is_taken_over_once_and_its_writes_refused_after() {
     block_on(c.store.commit(join(theirs, "dan"))).unwrap();
     assert_eq!(b_member.state.standing(), Standing::Held);
     for opened in [a, b, c] {
+        opened.threads.close();
+    }
+}
+
+/// What a node reads when a pairing's maker died before saying whether it
+/// made the game: the one game in play its player sits in, whoever owns it.
+#[test]
+fn a_name_s_seat_in_play_is_read_whichever_node_owns_its_game() {
+    let Some(db) = ScratchDatabase::new("seat_in_play") else {
+        return;
+    };
+    let (a, a_member) = node(&db, "a");
+    let (b, _) = node(&db, "b");
+    let game = a.game_block.clone().map(|block| block.start).unwrap();
+    let seat = |name: &str| block_on(b.store.seat_in_play(name.to_string())).unwrap();
+    assert_eq!(seat("bob"), None);
+    block_on(a.store.commit(crate::store::test_support::new_game(
+        game,
+        Some("Bob"),
+        "f5",
+    )))
+    .unwrap();
+    assert_eq!(
+        (seat("BOB"), seat("ann"), seat("cy")),
+        (Some(game), Some(game), None)
+    );
+    // Its owner declared dead: still the seat, until the game ends.
+    let dead = format!(
+        "UPDATE nodes SET state = 'dead' WHERE incarnation = {}",
+        a_member.incarnation.number
+    );
+    db.execute(&dead).unwrap();
+    assert_eq!(seat("bob"), Some(game));
+    db.execute(&format!(
+        "UPDATE games SET status = 'over' WHERE id = {game}"
+    ))
+    .unwrap();
+    assert_eq!(seat("bob"), None);
+    for opened in [a, b] {
         opened.threads.close();
     }
 }
