@@ -562,7 +562,7 @@ enum Owner {
     Elsewhere(String),
     /// On this node.
     Here,
-    /// On a node declared dead or past its lease: about to be taken over.
+    /// On a node declared dead: about to be taken over.
     TakingOver,
     /// Nowhere: no such game, or it is over.
     Nowhere,
@@ -621,8 +621,15 @@ impl Handler<SitElsewhere<SessionRef>> for Directory {
             } = msg;
             let owner = match owner.await {
                 Owner::Elsewhere(node) => node,
-                // Taken over by this node since it was asked.
-                Owner::Here => return remote.join_here(name, game).await,
+                // Taken over by this node since it was asked (not started
+                // here yet if the lobby does not have it).
+                Owner::Here => {
+                    let joined = remote.join_here(name, game).await;
+                    return joined.map_err(|e| match e.code {
+                        ErrorCode::NotFound => being_taken_over(game),
+                        _ => e,
+                    });
+                }
                 Owner::TakingOver => return Err(being_taken_over(game)),
                 Owner::Nowhere => return Err(Refusal::NoGame(game).into()),
             };

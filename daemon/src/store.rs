@@ -296,6 +296,19 @@ impl Store {
         }
     }
 
+    /// A game as the reader finds it, without waiting for the writer: how
+    /// it stands and its result (the moves of a game in play are not read).
+    pub fn game_as_stored(
+        &self,
+        game: GameId,
+    ) -> impl Future<Output = Result<Option<GameRecord>, StoreError>> + use<> {
+        self.ask(move |answer| Read::Game {
+            game,
+            held: Some(Vec::new()),
+            answer,
+        })
+    }
+
     /// A game with its moves, as committed. The moves of a game in play come
     /// from the writer's memory, once what was queued before is committed;
     /// the rest from the reader.

@@ -18,10 +18,13 @@ use crate::store::{GameRecord, Status};
 /// How often the ends of followed games are read, whatever the bus says.
 const FOLLOW_POLL: Duration = Duration::from_secs(2);
 
-/// The games followed, and whether a read of them all is due.
+/// The games followed, those being read, and whether a read of them all
+/// is due.
 #[derive(Default)]
 pub(super) struct Followed {
     games: HashSet<GameId>,
+    /// One read a game at a time: a slow store does not pile them up.
+    reading: HashSet<GameId>,
     polling: bool,
 }
 
@@ -79,10 +82,16 @@ impl Lobby {
             self.followed.games.remove(&game);
             return;
         }
-        let read = self.services.store.history(game);
-        ctx.spawn(read.into_actor(self).map(move |read, act, ctx| match read {
-            Ok(record) => act.followed_stands(ctx, game, record),
-            Err(error) => tracing::debug!(game, %error, "a followed game could not be read"),
+        if !self.followed.reading.insert(game) {
+            return;
+        }
+        let read = self.services.store.game_as_stored(game);
+        ctx.spawn(read.into_actor(self).map(move |read, act, ctx| {
+            act.followed.reading.remove(&game);
+            match read {
+                Ok(record) => act.followed_stands(ctx, game, record),
+                Err(error) => tracing::debug!(game, %error, "a followed game could not be read"),
+            }
         }));
     }
 

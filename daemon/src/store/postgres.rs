@@ -36,10 +36,10 @@ mod retry;
 pub mod schema;
 pub mod scratch;
 #[cfg(test)]
+mod takeover_tests;
+#[cfg(test)]
 mod tests;
 mod tls;
-#[cfg(test)]
-mod takeover_tests;
 mod tourneys;
 mod writer;
 mod writes;

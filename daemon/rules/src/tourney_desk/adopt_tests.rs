@@ -154,6 +154,10 @@ fn a_round_waiting_only_for_games_in_play_goes_on_as_they_end() {
     let mut desk = Desk::new(OURS);
     let adopted = desk.adopt(vec![playing_42()], |g| g == 42, GRACE);
     assert!(adopted.contains(&DeskEffect::MarkGame(42)), "{adopted:?}");
+    assert!(
+        adopted.contains(&DeskEffect::Follow(42)),
+        "followed here too"
+    );
     assert_eq!(resume_alarm(&adopted), None, "no wait: {adopted:?}");
     let over = desk.game_over(42, &won_by_black(), &all_free);
     let [TourneyWrite::Round { id, round: 2, .. }] = stores(&over)[..] else {
@@ -218,6 +222,37 @@ fn a_followed_game_gone_without_a_result_is_made_again() {
         panic!("{games:?}")
     };
     assert_eq!(*pairing, round_one()[1]);
+}
+
+#[test]
+fn a_game_ended_at_its_takeover_counts_without_cutting_the_grace_short() {
+    let mut desk = Desk::new(OURS);
+    // The node's own start is over: its restart grace has passed.
+    desk.restore(Vec::new(), |_| false, GRACE);
+    desk.wake(Alarm::Resume, &all_free);
+    let adopted = desk.adopt(vec![one_to_make()], |_| false, GRACE);
+    let alarm = resume_alarm(&adopted).unwrap_or_else(|| panic!("no wait: {adopted:?}"));
+    // Game 41 comes here, its stored moves ending it: its end is stored.
+    let store = desk.recovered_end(41, won_by_black());
+    assert!(
+        matches!(store[..], [DeskEffect::StoreEnd(41, ..)]),
+        "{store:?}"
+    );
+    let stored = desk.end_stored(41, won_by_black(), 1, true, &all_free);
+    assert!(
+        stored.is_empty(),
+        "nothing made before the grace: {stored:?}"
+    );
+    // Another start's grace ending does not resume it either.
+    let other = desk.wake(Alarm::Resume, &all_free);
+    assert!(other.is_empty(), "{other:?}");
+    let resumed = desk.wake(alarm, &all_free);
+    assert!(matches!(
+        stores(&resumed)[..],
+        [TourneyWrite::Round { round: 1, .. }]
+    ));
+    let games = asked(&desk.stored(THEIRS, true, &all_free));
+    assert_eq!(games.len(), 1, "the second pairing's game: {games:?}");
 }
 
 fn stores(effects: &Effects<u32>) -> Vec<TourneyWrite> {

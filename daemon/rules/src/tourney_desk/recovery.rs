@@ -101,7 +101,8 @@ impl<T> TourneyDesk<T> {
         }
         let scores = (result.black, result.white);
         let settled = self.tourneys.settle(game, result.winner, scores);
-        if let Some(id) = settled.filter(|_| self.recovering.resumed) {
+        let going_on = |id: &TourneyId| self.recovering.resumed && !self.adopting(*id);
+        if let Some(id) = settled.filter(going_on) {
             let next = self.tourneys.resume_play(id, free);
             self.carry_on(id, next, free, &mut effects);
         }
@@ -130,10 +131,10 @@ impl<T> TourneyDesk<T> {
     }
 
     /// Tournaments taken over from a cluster node declared dead, as stored:
-    /// held here from now on, under their numbers. A game in play here
-    /// (`here`: taken over by this node) is marked a tournament's; one in
-    /// play elsewhere, or not taken over yet, is followed
-    /// ([`DeskEffect::Follow`]) until the store says how it ended. One
+    /// held here from now on, under their numbers. Each game in play is
+    /// followed ([`DeskEffect::Follow`]) until the store says how it ended,
+    /// wherever it is played; one here (`here`: taken over by this node) is
+    /// also marked a tournament's. One
     /// whose round waits only for games in play goes on as they end; one
     /// with games to make waits `grace` first, so that the dead node's
     /// players have had the seat grace to come back to some node.
@@ -150,11 +151,13 @@ impl<T> TourneyDesk<T> {
                 continue;
             }
             let (id, held) = resumed(stored);
+            // A game here is followed too: it may have ended here before
+            // the tournament came (its end then went to no tournament).
             for game in held.tourney.games_in_play() {
-                effects.push(match here(game) {
-                    true => DeskEffect::MarkGame(game),
-                    false => DeskEffect::Follow(game),
-                });
+                if here(game) {
+                    effects.push(DeskEffect::MarkGame(game));
+                }
+                effects.push(DeskEffect::Follow(game));
             }
             let playing = held.tourney.only_games_in_play();
             self.tourneys.adopt(id, held);
@@ -240,7 +243,10 @@ impl<T> TourneyDesk<T> {
     /// or begins its next round.
     pub(super) fn resume(&mut self, free: Free, effects: &mut Effects<T>) {
         self.recovering.resumed = true;
-        for id in self.tourneys.running() {
+        // One taken over meanwhile waits for its own grace.
+        let mut running = self.tourneys.running();
+        running.retain(|id| !self.adopting(*id));
+        for id in running {
             let next = self.tourneys.resume_play(id, free);
             self.carry_on(id, next, free, effects);
         }

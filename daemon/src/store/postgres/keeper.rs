@@ -186,6 +186,8 @@ async fn take_over_loop(
     length: Duration,
 ) {
     let mut db: Option<Db> = None;
+    // A claim of tournaments whose commit went unanswered.
+    let mut in_doubt = false;
     let mut ticks = tokio::time::interval(renew_every(length));
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     while renewing.load(Ordering::Acquire) {
@@ -202,7 +204,7 @@ async fn take_over_loop(
         if let Some(conn) = db.as_mut() {
             let judging = judge.load(Ordering::Acquire);
             take_over(conn, member, store, news, judging).await;
-            take_tourneys(conn, member, news).await;
+            in_doubt = take_tourneys(conn, member, news, in_doubt).await;
             // Whom `LIST` and `WHO` ask.
             if let Ok(peers) = nodes::peers(conn, member.incarnation.number).await {
                 member.state.set_peers(peers);
@@ -213,10 +215,27 @@ async fn take_over_loop(
 }
 
 /// Takes over the tournaments of dead nodes, a share a round, after their
-/// games: each goes on here from its stored facts.
-async fn take_tourneys(db: &mut Db, member: &Member, news: &(dyn Fn(News) + Send)) {
-    match super::tourneys::claim(db, member.incarnation.number).await {
-        Ok(tourneys) if tourneys.is_empty() => {}
+/// games: each goes on here from its stored facts. After a claim `in_doubt`
+/// (its commit unanswered), every tournament this node owns is read first
+/// (the lobby skips those it holds). Whether a claim is in doubt now.
+async fn take_tourneys(
+    db: &mut Db,
+    member: &Member,
+    news: &(dyn Fn(News) + Send),
+    in_doubt: bool,
+) -> bool {
+    let me = member.incarnation.number;
+    if in_doubt {
+        match super::tourneys::owned(db, me).await {
+            Ok(tourneys) => news(News::Tourneys(tourneys)),
+            Err(error) => {
+                tracing::warn!(%error, "could not read this node's tournaments again");
+                return true;
+            }
+        }
+    }
+    match super::tourneys::claim(db, me).await {
+        Ok(tourneys) if tourneys.is_empty() => false,
         Ok(tourneys) => {
             member.state.claimed_tourneys(tourneys.len());
             let ids: Vec<u64> = tourneys.iter().map(|t| t.id).collect();
@@ -227,8 +246,12 @@ async fn take_tourneys(db: &mut Db, member: &Member, news: &(dyn Fn(News) + Send
                 ids.len()
             );
             news(News::Tourneys(tourneys));
+            false
         }
-        Err(error) => tracing::warn!(%error, "could not take tournaments over"),
+        Err(error) => {
+            tracing::warn!(%error, "could not take tournaments over");
+            true
+        }
     }
 }
 

@@ -121,6 +121,15 @@ pub async fn claim(db: &mut Db, incarnation: i64) -> Result<Vec<StoredTourney>, 
     Ok(claimed)
 }
 
+/// The tournaments not over that `incarnation` owns: read again after a
+/// claim whose commit went unanswered (it may have happened).
+pub async fn owned(db: &mut Db, incarnation: i64) -> Result<Vec<StoredTourney>, Error> {
+    const SQL: &str = "SELECT id, creator, spec, round, over FROM tourneys \
+         WHERE owner = $1 AND NOT over ORDER BY id";
+    let rows = db.query(SQL, &[&incarnation]).await?;
+    read_back(db, rows).await
+}
+
 /// The tournaments of `rows` (id, creator, spec, round, over) with their
 /// players, games, forfeits and starts.
 async fn read_back(
