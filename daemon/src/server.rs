@@ -133,6 +133,7 @@ where
             },
         };
         actix::spawn(watch_thread("lobby".to_string()));
+        actix::spawn(crate::store::answers::deliver_here());
         let store_config = config.store.clone();
         let served = async {
             let store = recovery.store.clone();
@@ -207,7 +208,8 @@ async fn until_stopped(stop: impl Future<Output = ()>, lost: oneshot::Receiver<(
     }
 }
 
-/// Starts the worker threads, each with a watch on its wake-ups.
+/// Starts the worker threads, each with a watch on its wake-ups and the
+/// store's answers delivered on it (`store/answers.rs`).
 fn start_workers(count: usize) -> std::io::Result<Vec<Arbiter>> {
     let workers: Vec<Arbiter> = (0..count)
         .map(|_| Arbiter::try_new())
@@ -215,6 +217,7 @@ fn start_workers(count: usize) -> std::io::Result<Vec<Arbiter>> {
         .map_err(|e| std::io::Error::new(e.kind(), format!("cannot start a worker thread: {e}")))?;
     for (index, worker) in workers.iter().enumerate() {
         worker.spawn(watch_thread(format!("worker {index}")));
+        worker.spawn(crate::store::answers::deliver_here());
     }
     Ok(workers)
 }

@@ -42,6 +42,7 @@
 //! 37, against about 30,000 and 60,000 with no store at all. Later figures
 //! are in BENCHMARKS.md.
 
+pub(crate) mod answers;
 mod archive;
 mod backup;
 mod checkpoint;
@@ -201,7 +202,7 @@ impl Store {
         let (tx, rx) = oneshot::channel();
         let job = WriteJob {
             write,
-            done: Some(tx),
+            done: Some(answers::WriteAnswer::here(tx)),
         };
         self.stats.sent();
         let sent = self.writes.send(ToWriter::Job(job));

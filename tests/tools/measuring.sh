@@ -1,4 +1,4 @@
-# Sourced by the measuring scripts (load_pairs.sh, memory_pairs.sh,
+# Sourced by the measuring scripts (load_pairs.sh, memory_pairs.sh, login_stalls.sh,
 # store_pairs.sh, commit_stalls.sh): a work directory, and a daemon started
 # into $daemon_pid, both gone when the script exits however it exits; and
 # `field` to read a `flip-bench load` report. A script with more to undo

@@ -14,8 +14,7 @@ use super::{
     StoredRating, Write,
 };
 
-/// A write's answer: the rows it changed, once committed.
-pub(crate) type WriteAnswer = oneshot::Sender<Result<usize, StoreError>>;
+pub(crate) use super::answers::WriteAnswer;
 
 /// A write and who waits for its commit (nobody, for fire-and-forget writes).
 pub(crate) struct WriteJob {
@@ -301,9 +300,7 @@ impl Read {
 /// Answers a write: its waiter, or the log for a write nobody waits for.
 pub(crate) fn answer(job: WriteJob, result: Result<usize, StoreError>) {
     match job.done {
-        Some(done) => {
-            let _ = done.send(result);
-        }
+        Some(done) => done.send(result),
         None => {
             if let Err(error) = result {
                 let write = job.write.summary();
