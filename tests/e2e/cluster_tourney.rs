@@ -12,7 +12,7 @@ use flipline_tests::*;
 
 use crate::challenges::member;
 use crate::cluster_play::Nodes;
-use crate::tourneys::{all_games, play_tourney, winner_heard};
+use crate::tourneys::{Seen, all_games, play_tourney, winner_heard};
 
 /// `name` (password `password`) logged in on `addr`, once its last
 /// connection elsewhere has given the name back (a moment after it went).
@@ -31,19 +31,73 @@ fn member_again(addr: std::net::SocketAddr, name: &str, password: &str) -> Clien
     }
 }
 
+/// The tournament `spec` that `creator` makes: its number.
+fn new_tourney(creator: &mut Client, spec: &str) -> u64 {
+    let (_, ok) = creator.ok(&format!("TOURNEY NEW {spec}"));
+    ok.strip_prefix("OK ")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("TOURNEY NEW -> {ok}"))
+}
+
+/// Until `client`'s node lists tournament `id` (a node asks the others
+/// once it has read them from the database).
+fn until_listed(client: &mut Client, id: u64) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !(client.ok("TOURNEY LIST").0.iter()).any(|l| l.starts_with(&format!("TOURNEY {id} "))) {
+        assert!(Instant::now() < deadline, "tournament {id} never listed");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Plays tournament `id` for each of `players` on a thread of its own
+/// until it is over, doing `meanwhile` to the cluster once they play; what
+/// each saw (the nodes' warnings printed first if a thread failed).
+fn played_out<const N: usize>(
+    cluster: &mut Nodes,
+    players: [Client; N],
+    id: u64,
+    meanwhile: impl FnOnce(&mut Nodes),
+) -> Vec<Seen> {
+    let threads = players.map(|c| std::thread::spawn(move || play_tourney(c, id, None)));
+    meanwhile(cluster);
+    (threads.into_iter())
+        .map(|t| {
+            t.join().unwrap_or_else(|_| {
+                for node in &cluster.nodes {
+                    for line in node.log_lines_with("WARN") {
+                        eprintln!("{line}");
+                    }
+                }
+                panic!("a player's thread failed")
+            })
+        })
+        .collect()
+}
+
+/// Every game the players saw, once each: (game, black, white); and how
+/// many pairings, colours counted, those were.
+fn games_and_pairings(seen: &[Seen]) -> (Vec<(u64, String, String)>, usize) {
+    let mut games: Vec<_> = (all_games(seen).into_iter())
+        .map(|(game, black, white, _)| (game, black, white))
+        .collect();
+    games.dedup();
+    let pairings: std::collections::BTreeSet<_> = games
+        .iter()
+        .map(|(_, black, white)| (black, white))
+        .collect();
+    let count = pairings.len();
+    (games, count)
+}
+
 #[test]
 fn a_tournament_is_joined_and_played_from_any_node() {
-    let Some(cluster) = Nodes::start("cluster_tourney", &["a", "b"]) else {
+    let Some(mut cluster) = Nodes::start("cluster_tourney", &["a", "b"]) else {
         return;
     };
     let addrs = cluster.addrs();
     let mut amy = member(addrs[0], "tamy", "pw-tamy-tourney");
     let mut bo = member(addrs[0], "tbo", "pw-tbo-tourney");
-    let (_, ok) = amy.ok("TOURNEY NEW roundrobin");
-    let id: u64 = ok
-        .strip_prefix("OK ")
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("TOURNEY NEW -> {ok}"));
+    let id = new_tourney(&mut amy, "roundrobin");
     amy.ok(&format!("TOURNEY JOIN {id}"));
     bo.ok(&format!("TOURNEY JOIN {id}"));
 
@@ -67,30 +121,11 @@ fn a_tournament_is_joined_and_played_from_any_node() {
             .contains("no tournament")
     );
     amy.ok(&format!("TOURNEY START {id}"));
-    let players = [amy, bo, cyd].map(|c| std::thread::spawn(move || play_tourney(c, id, None)));
-    let mut seen: Vec<_> = (players.into_iter())
-        .map(|t| {
-            t.join().unwrap_or_else(|_| {
-                for node in &cluster.nodes {
-                    for line in node.log_lines_with("WARN") {
-                        eprintln!("{line}");
-                    }
-                }
-                panic!("a player's thread failed")
-            })
-        })
-        .collect();
+    let mut seen = played_out(&mut cluster, [amy, bo, cyd], id, |_| {});
     // (bo, seated from b, may see its first board after amy's first move.)
-    let mut games: Vec<_> = (all_games(&seen).into_iter())
-        .map(|(game, black, white, _)| (game, black, white))
-        .collect();
-    games.dedup();
+    let (games, colours) = games_and_pairings(&seen);
     assert_eq!(games.len(), 6, "three pairs, twice each: {games:?}");
-    let colours: std::collections::BTreeSet<_> = games
-        .iter()
-        .map(|(_, black, white)| (black, white))
-        .collect();
-    assert_eq!(colours.len(), 6, "each pair once each way round");
+    assert_eq!(colours, 6, "each pair once each way round");
     for s in &seen {
         // (A player seated from another node reads a game's snapshot again
         // after a gap in its lines: its START may come twice.)
@@ -129,42 +164,17 @@ fn a_tournament_goes_on_to_its_end_when_the_lobby_s_leader_dies() {
     let mut dee = member(x, "ldee", "pw-ldee-tourney");
     let mut eli = member(x, "leli", "pw-leli-tourney");
     let mut fay = member(y, "lfay", "pw-lfay-tourney");
-    let (_, ok) = dee.ok("TOURNEY NEW roundrobin");
-    let id: u64 = ok
-        .strip_prefix("OK ")
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("TOURNEY NEW -> {ok}"));
-    // A node asks the others once it has read them from the database.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !(fay.ok("TOURNEY LIST").0.iter()).any(|l| l.starts_with(&format!("TOURNEY {id} "))) {
-        assert!(
-            Instant::now() < deadline,
-            "tournament {id} never listed on node y"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let id = new_tourney(&mut dee, "roundrobin");
+    until_listed(&mut fay, id);
     for player in [&mut dee, &mut eli, &mut fay] {
         player.ok(&format!("TOURNEY JOIN {id}"));
     }
     dee.ok(&format!("TOURNEY START {id}"));
-    let players = [dee, eli, fay].map(|c| std::thread::spawn(move || play_tourney(c, id, None)));
-    cluster.nodes[leader].kill();
-    let seen: Vec<_> = (players.into_iter())
-        .map(|t| {
-            t.join()
-                .unwrap_or_else(|_| panic!("a player's thread failed"))
-        })
-        .collect();
-    let mut games: Vec<_> = (all_games(&seen).into_iter())
-        .map(|(game, black, white, _)| (game, black, white))
-        .collect();
-    games.dedup();
-    let pairings: std::collections::BTreeSet<_> = games
-        .iter()
-        .map(|(_, black, white)| (black, white))
-        .collect();
+    let kill = |cluster: &mut Nodes| cluster.nodes[leader].kill();
+    let seen = played_out(&mut cluster, [dee, eli, fay], id, kill);
+    let (games, pairings) = games_and_pairings(&seen);
     assert_eq!(
-        (games.len(), pairings.len()),
+        (games.len(), pairings),
         (6, 6),
         "every pairing played once: {games:?}"
     );
@@ -188,54 +198,26 @@ fn a_tournament_goes_on_from_another_node_when_its_own_dies() {
     let mut dee = member(x, "odee", "pw-odee-tourney");
     let mut eli = member(x, "oeli", "pw-oeli-tourney");
     let mut fay = member(y, "ofay", "pw-ofay-tourney");
-    let (_, ok) = kit.ok("TOURNEY NEW roundrobin");
-    let id: u64 = ok
-        .strip_prefix("OK ")
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("TOURNEY NEW -> {ok}"));
-    // A node asks the others once it has read them from the database.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    for player in [&mut dee, &mut fay] {
-        while !(player.ok("TOURNEY LIST").0.iter())
-            .any(|l| l.starts_with(&format!("TOURNEY {id} ")))
-        {
-            assert!(Instant::now() < deadline, "tournament {id} never listed");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
+    let id = new_tourney(&mut kit, "roundrobin");
+    until_listed(&mut dee, id);
+    until_listed(&mut fay, id);
     for player in [&mut dee, &mut eli, &mut fay] {
         player.ok(&format!("TOURNEY JOIN {id}"));
     }
     kit.ok(&format!("TOURNEY START {id}"));
-    let players = [dee, eli, fay].map(|c| std::thread::spawn(move || play_tourney(c, id, None)));
     // Killed once a game of the tournament is in play on it.
-    while !(kit.ok("LIST").0.iter()).any(|l| l.contains(" playing ")) {
-        assert!(Instant::now() < deadline, "no game of {id} in play");
-        std::thread::yield_now();
-    }
-    cluster.nodes[leader].kill();
-    let seen: Vec<_> = (players.into_iter())
-        .map(|t| {
-            t.join().unwrap_or_else(|_| {
-                for node in &cluster.nodes {
-                    for line in node.log_lines_with("WARN") {
-                        eprintln!("{line}");
-                    }
-                }
-                panic!("a player's thread failed")
-            })
-        })
-        .collect();
-    let mut games: Vec<_> = (all_games(&seen).into_iter())
-        .map(|(game, black, white, _)| (game, black, white))
-        .collect();
-    games.dedup();
-    let pairings: std::collections::BTreeSet<_> = games
-        .iter()
-        .map(|(_, black, white)| (black, white))
-        .collect();
+    let kill = |cluster: &mut Nodes| {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !(kit.ok("LIST").0.iter()).any(|l| l.contains(" playing ")) {
+            assert!(Instant::now() < deadline, "no game of {id} in play");
+            std::thread::yield_now();
+        }
+        cluster.nodes[leader].kill();
+    };
+    let seen = played_out(&mut cluster, [dee, eli, fay], id, kill);
+    let (games, pairings) = games_and_pairings(&seen);
     assert_eq!(
-        (games.len(), pairings.len()),
+        (games.len(), pairings),
         (6, 6),
         "every pairing played once: {games:?}"
     );

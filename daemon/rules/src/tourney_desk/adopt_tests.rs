@@ -6,6 +6,7 @@
 use flipline::Color;
 use flipline::protocol::{EndReason, GameResult, TourneyCommand, TourneyKind, TourneySpec};
 
+use super::tests::stores;
 use super::*;
 use crate::tourney_facts::{StoredTourney, StoredTourneyGame};
 
@@ -253,13 +254,4 @@ fn a_game_ended_at_its_takeover_counts_without_cutting_the_grace_short() {
     ));
     let games = asked(&desk.stored(THEIRS, true, &all_free));
     assert_eq!(games.len(), 1, "the second pairing's game: {games:?}");
-}
-
-fn stores(effects: &Effects<u32>) -> Vec<TourneyWrite> {
-    (effects.iter())
-        .filter_map(|e| match e {
-            DeskEffect::Store(write) => Some(write.clone()),
-            _ => None,
-        })
-        .collect()
 }

@@ -32,7 +32,7 @@ fn replies(effects: &Effects<u32>) -> Vec<(u32, Result<TourneyAnswer, ErrorCode>
         .collect()
 }
 
-fn stores(effects: &Effects<u32>) -> Vec<TourneyWrite> {
+pub(super) fn stores(effects: &Effects<u32>) -> Vec<TourneyWrite> {
     (effects.iter())
         .filter_map(|e| match e {
             DeskEffect::Store(write) => Some(write.clone()),
