@@ -8,10 +8,11 @@
 //! 1. **Every wake-up descriptor exists everywhere.** Threads wake each other's
 //!    runtimes by writing to the sleeper's eventfd *by number, in the waker's
 //!    table*; tokio's signal handler writes to its pipe the same way on
-//!    whichever thread the signal lands. So every worker's runtime, the main
-//!    runtime (and with it tokio's signal pipe) are created while all threads
-//!    still share one table, and only then does each worker copy it: the copy
-//!    holds all of them under the same numbers.
+//!    whichever thread the signal lands; the store's writer rings each actor
+//!    thread's bell (`store/answers/bell.rs`). So every worker's runtime, the
+//!    bells, the main runtime (and with it tokio's signal pipe) are created
+//!    while all threads still share one table, and only then does each worker
+//!    copy it: the copy holds all of them under the same numbers.
 //! 2. **A connection never leaves the worker that opened it.** In `per_worker`
 //!    mode each worker binds its own listening socket (`SO_REUSEPORT`) and
 //!    runs the sessions it accepts itself; sessions talk to games and the lobby

@@ -97,6 +97,8 @@ where
     let system = System::new();
     // Arbiters belong to a System: create them after it.
     let workers = start_workers(config.worker_count())?;
+    // Before the workers' tables, as theirs (`start_workers`).
+    let lobby_answers = answers_delivery()?;
     let result = system.block_on(async {
         // The System's runtime exists, and with it tokio's signal pipe
         // (descriptor_tables.rs, rule 1); catching one more signal opens no
@@ -133,7 +135,7 @@ where
             },
         };
         actix::spawn(watch_thread("lobby".to_string()));
-        actix::spawn(crate::store::answers::deliver_here());
+        actix::spawn(crate::store::answers::deliver_here(lobby_answers));
         let store_config = config.store.clone();
         let served = async {
             let store = recovery.store.clone();
@@ -217,9 +219,21 @@ fn start_workers(count: usize) -> std::io::Result<Vec<Arbiter>> {
         .map_err(|e| std::io::Error::new(e.kind(), format!("cannot start a worker thread: {e}")))?;
     for (index, worker) in workers.iter().enumerate() {
         worker.spawn(watch_thread(format!("worker {index}")));
-        worker.spawn(crate::store::answers::deliver_here());
+        worker.spawn(crate::store::answers::deliver_here(answers_delivery()?));
     }
     Ok(workers)
+}
+
+/// An inbox for the store's answers to one actor thread; its bell is a
+/// wake-up descriptor, so it is made before any thread's table is its own
+/// (descriptor_tables.rs, rule 1).
+fn answers_delivery() -> std::io::Result<crate::store::answers::Delivery> {
+    crate::store::answers::Delivery::new().map_err(|e| {
+        std::io::Error::new(
+            e.kind(),
+            format!("cannot make an inbox for the store's answers: {e}"),
+        )
+    })
 }
 
 /// Gives every worker thread a descriptor table of its own. All of their

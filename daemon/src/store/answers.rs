@@ -13,16 +13,19 @@
 //! wakes the thread's delivering task once, however many it puts before
 //! that task runs; the task then sends each answer on the thread itself, a
 //! local wake-up of its waiter, served in turn with the thread's other work
-//! and in the order committed.
+//! and in the order committed. That one wake-up comes through the thread's
+//! own I/O driver (`bell.rs`), not behind the remote queue's.
 //!
 //! A write asked for on a thread without an inbox (tests, tools) is
 //! answered from the writer's thread, as is one whose thread has stopped
 //! delivering.
 
+mod bell;
+
 use std::cell::RefCell;
+use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::task::{Context, Poll, Waker};
 
 use tokio::sync::oneshot;
 
@@ -63,9 +66,10 @@ impl WriteAnswer {
 }
 
 /// One actor thread's answers, until its delivering task takes them.
-#[derive(Default)]
 struct Inbox {
     held: Mutex<Held>,
+    /// Wakes the delivering task.
+    bell: bell::Bell,
     /// How many times another thread woke the delivering task.
     wakes: AtomicU64,
 }
@@ -73,8 +77,8 @@ struct Inbox {
 #[derive(Default)]
 struct Held {
     answers: Vec<(Waiter, Outcome)>,
-    /// The delivering task, while it waits for answers.
-    asleep: Option<Waker>,
+    /// The delivering task waits for the bell.
+    asleep: bool,
     /// The task is gone: answers go straight to their waiters.
     closed: bool,
 }
@@ -96,42 +100,77 @@ impl Inbox {
             return;
         }
         held.answers.push((waiter, outcome));
-        let asleep = held.asleep.take();
+        let asleep = std::mem::take(&mut held.asleep);
         drop(held);
-        if let Some(task) = asleep {
+        if asleep {
             self.wakes.fetch_add(1, Ordering::Relaxed);
-            task.wake();
+            self.bell.ring();
         }
     }
 
-    /// Swaps the answers held into `taken` (empty), or waits for some.
-    /// Swapped, not moved: the two buffers keep their room batch after batch.
-    fn take(&self, cx: &mut Context<'_>, taken: &mut Vec<(Waiter, Outcome)>) -> Poll<()> {
+    /// Swaps the answers held into `taken` (empty); if there were none, the
+    /// next answer rings. Swapped, not moved: the two buffers keep their room
+    /// batch after batch.
+    fn take(&self, taken: &mut Vec<(Waiter, Outcome)>) -> bool {
         let mut held = self.held();
         if held.answers.is_empty() {
-            held.asleep = Some(cx.waker().clone());
-            return Poll::Pending;
+            held.asleep = true;
+            return false;
         }
         std::mem::swap(&mut held.answers, taken);
-        Poll::Ready(())
+        true
     }
 
     /// Stops holding answers; gives back those held.
     fn close(&self) -> Vec<(Waiter, Outcome)> {
         let mut held = self.held();
         held.closed = true;
-        held.asleep = None;
+        held.asleep = false;
         std::mem::take(&mut held.answers)
     }
 }
 
-/// Gives the calling thread an inbox and delivers what reaches it, for as
-/// long as the thread runs this task: spawn it once on each actor thread.
-pub(crate) async fn deliver_here() {
-    let installed = Installed::here();
+/// An inbox for an actor thread, made before the thread runs: its bell is a
+/// descriptor that every thread's table must hold (`bell.rs`).
+pub(crate) struct Delivery {
+    inbox: Arc<Inbox>,
+    unheard: bell::Unheard,
+}
+
+impl Delivery {
+    pub(crate) fn new() -> io::Result<Delivery> {
+        let (bell, unheard) = bell::pair()?;
+        let inbox = Inbox {
+            held: Mutex::default(),
+            bell,
+            wakes: AtomicU64::new(0),
+        };
+        Ok(Delivery {
+            inbox: Arc::new(inbox),
+            unheard,
+        })
+    }
+}
+
+/// Gives the calling thread `delivery`'s inbox and delivers what reaches it,
+/// for as long as the thread runs this task: spawn it once on each actor
+/// thread. If the thread cannot listen for the bell, its answers come from
+/// the writer's thread.
+pub(crate) async fn deliver_here(delivery: Delivery) {
+    let listening = match delivery.unheard.listen() {
+        Ok(listening) => listening,
+        Err(error) => return tracing::warn!(%error, "store answers reach this thread directly"),
+    };
+    let installed = Installed::here(delivery.inbox);
     let mut taken = Vec::new();
     loop {
-        std::future::poll_fn(|cx| installed.0.take(cx, &mut taken)).await;
+        if !installed.0.take(&mut taken) {
+            if let Err(error) = listening.heard().await {
+                // Dropping `installed` answers the rest directly.
+                return tracing::warn!(%error, "store answers reach this thread directly");
+            }
+            continue;
+        }
         for (waiter, outcome) in taken.drain(..) {
             drop(waiter.send(outcome));
         }
@@ -142,8 +181,7 @@ pub(crate) async fn deliver_here() {
 struct Installed(Arc<Inbox>);
 
 impl Installed {
-    fn here() -> Installed {
-        let inbox = Arc::new(Inbox::default());
+    fn here(inbox: Arc<Inbox>) -> Installed {
         HERE.with(|here| *here.borrow_mut() = Some(Arc::clone(&inbox)));
         Installed(inbox)
     }
@@ -185,12 +223,18 @@ mod tests {
     use tokio::sync::oneshot;
     use tokio::task::LocalSet;
 
-    use super::{HERE, WriteAnswer, deliver_here, wakes_here};
+    use super::{Delivery, HERE, WriteAnswer, deliver_here, wakes_here};
 
+    /// An actor thread's runtime: its driver hears the bell.
     fn runtime() -> tokio::runtime::Runtime {
         tokio::runtime::Builder::new_current_thread()
+            .enable_io()
             .build()
             .unwrap()
+    }
+
+    fn delivering() -> impl Future<Output = ()> {
+        deliver_here(Delivery::new().unwrap())
     }
 
     /// Lets the local set run until this thread's delivering task has made
@@ -216,7 +260,7 @@ mod tests {
     #[test]
     fn a_batch_from_another_thread_wakes_the_asking_thread_once_and_its_waiters_in_order() {
         let (runtime, local) = (runtime(), LocalSet::new());
-        local.spawn_local(deliver_here());
+        local.spawn_local(delivering());
         let heard = Rc::new(RefCell::new(Vec::new()));
         let waiting = Rc::new(Cell::new(0));
         let (answers, waiters) = local.block_on(&runtime, async {
@@ -253,10 +297,61 @@ mod tests {
         );
     }
 
+    /// Tasks woken from other threads wait in the local set's remote queue,
+    /// first in first out, as sessions woken by the lobby's answers to
+    /// thousands of logins. A batch's answers must not wait behind them.
+    #[test]
+    fn answers_overtake_the_wake_ups_other_threads_queued_before_them() {
+        const OTHERS: usize = 500;
+        let (runtime, local) = (runtime(), LocalSet::new());
+        local.spawn_local(delivering());
+        let ran = Rc::new(RefCell::new(Vec::new()));
+        let waiting = Rc::new(Cell::new(0));
+        let (answer, others, tasks) = local.block_on(&runtime, async {
+            until_delivering().await;
+            let mut others = Vec::new();
+            let mut tasks = Vec::new();
+            for other in 0..=OTHERS {
+                let (tx, rx) = oneshot::channel();
+                others.push(tx);
+                let (ran, waiting) = (Rc::clone(&ran), Rc::clone(&waiting));
+                tasks.push(tokio::task::spawn_local(async move {
+                    waiting.set(waiting.get() + 1);
+                    let _: Result<usize, _> = rx.await.unwrap();
+                    ran.borrow_mut().push(other);
+                }));
+            }
+            // The last waits for the store, as a game on its commit.
+            let answer = others.pop().map(WriteAnswer::here).unwrap();
+            while waiting.get() <= OTHERS {
+                tokio::task::yield_now().await;
+            }
+            (answer, others, tasks)
+        });
+        std::thread::scope(|scope| {
+            scope.spawn(move || {
+                for other in others {
+                    other.send(Ok(0)).unwrap();
+                }
+                answer.send(Ok(0));
+            });
+        });
+        local.block_on(&runtime, async {
+            for task in tasks {
+                task.await.unwrap();
+            }
+        });
+        let before = ran.borrow().iter().position(|&task| task == OTHERS);
+        assert!(
+            before.is_some_and(|before| before < OTHERS / 2),
+            "the store's answer ran after {before:?} of the {OTHERS} tasks woken before it"
+        );
+    }
+
     #[test]
     fn answers_for_a_thread_that_stopped_delivering_reach_their_waiters() {
         let (runtime, local) = (runtime(), LocalSet::new());
-        local.spawn_local(deliver_here());
+        local.spawn_local(delivering());
         let (held, late) = local.block_on(&runtime, async {
             until_delivering().await;
             (oneshot::channel(), oneshot::channel())
