@@ -74,6 +74,17 @@ fn played_out<const N: usize>(
         .collect()
 }
 
+/// Three nodes for `test`, the one that leads the lobby and the addresses
+/// of the two others; `None` where the cluster tests do not run.
+fn three_with_leader(test: &str) -> Option<(Nodes, usize, [std::net::SocketAddr; 2])> {
+    let names = ["a", "b", "c"];
+    let cluster = Nodes::start(test, &names)?;
+    let addrs = cluster.addrs();
+    let (leader, others) = crate::cluster_seek::leader_of(&cluster, &names);
+    let others = [addrs[others[0]], addrs[others[1]]];
+    Some((cluster, leader, others))
+}
+
 /// Every game the players saw, once each: (game, black, white); and how
 /// many pairings, colours counted, those were.
 fn games_and_pairings(seen: &[Seen]) -> (Vec<(u64, String, String)>, usize) {
@@ -154,13 +165,9 @@ fn a_tournament_is_joined_and_played_from_any_node() {
 
 #[test]
 fn a_tournament_goes_on_to_its_end_when_the_lobby_s_leader_dies() {
-    let names = ["a", "b", "c"];
-    let Some(mut cluster) = Nodes::start("cluster_tourney_leader", &names) else {
+    let Some((mut cluster, leader, [x, y])) = three_with_leader("cluster_tourney_leader") else {
         return;
     };
-    let addrs = cluster.addrs();
-    let (leader, others) = crate::cluster_seek::leader_of(&cluster, &names);
-    let (x, y) = (addrs[others[0]], addrs[others[1]]);
     let mut dee = member(x, "ldee", "pw-ldee-tourney");
     let mut eli = member(x, "leli", "pw-leli-tourney");
     let mut fay = member(y, "lfay", "pw-lfay-tourney");
@@ -186,15 +193,11 @@ fn a_tournament_goes_on_to_its_end_when_the_lobby_s_leader_dies() {
 /// it goes on to its end with every pairing played once.
 #[test]
 fn a_tournament_goes_on_from_another_node_when_its_own_dies() {
-    let names = ["a", "b", "c"];
-    let Some(mut cluster) = Nodes::start("cluster_tourney_owner", &names) else {
+    let Some((mut cluster, leader, [x, y])) = three_with_leader("cluster_tourney_owner") else {
         return;
     };
-    let addrs = cluster.addrs();
-    let (leader, others) = crate::cluster_seek::leader_of(&cluster, &names);
-    let (x, y) = (addrs[others[0]], addrs[others[1]]);
     // The creator runs it from the leader and does not play.
-    let mut kit = member(addrs[leader], "okit", "pw-okit-tourney");
+    let mut kit = member(cluster.nodes[leader].addr, "okit", "pw-okit-tourney");
     let mut dee = member(x, "odee", "pw-odee-tourney");
     let mut eli = member(x, "oeli", "pw-oeli-tourney");
     let mut fay = member(y, "ofay", "pw-ofay-tourney");

@@ -32,11 +32,7 @@ impl Handler<AdoptTourneys> for Lobby {
     type Result = ();
 
     fn handle(&mut self, AdoptTourneys(stored): AdoptTourneys, ctx: &mut Context<Self>) {
-        let grace = Duration::from_secs(self.services.config.grace_secs);
-        let core = &self.core;
-        let here = |game| core.route(game).is_some();
-        let effects = self.desk.adopt(stored, here, grace);
-        self.carry_out_desk(ctx, effects);
+        self.take_up(ctx, |desk, here, grace| desk.adopt(stored, here, grace));
     }
 }
 

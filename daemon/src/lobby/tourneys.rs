@@ -91,10 +91,28 @@ impl Handler<RecoverTourneys> for Lobby {
     type Result = ();
 
     fn handle(&mut self, RecoverTourneys(stored): RecoverTourneys, ctx: &mut Context<Self>) {
+        self.take_up(ctx, |desk, in_lobby, grace| {
+            desk.restore(stored, in_lobby, grace)
+        });
+    }
+}
+
+/// Which games this lobby holds.
+pub(super) type InLobby<'a> = &'a dyn Fn(GameId) -> bool;
+
+impl Lobby {
+    /// Tournaments read back from the store (at a start, or taken over
+    /// from a dead node) handed to the desk by `take`, with which games
+    /// this lobby holds and the seat grace; what follows is carried out.
+    pub(super) fn take_up(
+        &mut self,
+        ctx: &mut Context<Self>,
+        take: impl FnOnce(&mut TourneyDesk<TourneyReply>, InLobby, Duration) -> Effects<TourneyReply>,
+    ) {
         let grace = Duration::from_secs(self.services.config.grace_secs);
         let core = &self.core;
         let in_lobby = |game| core.route(game).is_some();
-        let effects = self.desk.restore(stored, in_lobby, grace);
+        let effects = take(&mut self.desk, &in_lobby, grace);
         self.carry_out_desk(ctx, effects);
     }
 }

@@ -93,12 +93,20 @@ const CLAIM_SHARE: i64 = 4;
 /// claiming meanwhile are skipped. Each owner changes under a row lock that
 /// every fenced write of the old owner takes too (`writes::runs`).
 pub async fn claim(db: &mut Db, incarnation: i64) -> Result<Vec<StoredTourney>, Error> {
+    // The lease keeper asks every second: one statement when nothing is to
+    // be taken (the common case), the transaction only when something is.
+    const ANY: &str = "SELECT EXISTS (SELECT 1 FROM tourneys WHERE NOT over AND \
+         (owner IS NULL OR owner IN (SELECT incarnation FROM nodes WHERE state = 'dead')))";
     const CLAIM: &str = "UPDATE tourneys SET owner = $1 WHERE id IN (SELECT id FROM tourneys \
          WHERE NOT over AND (owner IS NULL OR owner IN \
          (SELECT incarnation FROM nodes WHERE state = 'dead')) \
          ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING id";
     const READ: &str =
         "SELECT id, creator, spec, round, over FROM tourneys WHERE id = ANY($1) ORDER BY id";
+    let any = db.query_opt(ANY, &[]).await?;
+    if !any.is_some_and(|row| row.get::<_, bool>(0)) {
+        return Ok(Vec::new());
+    }
     db.batch("BEGIN").await?;
     let claimed = async {
         let rows = db.query(CLAIM, &[&incarnation, &CLAIM_SHARE]).await?;
