@@ -8,8 +8,8 @@
 //! 1. **Every wake-up descriptor exists everywhere.** Threads wake each other's
 //!    runtimes by writing to the sleeper's eventfd *by number, in the waker's
 //!    table*; tokio's signal handler writes to its pipe the same way on
-//!    whichever thread the signal lands; the store's writer rings each actor
-//!    thread's bell (`store/answers/bell.rs`). So every worker's runtime, the
+//!    whichever thread the signal lands; other threads ring each actor
+//!    thread's bell (`homed/bell.rs`). So every worker's runtime, the
 //!    bells, the main runtime (and with it tokio's signal pipe) are created
 //!    while all threads still share one table, and only then does each worker
 //!    copy it: the copy holds all of them under the same numbers.

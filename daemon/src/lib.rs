@@ -78,6 +78,7 @@ mod engine_pool;
 mod faults;
 mod game;
 mod hash_pool;
+mod homed;
 mod lazy_list;
 mod listener;
 mod lobby;

@@ -132,7 +132,7 @@ impl Lobby {
         numbers: Numbers,
         next_tourney: TourneyId,
     ) -> Addr<Lobby> {
-        Lobby::create(move |ctx| Lobby {
+        crate::homed::create(move |ctx| Lobby {
             live,
             numbers,
             services: Arc::new(GameServices {

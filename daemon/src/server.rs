@@ -98,7 +98,7 @@ where
     // Arbiters belong to a System: create them after it.
     let workers = start_workers(config.worker_count())?;
     // Before the workers' tables, as theirs (`start_workers`).
-    let lobby_answers = answers_delivery()?;
+    let lobby_home = home()?;
     let result = system.block_on(async {
         // The System's runtime exists, and with it tokio's signal pipe
         // (descriptor_tables.rs, rule 1); catching one more signal opens no
@@ -135,7 +135,7 @@ where
             },
         };
         actix::spawn(watch_thread("lobby".to_string()));
-        actix::spawn(crate::store::answers::deliver_here(lobby_answers));
+        actix::spawn(crate::homed::serve_here(lobby_home));
         let store_config = config.store.clone();
         let served = async {
             let store = recovery.store.clone();
@@ -210,8 +210,8 @@ async fn until_stopped(stop: impl Future<Output = ()>, lost: oneshot::Receiver<(
     }
 }
 
-/// Starts the worker threads, each with a watch on its wake-ups and the
-/// store's answers delivered on it (`store/answers.rs`).
+/// Starts the worker threads, each with a watch on its wake-ups and served
+/// as a home (`homed.rs`).
 fn start_workers(count: usize) -> std::io::Result<Vec<Arbiter>> {
     let workers: Vec<Arbiter> = (0..count)
         .map(|_| Arbiter::try_new())
@@ -219,20 +219,16 @@ fn start_workers(count: usize) -> std::io::Result<Vec<Arbiter>> {
         .map_err(|e| std::io::Error::new(e.kind(), format!("cannot start a worker thread: {e}")))?;
     for (index, worker) in workers.iter().enumerate() {
         worker.spawn(watch_thread(format!("worker {index}")));
-        worker.spawn(crate::store::answers::deliver_here(answers_delivery()?));
+        worker.spawn(crate::homed::serve_here(home()?));
     }
     Ok(workers)
 }
 
-/// An inbox for the store's answers to one actor thread; its bell is a
-/// wake-up descriptor, so it is made before any thread's table is its own
-/// (descriptor_tables.rs, rule 1).
-fn answers_delivery() -> std::io::Result<crate::store::answers::Delivery> {
-    crate::store::answers::Delivery::new().map_err(|e| {
-        std::io::Error::new(
-            e.kind(),
-            format!("cannot make an inbox for the store's answers: {e}"),
-        )
+/// A home for one actor thread; its bell is a wake-up descriptor, so it is
+/// made before any thread's table is its own (descriptor_tables.rs, rule 1).
+fn home() -> std::io::Result<crate::homed::Home> {
+    crate::homed::Home::new().map_err(|e| {
+        std::io::Error::new(e.kind(), format!("cannot make an actor thread's home: {e}"))
     })
 }
 

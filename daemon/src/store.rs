@@ -42,7 +42,6 @@
 //! 37, against about 30,000 and 60,000 with no store at all. Later figures
 //! are in BENCHMARKS.md.
 
-pub(crate) mod answers;
 mod archive;
 mod backup;
 mod checkpoint;
@@ -202,7 +201,7 @@ impl Store {
         let (tx, rx) = oneshot::channel();
         let job = WriteJob {
             write,
-            done: Some(answers::WriteAnswer::here(tx)),
+            done: Some(tx),
         };
         self.stats.sent();
         let sent = self.writes.send(ToWriter::Job(job));

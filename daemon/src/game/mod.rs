@@ -176,7 +176,7 @@ impl GameActor {
         let own = Arc::clone(&handle);
         let run = move || {
             let ctx = Context::with_receiver(rx);
-            tokio::task::spawn_local(ctx.into_future(GameActor::new(setup, own)));
+            crate::homed::spawn(ctx.into_future(GameActor::new(setup, own)));
         };
         match worker {
             Some(worker) => {

@@ -249,7 +249,7 @@ impl Session {
         // address is not kept, an idle connection should be small.
         tracing::debug!(%address, id, "connected");
         HELD_HERE.with(|held| held.set(held.get() + 1));
-        Session::create(move |ctx: &mut Context<Session>| {
+        crate::homed::create(move |ctx: &mut Context<Session>| {
             ctx.spawn(Reader);
             ctx.spawn(Flusher);
             slot.hand_over();

@@ -14,7 +14,10 @@ use super::{
     StoredRating, Write,
 };
 
-pub(crate) use super::answers::WriteAnswer;
+/// Where a write's outcome goes: the rows it changed, once committed, or
+/// why not. A game waiting for it is a homed task (`homed.rs`), so the
+/// answer wakes it through its thread's own driver.
+pub(crate) type WriteAnswer = oneshot::Sender<Result<usize, StoreError>>;
 
 /// A write and who waits for its commit (nobody, for fire-and-forget writes).
 pub(crate) struct WriteJob {
@@ -300,7 +303,7 @@ impl Read {
 /// Answers a write: its waiter, or the log for a write nobody waits for.
 pub(crate) fn answer(job: WriteJob, result: Result<usize, StoreError>) {
     match job.done {
-        Some(done) => done.send(result),
+        Some(done) => drop(done.send(result)),
         None => {
             if let Err(error) = result {
                 let write = job.write.summary();

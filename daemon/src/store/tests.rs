@@ -53,7 +53,7 @@ fn job(write: Write) -> (WriteJob, oneshot::Receiver<Result<usize, StoreError>>)
     (
         WriteJob {
             write,
-            done: Some(super::answers::WriteAnswer::here(tx)),
+            done: Some(tx),
         },
         rx,
     )

@@ -1,26 +1,20 @@
-//! How the writer wakes an actor thread's delivering task: through that
+//! How another thread wakes an actor thread's serving task: through that
 //! thread's own I/O driver, not its `LocalSet`'s remote queue.
 //!
-//! A task woken from another thread waits in the `LocalSet`'s remote queue
-//! behind every other wake-up from other threads, first in first out (the
-//! lobby's answers to sessions, the password pool's, the engine's). While
-//! 20,000 players logged in, a batch's answers waited there up to 126-250
-//! ms a run, though the thread's local queue was short (BENCHMARKS.md, "The
-//! store's answers through the thread's own driver"). A byte on a socket
-//! pair is seen by the thread's I/O driver, which runs after every 61 tasks
-//! at most, and the driver wakes the task from the thread itself: into the
-//! local queue.
+//! A byte on a socket pair is seen by the thread's I/O driver, which runs
+//! after every 61 tasks at most, and the driver wakes the serving task from
+//! the thread itself: into the local queue.
 //!
 //! Both ends are made before the thread runs, while every thread shares one
-//! descriptor table (`descriptor_tables.rs`, rule 1): the writer rings by
-//! number in its table, the thread listens in its own.
+//! descriptor table (`descriptor_tables.rs`, rule 1): other threads ring by
+//! number in their tables, the thread listens in its own.
 //!
 //! Without Unix sockets the bell is a `Notify`: a wake-up through the
 //! remote queue, as before.
 
 use std::io;
 
-/// The writer's end: rings the thread.
+/// The ringing end, for other threads.
 pub(super) struct Bell(imp::Ring);
 
 /// The thread's end, before the thread runs.
