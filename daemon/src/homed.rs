@@ -31,6 +31,7 @@ use std::cell::Cell;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 
@@ -38,6 +39,11 @@ thread_local! {
     /// This thread's home, while its serving task runs.
     static HERE: Cell<Option<usize>> = const { Cell::new(None) };
 }
+
+/// Where the next claim of a home starts looking: homes are taken in turn,
+/// so that a number given up is not soon another thread's while wakers of
+/// its last owner's tasks may still be about.
+static NEXT_HOME: AtomicUsize = AtomicUsize::new(0);
 
 /// Each home's inbox.
 static INBOXES: [Mutex<Inbox>; waker::HOMES] = [const { Mutex::new(Inbox::EMPTY) }; waker::HOMES];
@@ -48,8 +54,9 @@ struct Inbox {
     woken: Vec<Waker>,
     /// The serving task waits for the bell.
     asleep: bool,
-    /// The bell of the thread this is the home of; `None` while it is
-    /// nobody's.
+    /// A thread serves this home.
+    claimed: bool,
+    /// Its bell; `None` while the home is nobody's, or once the bell broke.
     bell: Option<bell::Bell>,
     /// How many times another thread rang since the home was claimed.
     rings: u64,
@@ -59,6 +66,7 @@ impl Inbox {
     const EMPTY: Inbox = Inbox {
         woken: Vec::new(),
         asleep: false,
+        claimed: false,
         bell: None,
         rings: 0,
     };
@@ -98,11 +106,24 @@ fn post(home: usize, waker: Waker) {
         return waker.wake();
     }
     inbox.woken.push(waker);
-    if std::mem::take(&mut inbox.asleep) {
-        inbox.rings += 1;
-        if let Some(bell) = &inbox.bell {
-            bell.ring();
-        }
+    if !std::mem::take(&mut inbox.asleep) {
+        return;
+    }
+    inbox.rings += 1;
+    if inbox.bell.as_ref().is_some_and(bell::Bell::ring) {
+        return;
+    }
+    // A bell that cannot ring would leave the home deaf: its tasks are
+    // woken the plain way from now on.
+    inbox.bell = None;
+    let woken = std::mem::take(&mut inbox.woken);
+    drop(inbox);
+    tracing::warn!(
+        home,
+        "an actor thread's bell broke: its tasks are woken the plain way"
+    );
+    for waker in woken {
+        waker.wake();
     }
 }
 
@@ -129,7 +150,8 @@ pub(crate) async fn serve_here(home: Home) {
         Err(error) => return tracing::warn!(%error, "this thread's tasks are woken the plain way"),
     };
     let learnt = std::future::poll_fn(|cx| Poll::Ready(waker::learn(cx.waker()))).await;
-    let claimed = match learnt {
+    let unserved = HERE.with(Cell::get).is_none();
+    let claimed = match learnt && unserved {
         true => Claimed::home(home.bell),
         false => None,
     };
@@ -155,21 +177,25 @@ pub(crate) async fn serve_here(home: Home) {
 struct Claimed(usize);
 
 impl Claimed {
-    /// The first home nobody serves, made this thread's.
+    /// The next home nobody serves, made this thread's.
     fn home(bell: bell::Bell) -> Option<Claimed> {
         let mut bell = Some(bell);
-        let home = (0..waker::HOMES).find(|&home| {
-            let Some(mut inbox) = inbox(home) else {
-                return false;
-            };
-            if inbox.bell.is_some() {
-                return false;
-            }
-            inbox.bell = bell.take();
-            inbox.asleep = false;
-            inbox.rings = 0;
-            true
-        })?;
+        let first = NEXT_HOME.fetch_add(1, Ordering::Relaxed);
+        let home = (0..waker::HOMES)
+            .map(|turn| first.wrapping_add(turn) % waker::HOMES)
+            .find(|&home| {
+                let Some(mut inbox) = inbox(home) else {
+                    return false;
+                };
+                if inbox.claimed {
+                    return false;
+                }
+                inbox.claimed = true;
+                inbox.bell = bell.take();
+                inbox.asleep = false;
+                inbox.rings = 0;
+                true
+            })?;
         HERE.with(|here| here.set(Some(home)));
         Some(Claimed(home))
     }
@@ -195,6 +221,7 @@ impl Drop for Claimed {
         let _ = HERE.try_with(|here| here.set(None));
         let woken = match inbox(self.0) {
             Some(mut inbox) => {
+                inbox.claimed = false;
                 inbox.bell = None;
                 inbox.asleep = false;
                 std::mem::take(&mut inbox.woken)

@@ -30,9 +30,10 @@ pub(super) fn pair() -> io::Result<(Bell, Unheard)> {
 }
 
 impl Bell {
-    /// Wakes the listening thread, now or once it listens again.
-    pub(super) fn ring(&self) {
-        self.0.ring();
+    /// Wakes the listening thread, now or once it listens again; false if
+    /// the bell is broken and the thread will not hear it.
+    pub(super) fn ring(&self) -> bool {
+        self.0.ring()
     }
 }
 
@@ -67,9 +68,12 @@ mod imp {
     }
 
     impl Ring {
-        pub(super) fn ring(&self) {
-            // A full socket means bytes not read yet: the thread wakes anyway.
-            let _ = (&self.0).write(&[1]);
+        pub(super) fn ring(&self) -> bool {
+            match (&self.0).write(&[1]) {
+                Ok(written) => written == 1,
+                // A full socket means bytes not read yet: the thread wakes anyway.
+                Err(e) => e.kind() == io::ErrorKind::WouldBlock,
+            }
         }
     }
 
@@ -123,8 +127,9 @@ mod imp {
     }
 
     impl Ring {
-        pub(super) fn ring(&self) {
+        pub(super) fn ring(&self) -> bool {
             self.0.notify_one();
+            true
         }
     }
 

@@ -1,6 +1,7 @@
 use std::cell::{Cell, RefCell};
 use std::future::poll_fn;
 use std::rc::Rc;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::task::Poll;
 use std::time::Duration;
 
@@ -8,6 +9,22 @@ use tokio::sync::oneshot;
 use tokio::task::LocalSet;
 
 use super::{HERE, Home, Homed, rings_here, serve_here};
+
+/// The homes are the process's: a test that gives one up while its task's
+/// waker is about would let another test's home hear that task. One test
+/// at a time.
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static SERIAL: Mutex<()> = Mutex::new(());
+    SERIAL.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Waits for `task`, failing rather than hanging if it is never woken.
+async fn finished(task: tokio::task::JoinHandle<()>) {
+    tokio::time::timeout(Duration::from_secs(30), task)
+        .await
+        .expect("the task was woken")
+        .unwrap();
+}
 
 /// An actor thread's runtime: its driver hears the bell.
 fn runtime() -> tokio::runtime::Runtime {
@@ -64,6 +81,7 @@ fn send_from_another_thread(senders: Vec<oneshot::Sender<usize>>) {
 
 #[test]
 fn tasks_woken_from_another_thread_ring_their_home_once_and_run_in_order() {
+    let _serial = one_at_a_time();
     let (runtime, local) = (runtime(), LocalSet::new());
     local.spawn_local(serving());
     let heard = Rc::new(RefCell::new(Vec::new()));
@@ -83,7 +101,7 @@ fn tasks_woken_from_another_thread_ring_their_home_once_and_run_in_order() {
     send_from_another_thread(senders);
     local.block_on(&runtime, async {
         for task in tasks {
-            task.await.unwrap();
+            finished(task).await;
         }
     });
     assert_eq!(*heard.borrow(), (0..100).collect::<Vec<_>>());
@@ -99,6 +117,7 @@ fn tasks_woken_from_another_thread_ring_their_home_once_and_run_in_order() {
 /// of logins. A homed task must not wait behind them.
 #[test]
 fn a_homed_task_overtakes_the_wake_ups_other_threads_queued_before_its_own() {
+    let _serial = one_at_a_time();
     const OTHERS: usize = 500;
     let (runtime, local) = (runtime(), LocalSet::new());
     local.spawn_local(serving());
@@ -128,7 +147,7 @@ fn a_homed_task_overtakes_the_wake_ups_other_threads_queued_before_its_own() {
     send_from_another_thread(senders);
     local.block_on(&runtime, async {
         for task in tasks {
-            task.await.unwrap();
+            finished(task).await;
         }
     });
     let before = ran.borrow().iter().position(|&mark| mark == OTHERS);
@@ -140,6 +159,7 @@ fn a_homed_task_overtakes_the_wake_ups_other_threads_queued_before_its_own() {
 
 #[test]
 fn a_waker_cloned_to_another_thread_wakes_its_task_by_value_and_by_reference() {
+    let _serial = one_at_a_time();
     let (runtime, local) = (runtime(), LocalSet::new());
     local.spawn_local(serving());
     let polls = Rc::new(Cell::new(0));
@@ -165,10 +185,7 @@ fn a_waker_cloned_to_another_thread_wakes_its_task_by_value_and_by_reference() {
                 _ => Poll::Ready(()),
             }
         }))));
-        tokio::time::timeout(Duration::from_secs(30), task)
-            .await
-            .expect("the task was woken")
-            .unwrap();
+        finished(task).await;
         assert_eq!(rings_here(), 2, "each wake-up rang the home");
     });
     assert_eq!(polls.get(), 3);
@@ -176,6 +193,7 @@ fn a_waker_cloned_to_another_thread_wakes_its_task_by_value_and_by_reference() {
 
 #[test]
 fn a_homed_task_woken_on_its_own_thread_is_woken_there_without_a_ring() {
+    let _serial = one_at_a_time();
     let (runtime, local) = (runtime(), LocalSet::new());
     local.spawn_local(serving());
     local.block_on(&runtime, async {
@@ -186,7 +204,7 @@ fn a_homed_task_woken_on_its_own_thread_is_woken_there_without_a_ring() {
         let task = homed_waiter(rx, &heard, &waiting);
         until_waiting(&waiting, 1).await;
         tx.send(7).unwrap();
-        task.await.unwrap();
+        finished(task).await;
         assert_eq!(*heard.borrow(), vec![7]);
         assert_eq!(rings_here(), 0);
     });
@@ -194,6 +212,7 @@ fn a_homed_task_woken_on_its_own_thread_is_woken_there_without_a_ring() {
 
 #[test]
 fn tasks_of_a_home_that_stopped_serving_are_woken_the_plain_way() {
+    let _serial = one_at_a_time();
     let (runtime, local) = (runtime(), LocalSet::new());
     let server = local.spawn_local(serving());
     let heard = Rc::new(RefCell::new(Vec::new()));
@@ -210,17 +229,13 @@ fn tasks_of_a_home_that_stopped_serving_are_woken_the_plain_way() {
         (tx, task)
     });
     send_from_another_thread(vec![tx]);
-    local.block_on(&runtime, async {
-        tokio::time::timeout(Duration::from_secs(30), task)
-            .await
-            .expect("the task was woken")
-            .unwrap();
-    });
+    local.block_on(&runtime, finished(task));
     assert_eq!(*heard.borrow(), vec![0]);
 }
 
 #[test]
 fn a_homed_future_on_a_thread_that_is_no_home_is_woken_the_plain_way() {
+    let _serial = one_at_a_time();
     let (runtime, local) = (runtime(), LocalSet::new());
     let heard = Rc::new(RefCell::new(Vec::new()));
     let waiting = Rc::new(Cell::new(0));
@@ -231,11 +246,6 @@ fn a_homed_future_on_a_thread_that_is_no_home_is_woken_the_plain_way() {
         (tx, task)
     });
     send_from_another_thread(vec![tx]);
-    local.block_on(&runtime, async {
-        tokio::time::timeout(Duration::from_secs(30), task)
-            .await
-            .expect("the task was woken")
-            .unwrap();
-    });
+    local.block_on(&runtime, finished(task));
     assert_eq!(*heard.borrow(), vec![0]);
 }
