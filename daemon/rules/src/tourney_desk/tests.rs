@@ -1,8 +1,11 @@
 //! The desk against a store that refuses writes and games that are not
 //! made: answers and announcements only after their writes are stored, one
-//! write of a tournament at a time, and every tournament ends.
+//! write of a tournament at a time, and every tournament ends, even when
+//! its node dies mid-run and another node's desk takes it over from what
+//! was stored.
 
 use std::collections::{HashSet, VecDeque};
+use std::time::Duration;
 
 use flipline::Color;
 use flipline::protocol::{
@@ -11,6 +14,7 @@ use flipline::protocol::{
 use proptest::prelude::*;
 
 use super::*;
+use crate::tourney_facts::{StoredTourney, StoredTourneyGame};
 
 type Desk = TourneyDesk<u32>;
 
@@ -231,9 +235,72 @@ struct World {
     next_game: GameId,
     writes_in_flight: HashSet<TourneyId>,
     over: bool,
+    /// The tournament as the store holds it: what a desk taking it over
+    /// reads.
+    stored: StoredTourney,
 }
 
 impl World {
+    /// A world whose desk runs tournament `id` of `kind`, made by p0 and
+    /// joined by `players`, started, its first round stored.
+    fn started(kind: TourneyKind, players: usize, choices: Vec<u8>) -> World {
+        let mut desk = Desk::new(1);
+        let names: Vec<String> = (0..players).map(|i| format!("p{i}")).collect();
+        let joining: Vec<&str> = names.iter().map(String::as_str).collect();
+        let id = open_kind(&mut desk, kind, &joining);
+        desk.command(name("p0"), TourneyCommand::Start(id), 1, &all_free);
+        let started = desk.stored(id, true, &all_free);
+        let mut world = World {
+            desk,
+            choices: choices.into_iter().collect(),
+            effects: VecDeque::new(),
+            stored_rounds: HashSet::from([(id, 1)]),
+            games_made: HashSet::new(),
+            in_play: Vec::new(),
+            next_game: 0,
+            writes_in_flight: HashSet::new(),
+            over: false,
+            stored: StoredTourney {
+                id,
+                creator: "p0".into(),
+                spec: TourneySpec::new(kind),
+                players: names,
+                round: 1,
+                over: false,
+                games: Vec::new(),
+                forfeits: Vec::new(),
+                starts: Vec::new(),
+            },
+        };
+        world.run(started);
+        world
+    }
+
+    /// The desk's node dies: what it had not carried out is lost, and a
+    /// desk on another node takes the tournament over from the store, its
+    /// games in play elsewhere. Its grace for the players passes at once.
+    fn node_dies(&mut self) {
+        self.effects.clear();
+        let mut desk = Desk::new(900);
+        let adopted = desk.adopt(vec![self.stored.clone()], |_| false, Duration::ZERO);
+        self.desk = desk;
+        self.run(adopted);
+    }
+
+    /// Runs until nothing is left to do, the node dying after `dies_after`
+    /// steps if its tournament is not over by then (never if `None`).
+    fn settle(&mut self, dies_after: Option<usize>) -> Result<(), TestCaseError> {
+        let mut steps = 0;
+        while self.step() {
+            steps += 1;
+            prop_assert!(steps < 100_000, "never settles");
+            if dies_after == Some(steps) && !self.stored.over {
+                self.node_dies();
+            }
+        }
+        Ok(())
+    }
+
     fn choose(&mut self, below: u8) -> u8 {
         let choice = self.choices.pop_front().unwrap_or(0);
         self.choices
@@ -268,6 +335,9 @@ impl World {
             white: 64 - black,
             reason: EndReason::Normal,
         };
+        if let Some(stored) = self.stored.games.iter_mut().find(|g| g.game == game) {
+            stored.result = Some((winner, (black, 64 - black)));
+        }
         let effects = self.desk.game_over(game, &result, &all_free);
         self.run(effects);
         true
@@ -315,9 +385,31 @@ impl World {
         if let (true, TourneyWrite::Round { round, .. }) = (stored, &write) {
             self.stored_rounds.insert((id, *round));
         }
+        if stored {
+            self.keep(write);
+        }
         self.writes_in_flight.remove(&id);
         let effects = self.desk.stored(id, stored, &all_free);
         self.run(effects);
+    }
+
+    /// What a stored write leaves in the store.
+    fn keep(&mut self, write: TourneyWrite) {
+        let stored = &mut self.stored;
+        match write {
+            TourneyWrite::Round {
+                round, forfeits, ..
+            } => {
+                stored.round = round;
+                stored.forfeits.extend(forfeits);
+            }
+            TourneyWrite::Forfeit { forfeit, .. } => stored.forfeits.push(forfeit),
+            TourneyWrite::Start { group, moves, .. } => stored.starts.push((group, moves)),
+            TourneyWrite::Over { .. } => stored.over = true,
+            TourneyWrite::Join { name, .. } => stored.players.push(name),
+            TourneyWrite::Leave { name, .. } => stored.players.retain(|p| *p != name),
+            TourneyWrite::New { .. } => {}
+        }
     }
 
     fn make(&mut self, pairing: Pairing, terms: TourneyTerms) {
@@ -345,6 +437,13 @@ impl World {
                     "a pairing made twice: {pairing:?}"
                 );
                 self.next_game += 1;
+                self.stored.games.push(StoredTourneyGame {
+                    round: terms.round,
+                    game: self.next_game,
+                    black: pairing.black.to_string(),
+                    white: pairing.white.to_string(),
+                    result: None,
+                });
                 self.desk.game_made(&pairing, &terms, self.next_game);
                 self.in_play.push((self.next_game, Color::Black));
             }
@@ -359,33 +458,36 @@ proptest! {
         swiss in any::<bool>(),
         choices in proptest::collection::vec(any::<u8>(), 1..64),
     ) {
-        let mut world = World {
-            desk: Desk::new(1),
-            choices: choices.into_iter().collect(),
-            effects: VecDeque::new(),
-            stored_rounds: HashSet::new(),
-            games_made: HashSet::new(),
-            in_play: Vec::new(),
-            next_game: 0,
-            writes_in_flight: HashSet::new(),
-            over: false,
-        };
         let kind = if swiss { TourneyKind::Swiss } else { TourneyKind::RoundRobin };
-        let names: Vec<String> = (0..players).map(|i| format!("p{i}")).collect();
-        let joining: Vec<&str> = names.iter().map(String::as_str).collect();
-        let id = open_kind(&mut world.desk, kind, &joining);
-        world.desk.command(name("p0"), TourneyCommand::Start(id), 1, &all_free);
-        world.stored_rounds.insert((id, 1));
-        let started = world.desk.stored(id, true, &all_free);
-        world.run(started);
-        let mut steps = 0;
-        while world.step() {
-            steps += 1;
-            prop_assert!(steps < 100_000, "never settles");
-        }
-        prop_assert!(world.over, "the tournament ended");
-        prop_assert!(!world.desk.is_busy(id), "writes left");
-        let stage = world.desk.tourneys().list()[0].stage;
-        prop_assert_eq!(stage, flipline::protocol::TourneyStage::Over);
+        let mut world = World::started(kind, players, choices);
+        world.settle(None)?;
+        world.ended()?;
+    }
+
+    #[test]
+    fn every_tournament_ends_when_its_node_dies_and_another_takes_it_over(
+        players in 2usize..7,
+        swiss in any::<bool>(),
+        choices in proptest::collection::vec(any::<u8>(), 1..64),
+        dies_after in 1usize..60,
+    ) {
+        let kind = if swiss { TourneyKind::Swiss } else { TourneyKind::RoundRobin };
+        let mut world = World::started(kind, players, choices);
+        world.settle(Some(dies_after))?;
+        world.ended()?;
+    }
+}
+
+impl World {
+    /// The tournament ended, was told so, and left no write behind.
+    fn ended(&self) -> Result<(), TestCaseError> {
+        let id = self.stored.id;
+        prop_assert!(self.over, "the tournament ended");
+        prop_assert!(!self.desk.is_busy(id), "writes left");
+        let listed = self.desk.tourneys().list();
+        prop_assert_eq!(listed.len(), 1);
+        let stage = listed.first().map(|t| t.stage);
+        prop_assert_eq!(stage, Some(flipline::protocol::TourneyStage::Over));
+        Ok(())
     }
 }
