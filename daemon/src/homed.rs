@@ -151,11 +151,8 @@ pub(crate) async fn serve_here(home: Home) {
     };
     let learnt = std::future::poll_fn(|cx| Poll::Ready(waker::learn(cx.waker()))).await;
     let unserved = HERE.with(Cell::get).is_none();
-    let claimed = match learnt && unserved {
-        true => Claimed::home(home.bell),
-        false => None,
-    };
-    let Some(claimed) = claimed else {
+    let claimed = (learnt && unserved).then(|| Claimed::home(home.bell));
+    let Some(claimed) = claimed.flatten() else {
         return tracing::warn!("this thread's tasks are woken the plain way: no home for it");
     };
     let mut taken = Vec::new();

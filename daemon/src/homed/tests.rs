@@ -53,18 +53,28 @@ async fn until_waiting(waiting: &Cell<usize>, count: usize) {
     }
 }
 
-/// A homed task that waits for `rx` and then notes `mark` in `heard`.
+/// Waits for `rx`, counted in `waiting` meanwhile, then notes the mark it
+/// gets in `heard`.
+fn waits(
+    rx: oneshot::Receiver<usize>,
+    heard: &Rc<RefCell<Vec<usize>>>,
+    waiting: &Rc<Cell<usize>>,
+) -> impl Future<Output = ()> + Unpin + 'static {
+    let (heard, waiting) = (Rc::clone(heard), Rc::clone(waiting));
+    Box::pin(async move {
+        waiting.set(waiting.get() + 1);
+        let mark = rx.await.unwrap();
+        heard.borrow_mut().push(mark);
+    })
+}
+
+/// A homed task that `waits`.
 fn homed_waiter(
     rx: oneshot::Receiver<usize>,
     heard: &Rc<RefCell<Vec<usize>>>,
     waiting: &Rc<Cell<usize>>,
 ) -> tokio::task::JoinHandle<()> {
-    let (heard, waiting) = (Rc::clone(heard), Rc::clone(waiting));
-    tokio::task::spawn_local(Homed(Box::pin(async move {
-        waiting.set(waiting.get() + 1);
-        let mark = rx.await.unwrap();
-        heard.borrow_mut().push(mark);
-    })))
+    tokio::task::spawn_local(Homed(waits(rx, heard, waiting)))
 }
 
 /// Sends each of `senders` its index, on another thread while this one runs
@@ -130,12 +140,7 @@ fn a_homed_task_overtakes_the_wake_ups_other_threads_queued_before_its_own() {
         for _ in 0..OTHERS {
             let (tx, rx) = oneshot::channel();
             senders.push(tx);
-            let (ran, waiting) = (Rc::clone(&ran), Rc::clone(&waiting));
-            tasks.push(tokio::task::spawn_local(async move {
-                waiting.set(waiting.get() + 1);
-                let mark = rx.await.unwrap();
-                ran.borrow_mut().push(mark);
-            }));
+            tasks.push(tokio::task::spawn_local(waits(rx, &ran, &waiting)));
         }
         // The last is homed, and woken last.
         let (tx, rx) = oneshot::channel();
