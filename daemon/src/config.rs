@@ -145,7 +145,11 @@ settings! {
     }
     carried:
         /// Faults switched on by failure tests; never read from a file.
-        faults: Option<Faults>;
+        faults: Option<Faults>,
+        /// A cluster node's lease, which its deadlines on the server are
+        /// cut to (`store::postgres::connect::Deadlines`); set by the node
+        /// as it opens the store, never read from a file.
+        lease: Option<std::time::Duration>;
 }
 
 settings! {

@@ -310,7 +310,7 @@ prop_compose! {
         let url = StoreUrl::new(url);
         StoreConfig {
             path: path.into(), url, password_file: password_file.into(), synchronous, batch_max,
-            cache_mb, rating_period_days, faults: None,
+            cache_mb, rating_period_days, faults: None, lease: None,
         }
     }
 }

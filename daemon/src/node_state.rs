@@ -27,6 +27,17 @@ pub struct NodeState {
     peers: std::sync::Mutex<Vec<String>>,
     /// The lobby's leader and its epoch, as the lease keeper last read them.
     leader: std::sync::Mutex<Option<(String, i64)>>,
+    /// Since when the store's writer has had work it could not finish (a
+    /// batch under way, unreachable or in doubt), in microseconds from
+    /// [`since_start`]'s origin, plus one; 0: none.
+    writer_stuck_since: AtomicU64,
+}
+
+/// The microseconds from this process's first look at the clock to `at`.
+fn since_start(at: std::time::Instant) -> u64 {
+    static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let origin = *ORIGIN.get_or_init(std::time::Instant::now);
+    u64::try_from(at.saturating_duration_since(origin).as_micros()).unwrap_or(u64::MAX)
 }
 
 const HELD: u8 = 0;
@@ -167,6 +178,31 @@ impl NodeState {
             .clone()
     }
 
+    /// The writer has work it has not finished (a batch begun, a server
+    /// unreachable, a commit in doubt): from now, unless it already had.
+    pub fn writer_busy(&self) {
+        let now = since_start(std::time::Instant::now()).saturating_add(1);
+        let _ =
+            self.writer_stuck_since
+                .compare_exchange(0, now, Ordering::AcqRel, Ordering::Acquire);
+    }
+
+    /// The writer finished what it had (committed, or answered for good).
+    pub fn writer_progressed(&self) {
+        self.writer_stuck_since.store(0, Ordering::Release);
+    }
+
+    /// How long the writer has had work it could not finish, at `now`.
+    pub fn writer_stuck_for(&self, now: std::time::Instant) -> std::time::Duration {
+        match self.writer_stuck_since.load(Ordering::Acquire) {
+            0 => std::time::Duration::ZERO,
+            since => {
+                let micros = since_start(now).saturating_sub(since - 1);
+                std::time::Duration::from_micros(micros)
+            }
+        }
+    }
+
     /// The counts now.
     pub fn counts(&self) -> NodeCounts {
         NodeCounts {
@@ -197,5 +233,22 @@ mod tests {
         state.set(Standing::Lost);
         state.set(Standing::Held);
         assert_eq!(state.standing(), Standing::Lost);
+    }
+
+    #[test]
+    fn the_writer_is_stuck_from_its_first_unfinished_work_until_it_progresses() {
+        let state = NodeState::default();
+        let later = |secs| std::time::Instant::now() + std::time::Duration::from_secs(secs);
+        assert_eq!(state.writer_stuck_for(later(5)), std::time::Duration::ZERO);
+        state.writer_busy();
+        let stuck = state.writer_stuck_for(later(5));
+        state.writer_busy();
+        assert!(stuck >= std::time::Duration::from_secs(5), "{stuck:?}");
+        assert!(
+            state.writer_stuck_for(later(5)) >= stuck,
+            "counted from the first"
+        );
+        state.writer_progressed();
+        assert_eq!(state.writer_stuck_for(later(5)), std::time::Duration::ZERO);
     }
 }

@@ -24,6 +24,8 @@ mod copy;
 #[cfg(test)]
 mod cut_proxy;
 mod db;
+#[cfg(test)]
+mod doubt_tests;
 mod games;
 mod held;
 pub mod keeper;
@@ -42,6 +44,7 @@ mod tests;
 mod tls;
 mod tourneys;
 mod writer;
+mod writer_session;
 mod writes;
 
 use std::sync::Arc;
@@ -98,6 +101,11 @@ fn runtime(config: &StoreConfig) -> Result<Runtime, StoreError> {
 /// database, recovers (a cluster node: joins, and claims the games that
 /// have no live owner), and starts the two threads.
 pub fn open(config: &StoreConfig, joining: Option<Joining>) -> Result<Opened, StoreError> {
+    // A node's deadlines on the server are cut to its lease.
+    let config = &StoreConfig {
+        lease: joining.as_ref().map(|j| j.lease),
+        ..config.clone()
+    };
     let stats = Arc::new(StoreStats::default());
     let (writes, write_rx) = channel();
     let (reads, read_rx) = channel();
@@ -161,7 +169,7 @@ fn start_writer(
     let prepared = runtime(&config).and_then(|runtime| {
         let clustered = joining.is_some();
         let recovered = runtime.block_on(async {
-            let mut db = writer::connect_writer(&config, clustered).await?;
+            let mut db = writer_session::connect_writer(&config, clustered, None).await?;
             schema::prepare(db.client()).await?;
             let recovered = match &joining {
                 None => recovery::recover(&mut db).await?,
@@ -198,6 +206,7 @@ fn start_writer(
         doubt: None,
         member: recovered.joined.as_ref().map(|j| j.member.clone()),
         claim_unsure: false,
+        previous: None,
     };
     if let Err(why) = claim_at_start(&mut writer, &mut recovered) {
         let _ = started.send(Err(refuse(&writer.config, why)));
@@ -234,12 +243,12 @@ fn random_run() -> i64 {
 pub fn recompute_ratings(config: &StoreConfig) -> Result<usize, StoreError> {
     let runtime = runtime(config)?;
     let recomputed = runtime.block_on(async {
-        let mut db = writer::connect_writer(config, false).await.map_err(|why| {
-            match why.contains("another flipd") {
+        let mut db = writer_session::connect_writer(config, false, None)
+            .await
+            .map_err(|why| match why.contains("another flipd") {
                 true => format!("{why}: stop it first"),
                 false => why,
-            }
-        })?;
+            })?;
         schema::prepare(db.client()).await?;
         let sql = |e: tokio_postgres::Error| describe(&e);
         db.batch("BEGIN").await.map_err(sql)?;

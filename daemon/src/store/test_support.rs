@@ -58,6 +58,7 @@ pub(crate) fn config(path: &Path) -> StoreConfig {
         cache_mb: 8,
         rating_period_days: 1,
         faults: None,
+        lease: None,
     }
 }
 

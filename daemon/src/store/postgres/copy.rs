@@ -19,7 +19,7 @@ use rusqlite::types::ValueRef;
 use tokio_postgres::types::ToSql;
 
 use super::db::Db;
-use super::{describe, refuse, runtime, schema, writer};
+use super::{describe, refuse, runtime, schema, writer_session};
 use crate::config::StoreConfig;
 use crate::store::{StoreError, StoredMove};
 
@@ -275,7 +275,7 @@ pub fn copy_store(config: &StoreConfig) -> Result<Copied, StoreError> {
     }
     let runtime = runtime(config)?;
     let copied = runtime.block_on(async {
-        let mut db = writer::connect_writer(config, false).await?;
+        let mut db = writer_session::connect_writer(config, false, None).await?;
         schema::prepare_empty(db.client()).await?;
         let sql = |e: tokio_postgres::Error| describe(&e);
         db.batch("BEGIN").await.map_err(sql)?;

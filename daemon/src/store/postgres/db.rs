@@ -14,6 +14,16 @@ pub type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
 pub struct Db {
     client: Client,
     prepared: HashMap<&'static str, Statement>,
+    /// The server's process serving it, once asked (the writer's).
+    backend: Option<Backend>,
+}
+
+/// One server process serving one connection: its process number and when
+/// it started, which together name it for good (a number may be reused).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Backend {
+    pub pid: i32,
+    pub started: String,
 }
 
 impl Db {
@@ -21,7 +31,25 @@ impl Db {
         Db {
             client,
             prepared: HashMap::new(),
+            backend: None,
         }
+    }
+
+    /// Asks the server which process serves this connection, and keeps it.
+    pub async fn learn_backend(&mut self) -> Result<(), Error> {
+        const SQL: &str = "SELECT pid, backend_start::text FROM pg_stat_activity \
+             WHERE pid = pg_backend_pid()";
+        let row = self.client.query_one(SQL, &[]).await?;
+        self.backend = Some(Backend {
+            pid: row.get(0),
+            started: row.get(1),
+        });
+        Ok(())
+    }
+
+    /// The server's process serving this connection, if asked.
+    pub fn backend(&self) -> Option<&Backend> {
+        self.backend.as_ref()
     }
 
     /// Whether the connection is gone (its server closed it or went away).

@@ -138,9 +138,7 @@ impl super::writer::PgWriter {
         let Some(member) = &self.member else {
             return Err("only a cluster node holds names online".into());
         };
-        match self.lease_not_held() {
-            Some(why) => Err(why),
-            None => Ok(member.incarnation.number),
-        }
+        self.may_write()?;
+        Ok(member.incarnation.number)
     }
 }

@@ -290,7 +290,7 @@ fn a_password_file_gives_the_password_and_a_second_daemon_is_refused() {
 }
 
 /// `db`'s URL through `proxy`, and the server's address it replaces.
-fn through(db: &ScratchDatabase) -> (super::cut_proxy::CutProxy, StoreUrl) {
+pub(super) fn through(db: &ScratchDatabase) -> (super::cut_proxy::CutProxy, StoreUrl) {
     let (_, rest) = db.url.split_once('@').unwrap();
     let (server, _) = rest.split_once('/').unwrap();
     let proxy = super::cut_proxy::CutProxy::start(server.parse().unwrap());
@@ -299,7 +299,7 @@ fn through(db: &ScratchDatabase) -> (super::cut_proxy::CutProxy, StoreUrl) {
     (proxy, StoreUrl::new(format!("{url}?sslmode=disable")))
 }
 
-fn register(name: &str) -> Write {
+pub(super) fn register(name: &str) -> Write {
     Write::Register {
         name: name.to_string(),
         hash: "$argon2id$not-checked-here".to_string(),

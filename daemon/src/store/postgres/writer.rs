@@ -12,10 +12,18 @@
 //! in doubt: its writes stay unanswered until the writer, connecting again
 //! (at once, then less and less often, up to [`IN_DOUBT_PAUSE_MAX`]),
 //! reads its own `writer_commits` row, which the batch set, and learns
-//! whether it committed. Meanwhile nothing else is written (later writes
-//! are answered `ERR 503`), so a write is never answered as done when it
-//! is not, nor done twice. A daemon stopping meanwhile leaves the batch
-//! unanswered, as a crash would.
+//! whether it committed; it asks only once the server process of the lost
+//! connection is gone (`writer_session`), so that the answer cannot change
+//! after it is read. Meanwhile nothing else is written (later writes,
+//! claims and names online are refused), and the held moves stay as the
+//! batch left them (its transaction over them stays open: see `held`), so
+//! a write is never answered as done when it is not, nor done twice. A
+//! daemon stopping meanwhile leaves the batch unanswered, as a crash would.
+//!
+//! A batch that takes longer than its deadline (see
+//! `connect::Deadlines`) is given up as a connection lost: in doubt if its
+//! commit was sent, else not written. So a connection that goes silent
+//! holds the writer for at most that long.
 //!
 //! Only one daemon writes a database: the writing connection holds an
 //! advisory lock, taken again at each reconnection.
@@ -26,18 +34,17 @@ use std::time::{Duration, Instant};
 
 use tokio::runtime::Runtime;
 
-use super::db::Db;
-use super::held::HeldMoves;
+use super::connect::Deadlines;
+use super::db::{Backend, Db};
+use super::held::{HeldMoves, Txn};
 use super::nodes::Member;
 use super::retry::Retry;
+use super::writer_session::{connect_writer, read_mark};
 use super::writes::{self, Mark, WriteError};
 use crate::config::StoreConfig;
 use crate::faults::Faults;
 use crate::store::requests::{BatchWriter, WriteJob, answer};
 use crate::store::{StoreError, StoreStats, StoredMove, Write};
-
-/// The advisory lock the writing connection holds ("FLIP" and 2).
-pub const WRITER_LOCK: i64 = 0x464C_4950_0000_0002;
 
 /// The first and the longest pause between attempts while a batch is in
 /// doubt.
@@ -45,11 +52,14 @@ const IN_DOUBT_PAUSE: Duration = Duration::from_millis(50);
 const IN_DOUBT_PAUSE_MAX: Duration = Duration::from_millis(500);
 
 /// A batch in doubt: its writes, the counts they answer with if it
-/// committed, and when to ask the server next.
+/// committed, its transaction over the held moves, the server process that
+/// ran it, and when to ask the server next.
 pub(super) struct Doubt {
     jobs: Vec<WriteJob>,
     counts: Vec<usize>,
     error: String,
+    txn: Txn,
+    lost: Option<Backend>,
     pause: Duration,
     next_try: Instant,
 }
@@ -77,6 +87,9 @@ pub struct PgWriter {
     pub(super) member: Option<Member>,
     /// A claim failed: it may have committed unanswered.
     pub(super) claim_unsure: bool,
+    /// The server process of the last connection given up, to be ended
+    /// before the next one writes.
+    pub(super) previous: Option<Backend>,
 }
 
 /// How a batch ended.
@@ -87,8 +100,9 @@ enum Outcome {
     /// No connection, or it was lost before `COMMIT`: nothing was written.
     Unreachable(String),
     /// The connection was lost once the commit was sent: the counts the
-    /// writes answer with if it committed.
-    InDoubt(String, Vec<usize>),
+    /// writes answer with if it committed, the batch's transaction over the
+    /// held moves and the server process that ran it.
+    InDoubt(String, Vec<usize>, Txn, Option<Backend>),
 }
 
 impl BatchWriter for PgWriter {
@@ -107,12 +121,21 @@ impl BatchWriter for PgWriter {
     }
 
     fn waiting(&self) -> Option<Duration> {
-        let doubt = self.doubt.as_ref()?;
-        Some(doubt.next_try.saturating_duration_since(Instant::now()))
+        match &self.doubt {
+            Some(doubt) => Some(doubt.next_try.saturating_duration_since(Instant::now())),
+            // A node whose last batch found the server unreachable looks
+            // again by itself, so that it is not counted stuck for want of
+            // a move to write.
+            None if self.stuck() => Some(super::retry::RETRY_AFTER),
+            None => None,
+        }
     }
 
     fn tend(&mut self, stats: &StoreStats) {
         self.settle(stats);
+        if self.doubt.is_none() && self.stuck() && self.connected().is_ok() {
+            self.progressed();
+        }
     }
 
     fn claim(&mut self) -> Result<Vec<crate::store::GameRecord>, String> {
@@ -148,6 +171,37 @@ fn mark_of(member: Option<&Member>, run: i64, batch: i64) -> Mark<'_> {
 }
 
 impl PgWriter {
+    /// A cluster node's writer has work it has not finished (its lease
+    /// keeper stops renewing if that lasts a lease).
+    fn busy(&self) {
+        if let Some(member) = &self.member {
+            member.state.writer_busy();
+        }
+    }
+
+    /// The writer finished what it had, for good.
+    fn progressed(&self) {
+        if let Some(member) = &self.member {
+            member.state.writer_progressed();
+        }
+    }
+
+    /// Whether a cluster node's writer has work it has not finished.
+    fn stuck(&self) -> bool {
+        self.member
+            .as_ref()
+            .is_some_and(|m| !m.state.writer_stuck_for(Instant::now()).is_zero())
+    }
+
+    /// Why no claim or name online is written now: a commit in doubt, or a
+    /// lease not held.
+    pub(super) fn may_write(&self) -> Result<(), String> {
+        if let Some(doubt) = &self.doubt {
+            return Err(waiting(doubt));
+        }
+        self.lease_not_held().map_or(Ok(()), Err)
+    }
+
     /// Why nothing is written, if this cluster node's lease is not held: a
     /// node that could not renew its lease acknowledges nothing (its games
     /// may be another's by now).
@@ -185,7 +239,12 @@ impl PgWriter {
             return;
         }
         let writes: Vec<&Write> = batch.iter().map(|job| &job.write).collect();
-        match self.run_batch(&writes, stats) {
+        self.busy();
+        let outcome = self.run_batch(&writes, stats);
+        if matches!(outcome, Outcome::Committed(_) | Outcome::Failed(_)) {
+            self.progressed();
+        }
+        match outcome {
             Outcome::Committed(counts) => {
                 stats.set_refusing(false);
                 stats.committed(batch.len());
@@ -206,8 +265,8 @@ impl PgWriter {
                     .drain(..)
                     .for_each(|job| answer(job, Err(StoreError::Failed(why.clone()))));
             }
-            Outcome::InDoubt(error, counts) => {
-                self.begin_doubt(std::mem::take(batch), counts, error);
+            Outcome::InDoubt(error, counts, txn, lost) => {
+                self.begin_doubt(std::mem::take(batch), (counts, txn, lost), error);
             }
         }
     }
@@ -227,12 +286,19 @@ impl PgWriter {
                 Outcome::Failed(why) | Outcome::Unreachable(why) => {
                     answer(job, Err(StoreError::Failed(why)));
                 }
-                Outcome::InDoubt(error, counts) => self.begin_doubt(vec![job], counts, error),
+                Outcome::InDoubt(error, counts, txn, lost) => {
+                    self.begin_doubt(vec![job], (counts, txn, lost), error);
+                }
             }
         }
     }
 
-    fn begin_doubt(&mut self, jobs: Vec<WriteJob>, counts: Vec<usize>, error: String) {
+    fn begin_doubt(
+        &mut self,
+        jobs: Vec<WriteJob>,
+        (counts, txn, lost): (Vec<usize>, Txn, Option<Backend>),
+        error: String,
+    ) {
         tracing::warn!(
             error,
             writes = jobs.len(),
@@ -243,6 +309,8 @@ impl PgWriter {
             jobs,
             counts,
             error,
+            txn,
+            lost,
             pause: IN_DOUBT_PAUSE,
             next_try: Instant::now(),
         });
@@ -260,20 +328,30 @@ impl PgWriter {
             return;
         }
         let mark = mark_of(self.member.as_ref(), self.run, self.batch);
-        let read = self.runtime.block_on(read_mark(
-            &self.config,
-            self.member.as_ref(),
-            mark.writer,
-            (self.run, self.batch),
-        ));
+        let deadline = Deadlines::of_config(&self.config).request;
+        let read = self.runtime.block_on(async {
+            let read = read_mark(
+                &self.config,
+                self.member.is_some(),
+                doubt.lost.as_ref(),
+                mark.writer,
+                (self.run, self.batch),
+            );
+            tokio::time::timeout(deadline * 2, read)
+                .await
+                .unwrap_or_else(|_| Err("PostgreSQL did not answer in time".into()))
+        });
         match read {
             Ok((db, committed)) => {
                 self.db = Some(db);
                 self.answer_doubt(committed, stats);
             }
             Err(why) if closing => {
-                let left = self.doubt.take().map_or(0, |d| d.jobs.len());
-                self.held.rollback();
+                let Some(doubt) = self.doubt.take() else {
+                    return;
+                };
+                let left = doubt.jobs.len();
+                self.held.rollback(doubt.txn);
                 tracing::error!(
                     why,
                     writes = left,
@@ -297,14 +375,15 @@ impl PgWriter {
         };
         tracing::info!(committed, "the commit in doubt is resolved");
         stats.set_refusing(false);
+        self.progressed();
         if committed {
-            self.held.commit();
+            self.held.commit(doubt.txn);
             stats.committed(doubt.jobs.len());
             for (job, count) in doubt.jobs.into_iter().zip(doubt.counts) {
                 answer(job, Ok(count));
             }
         } else {
-            self.held.rollback();
+            self.held.rollback(doubt.txn);
             let why = format!(
                 "the connection to PostgreSQL was lost before the commit: {}",
                 doubt.error
@@ -315,7 +394,7 @@ impl PgWriter {
         }
     }
 
-    /// Runs `writes` in one transaction, resolving a commit in doubt.
+    /// Runs `writes` in one transaction, within the request deadline.
     fn run_batch(&mut self, writes: &[&Write], stats: &StoreStats) -> Outcome {
         if let Some(faults) = &self.faults
             && faults.write_fails()
@@ -328,25 +407,33 @@ impl PgWriter {
         let Some(mut db) = self.db.take() else {
             return Outcome::Unreachable("no connection to PostgreSQL".into());
         };
+        let txn = match self.held.begin() {
+            Ok(txn) => txn,
+            Err(why) => {
+                self.db = Some(db);
+                return Outcome::Unreachable(why);
+            }
+        };
         self.batch = self.batch.wrapping_add(1);
-        self.held.begin();
         let period = self.config.rating_period_days;
         let mark = mark_of(self.member.as_ref(), self.run, self.batch);
-        let result =
-            self.runtime
-                .block_on(transaction(&mut db, &mut self.held, writes, &mark, period));
-        if let Err(Step::Fenced(owned)) = &result
-            && let Some(member) = &self.member
-        {
-            tracing::error!(
-                %owned,
-                node = member.incarnation.node,
-                incarnation = member.incarnation.number,
-                "{owned} is owned by another node: this node was declared dead and \
-                 acknowledges nothing more"
-            );
-            member.state.set(crate::rules::lease::Standing::Lost);
-        }
+        let deadline = Deadlines::of_config(&self.config).request;
+        let mut progress = Progress::default();
+        let work = transaction(
+            &mut db,
+            &mut self.held,
+            writes,
+            (&mark, period),
+            &mut progress,
+        );
+        let timed = self
+            .runtime
+            .block_on(async { tokio::time::timeout(deadline, work).await });
+        let result = match timed {
+            Ok(result) => result,
+            Err(_) => Err(progress.timed_out(deadline)),
+        };
+        self.fenced_out(&result);
         let outcome = match result {
             Ok(counts) => Outcome::Committed(counts),
             Err(Step::Lost(error)) => Outcome::Unreachable(error),
@@ -362,21 +449,39 @@ impl PgWriter {
                 // The held moves stay as the batch left them until the
                 // server says whether it committed.
                 stats.set_refusing(true);
-                return Outcome::InDoubt(error, counts);
+                self.previous = db.backend().cloned();
+                return Outcome::InDoubt(error, counts, txn, db.backend().cloned());
             }
             Err(Step::RolledBack(error)) => Outcome::Failed(error),
         };
         match &outcome {
-            Outcome::Committed(_) => self.held.commit(),
-            Outcome::Failed(_) | Outcome::Unreachable(_) => self.held.rollback(),
-            // Returned above, the held moves left for the settling.
-            Outcome::InDoubt(..) => {}
+            Outcome::Committed(_) => self.held.commit(txn),
+            _ => self.held.rollback(txn),
         }
-        // A connection lost is made again by the next batch.
+        // A connection lost is made again by the next batch, once the
+        // server has ended this one's process.
         if !db.is_closed() && !matches!(outcome, Outcome::Unreachable(_)) {
             self.db = Some(db);
+        } else {
+            self.previous = db.backend().cloned();
         }
         outcome
+    }
+
+    /// A write of a game another node owns: this node was declared dead.
+    fn fenced_out(&self, result: &Result<Vec<usize>, Step>) {
+        if let Err(Step::Fenced(owned)) = result
+            && let Some(member) = &self.member
+        {
+            tracing::error!(
+                %owned,
+                node = member.incarnation.node,
+                incarnation = member.incarnation.number,
+                "{owned} is owned by another node: this node was declared dead and \
+                 acknowledges nothing more"
+            );
+            member.state.set(crate::rules::lease::Standing::Lost);
+        }
     }
 
     /// A live connection, made again if need be (at most once in
@@ -389,11 +494,18 @@ impl PgWriter {
         let was_down = self.down.is_down();
         let (runtime, config) = (&self.runtime, &self.config);
         let clustered = self.member.is_some();
-        match self
-            .down
-            .attempt(|| runtime.block_on(connect_writer(config, clustered)))
-        {
+        let previous = self.previous.as_ref();
+        let deadline = Deadlines::of_config(config).request * 2;
+        let connect = || {
+            runtime.block_on(async {
+                tokio::time::timeout(deadline, connect_writer(config, clustered, previous))
+                    .await
+                    .unwrap_or_else(|_| Err("PostgreSQL did not answer in time".into()))
+            })
+        };
+        match self.down.attempt(connect) {
             Ok(db) => {
+                self.previous = None;
                 if was_down {
                     tracing::warn!("PostgreSQL answers again: writes succeed");
                 }
@@ -432,6 +544,30 @@ enum Step {
     Fenced(super::writes::Owned),
 }
 
+/// How far a transaction got: whether its commit was sent (a statement of
+/// moves alone commits by itself), and the counts its writes answer with.
+#[derive(Default)]
+struct Progress {
+    commit_sent: bool,
+    counts: Vec<usize>,
+}
+
+impl Progress {
+    /// Where a transaction given up after `deadline` stands: in doubt once
+    /// its commit was sent, else never to be committed (the connection is
+    /// dropped with it).
+    fn timed_out(&mut self, deadline: Duration) -> Step {
+        let why = format!(
+            "PostgreSQL did not answer within {} ms",
+            deadline.as_millis()
+        );
+        match self.commit_sent {
+            true => Step::InDoubt(why, std::mem::take(&mut self.counts)),
+            false => Step::Lost(why),
+        }
+    }
+}
+
 /// A statement's error before `COMMIT`: refused by the server, or the
 /// connection lost (any error that is not the server's answer).
 fn before_commit(error: &tokio_postgres::Error) -> Step {
@@ -448,9 +584,14 @@ async fn transaction(
     db: &mut Db,
     held: &mut HeldMoves,
     writes: &[&Write],
-    mark: &Mark<'_>,
-    rating_period_days: u32,
+    (mark, rating_period_days): (&Mark<'_>, u32),
+    progress: &mut Progress,
 ) -> Result<Vec<usize>, Step> {
+    if writes::are_moves_alone(writes) {
+        // One statement, its own transaction: committed once sent.
+        progress.commit_sent = true;
+        progress.counts = vec![1; writes.len()];
+    }
     if let Some(done) = writes::moves_alone(db, held, writes, mark).await {
         return match done {
             Ok(counts) => Ok(counts),
@@ -479,64 +620,12 @@ async fn transaction(
     db.execute(MARK, &[&mark.run, &mark.batch, &mark.writer])
         .await
         .map_err(before)?;
+    progress.counts.clone_from(&counts);
+    progress.commit_sent = true;
     match db.batch("COMMIT").await {
         Ok(()) => Ok(counts),
         Err(e) if e.as_db_error().is_some() => Err(Step::RolledBack(super::describe(&e))),
         Err(e) => Err(Step::InDoubt(super::describe(&e), counts)),
-    }
-}
-
-/// Reconnects and reads whether the batch marked `mark` committed.
-async fn read_mark(
-    config: &StoreConfig,
-    member: Option<&Member>,
-    writer: &str,
-    mark: (i64, i64),
-) -> Result<(Db, bool), String> {
-    let mut db = connect_writer(config, member.is_some()).await?;
-    const SQL: &str = "SELECT run, batch FROM writer_commits WHERE writer = $1";
-    let row = db
-        .query_opt(SQL, &[&writer])
-        .await
-        .map_err(|e| super::describe(&e))?;
-    let committed = row.is_some_and(|r| (r.get::<_, i64>(0), r.get::<_, i64>(1)) == mark);
-    Ok((db, committed))
-}
-
-/// A writing connection: connected, and holding the writer's lock: alone
-/// for a single daemon, shared among the nodes of a cluster (`node`), so
-/// that a single daemon never writes beside a cluster nor two beside each
-/// other.
-pub async fn connect_writer(config: &StoreConfig, clustered: bool) -> Result<Db, String> {
-    let mut db = Db::new(super::connect::connect(config).await?);
-    let sql = match clustered {
-        false => "SELECT pg_try_advisory_lock($1)",
-        true => "SELECT pg_try_advisory_lock_shared($1)",
-    };
-    let locked: bool = db
-        .client()
-        .query_one(sql, &[&WRITER_LOCK])
-        .await
-        .map_err(|e| super::describe(&e))?
-        .get(0);
-    match (locked, clustered) {
-        (true, false) => Ok(db),
-        (true, true) => {
-            // A node stopped in the middle of a transaction (paused, cut
-            // off) would hold its games' rows locked, and so keep the
-            // others from taking them: the server ends such a transaction.
-            let sql = "SET idle_in_transaction_session_timeout = '2s'";
-            db.batch(sql).await.map_err(|e| super::describe(&e))?;
-            Ok(db)
-        }
-        (false, false) => Err(
-            "another flipd is writing to this database (a single daemon, or \
-             the nodes of a cluster)"
-                .into(),
-        ),
-        (false, true) => Err("a single flipd (not a cluster node) is writing to this \
-             database: stop it before starting nodes on it"
-            .into()),
     }
 }
 
@@ -548,28 +637,41 @@ impl PgWriter {
             return Err("only a cluster node takes games over".into());
         };
         let incarnation = member.incarnation.number;
+        self.may_write()?;
         self.connected()?;
         let Some(db) = self.db.as_mut() else {
             return Err("no connection to PostgreSQL".into());
         };
+        let txn = self.held.begin()?;
         let unsure = std::mem::take(&mut self.claim_unsure);
         let held = &self.held;
-        let claimed = self
-            .runtime
-            .block_on(claim_in(db, incarnation, unsure, |game| held.holds(game)));
+        let deadline = Deadlines::of_config(&self.config).request;
+        let claimed = self.runtime.block_on(async {
+            let claim = claim_in(db, incarnation, unsure, |game| held.holds(game));
+            tokio::time::timeout(deadline, claim).await
+        });
         let games = match claimed {
-            Ok(games) => games,
-            Err(e) => {
+            Ok(Ok(games)) => games,
+            failed => {
                 // Its commit may have happened: the next claim looks for
                 // games this node owns and does not hold.
                 self.claim_unsure = true;
+                self.held.rollback(txn);
+                let Ok(Err(e)) = failed else {
+                    // Given up: the connection goes with it.
+                    self.previous = self.db.take().and_then(|db| db.backend().cloned());
+                    return Err(format!(
+                        "PostgreSQL did not answer within {} ms",
+                        deadline.as_millis()
+                    ));
+                };
                 return Err(super::describe(&e));
             }
         };
         for game in &games {
             let _ = self.held.open(game.id, game.moves.clone());
         }
-        self.held.commit();
+        self.held.commit(txn);
         Ok(games)
     }
 }

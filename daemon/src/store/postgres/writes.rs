@@ -117,6 +117,11 @@ impl PendingMoves {
     }
 }
 
+/// Whether a batch holds moves alone (written by [`moves_alone`]).
+pub fn are_moves_alone(writes: &[&Write]) -> bool {
+    writes.iter().all(|w| matches!(w, Write::Move { .. }))
+}
+
 /// A batch of moves alone, and its mark, in one statement outside any
 /// transaction block (a statement is a transaction of its own): one round
 /// trip, the common case under load. `None` if the batch holds anything
@@ -127,7 +132,7 @@ pub async fn moves_alone(
     writes: &[&Write],
     mark: &Mark<'_>,
 ) -> Option<Result<Vec<usize>, WriteError>> {
-    if !writes.iter().all(|w| matches!(w, Write::Move { .. })) {
+    if !are_moves_alone(writes) {
         return None;
     }
     let mut pending = PendingMoves::default();
