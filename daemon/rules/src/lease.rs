@@ -75,6 +75,16 @@ impl Lease {
             && now.saturating_duration_since(self.held_since) >= self.length
     }
 
+    /// Whether the node may renew its lease while its store's writer has
+    /// had work it could not finish for `writer_stuck_for`: not once that
+    /// is as long as the lease holds. A node that can acknowledge nothing
+    /// (its writing connection hung, its commits in doubt) must let its
+    /// lease pass so that the others take its games over, rather than keep
+    /// them with no reply while its lease keeper's own connection renews.
+    pub fn may_renew(&self, writer_stuck_for: Duration) -> bool {
+        !self.lost && writer_stuck_for < self.length.saturating_sub(SAFETY_MARGIN)
+    }
+
     /// The database would not renew it: the node was declared dead.
     pub fn refused(&mut self) {
         self.lost = true;
@@ -136,6 +146,17 @@ mod tests {
         assert!(!lease.may_judge_others(at(13_100)), "back from a lapse");
         lease.renewed(at(15_000));
         assert!(lease.may_judge_others(at(16_000)));
+    }
+
+    #[test]
+    fn a_node_whose_writer_is_stuck_for_a_lease_stops_renewing() {
+        let lease = Lease::taken(Duration::from_secs(3), at(0));
+        assert!(lease.may_renew(Duration::ZERO));
+        assert!(lease.may_renew(Duration::from_millis(2700)));
+        assert!(!lease.may_renew(Duration::from_millis(2800)));
+        let mut lost = lease.clone();
+        lost.refused();
+        assert!(!lost.may_renew(Duration::ZERO));
     }
 
     #[test]

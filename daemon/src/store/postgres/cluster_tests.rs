@@ -20,8 +20,11 @@ pub(super) fn pg_config(db: &ScratchDatabase) -> StoreConfig {
     config
 }
 
+/// A node whose lease passes only when a test says so (by changing its
+/// row), however slow the machine: a node claims games and tournaments
+/// only while its lease is live by the database's clock.
 pub(super) fn node(db: &ScratchDatabase, name: &str) -> (Opened, Member) {
-    node_for(db, name, Duration::from_secs(2))
+    node_for(db, name, Duration::from_secs(60))
 }
 
 /// A node whose lease, never renewed here, lasts `lease`.
@@ -127,12 +130,13 @@ fn a_restarted_node_waits_out_its_lease_and_takes_its_games_back() {
     let Some(db) = ScratchDatabase::new("restart_node") else {
         return;
     };
-    let (a, first) = node(&db, "a");
+    let lease = Duration::from_secs(2);
+    let (a, first) = node_for(&db, "a", lease);
     let game = first_number(&a);
     block_on(a.store.commit(new_game(game, Some("bot:1"), "f5d6"))).unwrap();
     // Stopped without leaving, as a crash would.
     a.threads.close();
-    let (again, second) = node(&db, "a");
+    let (again, second) = node_for(&db, "a", lease);
     assert!(second.incarnation.number > first.incarnation.number);
     let ids: Vec<u64> = again.playing.iter().map(|g| g.id).collect();
     assert_eq!(ids, [game]);
@@ -305,4 +309,62 @@ fn a_node_declared_dead_makes_no_new_game_even_before_it_knows() {
         ))
         .unwrap();
     assert_eq!(stored.as_deref(), Some("0"));
+}
+
+/// Runs `work` on a connection of its own to `db` (as the lease keeper's).
+fn on_connection<T>(db: &ScratchDatabase, work: impl AsyncFnOnce(&mut super::db::Db) -> T) -> T {
+    let config = pg_config(db);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let client = super::connect::connect(&config).await.unwrap();
+        let mut conn = super::db::Db::new(client);
+        work(&mut conn).await
+    })
+}
+
+#[test]
+fn only_a_node_live_by_its_own_lease_declares_others_dead_or_claims() {
+    let Some(db) = ScratchDatabase::new("judge_live_only") else {
+        return;
+    };
+    let (a, a_member) = node(&db, "a");
+    let (b, b_member) = node(&db, "b");
+    let (a_number, b_number) = (a_member.incarnation.number, b_member.incarnation.number);
+    let game = first_number(&a);
+    block_on(a.store.commit(new_game(game, Some("bot:3"), "f5"))).unwrap();
+    // PostgreSQL was away: every lease passed, b's too. A declaration b
+    // sent before the cut and that runs now declares nobody.
+    db.execute("UPDATE nodes SET lease_until = clock_timestamp() - interval '1 second'")
+        .unwrap();
+    let declared = on_connection(&db, async |c| {
+        super::nodes::declare_expired(c, b_number).await
+    });
+    assert_eq!(declared, Ok(vec![]));
+    let live = "SELECT count(*) FROM nodes WHERE state = 'live'";
+    assert_eq!(db.query_text(live), Ok(Some("2".into())));
+
+    // b renews; a does not: b declares a dead, never itself.
+    let renewed = format!(
+        "UPDATE nodes SET lease_until = clock_timestamp() + interval '1 minute' \
+         WHERE incarnation = {b_number}"
+    );
+    db.execute(&renewed).unwrap();
+    let declared = on_connection(&db, async |c| {
+        super::nodes::declare_expired(c, b_number).await
+    });
+    let numbers: Vec<i64> = declared.unwrap().iter().map(|n| n.number).collect();
+    assert_eq!(numbers, [a_number]);
+
+    // a, declared dead but not yet knowing it, claims nothing (not even
+    // its own games back); b takes them.
+    let claimed = on_connection(&db, async |c| super::nodes::claim(c, a_number, 64).await);
+    assert!(claimed.unwrap().playing.is_empty());
+    let claimed = block_on(b.store.claim()).unwrap();
+    let ids: Vec<u64> = claimed.iter().map(|g| g.id).collect();
+    assert_eq!(ids, [game]);
+    a.threads.close();
+    b.threads.close();
 }

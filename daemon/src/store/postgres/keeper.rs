@@ -8,6 +8,16 @@
 //!
 //! Time here is the monotonic clock, pauses included: a node that was
 //! stopped (SIGSTOP, a VM paused) must count the pause against its lease.
+//!
+//! Every decision about others (declaring nodes dead, claiming games and
+//! tournaments, taking the lobby's lead) is made only while this node's
+//! lease holds, judged at that moment (not at the last renewal), and the
+//! statement itself requires it by the database's clock (`nodes`), so a
+//! statement delayed past the lease decides nothing. A renewal that fails
+//! is tried again at once on a new connection, each within a short
+//! deadline, so that a cut shorter than the lease costs nothing; and a
+//! node whose writer has been stuck for a lease stops renewing (see
+//! [`Lease::may_renew`]).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -44,6 +54,65 @@ fn renew_every(lease: Duration) -> Duration {
 /// The most claims one round makes: a dead node's games come over in a few
 /// rounds rather than holding the writer for long.
 const CLAIMS_PER_ROUND: usize = 16;
+
+/// The pause before a failed renewal is tried again.
+const RENEW_RETRY: Duration = Duration::from_millis(100);
+
+/// How long one renewal (or connecting for it) may take: a sixth of the
+/// lease, so that several tries fit in it.
+fn renew_deadline(lease: Duration) -> Duration {
+    lease / 6
+}
+
+/// The lease as this node reckons it, shared by the renewals (which change
+/// it) and the takeovers (which look at it before each decision). The lock
+/// is held only to read or change it, never across a statement.
+struct Reckoning {
+    lease: std::sync::Mutex<Lease>,
+    /// When the registration was sent: moments count from it.
+    taken: Instant,
+}
+
+impl Reckoning {
+    fn new(length: Duration, taken: Instant) -> Reckoning {
+        Reckoning {
+            lease: std::sync::Mutex::new(Lease::taken(length, Moment::from_micros(0))),
+            taken,
+        }
+    }
+
+    fn moment(&self, at: Instant) -> Moment {
+        let micros = at.saturating_duration_since(self.taken).as_micros();
+        Moment::from_micros(u64::try_from(micros).unwrap_or(u64::MAX))
+    }
+
+    /// A copy of the lease, to judge by.
+    fn lease(&self) -> Lease {
+        self.lease
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    fn change(&self, change: impl FnOnce(&mut Lease)) {
+        change(
+            &mut self
+                .lease
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+    }
+
+    /// Where the lease stands now.
+    fn standing(&self) -> Standing {
+        self.lease().standing(self.moment(Instant::now()))
+    }
+
+    /// Whether this node may judge others now.
+    fn may_judge(&self) -> bool {
+        self.lease().may_judge_others(self.moment(Instant::now()))
+    }
+}
 
 /// The running keeper.
 pub struct Keeper {
@@ -107,56 +176,65 @@ async fn keep(
     news: &(dyn Fn(News) + Send),
     stop: &AtomicBool,
 ) {
-    let judge = AtomicBool::new(false);
+    let reckoning = Reckoning::new(length, taken);
     let renewing = AtomicBool::new(true);
     let renewals = async {
-        renew_loop(config, member, (length, taken), news, stop, &judge).await;
+        renew_loop(config, member, &reckoning, news, stop).await;
         renewing.store(false, Ordering::Release);
     };
-    let takeovers = take_over_loop(config, member, store, news, (&judge, &renewing), length);
+    let takeovers = take_over_loop(config, member, store, news, (&reckoning, &renewing));
     tokio::join!(renewals, takeovers);
 }
 
-/// Renews the lease each interval and says where it stands (to the writer
-/// through the node's state, and whether this node may judge others
-/// through `judge`); leaves the cluster when told to stop.
+/// Renews the lease each interval (at once again after a failure) and says
+/// where it stands (to the writer through the node's state); leaves the
+/// cluster when told to stop.
 async fn renew_loop(
     config: &StoreConfig,
     member: &Member,
-    (length, taken): (Duration, Instant),
+    reckoning: &Reckoning,
     news: &(dyn Fn(News) + Send),
     stop: &AtomicBool,
-    judge: &AtomicBool,
 ) {
-    let moment = |at: Instant| {
-        let micros = at.saturating_duration_since(taken).as_micros();
-        Moment::from_micros(u64::try_from(micros).unwrap_or(u64::MAX))
-    };
-    let mut lease = Lease::taken(length, moment(taken));
+    let length = reckoning.lease().length();
     let mut db: Option<Db> = None;
     let mut ticks = tokio::time::interval(renew_every(length));
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let number = member.incarnation.number;
+    let mut held_back = false;
     while !stop.load(Ordering::Acquire) {
         ticks.tick().await;
         let sent = Instant::now();
-        match renew(config, &mut db, number, length).await {
-            Ok(true) => {
-                lease.renewed(moment(sent));
-                member.state.renewal(true);
+        let stuck = member.state.writer_stuck_for(sent);
+        if !reckoning.lease().may_renew(stuck) {
+            if !held_back {
+                tracing::error!(
+                    node = member.incarnation.node,
+                    stuck_ms = stuck.as_millis(),
+                    "this node's store writer has made no progress for a lease: the lease \
+                     is not renewed, so that the other nodes take its games over"
+                );
             }
-            Ok(false) => lease.refused(),
-            Err(why) => {
-                member.state.renewal(false);
-                tracing::warn!(why, "the node's lease could not be renewed");
+            held_back = true;
+        } else {
+            held_back = false;
+            match renew(config, &mut db, number, length).await {
+                Ok(true) => {
+                    reckoning.change(|lease| lease.renewed(reckoning.moment(sent)));
+                    member.state.renewal(true);
+                }
+                Ok(false) => reckoning.change(Lease::refused),
+                Err(why) => {
+                    member.state.renewal(false);
+                    tracing::warn!(why, "the node's lease could not be renewed: trying again");
+                    ticks.reset_after(RENEW_RETRY);
+                }
             }
         }
-        let now = moment(Instant::now());
-        let standing = lease.standing(now);
+        let standing = reckoning.standing();
         let was = member.state.standing();
         member.state.set(standing);
         say_standing(member, was, standing);
-        judge.store(lease.may_judge_others(now), Ordering::Release);
         if standing == Standing::Lost {
             news(News::Lost);
             return;
@@ -175,16 +253,16 @@ async fn renew_loop(
 }
 
 /// While the renewals go on: each interval, with the lease held, declares
-/// dead the nodes whose lease passed (if `judge` allows), claims games
-/// without a live owner, and reads which other nodes are live.
+/// dead the nodes whose lease passed (if this node may judge others),
+/// claims games without a live owner, and reads which other nodes are live.
 async fn take_over_loop(
     config: &StoreConfig,
     member: &Member,
     store: &Store,
     news: &(dyn Fn(News) + Send),
-    (judge, renewing): (&AtomicBool, &AtomicBool),
-    length: Duration,
+    (reckoning, renewing): (&Reckoning, &AtomicBool),
 ) {
+    let length = reckoning.lease().length();
     let mut db: Option<Db> = None;
     // A claim of tournaments whose commit went unanswered.
     let mut in_doubt = false;
@@ -192,24 +270,34 @@ async fn take_over_loop(
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     while renewing.load(Ordering::Acquire) {
         ticks.tick().await;
-        if member.state.standing() != Standing::Held {
+        if reckoning.standing() != Standing::Held {
             continue;
         }
         if db.as_ref().is_none_or(Db::is_closed) {
-            match tokio::time::timeout(length, super::connect::connect(config)).await {
+            match tokio::time::timeout(length / 2, super::connect::connect(config)).await {
                 Ok(Ok(client)) => db = Some(Db::new(client)),
                 _ => continue,
             }
         }
-        if let Some(conn) = db.as_mut() {
-            let judging = judge.load(Ordering::Acquire);
-            take_over(conn, member, store, news, judging).await;
+        let Some(conn) = db.as_mut() else {
+            continue;
+        };
+        // Each round within a deadline: a connection gone silent is
+        // dropped and made again, never waited on past the lease.
+        let round = async {
+            take_over(conn, member, store, news, reckoning).await;
             in_doubt = take_tourneys(conn, member, news, in_doubt).await;
             // Whom `LIST` and `WHO` ask.
             if let Ok(peers) = nodes::peers(conn, member.incarnation.number).await {
                 member.state.set_peers(peers);
             }
-            follow_leader(conn, member, news, judging).await;
+            if reckoning.standing() == Standing::Held {
+                follow_leader(conn, member, news, reckoning.may_judge()).await;
+            }
+        };
+        if tokio::time::timeout(length, round).await.is_err() {
+            tracing::warn!("a takeover round took longer than the lease: connecting again");
+            db = None;
         }
     }
 }
@@ -306,39 +394,47 @@ async fn renew(
     incarnation: i64,
     lease: Duration,
 ) -> Result<bool, String> {
+    let deadline = renew_deadline(lease);
     if db.as_ref().is_none_or(Db::is_closed) {
         *db = None;
-        let connected = tokio::time::timeout(lease, super::connect::connect(config)).await;
-        let client =
-            connected.map_err(|_| "connecting took longer than the lease".to_string())??;
+        let connected = tokio::time::timeout(deadline, super::connect::connect(config)).await;
+        let client = connected
+            .map_err(|_| format!("connecting took longer than {} ms", deadline.as_millis()))??;
         *db = Some(Db::new(client));
     }
     let Some(conn) = db.as_mut() else {
         return Err("no connection".into());
     };
-    match tokio::time::timeout(lease, nodes::renew(conn, incarnation, lease)).await {
-        Ok(renewed) => renewed,
-        Err(_) => {
-            // A renewal stuck past the lease: drop the connection and try
-            // again on a new one.
+    match tokio::time::timeout(deadline, nodes::renew(conn, incarnation, lease)).await {
+        Ok(Ok(renewed)) => Ok(renewed),
+        Ok(Err(why)) => {
             *db = None;
-            Err("the renewal took longer than the lease".into())
+            Err(why)
+        }
+        Err(_) => {
+            // A renewal stuck (a connection gone silent): drop the
+            // connection and try again at once on a new one.
+            *db = None;
+            Err(format!(
+                "the renewal took longer than {} ms",
+                deadline.as_millis()
+            ))
         }
     }
 }
 
 /// Declares dead the nodes whose lease passed (if this node may judge
-/// them: see [`Lease::may_judge_others`]), then claims games without a live
-/// owner, a share at a time, while there are any.
+/// them now: see [`Lease::may_judge_others`]), then claims games without a
+/// live owner, a share at a time, while there are any and the lease holds.
 async fn take_over(
     db: &mut Db,
     member: &Member,
     store: &Store,
     news: &(dyn Fn(News) + Send),
-    judge: bool,
+    reckoning: &Reckoning,
 ) {
-    let declared = match judge {
-        true => nodes::declare_expired(db).await,
+    let declared = match reckoning.may_judge() {
+        true => nodes::declare_expired(db, member.incarnation.number).await,
         false => Ok(Vec::new()),
     };
     match declared {
@@ -363,6 +459,11 @@ async fn take_over(
         Err(why) => tracing::warn!(why, "could not look for dead nodes"),
     }
     for _ in 0..CLAIMS_PER_ROUND {
+        // Looked at again before each claim: a lease that lapsed meanwhile
+        // takes nothing more.
+        if reckoning.standing() != Standing::Held {
+            return;
+        }
         match nodes::orphans(db).await {
             Ok(true) => {}
             Ok(false) => return,

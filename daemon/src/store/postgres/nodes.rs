@@ -77,15 +77,36 @@ pub async fn renew(db: &mut Db, incarnation: i64, lease: Duration) -> Result<boo
     Ok(renewed == 1)
 }
 
-/// Declares dead every live node whose lease passed, and forgets the
+/// The condition that `$1`, the node asking, is live by its own lease at
+/// this moment of the database's clock: only such a node judges others,
+/// claims their games or takes the lobby's lead. A statement delayed in the
+/// network (sent before a cut, run after the heal, when every lease may
+/// have passed, its sender's too) then decides nothing.
+macro_rules! asker_live {
+    () => {
+        "EXISTS (SELECT 1 FROM nodes me WHERE me.incarnation = $1 \
+         AND me.state = 'live' AND me.lease_until > clock_timestamp())"
+    };
+}
+pub(super) use asker_live;
+
+/// Declares dead every other live node whose lease passed, and forgets the
 /// names they held; the ones declared here (another node may have declared
-/// some first).
-pub async fn declare_expired(db: &mut Db) -> Result<Vec<Incarnation>, String> {
-    const SQL: &str = "WITH dead AS (UPDATE nodes SET state = 'dead' \
-         WHERE state = 'live' AND lease_until < clock_timestamp() RETURNING node, incarnation), \
+/// some first). Nothing, unless `incarnation`'s own lease holds.
+pub async fn declare_expired(db: &mut Db, incarnation: i64) -> Result<Vec<Incarnation>, String> {
+    const SQL: &str = concat!(
+        "WITH dead AS (UPDATE nodes SET state = 'dead' \
+         WHERE state = 'live' AND lease_until < clock_timestamp() AND incarnation <> $1 \
+         AND ",
+        asker_live!(),
+        " RETURNING node, incarnation), \
          names AS (DELETE FROM names_online WHERE incarnation IN (SELECT incarnation FROM dead)) \
-         SELECT node, incarnation FROM dead";
-    let rows = db.query(SQL, &[]).await.map_err(|e| describe(&e))?;
+         SELECT node, incarnation FROM dead"
+    );
+    let rows = db
+        .query(SQL, &[&incarnation])
+        .await
+        .map_err(|e| describe(&e))?;
     Ok(rows
         .iter()
         .map(|row| Incarnation {
@@ -140,13 +161,17 @@ pub struct Leader {
 
 /// Takes the lobby's lead for `incarnation` if nobody holds it, or (with
 /// `judge`: this node may judge others) if its holder is no longer live by
-/// its lease; then reads who leads.
+/// its lease, and only while `incarnation` is live by its own; then reads
+/// who leads.
 pub async fn lead(db: &mut Db, incarnation: i64, judge: bool) -> Result<Option<Leader>, String> {
-    const TAKE: &str = "INSERT INTO leaders (role, incarnation, epoch) VALUES ('lobby', $1, 1) \
-         ON CONFLICT (role) DO UPDATE SET incarnation = EXCLUDED.incarnation, \
+    const TAKE: &str = concat!(
+        "INSERT INTO leaders (role, incarnation, epoch) SELECT 'lobby', $1, 1 WHERE ",
+        asker_live!(),
+        " ON CONFLICT (role) DO UPDATE SET incarnation = EXCLUDED.incarnation, \
          epoch = leaders.epoch + 1 WHERE $2 AND leaders.incarnation <> EXCLUDED.incarnation \
          AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.incarnation = leaders.incarnation \
-         AND n.state = 'live' AND n.lease_until > clock_timestamp())";
+         AND n.state = 'live' AND n.lease_until > clock_timestamp())"
+    );
     const READ: &str = "SELECT n.node, l.epoch FROM leaders l \
          JOIN nodes n ON n.incarnation = l.incarnation WHERE l.role = 'lobby'";
     db.execute(TAKE, &[&incarnation, &judge])
@@ -179,7 +204,9 @@ pub struct Claimed {
 
 /// Claims up to `share` games without a live owner for `incarnation`, in
 /// the open transaction; games another node is claiming meanwhile are
-/// skipped, so survivors share a dead node's games. Each game's owner
+/// skipped, so survivors share a dead node's games; none while
+/// `incarnation` is not live by its own lease (a node declared dead, or
+/// one whose claim was delayed past its lease, takes nothing). Each game's owner
 /// changes under a row lock that every fenced write of its old owner takes
 /// too (`FOR SHARE`), so no write of the old owner lands after the claim.
 pub async fn claim(
@@ -187,10 +214,14 @@ pub async fn claim(
     incarnation: i64,
     share: i64,
 ) -> Result<Claimed, tokio_postgres::Error> {
-    const CLAIM: &str = "UPDATE games SET owner = $1 WHERE id IN (SELECT id FROM games \
+    const CLAIM: &str = concat!(
+        "UPDATE games SET owner = $1 WHERE ",
+        asker_live!(),
+        " AND id IN (SELECT id FROM games \
          WHERE status IN ('open', 'playing') AND (owner IS NULL OR owner IN \
          (SELECT incarnation FROM nodes WHERE state = 'dead')) \
-         ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING id, status";
+         ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING id, status"
+    );
     const CANCEL: &str = "UPDATE games SET status = 'cancelled', ended_at = clock_timestamp(), \
          black_secret = NULL, white_secret = NULL WHERE id = ANY($1)";
     let rows = db.query(CLAIM, &[&incarnation, &share]).await?;

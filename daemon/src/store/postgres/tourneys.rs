@@ -90,17 +90,22 @@ const CLAIM_SHARE: i64 = 4;
 /// whose owner is dead (or that no node owns), and reads them back, in one
 /// transaction: a claim whose reading failed is not kept, so no tournament
 /// is owned by a node that does not hold it. Tournaments another node is
-/// claiming meanwhile are skipped. Each owner changes under a row lock that
+/// claiming meanwhile are skipped; none while `incarnation` is not live by
+/// its own lease. Each owner changes under a row lock that
 /// every fenced write of the old owner takes too (`writes::runs`).
 pub async fn claim(db: &mut Db, incarnation: i64) -> Result<Vec<StoredTourney>, Error> {
     // The lease keeper asks every second: one statement when nothing is to
     // be taken (the common case), the transaction only when something is.
     const ANY: &str = "SELECT EXISTS (SELECT 1 FROM tourneys WHERE NOT over AND \
          (owner IS NULL OR owner IN (SELECT incarnation FROM nodes WHERE state = 'dead')))";
-    const CLAIM: &str = "UPDATE tourneys SET owner = $1 WHERE id IN (SELECT id FROM tourneys \
+    const CLAIM: &str = concat!(
+        "UPDATE tourneys SET owner = $1 WHERE ",
+        super::nodes::asker_live!(),
+        " AND id IN (SELECT id FROM tourneys \
          WHERE NOT over AND (owner IS NULL OR owner IN \
          (SELECT incarnation FROM nodes WHERE state = 'dead')) \
-         ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING id";
+         ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING id"
+    );
     const READ: &str =
         "SELECT id, creator, spec, round, over FROM tourneys WHERE id = ANY($1) ORDER BY id";
     let any = db.query_opt(ANY, &[]).await?;
