@@ -430,8 +430,8 @@ pub struct Starting {
     out: mpsc::UnboundedSender<(String, Vec<u8>)>,
     join: tokio::sync::oneshot::Sender<(String, String)>,
     slot: InboundSlot,
-    /// Told once the bus listens on its subjects.
-    listening: std::sync::mpsc::Receiver<()>,
+    /// Told once the bus listens on its subjects, or why it will not.
+    listening: std::sync::mpsc::Receiver<Result<(), String>>,
 }
 
 /// How long a start waits for the bus to listen before it serves anyway
@@ -447,10 +447,10 @@ impl Bus {
     /// the games on those threads wake the bus's runtime, whose wake-up
     /// descriptor must be in their tables. The cluster's number is read
     /// from the store, which opens after that.
-    pub fn start(url: &str) -> std::io::Result<Starting> {
+    pub fn start(settings: &crate::config::ClusterConfig) -> std::io::Result<Starting> {
         let (out, queue) = mpsc::unbounded_channel();
         let (join, joined) = tokio::sync::oneshot::channel::<(String, String)>();
-        let url = url.to_string();
+        let settings = settings.clone();
         let slot: InboundSlot = Arc::default();
         let inbound = Arc::clone(&slot);
         let (ready_tx, ready) = std::sync::mpsc::channel();
@@ -470,7 +470,7 @@ impl Bus {
                     // Dropped unjoined: the daemon did not start.
                     if let Ok((cluster, node)) = joined.await {
                         let subjects = [subject(&cluster, &node), everyone(&cluster)];
-                        run(&url, &subjects, queue, &inbound, listening_tx).await;
+                        run(&settings, &subjects, queue, &inbound, listening_tx).await;
                     }
                 });
             })?;
@@ -515,59 +515,81 @@ impl Starting {
     ///
     /// It waits (at most [`LISTEN_WITHIN`]) until the bus listens, so that
     /// a node serves nobody before the others can reach it: a message sent
-    /// to a subject nobody listens on yet is lost.
-    pub fn join(self, cluster: &str, node: &str) -> (Bus, InboundSlot) {
+    /// to a subject nobody listens on yet is lost. An error: the bus will
+    /// not use that server (it lets anyone in, or the settings are bad),
+    /// and the node must not start.
+    pub fn join(self, cluster: &str, node: &str) -> Result<(Bus, InboundSlot), String> {
         let _ = self.join.send((cluster.to_string(), node.to_string()));
-        if self.listening.recv_timeout(LISTEN_WITHIN).is_err() {
-            tracing::warn!(
+        match self.listening.recv_timeout(LISTEN_WITHIN) {
+            Ok(Ok(())) => {}
+            Ok(Err(why)) => return Err(why),
+            Err(_) => tracing::warn!(
                 "the cluster's NATS server did not answer at start: games on other nodes are \
                  out of reach until it does"
-            );
+            ),
         }
         let bus = Bus {
             cluster: Arc::from(cluster),
             node: Arc::from(node),
             out: self.out,
         };
-        (bus, self.slot)
+        Ok((bus, self.slot))
     }
 }
 
 /// The bus's thread: connects, subscribes to its subject, and moves
 /// envelopes out and in until every handle is dropped.
 async fn run(
-    url: &str,
+    settings: &crate::config::ClusterConfig,
     [mine, everyone]: &[String; 2],
     mut queue: mpsc::UnboundedReceiver<(String, Vec<u8>)>,
     inbound: &InboundSlot,
-    listening: std::sync::mpsc::Sender<()>,
+    listening: std::sync::mpsc::Sender<Result<(), String>>,
 ) {
-    let options = async_nats::ConnectOptions::new()
-        .name(format!("flipd {mine}"))
-        .retry_on_initial_connect()
-        .max_reconnects(None)
-        .reconnect_delay_callback(|attempts| {
-            Duration::from_millis(100 * u64::try_from(attempts.min(10)).unwrap_or(10))
-        })
-        .event_callback(|event| async move { say(&event) });
-    let client = match options.connect(url).await {
+    let url = settings.nats.redacted();
+    let connected = async {
+        let (options, servers) = crate::bus_login::options(settings).await?;
+        let options = options
+            .name(format!("flipd {mine}"))
+            .retry_on_initial_connect()
+            .max_reconnects(None)
+            .reconnect_delay_callback(|attempts| {
+                Duration::from_millis(100 * u64::try_from(attempts.min(10)).unwrap_or(10))
+            })
+            .event_callback(|event| async move { say(&event) });
+        options
+            .connect(servers.as_slice())
+            .await
+            .map_err(|e| format!("cannot use the cluster's NATS server {url}: {e}"))
+    };
+    let client = match connected.await {
         Ok(client) => client,
-        Err(e) => {
-            tracing::error!(url, error = %e, "cannot use the cluster's NATS server");
+        Err(why) => {
+            tracing::error!(why, "the cluster's bus does not start");
+            let _ = listening.send(Err(why));
             return;
         }
     };
     let subscribed = async {
         let own = client.subscribe(mine.clone()).await?;
         let all = client.subscribe(everyone.clone()).await?;
-        // Once flushed, the server has the subscriptions.
+        // Once flushed, the server has the subscriptions, and said
+        // whether it asks who connects.
         if client.flush().await.is_ok() {
-            let _ = listening.send(());
+            let open = !client.server_info().auth_required && !settings.nats_insecure;
+            if open {
+                let why = crate::bus_login::OPEN_SERVER.to_string();
+                tracing::error!(url, "{why}");
+                let _ = listening.send(Err(why));
+                return Ok(None);
+            }
+            let _ = listening.send(Ok(()));
         }
-        Ok::<_, async_nats::SubscribeError>(futures_util::stream::select(own, all))
+        Ok::<_, async_nats::SubscribeError>(Some(futures_util::stream::select(own, all)))
     };
     let mut incoming = match subscribed.await {
-        Ok(incoming) => incoming,
+        Ok(Some(incoming)) => incoming,
+        Ok(None) => return,
         Err(e) => {
             tracing::error!(error = %e, "cannot subscribe to this node's subjects on NATS");
             return;

@@ -16,6 +16,7 @@ pub use crate::rules::table::Hints;
 pub use crate::config_default::DEFAULT_RON;
 use crate::config_table::{Setting, Value, at_least, at_most, must, settings, variable, whole};
 use crate::faults::Faults;
+pub use crate::nats_url::NatsUrl;
 pub use crate::store_url::StoreUrl;
 
 settings! {
@@ -96,15 +97,36 @@ settings! {
         /// second): how long a dead node's games wait before others take them.
         lease_secs: u64 = 3, restart, at_least(2), at_most(30);
         /// The NATS server the nodes reach each other's games through
-        /// (`nats://host:4222`); empty: each node serves only its own games.
-        nats: String = String::new(), restart, must(
-            |nats: &String| nats.is_empty() || nats.starts_with("nats://"),
-            "must be empty or a NATS URL such as nats://127.0.0.1:4222"
-        );
+        /// (`nats://user:password@host:4222`, `tls://...`, several separated
+        /// by commas; a user with no password is a token); empty: each
+        /// node serves only its own games. Never shown with its password.
+        nats: NatsUrl = NatsUrl::default(), restart,
+            must(|nats: &NatsUrl| nats.check().is_ok(),
+                "must be empty or a NATS URL such as nats://flipd:secret@127.0.0.1:4222");
+        /// A file holding the password of `nats`'s user, read at each
+        /// connection; empty: the URL's own.
+        nats_password_file: PathBuf = PathBuf::new(), restart;
+        /// A file holding a token to log in to NATS with; empty: none.
+        nats_token_file: PathBuf = PathBuf::new(), restart;
+        /// A NATS credentials file (a user's JWT and NKey seed, as `nsc`
+        /// makes it); empty: none.
+        nats_credentials: PathBuf = PathBuf::new(), restart;
+        /// A PEM file of the certificate authorities that sign the NATS
+        /// server's certificate; given, the bus speaks only TLS.
+        nats_ca: PathBuf = PathBuf::new(), restart;
+        /// Allows a bus without credentials, to a NATS server that lets
+        /// anyone publish: whoever can publish on the cluster's subjects
+        /// can then seat any player. Only for a closed network.
+        nats_insecure: bool = false, restart;
     }
     together: must(
         |c: &ClusterConfig| c.nats.is_empty() || !c.node.is_empty(),
         "nats needs node: only a cluster's nodes use NATS"
+    ), must(
+        |c: &ClusterConfig| c.nats.is_empty() || c.nats_insecure || c.bus_credentials(),
+        "nats names no credentials: give a user and password (in the URL or \
+         nats_password_file), nats_token_file or nats_credentials, or set \
+         nats_insecure on a closed network"
     );
 }
 
@@ -438,6 +460,16 @@ impl Config {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
         }
+    }
+}
+
+impl ClusterConfig {
+    /// Whether the bus logs in to NATS with credentials of some kind.
+    pub fn bus_credentials(&self) -> bool {
+        self.nats.has_credentials()
+            || [&self.nats_token_file, &self.nats_credentials]
+                .iter()
+                .any(|path| !path.as_os_str().is_empty())
     }
 }
 

@@ -13,6 +13,7 @@ use crate::config::{
     Passwords, RateLimit, StoreConfig, Synchronous,
 };
 use crate::config_table::Value;
+use crate::nats_url::NatsUrl;
 use crate::store_url::StoreUrl;
 
 fn vars(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -184,11 +185,14 @@ fn a_cluster_node_needs_the_shared_store_and_nats_needs_a_node() {
     let shared = vars(&[
         ("FLIPD_CLUSTER_NODE", "a"),
         ("FLIPD_STORE_URL", "postgres://flipd@127.0.0.1/flipline"),
-        ("FLIPD_CLUSTER_NATS", "nats://127.0.0.1:4222"),
+        ("FLIPD_CLUSTER_NATS", "nats://flipd:pw@127.0.0.1:4222"),
     ]);
     let config = Config::declared().with_environment(&shared).unwrap();
-    assert_eq!(config.cluster.nats, "nats://127.0.0.1:4222");
-    let nats_alone = vars(&[("FLIPD_CLUSTER_NATS", "nats://127.0.0.1:4222")]);
+    assert_eq!(
+        config.cluster.nats,
+        NatsUrl::new("nats://flipd:pw@127.0.0.1:4222")
+    );
+    let nats_alone = vars(&[("FLIPD_CLUSTER_NATS", "nats://flipd:pw@127.0.0.1:4222")]);
     let refused = Config::declared()
         .with_environment(&nats_alone)
         .unwrap_err();
@@ -205,6 +209,51 @@ fn a_cluster_node_needs_the_shared_store_and_nats_needs_a_node() {
         let checked = Config::declared().with_environment(&named);
         assert_eq!(checked.is_ok(), bad.is_empty(), "{bad:?}");
     }
+}
+
+#[test]
+fn a_bus_without_credentials_is_refused_unless_insecure_and_its_secret_never_shown() {
+    let node = [
+        ("FLIPD_CLUSTER_NODE", "a"),
+        ("FLIPD_STORE_URL", "postgres://flipd@127.0.0.1/flipline"),
+    ];
+    let open = vars(&[
+        node[0],
+        node[1],
+        ("FLIPD_CLUSTER_NATS", "nats://127.0.0.1:4222"),
+    ]);
+    let refused = Config::declared().with_environment(&open).unwrap_err();
+    assert!(
+        refused.message.contains("nats names no credentials"),
+        "{}",
+        refused.message
+    );
+    let insecure = vars(&[
+        node[0],
+        node[1],
+        ("FLIPD_CLUSTER_NATS", "nats://127.0.0.1:4222"),
+        ("FLIPD_CLUSTER_NATS_INSECURE", "true"),
+    ]);
+    assert!(Config::declared().with_environment(&insecure).is_ok());
+    let token_file = vars(&[
+        node[0],
+        node[1],
+        ("FLIPD_CLUSTER_NATS", "nats://127.0.0.1:4222"),
+        ("FLIPD_CLUSTER_NATS_TOKEN_FILE", "/etc/flipd/nats-token"),
+    ]);
+    assert!(Config::declared().with_environment(&token_file).is_ok());
+    let secret = vars(&[
+        node[0],
+        node[1],
+        (
+            "FLIPD_CLUSTER_NATS",
+            "nats://flipd:Sup3rSecret@127.0.0.1:4222",
+        ),
+    ]);
+    let config = Config::declared().with_environment(&secret).unwrap();
+    let shown = format!("{} {:?}", config.to_ron().unwrap(), config.to_environment());
+    assert!(!shown.contains("Sup3rSecret"), "{shown}");
+    assert!(shown.contains("nats://flipd:***@127.0.0.1:4222"), "{shown}");
 }
 
 #[test]
@@ -376,14 +425,21 @@ prop_compose! {
             in (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
         store in arb_store(),
         passwords in arb_passwords(),
-        (node, lease_secs, nats) in (text(), any::<u64>(), text()),
+        (node, lease_secs, nats_insecure) in (text(), any::<u64>(), any::<bool>()),
+        nats in "(nats://[a-z]{1,8}:[1-9][0-9]{0,3})?",
+        (nats_password_file, nats_token_file, nats_credentials, nats_ca)
+            in (text(), text(), text(), text()),
     ) -> Config {
         Config {
             listen, workers, engine_threads, engine_move_ms, grace_secs, challenge_timeout_secs,
             hints: Hints { bot_games, hotseat_games, human_games },
             shutdown_drain_ms, store, guests, passwords, log_filter, store_deadline_ms,
             metrics: MetricsConfig { listen: metrics },
-            cluster: ClusterConfig { node, lease_secs, nats },
+            cluster: ClusterConfig {
+                node, lease_secs, nats: NatsUrl::new(nats), nats_password_file: nats_password_file.into(),
+                nats_token_file: nats_token_file.into(), nats_credentials: nats_credentials.into(),
+                nats_ca: nats_ca.into(), nats_insecure,
+            },
             ..base
         }
     }

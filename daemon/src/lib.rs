@@ -63,6 +63,7 @@
 mod accounts;
 mod admission;
 mod bus;
+mod bus_login;
 mod cluster;
 mod codec;
 pub mod config;
@@ -84,6 +85,7 @@ mod listener;
 mod lobby;
 mod messages;
 mod metrics;
+mod nats_url;
 mod node_state;
 mod outbox;
 mod random;

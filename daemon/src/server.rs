@@ -130,7 +130,10 @@ where
             registered: opened.registered,
             node: joined.as_ref().map(|j| Arc::clone(&j.member.state)),
             bus: match (bus, &joined) {
-                (Some(bus), Some(joined)) => Some(bus.join(&joined.cluster, &config.cluster.node)),
+                (Some(bus), Some(joined)) => Some(
+                    bus.join(&joined.cluster, &config.cluster.node)
+                        .map_err(std::io::Error::other)?,
+                ),
                 _ => None,
             },
         };
@@ -418,7 +421,7 @@ fn start_bus(config: &Config) -> std::io::Result<Option<crate::bus::Starting>> {
     if cluster.nats.is_empty() {
         return Ok(None);
     }
-    crate::bus::Bus::start(&cluster.nats)
+    crate::bus::Bus::start(cluster)
         .map(Some)
         .map_err(|e| std::io::Error::new(e.kind(), format!("cannot start the cluster's bus: {e}")))
 }

@@ -13,6 +13,7 @@ mod bench_tourney;
 mod challenges;
 mod client;
 mod cluster;
+mod cluster_bus;
 mod cluster_challenge;
 mod cluster_play;
 mod cluster_seek;

@@ -189,8 +189,23 @@ impl ChildDaemon {
     }
 }
 
+/// The most lines of a daemon's log a failing test shows.
+const LOG_SHOWN_ON_FAILURE: usize = 80;
+
 impl Drop for ChildDaemon {
     fn drop(&mut self) {
+        // A failing test shows the end of each of its daemons' logs: what
+        // the daemon saw is most of the diagnosis.
+        if std::thread::panicking() {
+            let log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
+            let from = log.len().saturating_sub(LOG_SHOWN_ON_FAILURE);
+            eprintln!(
+                "--- the last {} lines of flipd {}'s log:",
+                log.len() - from,
+                self.addr
+            );
+            log[from..].iter().for_each(|line| eprintln!("{line}"));
+        }
         if let Ok(None) = self.child.try_wait() {
             let _ = self.child.kill();
             let _ = self.child.wait();

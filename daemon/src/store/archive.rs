@@ -22,8 +22,9 @@ pub struct Archive {
 
 enum Kind {
     Sqlite(Connection),
-    /// Its reads take the connection's statements in turn.
-    Postgres(Mutex<PgArchive>),
+    /// Its reads take the connection's statements in turn (boxed: it
+    /// holds its settings and a runtime, several times a connection's size).
+    Postgres(Box<Mutex<PgArchive>>),
 }
 
 /// Whether `place` names a PostgreSQL store rather than a file.
@@ -39,7 +40,7 @@ impl Archive {
         if let Some(url) = path.to_str().filter(|p| is_database_url(p)) {
             let archive = PgArchive::open(url)?;
             return Ok(Archive {
-                store: Kind::Postgres(Mutex::new(archive)),
+                store: Kind::Postgres(Box::new(Mutex::new(archive))),
             });
         }
         if !path.exists() {

@@ -166,3 +166,41 @@ fn a_commit_in_doubt_is_settled_only_once_its_transaction_cannot_commit() {
     }
     opened.threads.close();
 }
+
+#[test]
+fn a_batch_on_a_connection_gone_silent_is_settled_on_a_new_one_within_its_deadline() {
+    let Some(db) = ScratchDatabase::new("doubt_silent") else {
+        return;
+    };
+    let (proxy, opened) = node_through(&db, Duration::from_secs(3));
+    let store = opened.store.clone();
+    let game = opened.game_block.clone().map(|b| b.start).unwrap();
+    block_on(store.commit(new_game(game, Some("bob"), ""))).unwrap();
+    block_on(store.append_move(game, 1, "f5".parse().unwrap(), 5)).unwrap();
+    // The writer's connection is forgotten on the way: its packets are
+    // dropped without a word. New connections pass.
+    proxy.silence();
+    // Bounded well past the deadlines: without them the writer would wait
+    // for the system to give the connection up (minutes).
+    let answered = within(
+        Duration::from_secs(60),
+        store.append_move(game, 2, "d6".parse().unwrap(), 5),
+    )
+    .expect("the move is answered once the batch's deadline passes");
+    // It never reached the server: answered not played, and stored so.
+    assert!(
+        matches!(answered, Err(StoreError::Failed(_))),
+        "{answered:?}"
+    );
+    within(
+        Duration::from_secs(60),
+        store.append_move(game, 2, "f6".parse().unwrap(), 5),
+    )
+    .expect("answered")
+    .unwrap();
+    let stored = db.query_text(&format!(
+        "SELECT string_agg(move, ' ' ORDER BY ply) FROM moves WHERE game = {game}"
+    ));
+    assert_eq!(stored, Ok(Some("f5 f6".to_string())));
+    opened.threads.close();
+}

@@ -58,10 +58,12 @@ const CLAIMS_PER_ROUND: usize = 16;
 /// The pause before a failed renewal is tried again.
 const RENEW_RETRY: Duration = Duration::from_millis(100);
 
-/// How long one renewal (or connecting for it) may take: a sixth of the
-/// lease, so that several tries fit in it.
+/// How long one renewal (or connecting for it) may take: half the lease,
+/// so that a slow but live server is waited for. A connection gone silent
+/// fails sooner, by its TCP user timeout (see `connect::Deadlines`), and
+/// is then made again at once.
 fn renew_deadline(lease: Duration) -> Duration {
-    lease / 6
+    lease / 2
 }
 
 /// The lease as this node reckons it, shared by the renewals (which change
@@ -200,36 +202,11 @@ async fn renew_loop(
     let mut db: Option<Db> = None;
     let mut ticks = tokio::time::interval(renew_every(length));
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let number = member.incarnation.number;
     let mut held_back = false;
     while !stop.load(Ordering::Acquire) {
         ticks.tick().await;
-        let sent = Instant::now();
-        let stuck = member.state.writer_stuck_for(sent);
-        if !reckoning.lease().may_renew(stuck) {
-            if !held_back {
-                tracing::error!(
-                    node = member.incarnation.node,
-                    stuck_ms = stuck.as_millis(),
-                    "this node's store writer has made no progress for a lease: the lease \
-                     is not renewed, so that the other nodes take its games over"
-                );
-            }
-            held_back = true;
-        } else {
-            held_back = false;
-            match renew(config, &mut db, number, length).await {
-                Ok(true) => {
-                    reckoning.change(|lease| lease.renewed(reckoning.moment(sent)));
-                    member.state.renewal(true);
-                }
-                Ok(false) => reckoning.change(Lease::refused),
-                Err(why) => {
-                    member.state.renewal(false);
-                    tracing::warn!(why, "the node's lease could not be renewed: trying again");
-                    ticks.reset_after(RENEW_RETRY);
-                }
-            }
+        if !renew_once(config, &mut db, member, reckoning, &mut held_back).await {
+            ticks.reset_after(RENEW_RETRY);
         }
         let standing = reckoning.standing();
         let was = member.state.standing();
@@ -240,15 +217,72 @@ async fn renew_loop(
             return;
         }
     }
-    if let Some(db) = db.as_mut() {
-        match nodes::leave(db, number).await {
-            Ok(()) => tracing::info!(
+    leave(config, db, member, length).await;
+}
+
+/// One renewal, unless the writer has been stuck for a lease (then none,
+/// said once while it lasts); false if it failed and is to be tried again
+/// soon.
+async fn renew_once(
+    config: &StoreConfig,
+    db: &mut Option<Db>,
+    member: &Member,
+    reckoning: &Reckoning,
+    held_back: &mut bool,
+) -> bool {
+    let sent = Instant::now();
+    let stuck = member.state.writer_stuck_for(sent);
+    if !reckoning.lease().may_renew(stuck) {
+        if !*held_back {
+            tracing::error!(
                 node = member.incarnation.node,
-                incarnation = number,
-                "left the cluster: the other nodes take this node's games"
-            ),
-            Err(why) => tracing::warn!(why, "could not leave the cluster: its lease will pass"),
+                stuck_ms = stuck.as_millis(),
+                "this node's store writer has made no progress for a lease: the lease \
+                 is not renewed, so that the other nodes take its games over"
+            );
         }
+        *held_back = true;
+        return true;
+    }
+    *held_back = false;
+    let length = reckoning.lease().length();
+    match renew(config, db, member.incarnation.number, length).await {
+        Ok(true) => {
+            reckoning.change(|lease| lease.renewed(reckoning.moment(sent)));
+            member.state.renewal(true);
+        }
+        Ok(false) => reckoning.change(Lease::refused),
+        Err(why) => {
+            member.state.renewal(false);
+            tracing::warn!(why, "the node's lease could not be renewed: trying again");
+            return false;
+        }
+    }
+    true
+}
+
+/// Leaves the cluster (declared dead at once, so that the others take this
+/// node's games without waiting for its lease), on a new connection if the
+/// renewals' was given up.
+async fn leave(config: &StoreConfig, mut db: Option<Db>, member: &Member, length: Duration) {
+    let number = member.incarnation.number;
+    if db.as_ref().is_none_or(Db::is_closed) {
+        let connected = tokio::time::timeout(length, super::connect::connect(config)).await;
+        db = connected.ok().and_then(Result::ok).map(Db::new);
+    }
+    let left = match db.as_mut() {
+        Some(db) => tokio::time::timeout(length, nodes::leave(db, number))
+            .await
+            .unwrap_or_else(|_| Err("PostgreSQL did not answer in time".into())),
+        None => Err("PostgreSQL cannot be reached".into()),
+    };
+    match left {
+        Ok(()) => tracing::info!(
+            node = member.incarnation.node,
+            incarnation = number,
+            "left the cluster: the other nodes take this node's games"
+        ),
+        Err(why) => tracing::warn!(why, "could not leave the cluster: its lease will pass"),
     }
 }
 
