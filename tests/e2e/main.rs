@@ -18,6 +18,7 @@ mod cluster_play;
 mod cluster_seek;
 mod cluster_tourney;
 mod cluster_watch;
+mod docs;
 mod durability;
 mod engine;
 mod external_engine;
