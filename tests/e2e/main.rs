@@ -44,4 +44,5 @@ mod shutdown;
 mod sighup;
 mod store_faults;
 mod tourneys;
+mod tutorials;
 mod undo;
