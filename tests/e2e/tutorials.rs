@@ -5,7 +5,9 @@
 //! game of othello against each other on a daemon started here, as does
 //! README.md's bot in ten lines against the Python one; the `nc` session
 //! docs/bots.md shows is replayed against a daemon, line by line, and the
-//! `flip --local` session README.md shows is run and compared.
+//! `flip --local` session README.md shows is run and compared. The guide's
+//! commands of examples/challenge_bot.py (rated challenges, a Swiss) run
+//! as shown against a daemon of their own.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -253,4 +255,82 @@ fn the_readme_terminal_session_is_what_flip_prints() {
         );
     }
     remove_temp_dir(&home);
+}
+
+/// The `python3 examples/challenge_bot.py` commands docs/bots.md shows, a
+/// line ending in `\` joined with the next, in order.
+fn challenge_bot_commands(guide: &str) -> Vec<String> {
+    let mut commands = Vec::new();
+    let mut lines = guide.lines().map(str::trim);
+    while let Some(line) = lines.next() {
+        if !line.starts_with("python3 examples/challenge_bot.py ") {
+            continue;
+        }
+        let mut command = line.to_string();
+        while let Some(head) = command.strip_suffix('\\') {
+            command = format!("{head}{}", lines.next().unwrap_or(""));
+        }
+        commands.push(command);
+    }
+    commands
+}
+
+/// A guide's shell command run from the workspace's top, against `addr`.
+fn run_shown(command: &str, addr: &str) -> Child {
+    Command::new("sh")
+        .args(["-c", &command.replace("127.0.0.1:7341", addr)])
+        .current_dir(top())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("sh: {e}"))
+}
+
+/// What a challenge bot printed, checked to have ended well: the count of
+/// its games and of its lines of standings.
+fn bot_games(command: &str, child: Child) -> (usize, usize) {
+    let output = wait_bounded(child, Duration::from_secs(120));
+    let out = String::from_utf8_lossy(&output.stdout);
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{command}: {out}{err}");
+    let games = out.lines().filter(|l| l.contains(": winner ")).count();
+    let rated = out.lines().filter(|l| l.contains(": rated ")).count();
+    assert_eq!(games, rated, "{command}: every game rated: {out}");
+    let standings = out.lines().filter(|l| l.contains(" points in ")).count();
+    (games, standings)
+}
+
+#[test]
+fn the_rated_and_tournament_commands_of_the_bot_guide_run_as_shown() {
+    let guide = std::fs::read_to_string(top().join("docs/bots.md"))
+        .unwrap_or_else(|e| panic!("docs/bots.md: {e}"));
+    let commands = challenge_bot_commands(&guide);
+    let (tourney, challenge): (Vec<String>, Vec<String>) =
+        commands.into_iter().partition(|c| c.contains("--tourney"));
+    assert_eq!(
+        (challenge.len(), tourney.len()),
+        (2, 4),
+        "{challenge:?} {tourney:?}"
+    );
+    // Rated challenges: the challenged bot first, the challenger once it is online.
+    let daemon = start(test_config());
+    let addr = daemon.addr.to_string();
+    let host = run_shown(&challenge[0], &addr);
+    let mut watcher = Client::connect(daemon.addr);
+    wait_until("the challenged bot is online", HANG_GUARD, || {
+        let (players, _) = watcher.ok("WHO");
+        players.iter().any(|l| l.starts_with("PLAYER zed "))
+    });
+    let guest = run_shown(&challenge[1], &addr);
+    for (command, child) in challenge.iter().zip([host, guest]) {
+        assert_eq!(bot_games(command, child), (10, 0), "{command}");
+    }
+    // A Swiss of three rounds between four bots started together.
+    let daemon = start(test_config());
+    let addr = daemon.addr.to_string();
+    let children: Vec<Child> = tourney.iter().map(|c| run_shown(c, &addr)).collect();
+    for (command, child) in tourney.iter().zip(children) {
+        assert_eq!(bot_games(command, child), (3, 4), "{command}");
+    }
 }
