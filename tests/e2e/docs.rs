@@ -489,3 +489,75 @@ fn heading_anchors_are_made_as_the_forges_make_them() {
         ["b.md#c"]
     );
 }
+
+/// The metric names (`flipline_...`) `text` mentions.
+fn metrics_named(text: &str) -> Vec<String> {
+    let mut names: Vec<String> = (text.split("flipline_").skip(1))
+        .map(|rest| {
+            let end = (rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')))
+                .unwrap_or(rest.len());
+            format!("flipline_{}", &rest[..end])
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[test]
+fn the_dashboard_and_the_alerts_name_only_metrics_flipd_exports() {
+    let exported: Vec<String> = (families(&flipd::every_metric()).into_iter())
+        .flat_map(|family| family.samples)
+        .collect();
+    let dashboard = std::fs::read_to_string(top().join("dist/flipd-dashboard.json"))
+        .unwrap_or_else(|e| panic!("dist/flipd-dashboard.json: {e}"));
+    let alerts = std::fs::read_to_string(top().join("dist/flipd-alerts.yml"))
+        .unwrap_or_else(|e| panic!("dist/flipd-alerts.yml: {e}"));
+    for (file, text) in [("dashboard", &dashboard), ("alerts", &alerts)] {
+        let named = metrics_named(text);
+        let unknown: Vec<&String> = named.iter().filter(|n| !exported.contains(n)).collect();
+        assert!(
+            unknown.is_empty(),
+            "the {file} names metrics flipd does not export: {unknown:?}"
+        );
+    }
+    // What an operator watches: games, moves, commit latency, 503s, the
+    // lease, takeovers, the store's queue.
+    let watched = metrics_named(&dashboard);
+    for wanted in [
+        "flipline_games_in_play",
+        "flipline_moves_total",
+        "flipline_commit_seconds_bucket",
+        "flipline_errors_total",
+        "flipline_lease_renewal_failures_total",
+        "flipline_games_taken_over_total",
+        "flipline_store_queue",
+    ] {
+        assert!(
+            watched.iter().any(|n| n == wanted),
+            "the dashboard lacks {wanted}"
+        );
+    }
+    assert!(dashboard.contains(r#"flipline_errors_total{code=\"503\"}"#));
+    // The dashboard is JSON Grafana can import.
+    let path = top().join("dist/flipd-dashboard.json");
+    let check = "import json, sys; d = json.load(open(sys.argv[1])); assert d['panels']";
+    let child = Command::new("python3")
+        .args(["-c", check])
+        .arg(&path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run python3: {e}"));
+    let output = wait_bounded(child, Duration::from_secs(30));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "dist/flipd-dashboard.json: {err}");
+}
+
+#[test]
+fn metric_names_are_found_in_expressions() {
+    assert_eq!(
+        metrics_named("rate(flipline_moves_total[1m]) + flipline_store_queue{a=\"b\"}"),
+        ["flipline_moves_total", "flipline_store_queue"]
+    );
+}
