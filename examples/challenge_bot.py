@@ -48,7 +48,12 @@ def main():
                  f"{getattr(e, 'strerror', None) or e}")
     conn.settimeout(None)
     lines = conn.makefile("r", encoding="utf-8", newline="\n")
-    send = lambda text: conn.sendall((text + "\n").encode())
+    sent = []  # the commands sent whose final reply has not come yet, oldest first
+
+    def send(text):
+        sent.append(text)
+        conn.sendall((text + "\n").encode())
+
     assert lines.readline().startswith("HELLO flipline 1")
     send(f"LOGIN {args.name} {args.password}")
     send("ACCOUNT bot")
@@ -71,7 +76,7 @@ def main():
         if tourney is not None:
             play_tourney(lines, send, args, tourney, me)
         else:
-            play(lines, send, args, variants, challenge, conn, me, played)
+            play(lines, send, sent, args, variants, challenge, conn, me, played)
     except socket.timeout:
         pass  # the last game was not rated: no RATED came
     send("QUIT")
@@ -164,13 +169,30 @@ def play_tourney(lines, send, args, tourney, me):
             return
 
 
-def play(lines, send, args, variants, challenge, conn, me, played):
+def retry_after(line):
+    """The seconds an `ERR 429 ... wait N s` asks to wait (a tenth if it says none)."""
+    words = line.split()
+    if "wait" in words[:-1]:
+        try:
+            return float(words[words.index("wait") + 1])
+        except ValueError:
+            pass
+    return 0.1
+
+
+def play(lines, send, sent, args, variants, challenge, conn, me, played):
     for line in lines:
         words = line.split()
         if not words:
             continue
-        if words[0] == "ERR":
-            print(line.strip(), file=sys.stderr)
+        if words[0] in ("OK", "ERR"):  # replies come in the order of the commands
+            replied = sent.pop(0) if sent else None
+            if words[:2] == ["ERR", "429"] and replied:
+                # Too fast: the command was not carried out; send it again in time.
+                time.sleep(retry_after(line))
+                send(replied)
+            elif words[0] == "ERR":
+                print(line.strip(), file=sys.stderr)
         elif words[0] == "CHALLENGE":  # CHALLENGE <id> <from> <variant> <side> <clock> <rated>
             reason = None if words[3] in variants else "variant"
             send(f"ACCEPT {words[1]}" if reason is None else f"DECLINE {words[1]} {reason}")

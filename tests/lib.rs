@@ -22,7 +22,8 @@
 //! - `rng.rs`: [`Rng`]: a small seeded generator for random legal moves.
 //! - `child.rs`: [`ChildDaemon`]: the `flipd` binary as a child process with a
 //!   config file and a store of its own, killed on drop; [`workspace_binary`] and
-//!   [`wait_bounded`] for any binary of the workspace.
+//!   [`wait_bounded`] for any binary of the workspace; [`workspace_example`]
+//!   for its examples (the tutorial's bot).
 //! - `postgres.rs`: with `FLIPLINE_TEST_STORE=postgres`, every test daemon's
 //!   store in a PostgreSQL database of its own ([`on_postgres`],
 //!   [`sqlite_only`]).
@@ -51,7 +52,8 @@ mod volume;
 pub use flipd::{Config, DaemonThread};
 
 pub use child::{
-    ChildDaemon, run_flip, wait_bounded, with_open_file_limit, workspace_binary, write_config,
+    ChildDaemon, run_flip, wait_bounded, with_open_file_limit, workspace_binary, workspace_example,
+    write_config,
 };
 pub use client::{
     Client, HANG_GUARD, READ_TIMEOUT, Received, assert_serves, guest_secret, login_line_soon,

@@ -18,8 +18,8 @@ fn sections() -> Vec<Section> {
         Section {
             title: "SEE ALSO",
             paragraphs: vec![
-                "flipd(1), the daemon. PROTOCOL.md (the line protocol, for bots) and \
-                 README.md in the source."
+                "flipd(1), the daemon. PROTOCOL.md (the line protocol, for bots), README.md \
+                 and the guides in docs/ (docs/playing.md for this client) in the source."
                     .to_string(),
             ],
             terms: Vec::new(),

@@ -106,4 +106,5 @@ mod waits;
 pub use flipd_rules as rules;
 
 pub use config::Config;
+pub use metrics::every_metric;
 pub use server::{DaemonThread, serve, serve_reloading};

@@ -83,3 +83,20 @@ fn gauges(sources: &Sources) -> exposition::Gauges {
         checkpoints: sources.store.checkpoints(),
     }
 }
+
+/// A scrape of a cluster's node with nothing counted yet: every metric
+/// flipd exports, each with its type and help line. The metrics reference
+/// (docs/reference/metrics.md) is made from it, so that it names every
+/// metric and only those.
+pub fn every_metric() -> String {
+    let node = crate::node_state::NodeState::default();
+    let gauges = exposition::Gauges {
+        node: Some(node.counts()),
+        ..exposition::Gauges::default()
+    };
+    exposition::text(
+        counters::Totals::default(),
+        counters::Durations::default(),
+        gauges,
+    )
+}

@@ -311,11 +311,7 @@ fn flipd_binary() -> PathBuf {
 /// fails fails the test, saying why: a binary left from an earlier build is
 /// never run in its place.
 pub fn workspace_binary(package: &str, binary: &str) -> PathBuf {
-    static BUILT: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
-    let profile_dir = match BUILT.get_or_init(build_workspace_binaries) {
-        Ok(dir) => dir,
-        Err(why) => panic!("cannot build the workspace's binaries ({package}'s {binary}): {why}"),
-    };
+    let profile_dir = built_profile_dir(&format!("{package}'s {binary}"));
     let path = profile_dir.join(format!("{binary}{}", std::env::consts::EXE_SUFFIX));
     assert!(
         path.exists(),
@@ -323,6 +319,32 @@ pub fn workspace_binary(package: &str, binary: &str) -> PathBuf {
         path.display()
     );
     path
+}
+
+/// An example program of the workspace (an `[[example]]` target, such as
+/// the tutorial's bot), built as [`workspace_binary`] builds the binaries:
+/// `cargo test --no-run` builds the examples too.
+pub fn workspace_example(example: &str) -> PathBuf {
+    let profile_dir = built_profile_dir(&format!("the example {example}"));
+    let name = format!("{example}{}", std::env::consts::EXE_SUFFIX);
+    let path = profile_dir.join("examples").join(name);
+    assert!(
+        path.exists(),
+        "the workspace build made no {}",
+        path.display()
+    );
+    path
+}
+
+/// The profile's directory once the workspace's binaries and examples are
+/// built (once a process); panics, saying why, naming `wanted`, if they
+/// cannot be.
+fn built_profile_dir(wanted: &str) -> PathBuf {
+    static BUILT: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+    match BUILT.get_or_init(build_workspace_binaries) {
+        Ok(dir) => dir.clone(),
+        Err(why) => panic!("cannot build the workspace's binaries ({wanted}): {why}"),
+    }
 }
 
 /// Builds every binary of the workspace for this test executable's profile

@@ -57,6 +57,22 @@ impl ErrorCode {
         }
     }
 
+    /// What the code means, in a few words (PROTOCOL.md's error table and
+    /// the generated protocol reference say it so).
+    pub fn meaning(self) -> &'static str {
+        match self {
+            ErrorCode::BadRequest => "unknown command or bad arguments",
+            ErrorCode::Unauthorized => "not logged in, or wrong password",
+            ErrorCode::Forbidden => "not allowed (not your game, not your turn, hints off)",
+            ErrorCode::NotFound => "no such game or player",
+            ErrorCode::Conflict => "conflict (seat taken, name in use, game over)",
+            ErrorCode::TooLong => "line too long (dropped; the connection stays)",
+            ErrorCode::IllegalMove => "illegal move (the message names the legal moves)",
+            ErrorCode::TooMany => "too many commands: slow down",
+            ErrorCode::Unavailable => "server full, shutting down, or the write not stored",
+        }
+    }
+
     /// The code for a number on the wire.
     pub fn from_number(number: u16) -> Option<ErrorCode> {
         ErrorCode::ALL.into_iter().find(|c| c.number() == number)
