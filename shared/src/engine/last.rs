@@ -172,31 +172,17 @@ impl<const ANTI: bool> Solver<'_, ANTI> {
         final_score::<ANTI>(p, o)
     }
 
-    /// Four empties, `p` to move; `-SCORE_INF` when `p` has no move. The
-    /// squares of odd quadrants first, each class walked as a bit set.
+    /// Four empties, `p` to move; `-SCORE_INF` when `p` has no move.
     #[inline(always)]
-    fn solve4_side(&mut self, p: u64, o: u64, mut alpha: i32, beta: i32, parity: u32) -> i32 {
-        let empty = !(p | o);
-        let odd = quadrant_mask(parity);
-        let mut best = -SCORE_INF;
-        for class in [empty & odd, empty & !odd] {
-            for x in Squares(class) {
-                let f = flips(x, p, o);
-                if f == 0 {
-                    continue;
-                }
-                let (np, no) = after(x, f, p, o);
-                let v = -self.solve3(np, no, -beta, -alpha, parity ^ quadrant_bit(x));
-                if v > best {
-                    best = v;
-                    if v >= beta {
-                        return v;
-                    }
-                    alpha = alpha.max(v);
-                }
-            }
-        }
-        best
+    fn solve4_side(&mut self, p: u64, o: u64, alpha: i32, beta: i32, parity: u32) -> i32 {
+        self.side(
+            p,
+            o,
+            alpha,
+            beta,
+            parity,
+            |solver, p, o, alpha, beta, parity| solver.solve3(p, o, alpha, beta, parity),
+        )
     }
 
     /// Three empties.
@@ -215,7 +201,26 @@ impl<const ANTI: bool> Solver<'_, ANTI> {
 
     /// Three empties, `p` to move; `-SCORE_INF` when `p` has no move.
     #[inline(always)]
-    fn solve3_side(&mut self, p: u64, o: u64, mut alpha: i32, beta: i32, parity: u32) -> i32 {
+    fn solve3_side(&mut self, p: u64, o: u64, alpha: i32, beta: i32, parity: u32) -> i32 {
+        self.side(p, o, alpha, beta, parity, |solver, p, o, alpha, beta, _| {
+            solver.solve2(p, o, alpha, beta)
+        })
+    }
+
+    /// `p`'s moves searched by `child`, fail-soft; `-SCORE_INF` when `p` has
+    /// none. The squares of odd quadrants come first (playing there keeps the
+    /// quadrant's last move for the side that entered it), each class walked
+    /// as a bit set, lowest square first.
+    #[inline(always)]
+    fn side(
+        &mut self,
+        p: u64,
+        o: u64,
+        mut alpha: i32,
+        beta: i32,
+        parity: u32,
+        child: impl Fn(&mut Self, u64, u64, i32, i32, u32) -> i32,
+    ) -> i32 {
         let empty = !(p | o);
         let odd = quadrant_mask(parity);
         let mut best = -SCORE_INF;
@@ -226,7 +231,7 @@ impl<const ANTI: bool> Solver<'_, ANTI> {
                     continue;
                 }
                 let (np, no) = after(x, f, p, o);
-                let v = -self.solve2(np, no, -beta, -alpha);
+                let v = -child(self, np, no, -beta, -alpha, parity ^ quadrant_bit(x));
                 if v > best {
                     best = v;
                     if v >= beta {
