@@ -4,8 +4,8 @@
 //! above alpha?"), and almost all of them lie within a few plies of the end, so the
 //! solver is layered by the number of empty squares, each layer as cheap as its
 //! depth allows:
-//! - 1 to 4 empties (`last.rs`): squares passed around by index, parity order,
-//!   the last move only counts its flips.
+//! - 1 to 4 empties (`last.rs`): no move list, the empty squares of odd
+//!   quadrants first, the last move only counts its flips.
 //! - up to [`SHALLOW_MAX`]: no table, moves in parity order (`Solver::nws_shallow`).
 //! - above, below [`TABLE_MIN`]: still no table, but moves sorted fastest first
 //!   (fewest replies for the opponent, then parity): the sort saves more
@@ -656,6 +656,86 @@ mod tests {
             }
         }
         found
+    }
+
+    /// Negamax to the end through the rules' own move generator and flips:
+    /// the slow, obvious reference for the layers near the end.
+    fn reference<const ANTI: bool>(p: u64, o: u64) -> i32 {
+        let legal = moves(p, o);
+        if legal == 0 {
+            if moves(o, p) == 0 {
+                return final_score::<ANTI>(p, o);
+            }
+            return -reference::<ANTI>(o, p);
+        }
+        let mut best = -SCORE_INF;
+        for x in Squares(legal) {
+            let f = crate::board8::flips(x, p, o);
+            best = best.max(-reference::<ANTI>(o & !f, p | f | bit(x)));
+        }
+        best
+    }
+
+    /// A position with `empties` empty squares: either from a random game
+    /// (`dense` false) or any board, discs placed at random, so that passes
+    /// and early ends are common.
+    fn near_end(seed: u64, empties: u32, dense: bool) -> (u64, u64) {
+        if !dense {
+            return random_endgames(1, empties, seed)[0];
+        }
+        let mut state = seed;
+        let mut empty = 0u64;
+        while empty.count_ones() < empties {
+            state = crate::game::mix64(state.wrapping_add(0x9E37_79B9_7F4A_7C15));
+            empty |= bit((state >> 58) as u32);
+        }
+        let p = crate::game::mix64(state) & !empty;
+        (p, !p & !empty)
+    }
+
+    /// Whether `v`, found with the window (`alpha`, `beta`), is right about
+    /// `exact` in the fail-soft sense.
+    fn fails_soft(v: i32, exact: i32, alpha: i32, beta: i32) -> bool {
+        if v <= alpha {
+            exact <= v
+        } else if v >= beta {
+            exact >= v
+        } else {
+            exact == v
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+        /// The specialised code of the last empties (`solve_few` up to 4,
+        /// `nws` from 5) against the reference, for any window.
+        #[test]
+        fn the_last_empties_agree_with_the_reference(
+            seed in proptest::prelude::any::<u64>(),
+            empties in 0u32..=6,
+            dense in proptest::prelude::any::<bool>(),
+            alpha in -SCORE_INF..SCORE_INF,
+            width in 1i32..=20,
+        ) {
+            let (p, o) = near_end(seed, empties, dense);
+            let beta = (alpha + width).min(SCORE_INF);
+            let parity = parity_of(!(p | o));
+            let mut tt = Tt::new(8);
+            let mut stop = || false;
+            let mut solver = Solver::<false>::new(&mut tt, &mut stop);
+            let exact = reference::<false>(p, o);
+            if empties <= 4 {
+                let v = solver.solve_few(p, o, alpha, beta, empties, parity);
+                proptest::prop_assert!(fails_soft(v, exact, alpha, beta), "{v} {exact} {p:#x} {o:#x}");
+            }
+            let v = solver.nws(p, o, alpha, empties, parity);
+            proptest::prop_assert!(fails_soft(v, exact, alpha, alpha + 1), "nws {v} {exact} {p:#x} {o:#x}");
+            let mut stop = || false;
+            let mut anti = Solver::<true>::new(&mut tt, &mut stop);
+            let exact = reference::<true>(p, o);
+            let v = anti.nws(p, o, alpha, empties, parity);
+            proptest::prop_assert!(fails_soft(v, exact, alpha, alpha + 1), "anti {v} {exact} {p:#x} {o:#x}");
+        }
     }
 
     fn solve<const ANTI: bool>(p: u64, o: u64) -> Solution {

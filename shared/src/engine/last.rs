@@ -1,10 +1,12 @@
-//! The last four empty squares, where most nodes of an exact search are: the
-//! squares travel as indices rather than as a bit set, moves are tried in
-//! quadrant-parity order, a square with no opponent disc next to it is skipped
-//! without computing its flips, and the very last move only counts its flips
-//! from tables, since with one empty square every other square is taken.
+//! The last four empty squares, where most nodes of an exact search are: no
+//! move list, only the empty squares split into two bit sets (those of odd
+//! quadrants, tried first, and the rest), and the very last move's flips only
+//! counted, from tables, since with one empty square every other square is
+//! taken. Every empty square's flips are computed, even one with no opponent
+//! disc next to it: the test saved fewer instructions than it cost, and its
+//! branch is as good as random.
 
-use super::board::{NEIGHBOURS, SCORE_INF, Squares, after, final_score, quadrant_bit};
+use super::board::{SCORE_INF, Squares, after, final_score, quadrant_bit, quadrant_mask};
 use super::endgame::Solver;
 use super::flip::flips;
 
@@ -127,50 +129,6 @@ fn last1_capped<const ANTI: bool>(p: u64, o: u64, x: u32, limit: i32) -> i32 {
     if m > 0 { diff - 2 * m - 1 } else { unplayed }
 }
 
-/// The discs `p` flips by playing `x`, skipping the work when no opponent disc
-/// touches `x` (then nothing can flip).
-#[inline(always)]
-fn flips_near(x: u32, p: u64, o: u64) -> u64 {
-    if NEIGHBOURS[x as usize & 63] & o == 0 {
-        0
-    } else {
-        flips(x, p, o)
-    }
-}
-
-/// The squares with those alone in an odd quadrant first: playing there keeps
-/// the last move of the quadrant for the side that entered it.
-#[inline(always)]
-fn parity_order<const N: usize>(squares: impl Iterator<Item = u32>, parity: u32) -> [u32; N] {
-    let mut all = [0u32; N];
-    for (slot, x) in all.iter_mut().zip(squares) {
-        *slot = x;
-    }
-    let mut out = [0u32; N];
-    let mut k = 0;
-    for want_odd in [true, false] {
-        for &x in &all {
-            if (parity & quadrant_bit(x) != 0) == want_odd {
-                out[k] = x;
-                k += 1;
-            }
-        }
-    }
-    out
-}
-
-/// The three squares of four other than the `skip`th.
-#[inline(always)]
-fn others(squares: [u32; 4], skip: usize) -> [u32; 3] {
-    let [a, b, c, d] = squares;
-    match skip {
-        0 => [b, c, d],
-        1 => [a, c, d],
-        2 => [a, b, d],
-        _ => [a, b, c],
-    }
-}
-
 impl<const ANTI: bool> Solver<'_, ANTI> {
     /// Any window, 0 to 4 empties.
     pub(super) fn solve_few(
@@ -182,21 +140,13 @@ impl<const ANTI: bool> Solver<'_, ANTI> {
         n: u32,
         parity: u32,
     ) -> i32 {
-        let mut squares = Squares(!(p | o));
-        let mut next = || squares.next().unwrap_or(0);
         match n {
             4 => self.solve4(p, o, alpha, beta, parity),
-            3 => {
-                let (a, b, c) = (next(), next(), next());
-                self.solve3(p, o, alpha, beta, [a, b, c], parity)
-            }
-            2 => {
-                let (a, b) = (next(), next());
-                self.solve2(p, o, alpha, beta, a, b)
-            }
+            3 => self.solve3(p, o, alpha, beta, parity),
+            2 => self.solve2(p, o, alpha, beta),
             1 => {
                 self.nodes += 1;
-                last1::<ANTI>(p, o, next())
+                last1::<ANTI>(p, o, (!(p | o)).trailing_zeros())
             }
             _ => {
                 self.nodes += 1;
@@ -205,18 +155,17 @@ impl<const ANTI: bool> Solver<'_, ANTI> {
         }
     }
 
-    /// Four empties: the squares in parity order, then [`Solver::solve3`].
+    /// Four empties: a stability cut-off, then the squares in parity order.
     pub(super) fn solve4(&mut self, p: u64, o: u64, alpha: i32, beta: i32, parity: u32) -> i32 {
         self.nodes += 1;
         if let Some(bound) = self.stability_cutoff(p, o, alpha, 4) {
             return bound;
         }
-        let squares: [u32; 4] = parity_order(Squares(!(p | o)), parity);
-        let v = self.solve4_side(p, o, alpha, beta, squares, parity);
+        let v = self.solve4_side(p, o, alpha, beta, parity);
         if v > -SCORE_INF {
             return v;
         }
-        let v = self.solve4_side(o, p, -beta, -alpha, squares, parity);
+        let v = self.solve4_side(o, p, -beta, -alpha, parity);
         if v > -SCORE_INF {
             return -v;
         }
@@ -225,52 +174,25 @@ impl<const ANTI: bool> Solver<'_, ANTI> {
 
     /// Four empties, `p` to move; `-SCORE_INF` when `p` has no move.
     #[inline(always)]
-    fn solve4_side(
-        &mut self,
-        p: u64,
-        o: u64,
-        mut alpha: i32,
-        beta: i32,
-        squares: [u32; 4],
-        parity: u32,
-    ) -> i32 {
-        let mut best = -SCORE_INF;
-        for (i, &x) in squares.iter().enumerate() {
-            let f = flips_near(x, p, o);
-            if f == 0 {
-                continue;
-            }
-            let (np, no) = after(x, f, p, o);
-            let rest = others(squares, i);
-            let v = -self.solve3(np, no, -beta, -alpha, rest, parity ^ quadrant_bit(x));
-            if v > best {
-                best = v;
-                if v >= beta {
-                    return v;
-                }
-                alpha = alpha.max(v);
-            }
-        }
-        best
+    fn solve4_side(&mut self, p: u64, o: u64, alpha: i32, beta: i32, parity: u32) -> i32 {
+        self.side(
+            p,
+            o,
+            alpha,
+            beta,
+            parity,
+            |solver, p, o, alpha, beta, parity| solver.solve3(p, o, alpha, beta, parity),
+        )
     }
 
-    /// Three empties (already in parity order when they come from four).
-    pub(super) fn solve3(
-        &mut self,
-        p: u64,
-        o: u64,
-        alpha: i32,
-        beta: i32,
-        squares: [u32; 3],
-        parity: u32,
-    ) -> i32 {
+    /// Three empties.
+    pub(super) fn solve3(&mut self, p: u64, o: u64, alpha: i32, beta: i32, parity: u32) -> i32 {
         self.nodes += 1;
-        let squares: [u32; 3] = parity_order(squares.into_iter(), parity);
-        let v = self.solve3_side(p, o, alpha, beta, squares);
+        let v = self.solve3_side(p, o, alpha, beta, parity);
         if v > -SCORE_INF {
             return v;
         }
-        let v = self.solve3_side(o, p, -beta, -alpha, squares);
+        let v = self.solve3_side(o, p, -beta, -alpha, parity);
         if v > -SCORE_INF {
             return -v;
         }
@@ -279,38 +201,59 @@ impl<const ANTI: bool> Solver<'_, ANTI> {
 
     /// Three empties, `p` to move; `-SCORE_INF` when `p` has no move.
     #[inline(always)]
-    fn solve3_side(
+    fn solve3_side(&mut self, p: u64, o: u64, alpha: i32, beta: i32, parity: u32) -> i32 {
+        self.side(p, o, alpha, beta, parity, |solver, p, o, alpha, beta, _| {
+            solver.solve2(p, o, alpha, beta)
+        })
+    }
+
+    /// `p`'s moves searched by `child`, fail-soft; `-SCORE_INF` when `p` has
+    /// none. The squares of odd quadrants come first (playing there keeps the
+    /// quadrant's last move for the side that entered it), each class walked
+    /// as a bit set, lowest square first.
+    #[inline(always)]
+    fn side(
         &mut self,
         p: u64,
         o: u64,
         mut alpha: i32,
         beta: i32,
-        [a, b, c]: [u32; 3],
+        parity: u32,
+        child: impl Fn(&mut Self, u64, u64, i32, i32, u32) -> i32,
     ) -> i32 {
+        let empty = !(p | o);
+        let odd = quadrant_mask(parity);
         let mut best = -SCORE_INF;
-        for (x, y, z) in [(a, b, c), (b, a, c), (c, a, b)] {
-            let f = flips_near(x, p, o);
-            if f == 0 {
-                continue;
-            }
-            let (np, no) = after(x, f, p, o);
-            let v = -self.solve2(np, no, -beta, -alpha, y, z);
-            if v > best {
-                best = v;
-                if v >= beta {
-                    return v;
+        for class in [empty & odd, empty & !odd] {
+            for x in Squares(class) {
+                let f = flips(x, p, o);
+                if f == 0 {
+                    continue;
                 }
-                alpha = alpha.max(v);
+                let (np, no) = after(x, f, p, o);
+                let v = -child(self, np, no, -beta, -alpha, parity ^ quadrant_bit(x));
+                if v > best {
+                    best = v;
+                    if v >= beta {
+                        return v;
+                    }
+                    alpha = alpha.max(v);
+                }
             }
         }
         best
     }
 
     /// Two empties.
-    pub(super) fn solve2(&mut self, p: u64, o: u64, alpha: i32, beta: i32, a: u32, b: u32) -> i32 {
+    pub(super) fn solve2(&mut self, p: u64, o: u64, alpha: i32, beta: i32) -> i32 {
         self.nodes += 1;
+        let empty = !(p | o);
+        let (a, b) = (
+            empty.trailing_zeros(),
+            (empty & empty.wrapping_sub(1)).trailing_zeros(),
+        );
         let mut best = -SCORE_INF;
-        let f = flips_near(a, p, o);
+        let f = flips(a, p, o);
         if f != 0 {
             let (np, no) = after(a, f, p, o);
             self.nodes += 1;
@@ -319,7 +262,7 @@ impl<const ANTI: bool> Solver<'_, ANTI> {
                 return best;
             }
         }
-        let f = flips_near(b, p, o);
+        let f = flips(b, p, o);
         if f != 0 {
             let (np, no) = after(b, f, p, o);
             self.nodes += 1;
@@ -330,7 +273,7 @@ impl<const ANTI: bool> Solver<'_, ANTI> {
         }
         // We pass: the opponent picks the lower of our scores.
         let mut worst = SCORE_INF;
-        let f = flips_near(a, o, p);
+        let f = flips(a, o, p);
         if f != 0 {
             let (np, no) = after(a, f, o, p);
             self.nodes += 1;
@@ -339,7 +282,7 @@ impl<const ANTI: bool> Solver<'_, ANTI> {
                 return worst;
             }
         }
-        let f = flips_near(b, o, p);
+        let f = flips(b, o, p);
         if f != 0 {
             let (np, no) = after(b, f, o, p);
             self.nodes += 1;

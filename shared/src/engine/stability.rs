@@ -12,21 +12,22 @@ use super::board::{EDGE_COLUMNS, EDGE_ROWS, NOT_A, NOT_H};
 
 /// Stable discs of the first side for each edge configuration: index `p * 256 + o`
 /// for the 8 squares of an edge as bits (`p & o == 0`).
-static EDGE_STABLE: LazyLock<Vec<u8>> = LazyLock::new(build_edge_table);
+/// A fixed-size array, so that a lookup needs no bounds check.
+static EDGE_STABLE: LazyLock<Box<[u8; 65536]>> = LazyLock::new(build_edge_table);
 
 /// Discs of one side that stay whatever happens on an edge taken alone. An edge
 /// disc can only be flipped along the edge, so this is exact for the edge discs;
 /// moves are tried whether or not they flip along the edge, since a disc played on
 /// the edge may flip only inner lines.
-fn build_edge_table() -> Vec<u8> {
-    let mut table = vec![0u8; 65536];
+fn build_edge_table() -> Box<[u8; 65536]> {
+    let mut table = Box::new([0u8; 65536]);
     // Positions with more discs are solved first: every move adds a disc, so the
     // positions a move leads to are always already in the table.
     for discs in (0..=8u32).rev() {
         for p in 0..256u32 {
             for o in 0..256u32 {
                 if p & o == 0 && (p | o).count_ones() == discs {
-                    table[(p * 256 + o) as usize] = edge_stable(&table, p, o);
+                    table[(p * 256 + o) as usize] = edge_stable(&table[..], p, o);
                 }
             }
         }
