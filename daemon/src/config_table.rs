@@ -126,6 +126,63 @@ macro_rules! whole {
 }
 pub(crate) use whole;
 
+/// A text setting that may hold a secret (`StoreUrl`, `NatsUrl`: a tuple
+/// of one `String` with a `redacted` method): shown only redacted, by
+/// `Display`, `Debug`, serialising (what `--check-config` prints) and the
+/// environment's listing; read whole from a file or a variable.
+macro_rules! secret_text {
+    ($type:ident) => {
+        impl std::fmt::Display for $type {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.redacted())
+            }
+        }
+
+        impl std::fmt::Debug for $type {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}({:?})", stringify!($type), self.redacted())
+            }
+        }
+
+        impl serde::Serialize for $type {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(&self.redacted())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $type {
+            fn deserialize<D: serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> Result<$type, D::Error> {
+                String::deserialize(deserializer).map($type)
+            }
+        }
+
+        impl $crate::config_table::Value for $type {
+            type Partial = Option<$type>;
+            const TEXT: bool = true;
+
+            fn over(partial: Option<$type>, base: &$type) -> $type {
+                $crate::config_table::given_over(partial, base)
+            }
+
+            #[cfg(test)]
+            fn missing(partial: &Option<$type>, name: &str) -> Vec<String> {
+                $crate::config_table::not_given(partial, name)
+            }
+
+            fn environment(&self, name: &str, out: &mut Vec<(String, String)>) {
+                out.push((name.to_string(), self.redacted()));
+            }
+
+            fn bare(&self) -> String {
+                self.redacted()
+            }
+        }
+    };
+}
+pub(crate) use secret_text;
+
 whole!(usize, u64, u32, u8, bool);
 
 impl Value for String {

@@ -6,12 +6,6 @@
 //! name) put `***` in the secret's place; only [`NatsUrl::address`] gives
 //! the secret itself, to connect with.
 
-use std::fmt;
-
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-use crate::config_table::Value;
-
 /// The NATS servers to reach, as given; empty: no bus.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct NatsUrl(String);
@@ -166,55 +160,12 @@ fn percent_decoded(text: &str) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|_| bad())
 }
 
-impl fmt::Display for NatsUrl {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.redacted())
-    }
-}
-
-impl fmt::Debug for NatsUrl {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "NatsUrl({:?})", self.redacted())
-    }
-}
-
-impl Serialize for NatsUrl {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.redacted())
-    }
-}
-
-impl<'de> Deserialize<'de> for NatsUrl {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<NatsUrl, D::Error> {
-        String::deserialize(deserializer).map(NatsUrl)
-    }
-}
-
-impl Value for NatsUrl {
-    type Partial = Option<NatsUrl>;
-    const TEXT: bool = true;
-
-    fn over(partial: Option<NatsUrl>, base: &NatsUrl) -> NatsUrl {
-        crate::config_table::given_over(partial, base)
-    }
-
-    #[cfg(test)]
-    fn missing(partial: &Option<NatsUrl>, name: &str) -> Vec<String> {
-        crate::config_table::not_given(partial, name)
-    }
-
-    fn environment(&self, name: &str, out: &mut Vec<(String, String)>) {
-        out.push((name.to_string(), self.redacted()));
-    }
-
-    fn bare(&self) -> String {
-        self.redacted()
-    }
-}
+crate::config_table::secret_text!(NatsUrl);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config_table::Value;
     use proptest::prelude::*;
 
     #[test]

@@ -5,12 +5,6 @@
 //! prints, what logs and errors name) put `***` in the password's place;
 //! only [`StoreUrl::expose`] gives the text itself, to connect with.
 
-use std::fmt;
-
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-use crate::config_table::Value;
-
 /// A PostgreSQL connection URL or key/value string; empty: no PostgreSQL.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct StoreUrl(String);
@@ -52,51 +46,7 @@ impl StoreUrl {
     }
 }
 
-impl fmt::Display for StoreUrl {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.redacted())
-    }
-}
-
-impl fmt::Debug for StoreUrl {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "StoreUrl({:?})", self.redacted())
-    }
-}
-
-impl Serialize for StoreUrl {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.redacted())
-    }
-}
-
-impl<'de> Deserialize<'de> for StoreUrl {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<StoreUrl, D::Error> {
-        String::deserialize(deserializer).map(StoreUrl)
-    }
-}
-
-impl Value for StoreUrl {
-    type Partial = Option<StoreUrl>;
-    const TEXT: bool = true;
-
-    fn over(partial: Option<StoreUrl>, base: &StoreUrl) -> StoreUrl {
-        crate::config_table::given_over(partial, base)
-    }
-
-    #[cfg(test)]
-    fn missing(partial: &Option<StoreUrl>, name: &str) -> Vec<String> {
-        crate::config_table::not_given(partial, name)
-    }
-
-    fn environment(&self, name: &str, out: &mut Vec<(String, String)>) {
-        out.push((name.to_string(), self.redacted()));
-    }
-
-    fn bare(&self) -> String {
-        self.redacted()
-    }
-}
+crate::config_table::secret_text!(StoreUrl);
 
 /// `text` with the password of a URL's user part, and the value of every
 /// `password` parameter (in a URL's query or a key/value string), hidden.
@@ -201,6 +151,7 @@ fn value_len(text: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config_table::Value;
     use proptest::prelude::*;
 
     #[test]

@@ -232,16 +232,9 @@ fn a_name_online_is_one_node_s_until_given_back_or_its_lease_passes() {
 
 /// Who leads the lobby, as `member`'s keeper would take and read it.
 fn lead(db: &ScratchDatabase, member: &Member, judge: bool) -> Option<(String, i64)> {
-    let config = pg_config(db);
     let number = member.incarnation.number;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let client = super::connect::connect(&config).await.unwrap();
-        let mut conn = super::db::Db::new(client);
-        let leader = super::nodes::lead(&mut conn, number, judge).await.unwrap();
+    on_connection(db, async |conn| {
+        let leader = super::nodes::lead(conn, number, judge).await.unwrap();
         leader.map(|l| (l.node, l.epoch))
     })
 }
