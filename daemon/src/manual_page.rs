@@ -20,8 +20,10 @@ fn sections() -> Vec<Section> {
         Section {
             title: "SEE ALSO",
             paragraphs: vec![
-                "flip(1), the client. PROTOCOL.md (the line protocol), README.md and \
-                 config/default.ron (every setting at length) in the source."
+                "flip(1), the client. In the source: docs/running.md (running flipd), \
+                 docs/cluster.md (PostgreSQL and the cluster), docs/reference/ (every \
+                 setting, metric and flag), PROTOCOL.md (the line protocol) and \
+                 config/default.ron (every setting at length)."
                     .to_string(),
             ],
             terms: Vec::new(),

@@ -343,6 +343,8 @@ impl PgWriter {
         });
         match read {
             Ok((db, committed)) => {
+                // The lost connection's process is gone: none to end next.
+                self.previous = None;
                 self.db = Some(db);
                 self.answer_doubt(committed, stats);
             }
