@@ -27,6 +27,8 @@
 //! - `postgres.rs`: with `FLIPLINE_TEST_STORE=postgres`, every test daemon's
 //!   store in a PostgreSQL database of its own ([`on_postgres`],
 //!   [`sqlite_only`]).
+//! - `proxy.rs`: [`Proxy`]: a loopback TCP proxy a test cuts (refusing,
+//!   or silently dropping) and heals, between a daemon and its servers.
 //! - `volume.rs`: [`SmallVolume`]: a small tmpfs mounted for one test (as
 //!   root), to fill up for real.
 
@@ -44,6 +46,8 @@ mod lines;
 mod play;
 #[path = "support/postgres.rs"]
 mod postgres;
+#[path = "support/proxy.rs"]
+mod proxy;
 #[path = "support/rng.rs"]
 mod rng;
 #[path = "support/volume.rs"]
@@ -70,5 +74,6 @@ pub use postgres::{
     database_of, nats_server, nats_tool, on_postgres, postgres_tool, sqlite_only, store_execute,
     store_place, store_query,
 };
+pub use proxy::Proxy;
 pub use rng::Rng;
 pub use volume::SmallVolume;

@@ -18,6 +18,8 @@ use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
+use crate::node_state::NodeState;
+
 /// What one node tells another.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Body {
@@ -130,8 +132,16 @@ pub enum Body {
     Unpaired { pairing: u64, name: String },
     /// To the node that was to make pairing `pairing`'s game, whose answer
     /// has not come: what became of it (answered `OK <game>` if made, `OK
-    /// seeking` while being made, `ERR 404` if none is or ever will be).
-    AskPairing { request: u64, pairing: u64 },
+    /// seeking` while being made or while the store cannot say, `ERR 404`
+    /// if none is or ever will be).
+    AskPairing {
+        request: u64,
+        pairing: u64,
+        /// The player taken out for it, whose game in play the maker looks
+        /// for in the store if it does not remember the pairing.
+        #[serde(default)]
+        name: String,
+    },
     /// The sender's player `pass` challenges the receiver's player `to` on
     /// `terms`; `id` is its number at the sender, by which both nodes name
     /// it. Answered (`OK`, or refused as `CHALLENGE` is).
@@ -175,6 +185,20 @@ pub enum Body {
         verb: String,
         id: u64,
         member: Option<String>,
+    },
+    /// To every node: the sender's link to NATS is back after a cut, so
+    /// that messages either way may have been lost. Each node answers with
+    /// its `Roster` for the sender and takes its seats there again.
+    Back,
+    /// What the sender's connections hold on the receiver: the players
+    /// (by connection) seated at its games and the watchers (connection,
+    /// game). Anything else the receiver holds for the sender's
+    /// connections goes (their `Away` or `Unwatch` was lost): a seat's
+    /// grace starts. `answer`: the receiver sends its own back.
+    Roster {
+        players: Vec<u64>,
+        watchers: Vec<(u64, u64)>,
+        answer: bool,
     },
 }
 
@@ -403,12 +427,22 @@ pub fn everyone(cluster: &str) -> String {
     format!("flip.{cluster}.all")
 }
 
+/// How many messages may wait to go out: past that, a message is dropped
+/// (and counted) rather than hold up the actors, whatever NATS's state.
+/// What a lost message carried is made good as for a message lost in a
+/// cut: by sequence numbers, answers asked again and rosters.
+const OUTBOUND_QUEUE: usize = 65_536;
+
+/// A message on its way out: its subject and bytes.
+type Outgoing = (String, Vec<u8>);
+
 /// The bus as the actors hold it.
 #[derive(Clone)]
 pub struct Bus {
     cluster: Arc<str>,
     node: Arc<str>,
-    out: mpsc::UnboundedSender<(String, Vec<u8>)>,
+    out: mpsc::Sender<Outgoing>,
+    state: Arc<NodeState>,
 }
 
 impl std::fmt::Debug for Bus {
@@ -417,9 +451,18 @@ impl std::fmt::Debug for Bus {
     }
 }
 
-/// What the bus does with an envelope that arrives (on the bus's thread,
-/// inside its runtime: it may spawn tasks there).
-pub type Inbound = Box<dyn Fn(Envelope) + Send + Sync>;
+/// What reaches the node from the bus.
+#[derive(Debug)]
+pub enum Arrival {
+    /// A message of another node (or this one, to every node).
+    Envelope(Box<Envelope>),
+    /// The link to NATS is up again after a cut (or for the first time).
+    LinkUp,
+}
+
+/// What the bus does with what arrives (on the bus's thread, inside its
+/// runtime: it may spawn tasks there).
+pub type Inbound = Box<dyn Fn(Arrival) + Send + Sync>;
 
 /// Where the bus hands what arrives, once something takes it; until then
 /// it is dropped.
@@ -427,12 +470,16 @@ pub type InboundSlot = Arc<std::sync::OnceLock<Inbound>>;
 
 /// A bus started and not yet joined to its cluster (see [`Bus::start`]).
 pub struct Starting {
-    out: mpsc::UnboundedSender<(String, Vec<u8>)>,
-    join: tokio::sync::oneshot::Sender<(String, String)>,
+    out: mpsc::Sender<Outgoing>,
+    join: tokio::sync::oneshot::Sender<Joining>,
     slot: InboundSlot,
     /// Told once the bus listens on its subjects, or why it will not.
     listening: std::sync::mpsc::Receiver<Result<(), String>>,
 }
+
+/// What the bus's thread needs to connect: the cluster's number, the
+/// node's name and its shared state (where the link's state is kept).
+type Joining = (String, String, Arc<NodeState>);
 
 /// How long a start waits for the bus to listen before it serves anyway
 /// (a NATS server away at start is connected to later, in the background).
@@ -448,8 +495,8 @@ impl Bus {
     /// descriptor must be in their tables. The cluster's number is read
     /// from the store, which opens after that.
     pub fn start(settings: &crate::config::ClusterConfig) -> std::io::Result<Starting> {
-        let (out, queue) = mpsc::unbounded_channel();
-        let (join, joined) = tokio::sync::oneshot::channel::<(String, String)>();
+        let (out, queue) = mpsc::channel(OUTBOUND_QUEUE);
+        let (join, joined) = tokio::sync::oneshot::channel::<Joining>();
         let settings = settings.clone();
         let slot: InboundSlot = Arc::default();
         let inbound = Arc::clone(&slot);
@@ -468,9 +515,10 @@ impl Bus {
                 };
                 runtime.block_on(async move {
                     // Dropped unjoined: the daemon did not start.
-                    if let Ok((cluster, node)) = joined.await {
+                    if let Ok((cluster, node, state)) = joined.await {
                         let subjects = [subject(&cluster, &node), everyone(&cluster)];
-                        run(&settings, &subjects, queue, &inbound, listening_tx).await;
+                        let link = Link { inbound, state };
+                        run(&settings, &subjects, queue, link, listening_tx).await;
                     }
                 });
             })?;
@@ -505,7 +553,15 @@ impl Bus {
             from: self.node.to_string(),
             body,
         };
-        let _ = self.out.send((subject, envelope.encode()));
+        let full = match self.out.try_send((subject, envelope.encode())) {
+            Err(mpsc::error::TrySendError::Full(_)) => true,
+            Ok(()) | Err(mpsc::error::TrySendError::Closed(_)) => false,
+        };
+        if full && self.state.bus_dropped() {
+            tracing::warn!(
+                "the bus's queue to other nodes is full (NATS slow or away): messages are dropped"
+            );
+        }
     }
 }
 
@@ -518,8 +574,15 @@ impl Starting {
     /// to a subject nobody listens on yet is lost. An error: the bus will
     /// not use that server (it lets anyone in, or the settings are bad),
     /// and the node must not start.
-    pub fn join(self, cluster: &str, node: &str) -> Result<(Bus, InboundSlot), String> {
-        let _ = self.join.send((cluster.to_string(), node.to_string()));
+    pub fn join(
+        self,
+        cluster: &str,
+        node: &str,
+        state: Arc<NodeState>,
+    ) -> Result<(Bus, InboundSlot), String> {
+        state.bus_link(false);
+        let joining = (cluster.to_string(), node.to_string(), Arc::clone(&state));
+        let _ = self.join.send(joining);
         match self.listening.recv_timeout(LISTEN_WITHIN) {
             Ok(Ok(())) => {}
             Ok(Err(why)) => return Err(why),
@@ -532,37 +595,54 @@ impl Starting {
             cluster: Arc::from(cluster),
             node: Arc::from(node),
             out: self.out,
+            state,
         };
         Ok((bus, self.slot))
     }
 }
 
-/// The bus's thread: connects, subscribes to its subject, and moves
-/// envelopes out and in until every handle is dropped.
+/// Where the bus's thread tells what happens: what arrives, and the state
+/// of its link to NATS.
+#[derive(Clone)]
+struct Link {
+    inbound: InboundSlot,
+    state: Arc<NodeState>,
+}
+
+impl Link {
+    /// Hands `arrival` on, once something takes it.
+    fn hand(&self, arrival: Arrival) {
+        if let Some(inbound) = self.inbound.get() {
+            hand_over(inbound, arrival);
+        }
+    }
+
+    /// What the NATS client reports of its connection.
+    fn event(&self, event: &async_nats::Event) {
+        say(event);
+        match event {
+            async_nats::Event::Connected => {
+                self.state.bus_link(true);
+                self.hand(Arrival::LinkUp);
+            }
+            async_nats::Event::Disconnected => self.state.bus_link(false),
+            _ => {}
+        }
+    }
+}
+
+/// The bus's thread: connects, subscribes to its subjects, and moves
+/// envelopes out and in until every handle is dropped. What goes out is
+/// published by a task of its own, so that a slow or absent server never
+/// holds up what arrives.
 async fn run(
     settings: &crate::config::ClusterConfig,
-    [mine, everyone]: &[String; 2],
-    mut queue: mpsc::UnboundedReceiver<(String, Vec<u8>)>,
-    inbound: &InboundSlot,
+    subjects: &[String; 2],
+    queue: mpsc::Receiver<Outgoing>,
+    link: Link,
     listening: std::sync::mpsc::Sender<Result<(), String>>,
 ) {
-    let url = settings.nats.redacted();
-    let connected = async {
-        let (options, servers) = crate::bus_login::options(settings).await?;
-        let options = options
-            .name(format!("flipd {mine}"))
-            .retry_on_initial_connect()
-            .max_reconnects(None)
-            .reconnect_delay_callback(|attempts| {
-                Duration::from_millis(100 * u64::try_from(attempts.min(10)).unwrap_or(10))
-            })
-            .event_callback(|event| async move { say(&event) });
-        options
-            .connect(servers.as_slice())
-            .await
-            .map_err(|e| format!("cannot use the cluster's NATS server {url}: {e}"))
-    };
-    let client = match connected.await {
+    let client = match connect(settings, &subjects[0], &link).await {
         Ok(client) => client,
         Err(why) => {
             tracing::error!(why, "the cluster's bus does not start");
@@ -570,47 +650,17 @@ async fn run(
             return;
         }
     };
-    let subscribed = async {
-        let own = client.subscribe(mine.clone()).await?;
-        let all = client.subscribe(everyone.clone()).await?;
-        // Once flushed, the server has the subscriptions, and said
-        // whether it asks who connects.
-        if client.flush().await.is_ok() {
-            let open = !client.server_info().auth_required && !settings.nats_insecure;
-            if open {
-                let why = crate::bus_login::OPEN_SERVER.to_string();
-                tracing::error!(url, "{why}");
-                let _ = listening.send(Err(why));
-                return Ok(None);
-            }
-            let _ = listening.send(Ok(()));
-        }
-        Ok::<_, async_nats::SubscribeError>(Some(futures_util::stream::select(own, all)))
+    let Some(mut incoming) = listen(&client, settings, subjects, &listening).await else {
+        return;
     };
-    let mut incoming = match subscribed.await {
-        Ok(Some(incoming)) => incoming,
-        Ok(None) => return,
-        Err(e) => {
-            tracing::error!(error = %e, "cannot subscribe to this node's subjects on NATS");
-            return;
-        }
-    };
+    let mut publishing = tokio::spawn(publish_all(client, queue));
     loop {
         tokio::select! {
-            out = queue.recv() => {
-                let Some((to, bytes)) = out else { return };
-                if let Err(e) = client.publish(to, bytes.into()).await {
-                    tracing::warn!(error = %e, "a message to another node was not sent");
-                }
-            }
+            _ = &mut publishing => return,
             arrived = incoming.next() => {
                 let Some(message) = arrived else { return };
                 match Envelope::decode(&message.payload) {
-                    Ok(envelope) => {
-                        if let Some(inbound) = inbound.get() {
-                            hand_over(inbound, envelope);
-                        }
-                    }
+                    Ok(envelope) => link.hand(Arrival::Envelope(Box::new(envelope))),
                     Err(why) => tracing::warn!(why, "a message on the bus does not read"),
                 }
             }
@@ -618,10 +668,92 @@ async fn run(
     }
 }
 
-/// Hands `envelope` to `inbound`: a panic there (a bug) is logged and the
+/// The client, connected (or connecting in the background), whose events
+/// `link` hears; or why the settings cannot be used.
+async fn connect(
+    settings: &crate::config::ClusterConfig,
+    mine: &str,
+    link: &Link,
+) -> Result<async_nats::Client, String> {
+    let url = settings.nats.redacted();
+    let connected = async {
+        let (options, servers) = crate::bus_login::options(settings).await?;
+        let events = link.clone();
+        let options = options
+            .name(format!("flipd {mine}"))
+            .ping_interval(ping_every(Duration::from_secs(settings.lease_secs)))
+            .retry_on_initial_connect()
+            .max_reconnects(None)
+            .reconnect_delay_callback(|attempts| {
+                Duration::from_millis(100 * u64::try_from(attempts.min(10)).unwrap_or(10))
+            })
+            .event_callback(move |event| {
+                let events = events.clone();
+                async move { events.event(&event) }
+            });
+        options
+            .connect(servers.as_slice())
+            .await
+            .map_err(|e| format!("cannot use the cluster's NATS server {url}: {e}"))
+    };
+    connected.await
+}
+
+/// How often the client pings the server: a quarter of the lease (at least
+/// a quarter of a second), so that a link gone silent, which the client
+/// gives up after its third unanswered ping, is noticed within the lease.
+fn ping_every(lease: Duration) -> Duration {
+    (lease / 4).max(Duration::from_millis(250))
+}
+
+/// What arrives on this node's subjects, once subscribed; `None` (and
+/// `listening` told why) if the server lets anyone in and the settings do
+/// not accept that, or the subscriptions fail.
+async fn listen(
+    client: &async_nats::Client,
+    settings: &crate::config::ClusterConfig,
+    [mine, everyone]: &[String; 2],
+    listening: &std::sync::mpsc::Sender<Result<(), String>>,
+) -> Option<impl futures_util::Stream<Item = async_nats::Message> + use<>> {
+    let subscribed = async {
+        let own = client.subscribe(mine.clone()).await?;
+        let all = client.subscribe(everyone.clone()).await?;
+        Ok::<_, async_nats::SubscribeError>(futures_util::stream::select(own, all))
+    };
+    let incoming = match subscribed.await {
+        Ok(incoming) => incoming,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot subscribe to this node's subjects on NATS");
+            return None;
+        }
+    };
+    // Once flushed, the server has the subscriptions, and said whether it
+    // asks who connects.
+    if client.flush().await.is_ok() {
+        if !client.server_info().auth_required && !settings.nats_insecure {
+            let why = crate::bus_login::OPEN_SERVER.to_string();
+            tracing::error!(url = %settings.nats.redacted(), "{why}");
+            let _ = listening.send(Err(why));
+            return None;
+        }
+        let _ = listening.send(Ok(()));
+    }
+    Some(incoming)
+}
+
+/// Publishes what the actors send until every handle is dropped.
+async fn publish_all(client: async_nats::Client, mut queue: mpsc::Receiver<Outgoing>) {
+    while let Some((to, bytes)) = queue.recv().await {
+        if let Err(e) = client.publish(to, bytes.into()).await {
+            tracing::warn!(error = %e, "a message to another node was not sent");
+        }
+    }
+}
+
+/// Hands `arrival` to `inbound`: a panic there (a bug) is logged and the
 /// bus goes on, since this thread carries every node's messages.
-fn hand_over(inbound: &Inbound, envelope: Envelope) {
-    let handled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inbound(envelope)));
+fn hand_over(inbound: &Inbound, arrival: Arrival) {
+    let handled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inbound(arrival)));
     if handled.is_err() {
         tracing::error!(
             "a message from another node could not be handled (a panic): the bus goes on"
@@ -647,11 +779,12 @@ mod tests {
 
     #[test]
     fn a_far_player_s_lines_go_out_in_the_order_of_their_numbers_from_any_thread() {
-        let (out, mut sent) = mpsc::unbounded_channel();
+        let (out, mut sent) = mpsc::channel(OUTBOUND_QUEUE);
         let bus = Bus {
             cluster: Arc::from("c"),
             node: Arc::from("a"),
             out,
+            state: Arc::default(),
         };
         // A player hears its game and its lobby from different threads.
         let player = Arc::new(FarSession::new(bus, "b", 7, None, 1));
@@ -678,23 +811,39 @@ mod tests {
     }
 
     #[test]
+    fn a_full_queue_drops_and_counts_what_does_not_fit_rather_than_wait() {
+        let (out, _queued) = mpsc::channel(2);
+        let state = Arc::new(NodeState::default());
+        let bus = Bus {
+            cluster: Arc::from("c"),
+            node: Arc::from("a"),
+            out,
+            state: Arc::clone(&state),
+        };
+        for conn in 0..5 {
+            bus.send("b", Body::Away { conn });
+        }
+        assert_eq!(state.counts().bus_dropped, 3);
+    }
+
+    #[test]
     fn a_message_whose_handling_panics_leaves_the_bus_handing_over_the_next() {
         let seen = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let counted = Arc::clone(&seen);
-        let inbound: Inbound = Box::new(move |envelope: Envelope| {
-            assert_ne!(envelope.body, Body::Away { conn: 0 }, "a bug");
-            counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let inbound: Inbound = Box::new(move |arrival: Arrival| {
+            if let Arrival::Envelope(envelope) = arrival {
+                assert_ne!(envelope.body, Body::Away { conn: 0 }, "a bug");
+                counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
         });
         let from = String::from("a");
         for conn in [0, 1, 0, 2] {
             let body = Body::Away { conn };
-            hand_over(
-                &inbound,
-                Envelope {
-                    from: from.clone(),
-                    body,
-                },
-            );
+            let envelope = Envelope {
+                from: from.clone(),
+                body,
+            };
+            hand_over(&inbound, Arrival::Envelope(Box::new(envelope)));
         }
         assert_eq!(seen.load(std::sync::atomic::Ordering::Relaxed), 2);
     }
@@ -728,6 +877,8 @@ mod tests {
                 Body::WhoHere { request: a, query: text.clone() },
                 Body::ToPlayer { conn: c, seq: a, news: PlayerNews::Seated(b) },
                 Body::Gone { nodes: vec![from.clone(), text.clone()] },
+                Body::Back,
+                Body::Roster { players: vec![a, c], watchers: vec![(b, c)], answer: code % 2 == 0 },
             ];
             for body in bodies {
                 let envelope = Envelope { from: from.clone(), body };

@@ -31,6 +31,13 @@ pub struct NodeState {
     /// batch under way, unreachable or in doubt), in microseconds from
     /// [`since_start`]'s origin, plus one; 0: none.
     writer_stuck_since: AtomicU64,
+    /// Whether the bus's link to NATS is up.
+    bus_up: std::sync::atomic::AtomicBool,
+    /// Since when the bus's link has been as `bus_up` says, as
+    /// `writer_stuck_since` counts; 0: the node has no bus.
+    bus_since: AtomicU64,
+    /// Messages to other nodes dropped because the bus's queue was full.
+    bus_dropped: AtomicU64,
 }
 
 /// The microseconds from this process's first look at the clock to `at`.
@@ -64,6 +71,10 @@ pub struct NodeCounts {
     pub pairings: u64,
     /// Seeks waiting in this node's pool (while it leads the lobby).
     pub seeks_pooled: u64,
+    /// Whether the bus's link to NATS is up; `None` without a bus.
+    pub bus_up: Option<bool>,
+    /// Messages to other nodes dropped because the bus's queue was full.
+    pub bus_dropped: u64,
 }
 
 impl NodeState {
@@ -203,6 +214,30 @@ impl NodeState {
         }
     }
 
+    /// The bus's link to NATS went up or down (the first call says the
+    /// node has a bus, down until it connects).
+    pub fn bus_link(&self, up: bool) {
+        let now = since_start(std::time::Instant::now()).saturating_add(1);
+        self.bus_up.store(up, Ordering::Release);
+        self.bus_since.store(now, Ordering::Release);
+    }
+
+    /// Whether the bus's link is up and how long it has been so, at `now`;
+    /// `None` for a node without a bus.
+    pub fn bus_state(&self, now: std::time::Instant) -> Option<(bool, std::time::Duration)> {
+        let since = self.bus_since.load(Ordering::Acquire);
+        let up = self.bus_up.load(Ordering::Acquire);
+        let micros = since_start(now).saturating_sub(since.checked_sub(1)?);
+        Some((up, std::time::Duration::from_micros(micros)))
+    }
+
+    /// A message to another node was dropped: the bus's queue was full.
+    /// Whether to say so in the log (the first, then one in 1,024).
+    pub fn bus_dropped(&self) -> bool {
+        let before = self.bus_dropped.fetch_add(1, Ordering::Relaxed);
+        before.is_multiple_of(1024)
+    }
+
     /// The counts now.
     pub fn counts(&self) -> NodeCounts {
         NodeCounts {
@@ -216,6 +251,9 @@ impl NodeState {
             remote_resent: self.remote_resent.load(Ordering::Relaxed),
             pairings: self.pairings.load(Ordering::Relaxed),
             seeks_pooled: self.seeks_pooled.load(Ordering::Relaxed),
+            bus_up: (self.bus_since.load(Ordering::Relaxed) != 0)
+                .then(|| self.bus_up.load(Ordering::Relaxed)),
+            bus_dropped: self.bus_dropped.load(Ordering::Relaxed),
         }
     }
 }

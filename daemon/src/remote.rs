@@ -25,7 +25,7 @@ use actix::{Actor, ActorContext, ArbiterHandle, Context, Handler, Recipient, Res
 use flipline::protocol::{CommandKind, ErrorCode, GameId, ProtocolError, Reply};
 use tokio::sync::oneshot;
 
-use crate::bus::{Body, Bus, Envelope, FarAct, FarPass, FarSession, InboundSlot};
+use crate::bus::{Arrival, Body, Bus, Envelope, FarAct, FarPass, FarSession, InboundSlot};
 use crate::messages::{
     Answer, Answered, BackFromAway, Connected, Find, FindElsewhere, GameHandle, Gone,
     GoneElsewhere, Join, Leave, LeaveElsewhere, ListGames, ListPlayers, Login, Name, Rematch,
@@ -41,6 +41,7 @@ mod kept;
 mod listing;
 mod lobby_link;
 mod pairing;
+mod roster;
 mod seats;
 mod seeking;
 mod tourneys;
@@ -90,6 +91,8 @@ pub struct LobbyDoors {
     pub free_taken_out: Recipient<crate::messages::FreeTakenOut>,
     pub tell_name: Recipient<crate::messages::TellName>,
     pub tourney: Recipient<crate::messages::TourneyFromFar>,
+    /// Every seek here told to the leader again.
+    pub reannounce: Recipient<crate::messages::Reannounce>,
     /// A worker: where games a player of another node starts here run,
     /// and the routes of players here to games elsewhere.
     pub worker: ArbiterHandle,
@@ -166,9 +169,13 @@ impl Remote {
         });
         // Weakly, so that the bus stops with the `Remote`.
         let me = Arc::downgrade(&remote);
-        let inbound = move |envelope: Envelope| {
-            if let Some(remote) = me.upgrade() {
-                remote.arrived(envelope);
+        let inbound = move |arrival: Arrival| {
+            let Some(remote) = me.upgrade() else {
+                return;
+            };
+            match arrival {
+                Arrival::Envelope(envelope) => remote.arrived(*envelope),
+                Arrival::LinkUp => remote.link_up(),
             }
         };
         let _ = slot.set(Box::new(inbound));
@@ -261,7 +268,13 @@ impl Remote {
             }
             Body::Paired { pairing, game, .. } => self.paired(pairing, game),
             Body::Unpaired { pairing, .. } => self.settled(pairing, None),
-            Body::AskPairing { request, pairing } => self.asked_pairing(&from, request, pairing),
+            Body::AskPairing {
+                request,
+                pairing,
+                name,
+            } => {
+                tokio::spawn(self.asked_pairing(from, (request, pairing), name));
+            }
             Body::Challenge {
                 request,
                 id,
@@ -298,6 +311,12 @@ impl Remote {
             } => {
                 tokio::spawn(self.tourney_here(from, request, (verb, id), member));
             }
+            Body::Back => self.back(&from),
+            Body::Roster {
+                players,
+                watchers,
+                answer,
+            } => self.roster(&from, (&players, &watchers), answer),
             Body::TellName { name, text } => {
                 let name = Name::from(name.as_str());
                 self.doors

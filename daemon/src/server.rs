@@ -131,8 +131,12 @@ where
             node: joined.as_ref().map(|j| Arc::clone(&j.member.state)),
             bus: match (bus, &joined) {
                 (Some(bus), Some(joined)) => Some(
-                    bus.join(&joined.cluster, &config.cluster.node)
-                        .map_err(std::io::Error::other)?,
+                    bus.join(
+                        &joined.cluster,
+                        &config.cluster.node,
+                        Arc::clone(&joined.member.state),
+                    )
+                    .map_err(std::io::Error::other)?,
                 ),
                 _ => None,
             },
@@ -459,6 +463,7 @@ fn reach_other_nodes(
         free_taken_out: lobby.clone().recipient(),
         tell_name: lobby.clone().recipient(),
         tourney: lobby.clone().recipient(),
+        reannounce: lobby.clone().recipient(),
         worker,
     };
     let lookups = (lobby.clone().recipient(), doors, store.clone());

@@ -15,6 +15,7 @@ mod client;
 mod cluster;
 mod cluster_bus;
 mod cluster_challenge;
+mod cluster_cuts;
 mod cluster_play;
 mod cluster_seek;
 mod cluster_tourney;

@@ -27,6 +27,18 @@ pub enum Standing {
     Lost,
 }
 
+/// How a node stands on its cluster's bus (NATS), as its last renewal saw
+/// it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BusStanding {
+    /// How long its own link has been down; zero while it is up (or the
+    /// node has no bus).
+    pub down_for: Duration,
+    /// Whether another live node's link had been up for half a lease or
+    /// more (so NATS itself is not down: this node alone is cut off).
+    pub others_hear: bool,
+}
+
 /// A node's lease.
 #[derive(Clone, Debug)]
 pub struct Lease {
@@ -81,8 +93,21 @@ impl Lease {
     /// (its writing connection hung, its commits in doubt) must let its
     /// lease pass so that the others take its games over, rather than keep
     /// them with no reply while its lease keeper's own connection renews.
-    pub fn may_renew(&self, writer_stuck_for: Duration) -> bool {
-        !self.lost && writer_stuck_for < self.length.saturating_sub(SAFETY_MARGIN)
+    ///
+    /// Nor may it while it has been cut off from the bus for as long, when
+    /// the others still hear each other: nobody reaches its games, so they
+    /// must go to a node that can be reached. When nobody hears anybody
+    /// (NATS itself down or restarting) every node keeps its lease and its
+    /// games, which its own players still play.
+    pub fn may_renew(&self, writer_stuck_for: Duration, bus: BusStanding) -> bool {
+        let good_for = self.length.saturating_sub(SAFETY_MARGIN);
+        !self.lost && writer_stuck_for < good_for && !self.cut_off_from_bus(bus)
+    }
+
+    /// Whether `bus` says this node alone has been out of the bus's reach
+    /// for as long as its lease holds.
+    pub fn cut_off_from_bus(&self, bus: BusStanding) -> bool {
+        bus.others_hear && bus.down_for >= self.length.saturating_sub(SAFETY_MARGIN)
     }
 
     /// The database would not renew it: the node was declared dead.
@@ -151,12 +176,28 @@ mod tests {
     #[test]
     fn a_node_whose_writer_is_stuck_for_a_lease_stops_renewing() {
         let lease = Lease::taken(Duration::from_secs(3), at(0));
-        assert!(lease.may_renew(Duration::ZERO));
-        assert!(lease.may_renew(Duration::from_millis(2700)));
-        assert!(!lease.may_renew(Duration::from_millis(2800)));
+        let bus = BusStanding::default();
+        assert!(lease.may_renew(Duration::ZERO, bus));
+        assert!(lease.may_renew(Duration::from_millis(2700), bus));
+        assert!(!lease.may_renew(Duration::from_millis(2800), bus));
         let mut lost = lease.clone();
         lost.refused();
-        assert!(!lost.may_renew(Duration::ZERO));
+        assert!(!lost.may_renew(Duration::ZERO, bus));
+    }
+
+    #[test]
+    fn a_node_cut_off_from_the_bus_for_a_lease_stops_renewing_only_if_others_hear_each_other() {
+        let lease = Lease::taken(Duration::from_secs(3), at(0));
+        let cut = |ms, others_hear| BusStanding {
+            down_for: Duration::from_millis(ms),
+            others_hear,
+        };
+        assert!(lease.may_renew(Duration::ZERO, cut(2700, true)));
+        assert!(!lease.may_renew(Duration::ZERO, cut(2800, true)));
+        // NATS down for everybody: nobody gives its games up.
+        assert!(lease.may_renew(Duration::ZERO, cut(60_000, false)));
+        assert!(lease.cut_off_from_bus(cut(2800, true)));
+        assert!(!lease.cut_off_from_bus(cut(2800, false)));
     }
 
     #[test]

@@ -145,7 +145,19 @@ fn node_counters(
     counter(encoder, "flipline_lobby_pairings", help, node.pairings)?;
     let help = "Seeks of every node waiting in this node's pool, while it leads the lobby.";
     let waiting = i64::try_from(node.seeks_pooled).unwrap_or(i64::MAX);
-    gauge(encoder, "flipline_lobby_seeks_waiting", help, waiting)
+    gauge(encoder, "flipline_lobby_seeks_waiting", help, waiting)?;
+    let Some(up) = node.bus_up else {
+        return Ok(());
+    };
+    let help = "1 while this node's link to the cluster's NATS server is up, else 0.";
+    gauge(encoder, "flipline_bus_up", help, i64::from(up))?;
+    let help = "Messages to other nodes dropped because the bus's queue was full.";
+    counter(
+        encoder,
+        "flipline_bus_messages_dropped",
+        help,
+        node.bus_dropped,
+    )
 }
 
 impl Collector for Scrape {
@@ -241,6 +253,8 @@ mod tests {
                 remote_resent: 1,
                 pairings: 8,
                 seeks_pooled: 2,
+                bus_up: Some(false),
+                bus_dropped: 7,
             }),
             checkpoints: (12, 3),
         };
@@ -273,6 +287,8 @@ mod tests {
             "flipline_remote_requests_served_total 6",
             "flipline_lobby_pairings_total 8",
             "flipline_lobby_seeks_waiting 2",
+            "flipline_bus_up 0",
+            "flipline_bus_messages_dropped_total 7",
         ] {
             assert!(text.lines().any(|l| l == line), "{line} not in\n{text}");
         }

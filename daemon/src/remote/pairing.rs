@@ -142,11 +142,19 @@ impl Remote {
     async fn ask_until_settled(self: Arc<Self>, pairing: u64) {
         loop {
             tokio::time::sleep(ASK_EVERY).await;
-            let Some(maker) = lock(&self.reserved).get(&pairing).map(|r| r.maker.clone()) else {
+            let asked = lock(&self.reserved)
+                .get(&pairing)
+                .map(|r| (r.maker.clone(), r.name.clone()));
+            let Some((maker, name)) = asked else {
                 return;
             };
             let (request, answer) = self.pending_request();
-            self.bus.send(&maker, Body::AskPairing { request, pairing });
+            let ask = Body::AskPairing {
+                request,
+                pairing,
+                name,
+            };
+            self.bus.send(&maker, ask);
             let answered = tokio::time::timeout(ANSWER_WITHIN, answer).await;
             lock(&self.pending).remove(&request);
             // No answer: asked again next time (a maker declared dead
@@ -310,21 +318,56 @@ impl Remote {
 
     /// The asker's node `from` asks what became of `pairing`: one not
     /// heard of yet is refused for good.
-    pub(super) fn asked_pairing(&self, from: &str, request: u64, pairing: u64) {
+    pub(super) async fn asked_pairing(
+        self: Arc<Self>,
+        from: String,
+        (request, pairing): (u64, u64),
+        name: String,
+    ) {
         let outcome = {
             let mut making = lock(&self.making);
             let outcome = making.get(pairing);
             if outcome.is_none() {
                 making.set(pairing, Outcome::None);
             }
-            outcome.unwrap_or(Outcome::None)
+            outcome
+        };
+        let outcome = match outcome {
+            Some(known) => known,
+            None => self.outcome_stored(pairing, name.clone()).await,
         };
         let answer = match outcome {
             Outcome::Made(game) => Ok(Answer::ok(Reply::Game(game))),
             Outcome::Making => Ok(Answer::ok(Reply::Seeking)),
-            Outcome::None => Err(ProtocolError::new(ErrorCode::NotFound, "no such pairing")),
+            Outcome::None => Err(ProtocolError::new(
+                ErrorCode::NotFound,
+                format!("pairing {pairing} made no game here: {name} seeks again"),
+            )),
         };
-        self.answer(from, request, answer);
+        self.answer(&from, request, answer);
+    }
+
+    /// What became of `pairing`, which this node does not remember (asked
+    /// before its order came, or forgotten since): refused for good from
+    /// now (noted before this is asked), unless the store holds a game in
+    /// play of its player `name`, who was free when taken out for it, so
+    /// that game is the pairing's, made here and forgotten since.
+    async fn outcome_stored(&self, pairing: u64, name: String) -> Outcome {
+        if name.is_empty() {
+            return Outcome::None;
+        }
+        match self.store.seat_in_play(name).await {
+            Ok(Some(game)) => {
+                lock(&self.making).set(pairing, Outcome::Made(game));
+                Outcome::Made(game)
+            }
+            Ok(None) => Outcome::None,
+            // Asked again later: the pairing stays refused meanwhile.
+            Err(error) => {
+                tracing::warn!(%error, pairing, "a forgotten pairing's game could not be read");
+                Outcome::Making
+            }
+        }
     }
 }
 

@@ -42,7 +42,7 @@ pub(super) struct PlayerView {
     session: SessionRef,
     name: Name,
     pass: FarPass,
-    owner: String,
+    pub(super) owner: String,
     /// The game it sits at there (a rematch moves it on).
     game: GameId,
     /// The number of the next news expected from the owner.
@@ -58,7 +58,7 @@ pub(super) struct PlayerView {
 impl PlayerView {
     /// The seat of the player on `conn` taken again, unanswered: the
     /// snapshot follows, then the answer to `resend`, if given.
-    fn sit_again(&self, conn: u64, resend: Option<Resend>) -> Body {
+    pub(super) fn sit_again(&self, conn: u64, resend: Option<Resend>) -> Body {
         Body::Sit {
             request: 0,
             conn,

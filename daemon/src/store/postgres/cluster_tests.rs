@@ -230,13 +230,92 @@ fn a_name_online_is_one_node_s_until_given_back_or_its_lease_passes() {
     }
 }
 
-/// Who leads the lobby, as `member`'s keeper would take and read it.
+/// Who leads the lobby, as `member`'s keeper would take and read it (its
+/// bus up).
 fn lead(db: &ScratchDatabase, member: &Member, judge: bool) -> Option<(String, i64)> {
+    lead_hearing(db, member, (judge, true))
+}
+
+/// As [`lead`], with `member`'s bus up or not (`hears`); leases of a
+/// minute.
+fn lead_hearing(
+    db: &ScratchDatabase,
+    member: &Member,
+    (judge, hears): (bool, bool),
+) -> Option<(String, i64)> {
     let number = member.incarnation.number;
     on_connection(db, async |conn| {
-        let leader = super::nodes::lead(conn, number, judge).await.unwrap();
-        leader.map(|l| (l.node, l.epoch))
+        let lease = Duration::from_secs(60);
+        let leader = super::nodes::lead(conn, number, (judge, hears), lease).await;
+        leader.unwrap().map(|l| (l.node, l.epoch))
     })
+}
+
+/// `member`'s renewal with its bus as `bus` says, leases of a minute: what
+/// it says of the others' (`None`: refused).
+fn renew_with(
+    db: &ScratchDatabase,
+    member: &Member,
+    bus: Option<(bool, Duration)>,
+) -> Option<bool> {
+    let number = member.incarnation.number;
+    on_connection(db, async |conn| {
+        let lease = Duration::from_secs(60);
+        super::nodes::renew(conn, number, lease, bus).await.unwrap()
+    })
+}
+
+#[test]
+fn a_renewal_says_whether_another_live_node_has_heard_the_bus_for_half_a_lease() {
+    let Some(db) = ScratchDatabase::new("bus_heard") else {
+        return;
+    };
+    let (_a, a_member) = node(&db, "a");
+    let (_b, b_member) = node(&db, "b");
+    let seconds = Duration::from_secs;
+    let cut = Some((false, seconds(0)));
+    assert_eq!(
+        renew_with(&db, &b_member, cut),
+        Some(false),
+        "nobody said yet"
+    );
+    renew_with(&db, &a_member, Some((true, seconds(5))));
+    assert_eq!(renew_with(&db, &b_member, cut), Some(false), "up only 5 s");
+    renew_with(&db, &a_member, Some((true, seconds(31))));
+    assert_eq!(renew_with(&db, &b_member, cut), Some(true));
+    renew_with(&db, &a_member, Some((false, seconds(1))));
+    assert_eq!(renew_with(&db, &b_member, cut), Some(false), "a is cut now");
+    renew_with(&db, &a_member, None);
+    assert_eq!(renew_with(&db, &b_member, cut), Some(false), "a has no bus");
+}
+
+#[test]
+fn a_leader_cut_off_from_the_bus_for_half_a_lease_loses_the_lead_to_a_node_that_hears_it() {
+    let Some(db) = ScratchDatabase::new("deaf_leader") else {
+        return;
+    };
+    let (_a, a_member) = node(&db, "a");
+    let (_b, b_member) = node(&db, "b");
+    let first = Some(("a".to_string(), 1));
+    assert_eq!(lead(&db, &a_member, true), first);
+    let deaf_since = |seconds: u32| {
+        format!(
+            "UPDATE nodes SET bus_up = false, \
+             bus_changed = clock_timestamp() - interval '{seconds} seconds' \
+             WHERE incarnation = {}",
+            a_member.incarnation.number
+        )
+    };
+    db.execute(&deaf_since(10)).unwrap();
+    assert_eq!(lead(&db, &b_member, true), first, "cut off only a moment");
+    db.execute(&deaf_since(31)).unwrap();
+    assert_eq!(
+        lead_hearing(&db, &b_member, (true, false)),
+        first,
+        "b is cut off too: it may not lead either"
+    );
+    let second = Some(("b".to_string(), 2));
+    assert_eq!(lead(&db, &b_member, true), second);
 }
 
 #[test]

@@ -27,7 +27,7 @@ use super::db::Db;
 use super::nodes::{self, Member};
 use crate::config::StoreConfig;
 use crate::rules::clock::Moment;
-use crate::rules::lease::{Lease, Standing};
+use crate::rules::lease::{BusStanding, Lease, Standing};
 use crate::store::{GameRecord, Store, StoredTourney};
 
 /// What the keeper tells the daemon.
@@ -73,6 +73,8 @@ struct Reckoning {
     lease: std::sync::Mutex<Lease>,
     /// When the registration was sent: moments count from it.
     taken: Instant,
+    /// Whether another live node heard the bus, by the last renewal.
+    others_hear: AtomicBool,
 }
 
 impl Reckoning {
@@ -80,6 +82,24 @@ impl Reckoning {
         Reckoning {
             lease: std::sync::Mutex::new(Lease::taken(length, Moment::from_micros(0))),
             taken,
+            others_hear: AtomicBool::new(false),
+        }
+    }
+
+    /// What the last renewal said of the other nodes' links to the bus.
+    fn others_hear(&self, hear: bool) {
+        self.others_hear.store(hear, Ordering::Release);
+    }
+
+    /// How this node stands on the bus, its own link being `link` (whether
+    /// up, and for how long so; `None`: no bus).
+    fn bus(&self, link: Option<(bool, Duration)>) -> BusStanding {
+        BusStanding {
+            down_for: match link {
+                Some((false, down_for)) => down_for,
+                _ => Duration::ZERO,
+            },
+            others_hear: self.others_hear.load(Ordering::Acquire),
         }
     }
 
@@ -232,26 +252,31 @@ async fn renew_once(
 ) -> bool {
     let sent = Instant::now();
     let stuck = member.state.writer_stuck_for(sent);
-    if !reckoning.lease().may_renew(stuck) {
+    let link = member.state.bus_state(sent);
+    let bus = reckoning.bus(link);
+    let lease = reckoning.lease();
+    if !lease.may_renew(stuck, bus) {
         if !*held_back {
-            tracing::error!(
-                node = member.incarnation.node,
-                stuck_ms = stuck.as_millis(),
-                "this node's store writer has made no progress for a lease: the lease \
-                 is not renewed, so that the other nodes take its games over"
-            );
+            say_held_back(member, stuck, lease.cut_off_from_bus(bus));
         }
         *held_back = true;
         return true;
     }
     *held_back = false;
-    let length = reckoning.lease().length();
-    match renew(config, db, member.incarnation.number, length).await {
-        Ok(true) => {
+    match renew(
+        config,
+        db,
+        (member.incarnation.number, lease.length()),
+        link,
+    )
+    .await
+    {
+        Ok(Some(others_hear)) => {
             reckoning.change(|lease| lease.renewed(reckoning.moment(sent)));
+            reckoning.others_hear(others_hear);
             member.state.renewal(true);
         }
-        Ok(false) => reckoning.change(Lease::refused),
+        Ok(None) => reckoning.change(Lease::refused),
         Err(why) => {
             member.state.renewal(false);
             tracing::warn!(why, "the node's lease could not be renewed: trying again");
@@ -259,6 +284,25 @@ async fn renew_once(
         }
     }
     true
+}
+
+/// Says why the lease is not renewed: the writer stuck, or the node cut off
+/// from the bus that the others hear.
+fn say_held_back(member: &Member, stuck: Duration, cut_off: bool) {
+    let node = &member.incarnation.node;
+    match cut_off {
+        true => tracing::error!(
+            node,
+            "this node has been cut off from the cluster's NATS server for a lease while the \
+             other nodes reach it: the lease is not renewed, so that they take its games over"
+        ),
+        false => tracing::error!(
+            node,
+            stuck_ms = stuck.as_millis(),
+            "this node's store writer has made no progress for a lease: the lease is not \
+             renewed, so that the other nodes take its games over"
+        ),
+    }
 }
 
 /// Leaves the cluster (declared dead at once, so that the others take this
@@ -326,7 +370,10 @@ async fn take_over_loop(
                 member.state.set_peers(peers);
             }
             if reckoning.standing() == Standing::Held {
-                follow_leader(conn, member, news, reckoning.may_judge()).await;
+                let hears = member.state.bus_state(Instant::now());
+                let hears = hears.is_none_or(|(up, _)| up);
+                let standing = (reckoning.may_judge(), hears);
+                follow_leader(conn, member, news, (standing, length)).await;
             }
         };
         if tokio::time::timeout(length, round).await.is_err() {
@@ -377,10 +424,16 @@ async fn take_tourneys(
     }
 }
 
-/// Takes the lobby's lead if it is free (or, with `judge`, if its holder's
-/// lease passed), reads who leads, and says so when that changed.
-async fn follow_leader(db: &mut Db, member: &Member, news: &(dyn Fn(News) + Send), judge: bool) {
-    let leader = match nodes::lead(db, member.incarnation.number, judge).await {
+/// Takes the lobby's lead if it is free (or, as `nodes::lead` says, if its
+/// holder's lease passed or it is cut off from the bus), reads who leads,
+/// and says so when that changed.
+async fn follow_leader(
+    db: &mut Db,
+    member: &Member,
+    news: &(dyn Fn(News) + Send),
+    (standing, lease): ((bool, bool), Duration),
+) {
+    let leader = match nodes::lead(db, member.incarnation.number, standing, lease).await {
         Ok(leader) => leader.map(|l| (l.node, l.epoch)),
         Err(why) => {
             tracing::warn!(why, "could not read the lobby's leader");
@@ -425,9 +478,9 @@ fn say_standing(member: &Member, was: Standing, now: Standing) {
 async fn renew(
     config: &StoreConfig,
     db: &mut Option<Db>,
-    incarnation: i64,
-    lease: Duration,
-) -> Result<bool, String> {
+    (incarnation, lease): (i64, Duration),
+    bus: Option<(bool, Duration)>,
+) -> Result<Option<bool>, String> {
     let deadline = renew_deadline(lease);
     if db.as_ref().is_none_or(Db::is_closed) {
         *db = None;
@@ -439,7 +492,7 @@ async fn renew(
     let Some(conn) = db.as_mut() else {
         return Err("no connection".into());
     };
-    match tokio::time::timeout(deadline, nodes::renew(conn, incarnation, lease)).await {
+    match tokio::time::timeout(deadline, nodes::renew(conn, incarnation, lease, bus)).await {
         Ok(Ok(renewed)) => Ok(renewed),
         Ok(Err(why)) => {
             *db = None;

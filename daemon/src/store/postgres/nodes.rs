@@ -67,14 +67,31 @@ pub async fn join(db: &mut Db, node: &str, lease: Duration) -> Result<Incarnatio
 
 /// Renews the lease of `incarnation`: `Ok(false)` if the database no longer
 /// holds it live (another node declared it dead).
-pub async fn renew(db: &mut Db, incarnation: i64, lease: Duration) -> Result<bool, String> {
+pub async fn renew(
+    db: &mut Db,
+    incarnation: i64,
+    lease: Duration,
+    bus: Option<(bool, Duration)>,
+) -> Result<Option<bool>, String> {
+    // The bus's state is stamped by the database's clock, back by how long
+    // the node has seen it so; the answer says whether another live node
+    // has heard the bus for half a lease.
     const SQL: &str = "UPDATE nodes SET lease_until = clock_timestamp() + \
-         $2 * interval '1 millisecond' WHERE incarnation = $1 AND state = 'live'";
-    let renewed = db
-        .execute(SQL, &[&incarnation, &millis(lease)])
+         $2::float8 * interval '1 millisecond', bus_up = $3, \
+         bus_changed = clock_timestamp() - $4::float8 * interval '1 millisecond' \
+         WHERE incarnation = $1 AND state = 'live' \
+         RETURNING EXISTS (SELECT 1 FROM nodes o WHERE o.incarnation <> $1 \
+         AND o.state = 'live' AND o.lease_until > clock_timestamp() AND o.bus_up \
+         AND o.bus_changed <= clock_timestamp() - $2::float8 / 2 * interval '1 millisecond')";
+    let (up, since) = match bus {
+        Some((up, since)) => (Some(up), millis(since)),
+        None => (None, 0.0),
+    };
+    let row = db
+        .query_opt(SQL, &[&incarnation, &millis(lease), &up, &since])
         .await
         .map_err(|e| describe(&e))?;
-    Ok(renewed == 1)
+    Ok(row.map(|row| row.get(0)))
 }
 
 /// The condition that `$1`, the node asking, is live by its own lease at
@@ -161,20 +178,28 @@ pub struct Leader {
 
 /// Takes the lobby's lead for `incarnation` if nobody holds it, or (with
 /// `judge`: this node may judge others) if its holder is no longer live by
-/// its lease, and only while `incarnation` is live by its own; then reads
-/// who leads.
-pub async fn lead(db: &mut Db, incarnation: i64, judge: bool) -> Result<Option<Leader>, String> {
+/// its lease, or (`hears`: this node's bus is up) its holder's bus has been
+/// down for half a `lease` (nobody reaches it to seek); and only while
+/// `incarnation` is live by its own. Then reads who leads.
+pub async fn lead(
+    db: &mut Db,
+    incarnation: i64,
+    (judge, hears): (bool, bool),
+    lease: Duration,
+) -> Result<Option<Leader>, String> {
     const TAKE: &str = concat!(
         "INSERT INTO leaders (role, incarnation, epoch) SELECT 'lobby', $1, 1 WHERE ",
         asker_live!(),
         " ON CONFLICT (role) DO UPDATE SET incarnation = EXCLUDED.incarnation, \
          epoch = leaders.epoch + 1 WHERE $2 AND leaders.incarnation <> EXCLUDED.incarnation \
          AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.incarnation = leaders.incarnation \
-         AND n.state = 'live' AND n.lease_until > clock_timestamp())"
+         AND n.state = 'live' AND n.lease_until > clock_timestamp() \
+         AND NOT ($3 AND n.bus_up IS FALSE \
+         AND n.bus_changed <= clock_timestamp() - $4::float8 / 2 * interval '1 millisecond'))"
     );
     const READ: &str = "SELECT n.node, l.epoch FROM leaders l \
          JOIN nodes n ON n.incarnation = l.incarnation WHERE l.role = 'lobby'";
-    db.execute(TAKE, &[&incarnation, &judge])
+    db.execute(TAKE, &[&incarnation, &judge, &hears, &millis(lease)])
         .await
         .map_err(|e| describe(&e))?;
     let row = db.query_opt(READ, &[]).await.map_err(|e| describe(&e))?;

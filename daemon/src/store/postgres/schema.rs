@@ -17,7 +17,7 @@ use super::db::Db;
 /// from version `n` to `n + 1`. The tables are those of the SQLite store, in
 /// PostgreSQL's types: times are `timestamptz`, flags `boolean`, names are
 /// unique without regard to case (an index on `lower(name)`).
-const MIGRATIONS: [&str; 5] = [
+const MIGRATIONS: [&str; 6] = [
     r"
 CREATE TABLE flipline_schema (
     application text NOT NULL CHECK (application = 'flipline'),
@@ -182,6 +182,14 @@ CREATE TABLE leaders (
 -- the live nodes take over those of a node declared dead, as its games.
 ALTER TABLE tourneys ADD COLUMN owner bigint REFERENCES nodes (incarnation);
 CREATE INDEX tourneys_running_by_owner ON tourneys (owner) WHERE NOT over;
+",
+    r"
+-- Each node's link to the cluster's bus (NATS) as its last renewal
+-- reported it: up or down (NULL: no bus), and since when by the
+-- database's clock. A node cut off from the bus while others hear each
+-- other lets its lease pass; a leader cut off loses the lobby's lead.
+ALTER TABLE nodes ADD COLUMN bus_up boolean;
+ALTER TABLE nodes ADD COLUMN bus_changed timestamptz;
 ",
 ];
 

@@ -1,0 +1,105 @@
+//! A node's link to NATS cut and healed: what was lost on the bus while it
+//! was cut is made good once it is back (rosters, seats taken again, seeks
+//! told again). Real processes on loopback; the cut node reaches the tests'
+//! NATS server through a proxy the test cuts.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::time::Duration;
+
+use flipd::store::postgres::scratch::ScratchDatabase;
+use flipline_tests::*;
+
+use crate::cluster::{LEASE_SECS, counter, metrics_of, node_config_with};
+
+const WITHIN: Duration = Duration::from_secs(30);
+
+/// The lease of these tests' nodes: long enough that the cuts here (short,
+/// refused: noticed at once) never cost a node its lease.
+const LONG_LEASE_SECS: u64 = 20;
+
+/// A node's configuration reaching NATS at `nats`, with a long lease.
+fn long_lease_node(dir: &Path, node: &str, url: &str, nats: &str) -> ChildDaemon {
+    let config = node_config_with(dir, node, url, nats);
+    let text = std::fs::read_to_string(&config).unwrap_or_else(|e| panic!("{e}"));
+    let text = text.replace(
+        &format!("lease_secs: {LEASE_SECS}"),
+        &format!("lease_secs: {LONG_LEASE_SECS}"),
+    );
+    std::fs::write(&config, text).unwrap_or_else(|e| panic!("{e}"));
+    ChildDaemon::start_with(&config)
+}
+
+/// The NATS server's address in `url` (`nats://user:password@host:port`).
+fn server_of(url: &str) -> SocketAddr {
+    let server = url.rsplit_once('@').map_or(url, |(_, server)| server);
+    let server = server.trim_start_matches("nats://");
+    server
+        .parse()
+        .unwrap_or_else(|_| panic!("no address in {url}"))
+}
+
+/// `url` with `addr` in its server's place, its user kept.
+fn via(url: &str, addr: SocketAddr) -> String {
+    match url.rsplit_once('@') {
+        Some((user, _)) => format!("{user}@{addr}"),
+        None => format!("nats://{addr}"),
+    }
+}
+
+/// Waits until `node`'s link to NATS is `up`, as its metrics say.
+fn wait_for_bus(metrics: SocketAddr, up: bool) {
+    let want = u64::from(up);
+    wait_until("the bus's link as wanted", WITHIN, || {
+        counter(metrics, "flipline_bus_up") == want
+    });
+}
+
+#[test]
+fn a_player_gone_while_its_game_s_node_was_cut_from_nats_takes_its_seat_again_after_the_heal() {
+    let Some(nats) = nats_server() else {
+        return;
+    };
+    let Some(db) = ScratchDatabase::new("cluster_cut_away") else {
+        return;
+    };
+    let dir = temp_dir("cluster-cut-away");
+    let proxy = Proxy::start(server_of(&nats));
+    let owner = long_lease_node(&dir, "a", &db.url, &via(&nats, proxy.addr));
+    let other = long_lease_node(&dir, "b", &db.url, &nats);
+    let (owner_metrics, other_metrics) = (metrics_of(&owner), metrics_of(&other));
+    wait_for_bus(owner_metrics, true);
+
+    let mut ann = Client::login_as(owner.addr, "ann");
+    let game = ann.ok_game("NEW othello as X");
+    let mut bob = Client::login_as(other.addr, "bob");
+    assert_eq!(bob.ok(&format!("JOIN {game}")).1, format!("OK {game} O"));
+    ann.expect_event("START ");
+
+    // The owner is cut off; bob's connection closes meanwhile: his node's
+    // word of it is lost on the bus.
+    proxy.refuse();
+    wait_for_bus(owner_metrics, false);
+    drop(bob);
+    wait_until("bob's connection closed on his node", WITHIN, || {
+        counter(other_metrics, "flipline_connections") == 0
+    });
+    proxy.heal();
+    wait_for_bus(owner_metrics, true);
+
+    // After the heal the owner knows bob is gone: his seat is kept for
+    // him, and he takes it again from his node.
+    let mut bob = Client::login_as(other.addr, "bob");
+    let mut last = String::new();
+    wait_until("bob takes his seat again", WITHIN, || {
+        last = bob.command(&format!("JOIN {game}")).1;
+        last == format!("OK {game} O")
+    });
+    assert_eq!(last, format!("OK {game} O"));
+    // And the game goes on between them.
+    let (_, moved) = ann.command("MOVE d3");
+    assert_eq!(moved, "OK", "ann's move after the heal");
+    bob.expect_event(&format!("MOVED {game} "));
+    drop((owner, other));
+    remove_temp_dir(&dir);
+}
