@@ -59,12 +59,21 @@ pub enum Body {
         resend: Option<Resend>,
     },
     /// A command of the player on connection `conn` of the sender, seated
-    /// at `game` on the receiver; answered.
+    /// at `game` on the receiver; answered. Asked `again` (the same
+    /// request) while no answer has come: taken up once, its answer sent
+    /// again; if the receiver does not know the request, a move is played
+    /// only at ply `at` (the plies its player had heard of) and answered as
+    /// played if it was (`Table::resent`), and nothing is answered while
+    /// the player has no seat there yet.
     Act {
         request: u64,
         conn: u64,
         game: u64,
         act: FarAct,
+        #[serde(default)]
+        again: bool,
+        #[serde(default)]
+        at: Option<u32>,
     },
     /// Connection `conn` of the sender closed: a seat it holds on the
     /// receiver is kept for the grace period, as for a connection there.
@@ -868,8 +877,8 @@ mod tests {
                     name: text.clone(), secret: Some(text.clone()), member: true,
                     rating: Some(code as i16), bot: false,
                 }, resend: Some(Resend { request: b, act: FarAct::Pass, at: Some(code.into()) }) },
-                Body::Act { request: a, conn: c, game: b, act: FarAct::Say(text.clone()) },
-                Body::Act { request: a, conn: c, game: b, act: FarAct::Move("d3".into()) },
+                Body::Act { request: a, conn: c, game: b, act: FarAct::Say(text.clone()), again: false, at: None },
+                Body::Act { request: a, conn: c, game: b, act: FarAct::Move("d3".into()), again: true, at: Some(code.into()) },
                 Body::Away { conn: c },
                 Body::ToPlayer { conn: c, seq: a, news: PlayerNews::Lines(text.clone(), Some((b, code.into()))) },
                 Body::Over { game: b },

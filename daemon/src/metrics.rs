@@ -90,6 +90,8 @@ fn gauges(sources: &Sources) -> exposition::Gauges {
 /// metric and only those.
 pub fn every_metric() -> String {
     let node = crate::node_state::NodeState::default();
+    // A node with a bus: its metrics too.
+    node.bus_link(false);
     let gauges = exposition::Gauges {
         node: Some(node.counts()),
         ..exposition::Gauges::default()

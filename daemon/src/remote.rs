@@ -44,6 +44,7 @@ mod pairing;
 mod roster;
 mod seats;
 mod seeking;
+mod served;
 mod tourneys;
 
 pub use lobby_link::LobbyLink;
@@ -111,6 +112,8 @@ pub struct Remote {
     kept: Mutex<HashMap<GameId, Vec<Name>>>,
     pending: Mutex<HashMap<u64, oneshot::Sender<RawAnswer>>>,
     next_request: AtomicU64,
+    /// Other nodes' requests taken up here, and their answers.
+    served: Mutex<served::Served>,
     far: Mutex<HashMap<(String, u64, GameId), Arc<FarSession>>>,
     /// Players elsewhere seated here, by node and connection there.
     seated: Mutex<HashMap<(String, u64), Arc<seats::FarPlayer>>>,
@@ -154,7 +157,9 @@ impl Remote {
             players: Mutex::default(),
             kept: Mutex::default(),
             pending: Mutex::default(),
-            next_request: AtomicU64::new(1),
+            // From a random point: see `served`.
+            next_request: AtomicU64::new(crate::random::random_u64() >> 16 | 1),
+            served: Mutex::default(),
             far: Mutex::default(),
             seated: Mutex::default(),
             next_far: AtomicU64::new(FAR_IDS_FROM),
@@ -217,15 +222,22 @@ impl Remote {
                 pass,
                 resend,
             } => {
-                tokio::spawn(self.sat(from, (request, conn, game), pass, resend));
+                if request == 0 || self.take_up(&from, request) {
+                    tokio::spawn(self.sat(from, (request, conn, game), pass, resend));
+                }
             }
             Body::Act {
                 request,
                 conn,
                 game,
                 act,
+                again,
+                at,
             } => {
-                tokio::spawn(self.acted(from, (request, conn, game), act));
+                if self.take_up(&from, request) {
+                    let asked = (request, conn, game);
+                    tokio::spawn(self.acted(from, asked, act, (again, at)));
+                }
             }
             Body::Away { conn } => self.drop_player(&from, conn),
             Body::ToPlayer { conn, seq, news } => self.player_news(&from, conn, seq, news),
@@ -322,6 +334,21 @@ impl Remote {
                 self.doors
                     .tell_name
                     .do_send(crate::messages::TellName { name, text });
+            }
+        }
+    }
+
+    /// Whether request `request` of `from` is to be carried out now: not
+    /// if it is under way here already (its answer goes when done), nor if
+    /// it was answered (that answer goes again, now).
+    fn take_up(&self, from: &str, request: u64) -> bool {
+        let taken = lock(&self.served).take(from, request);
+        match taken {
+            served::Taken::Fresh => true,
+            served::Taken::Underway => false,
+            served::Taken::Answered(result) => {
+                self.bus.send(from, Body::Answer { request, result });
+                false
             }
         }
     }
@@ -564,6 +591,78 @@ async fn answer_within(
     }
 }
 
+impl Remote {
+    /// The owner's answer to `asked`, a command of `kind`. A player's is
+    /// asked again (the same request) every [`ANSWER_WITHIN`] until it
+    /// comes, so that its answer says what was done: a lost answer is never
+    /// taken for "not played". Once the player sits at no game elsewhere
+    /// (its game came here, whose seat answers it, or its connection
+    /// closed), it waits at most `act_within` more.
+    async fn answer_asking_again(&self, kind: CommandKind, asked: seats::Asked) -> Answered {
+        let seats::Asked {
+            request,
+            mut answer,
+            again,
+        } = asked;
+        let Some(again) = again else {
+            let answered = answer_within(self.act_within, kind, answer).await;
+            if answered.is_err() {
+                lock(&self.pending).remove(&request);
+            }
+            return answered;
+        };
+        let mut unasked = Duration::ZERO;
+        loop {
+            match tokio::time::timeout(ANSWER_WITHIN, &mut answer).await {
+                Ok(Ok(result)) => return answered(kind, result),
+                Ok(Err(_)) => return Err(unreachable_owner("no answer")),
+                Err(_) => {}
+            }
+            match self.ask_again(request, &again) {
+                Some((owner, body)) => {
+                    tracing::debug!(owner, request, "a player's command unanswered: asked again");
+                    self.bus.send(&owner, body);
+                }
+                None if unasked < self.act_within => unasked += ANSWER_WITHIN,
+                None => {
+                    lock(&self.pending).remove(&request);
+                    return Err(unreachable_owner("in time"));
+                }
+            }
+        }
+    }
+
+    /// The owner's answer to the seat `asked` at `game` for the player on
+    /// `conn` (logged in as `pass` says), asked again (the same request)
+    /// every [`ANSWER_WITHIN`] while the player waits for it there: a seat
+    /// taken whose answer was lost is never refused as not taken.
+    async fn seat_answer(
+        &self,
+        asked: &seats::SitRequest,
+        mut answer: oneshot::Receiver<RawAnswer>,
+        (conn, game, pass): (u64, GameId, &FarPass),
+    ) -> Answered {
+        loop {
+            match tokio::time::timeout(ANSWER_WITHIN, &mut answer).await {
+                Ok(Ok(result)) => return answered(CommandKind::Join, result),
+                Ok(Err(_)) => return Err(unreachable_owner("no answer")),
+                Err(_) => {}
+            }
+            let Some(owner) = self.owner_of_seat(conn, game) else {
+                return Err(unreachable_owner("no answer"));
+            };
+            let sit = Body::Sit {
+                request: asked.request,
+                conn,
+                game,
+                pass: pass.clone(),
+                resend: None,
+            };
+            self.bus.send(&owner, sit);
+        }
+    }
+}
+
 /// Finds which node owns a game this node does not hold, and makes a route
 /// to it there; seats players at games elsewhere.
 pub struct Directory {
@@ -653,8 +752,10 @@ impl Handler<SitElsewhere<SessionRef>> for Directory {
                 Owner::Nowhere => return Err(Refusal::NoGame(game).into()),
             };
             let pass = FarPass::of(&name, remote.hold_away(&name, game).await?);
-            let (asked, answer) = remote.sit(&owner, (game, conn), pass, session);
-            let answered = owner_answer(CommandKind::Join, answer).await;
+            let (asked, answer) = remote.sit(&owner, (game, conn), pass.clone(), session);
+            let answered = remote
+                .seat_answer(&asked, answer, (conn, game, &pass))
+                .await;
             let answer = answered.and_then(|answer| match answer.ok {
                 Reply::Joined(_, color) => Ok(color),
                 _ => Err(unreachable_owner("its answer did not read")),
@@ -678,14 +779,11 @@ impl Handler<RematchElsewhere> for Directory {
         let RematchElsewhere(conn) = msg;
         let remote = Arc::clone(&self.remote);
         Box::pin(async move {
-            let (request, answer) = remote
+            let asked = remote
                 .act(conn, FarAct::Rematch)
                 .ok_or(Refusal::NotInGame)?;
-            let answered = owner_answer(CommandKind::Rematch, answer).await;
-            if answered.is_err() {
-                lock(&remote.pending).remove(&request);
-            }
-            match answered?.ok {
+            let answered = remote.answer_asking_again(CommandKind::Rematch, asked);
+            match answered.await?.ok {
                 Reply::Game(game) => {
                     let owner = remote.moved_on(conn, game).ok_or(Refusal::NotInGame)?;
                     Ok(Some(remote.route_to(owner, game, Some(conn))))
@@ -706,14 +804,10 @@ impl Handler<LeaveElsewhere> for Directory {
             if remote.seat_away(conn) != Some(game) {
                 return Ok(false);
             }
-            let Some((request, answer)) = remote.act(conn, FarAct::Leave) else {
+            let Some(asked) = remote.act(conn, FarAct::Leave) else {
                 return Ok(false);
             };
-            let answered = owner_answer(CommandKind::Leave, answer).await;
-            if answered.is_err() {
-                lock(&remote.pending).remove(&request);
-            }
-            answered?;
+            (remote.answer_asking_again(CommandKind::Leave, asked)).await?;
             // Nothing more there: the connection goes from that node.
             remote.gone_here(conn);
             Ok(true)
@@ -781,23 +875,26 @@ impl RemoteGame {
         let kind = act.kind();
         let sent = match (self.player, act) {
             (Some(conn), act) => self.remote.act(conn, act),
-            (None, FarAct::Board) => Some(self.remote.board(&self.owner, self.game)),
+            (None, FarAct::Board) => {
+                let (request, answer) = self.remote.board(&self.owner, self.game);
+                Some(seats::Asked {
+                    request,
+                    answer,
+                    again: None,
+                })
+            }
             (None, _) => None,
         };
         let (game, owner) = (self.game, self.owner.clone());
         let remote = Arc::clone(&self.remote);
         Box::pin(async move {
-            let Some((request, answer)) = sent else {
+            let Some(asked) = sent else {
                 return Err(ProtocolError::new(
                     ErrorCode::Conflict,
                     format!("game {game} is played on node {owner}: JOIN {game} to take a seat"),
                 ));
             };
-            let answered = answer_within(remote.act_within, kind, answer).await;
-            if answered.is_err() {
-                lock(&remote.pending).remove(&request);
-            }
-            answered
+            remote.answer_asking_again(kind, asked).await
         })
     }
 }

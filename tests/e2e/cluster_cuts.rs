@@ -103,3 +103,57 @@ fn a_player_gone_while_its_game_s_node_was_cut_from_nats_takes_its_seat_again_af
     drop((owner, other));
     remove_temp_dir(&dir);
 }
+
+/// The final reply `client` reads next (`OK ...` or `ERR ...`), past the
+/// game's lines.
+fn next_reply(client: &mut Client) -> String {
+    loop {
+        let line = client.line();
+        if line.starts_with("OK") || line.starts_with("ERR ") {
+            return line;
+        }
+    }
+}
+
+#[test]
+fn a_move_from_another_node_whose_answer_is_lost_is_answered_as_played() {
+    let Some(nats) = nats_server() else {
+        return;
+    };
+    let Some(db) = ScratchDatabase::new("cluster_lost_answer") else {
+        return;
+    };
+    let dir = temp_dir("cluster-lost-answer");
+    let proxy = Proxy::start(server_of(&nats));
+    let owner = long_lease_node(&dir, "a", &db.url, &nats);
+    let other = long_lease_node(&dir, "b", &db.url, &via(&nats, proxy.addr));
+    let other_metrics = metrics_of(&other);
+    wait_for_bus(other_metrics, true);
+
+    let mut ann = Client::login_as(owner.addr, "ann");
+    let game = ann.ok_game("NEW othello as X");
+    let mut bob = Client::login_as(other.addr, "bob");
+    assert_eq!(bob.ok(&format!("JOIN {game}")).1, format!("OK {game} O"));
+    ann.expect_event("START ");
+    assert_eq!(ann.command("MOVE d3").1, "OK");
+    bob.expect_event(&format!("MOVED {game} "));
+
+    // Bob's move reaches the game's node, which plays it; its answer to
+    // bob's node is held on the way and then lost with the connection.
+    proxy.silence_replies();
+    bob.send("MOVE c3");
+    let moved = ann.expect_event(&format!("MOVED {game} O "));
+    assert!(moved.contains(" c3 "), "{moved}");
+    proxy.refuse();
+    wait_for_bus(other_metrics, false);
+    proxy.heal();
+
+    // Asked again, the game's node says what it did: played.
+    assert_eq!(next_reply(&mut bob), "OK", "the lost answer, asked again");
+    // Played once, and nothing after it.
+    let (lines, _) = ann.command(&format!("HISTORY {game}"));
+    let history = lines.join(" ");
+    assert!(history.ends_with(" d3c3"), "{history}");
+    drop((owner, other));
+    remove_temp_dir(&dir);
+}

@@ -6,7 +6,9 @@
 //!   firewall that rejects);
 //! - [`Proxy::silence`]: nothing passes either way and nothing is closed,
 //!   as when a firewall or a NAT forgets the connections and drops their
-//!   packets without a word; what is sent meanwhile waits in the proxy;
+//!   packets without a word; what is sent meanwhile waits in the proxy
+//!   ([`Proxy::silence_replies`]: only what the server sends waits, as
+//!   when a route fails one way);
 //! - [`Proxy::heal`]: everything passes again (what waited goes on, as
 //!   TCP's retransmissions would carry it).
 //!
@@ -24,6 +26,8 @@ enum Mode {
     Pass,
     Refuse,
     Silent,
+    /// Only the server's side is silent.
+    SilentReplies,
     Stopped,
 }
 
@@ -50,14 +54,16 @@ impl State {
         self.changed.notify_all();
     }
 
-    /// Waits while the proxy is silent; whether to go on carrying bytes.
-    fn may_pass(&self) -> bool {
+    /// Waits while the proxy is silent for what goes `to_server` (or from
+    /// it); whether to go on carrying bytes.
+    fn may_pass(&self, to_server: bool) -> bool {
         let mut held = self.mode.lock().unwrap_or_else(PoisonError::into_inner);
         loop {
             match held.0 {
                 Mode::Pass => return true,
+                Mode::SilentReplies if to_server => return true,
                 Mode::Refuse | Mode::Stopped => return false,
-                Mode::Silent => {
+                Mode::Silent | Mode::SilentReplies => {
                     let waited = self.changed.wait_timeout(held, Duration::from_millis(200));
                     held = waited.unwrap_or_else(PoisonError::into_inner).0;
                 }
@@ -99,6 +105,12 @@ impl Proxy {
         self.state.set(Mode::Silent);
     }
 
+    /// Carries what the clients send, and nothing of what the server
+    /// sends, closing nothing.
+    pub fn silence_replies(&self) {
+        self.state.set(Mode::SilentReplies);
+    }
+
     /// Carries everything again.
     pub fn heal(&self) {
         self.state.set(Mode::Pass);
@@ -119,7 +131,7 @@ fn accept_all(listener: &TcpListener, target: SocketAddr, state: &Arc<State>) {
         match state.mode() {
             Mode::Stopped => return,
             Mode::Refuse => continue,
-            Mode::Pass | Mode::Silent => {}
+            Mode::Pass | Mode::Silent | Mode::SilentReplies => {}
         }
         let Ok(server) = TcpStream::connect_timeout(&target, Duration::from_secs(5)) else {
             continue;
@@ -132,26 +144,27 @@ fn accept_all(listener: &TcpListener, target: SocketAddr, state: &Arc<State>) {
             let mut held = state.mode.lock().unwrap_or_else(PoisonError::into_inner);
             held.1.extend([client_copy, server_copy]);
         }
-        for (from, to) in [(&client, &server), (&server, &client)] {
+        for (from, to, to_server) in [(&client, &server, true), (&server, &client, false)] {
             let (Ok(from), Ok(to)) = (from.try_clone(), to.try_clone()) else {
                 continue;
             };
             let carrying = Arc::clone(state);
-            std::thread::spawn(move || carry(from, to, &carrying));
+            std::thread::spawn(move || carry((from, to), to_server, &carrying));
         }
     }
 }
 
-/// Carries bytes from `from` to `to` while the proxy lets them pass; both
-/// close when either side does or the proxy refuses.
-fn carry(mut from: TcpStream, mut to: TcpStream, state: &State) {
+/// Carries bytes from `from` to `to` (`to_server`: the server's side) while
+/// the proxy lets them pass; both close when either side does or the proxy
+/// refuses.
+fn carry((mut from, mut to): (TcpStream, TcpStream), to_server: bool, state: &State) {
     let mut buffer = [0u8; 16 * 1024];
     loop {
         let read = match from.read(&mut buffer) {
             Ok(0) | Err(_) => break,
             Ok(read) => read,
         };
-        if !state.may_pass() {
+        if !state.may_pass(to_server) {
             break;
         }
         if to.write_all(&buffer[..read]).is_err() {

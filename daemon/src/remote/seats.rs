@@ -88,6 +88,15 @@ fn resendable(act: &FarAct, at: Option<u32>) -> bool {
     }
 }
 
+/// A player's command sent to its game's owner: the request's number, its
+/// answer to come, and what asks it again (its connection, the command and
+/// the plies its player had heard of).
+pub(super) struct Asked {
+    pub request: u64,
+    pub answer: tokio::sync::oneshot::Receiver<RawAnswer>,
+    pub again: Option<(u64, FarAct, Option<u32>)>,
+}
+
 /// A seat here asked of the owner.
 pub(super) struct SitRequest {
     pub request: u64,
@@ -273,9 +282,17 @@ impl Remote {
         if request != 0 {
             self.answer(&from, request, result);
         }
-        // A command its last owner left unanswered, after the snapshot.
+        // A command its last owner left unanswered, after the snapshot
+        // (unless its asking again came first).
         if let Some(resend) = resend {
             let request = resend.request;
+            match lock(&self.served).take(&from, request) {
+                super::served::Taken::Fresh => {}
+                super::served::Taken::Underway => return,
+                super::served::Taken::Answered(result) => {
+                    return self.bus.send(&from, Body::Answer { request, result });
+                }
+            }
             let replayed = match seated {
                 true => self.act_again(&player, game, resend).await,
                 false => Err(Refusal::NotInGame.into()),
@@ -367,18 +384,32 @@ impl Remote {
     }
 
     /// At the owner: a command of the player of `from` on `conn`, seated
-    /// at `game` here.
+    /// at `game` here; asked `again` (see [`Body::Act`]) by a node whose
+    /// first asking this node does not know: a move only at ply `at`, and
+    /// nothing answered while the player has no seat here yet.
     pub(super) async fn acted(
         self: Arc<Self>,
         from: String,
         (request, conn, game): (u64, u64, GameId),
         act: FarAct,
+        (again, at): (bool, Option<u32>),
     ) {
         let player = lock(&self.seated).get(&(from.clone(), conn)).cloned();
         let result = match (player, act) {
+            // A move asked again, unknown here: played only at its ply.
+            (Some(player), act) if again && act.as_move().is_some() => {
+                let resend = Resend { request, act, at };
+                self.act_again(&player, game, resend).await
+            }
             (Some(player), act) => self.act_here(&player, game, &act).await,
             // A spectator there: any name reads the board.
             (None, FarAct::Board) => self.board_here(game).await,
+            // Not seated here yet (its seat follows a takeover): the seat's
+            // own resending, or the next asking, answers it.
+            (None, _) if again => {
+                lock(&self.served).let_go(&from, request);
+                return;
+            }
             (None, _) => Err(Refusal::NotInGame.into()),
         };
         self.answer(&from, request, result);
@@ -454,6 +485,7 @@ impl Remote {
     pub(super) fn answer(&self, from: &str, request: u64, result: Answered) {
         self.counts.remote_served();
         let result = raw(result);
+        lock(&self.served).answered(from, request, &result);
         self.bus.send(from, Body::Answer { request, result });
     }
 }
@@ -528,12 +560,8 @@ impl Remote {
     /// Here: a command of the player on `conn`, for its seat elsewhere; the
     /// request's number and the answer to come, or `None` if it sits
     /// nowhere else.
-    pub(super) fn act(
-        &self,
-        conn: u64,
-        act: FarAct,
-    ) -> Option<(u64, tokio::sync::oneshot::Receiver<RawAnswer>)> {
-        let (owner, game, request, answer) = {
+    pub(super) fn act(&self, conn: u64, act: FarAct) -> Option<Asked> {
+        let (owner, game, request, answer, at) = {
             let mut players = lock(&self.players);
             let view = players.get_mut(&conn)?;
             let (request, answer) = self.pending_request();
@@ -543,16 +571,52 @@ impl Remote {
                 act: act.clone(),
                 at,
             });
-            (view.owner.clone(), view.game, request, answer)
+            (view.owner.clone(), view.game, request, answer, at)
         };
         let body = Body::Act {
             request,
             conn,
             game,
-            act,
+            act: act.clone(),
+            again: false,
+            at: None,
         };
         self.bus.send(&owner, body);
-        Some((request, answer))
+        Some(Asked {
+            request,
+            answer,
+            again: Some((conn, act, at)),
+        })
+    }
+
+    /// Here: request `request` of the player on `conn` (`act`, sent when
+    /// it had heard of `at` plies), asked again of its game's owner now;
+    /// `None` if it sits at no game elsewhere any more (its connection
+    /// closed, or the game came here).
+    pub(super) fn ask_again(
+        &self,
+        request: u64,
+        (conn, act, at): &(u64, FarAct, Option<u32>),
+    ) -> Option<(String, Body)> {
+        let players = lock(&self.players);
+        let view = players.get(conn)?;
+        let body = Body::Act {
+            request,
+            conn: *conn,
+            game: view.game,
+            act: act.clone(),
+            again: true,
+            at: *at,
+        };
+        Some((view.owner.clone(), body))
+    }
+
+    /// Here: the node that owns `game`, where the player on `conn` sits
+    /// (or asked to), if it still does.
+    pub(super) fn owner_of_seat(&self, conn: u64, game: GameId) -> Option<String> {
+        (lock(&self.players).get(&conn))
+            .filter(|view| view.game == game)
+            .map(|view| view.owner.clone())
     }
 
     /// Here: the game the player on `conn` sits at on another node.
@@ -572,6 +636,8 @@ impl Remote {
             conn: 0,
             game,
             act: FarAct::Board,
+            again: false,
+            at: None,
         };
         self.bus.send(owner, body);
         (request, answer)
