@@ -120,7 +120,8 @@ type Reply<T> = oneshot::Sender<Result<T, ProtocolError>>;
 
 impl Lobby {
     /// Starts a lobby that starts games on `workers` (a player's, or in turn) with
-    /// `engine` for bots, writing them to `store`, numbering new games with
+    /// `engine` for bots, writing them to `store` (on a cluster's node, with
+    /// its `node` state), numbering new games with
     /// `numbers` and tournaments from `next_tourney`, and closing
     /// connections idle past `live`'s timeout.
     pub fn start(
@@ -128,7 +129,7 @@ impl Lobby {
         live: Arc<Live>,
         engine: Addr<EngineWorker>,
         workers: Vec<ArbiterHandle>,
-        store: Store,
+        (store, node): (Store, Option<Arc<crate::node_state::NodeState>>),
         numbers: Numbers,
         next_tourney: TourneyId,
     ) -> Addr<Lobby> {
@@ -140,6 +141,7 @@ impl Lobby {
                 lobby: ctx.address().recipient(),
                 engine,
                 store,
+                node,
             }),
             workers,
             next_worker: 0,

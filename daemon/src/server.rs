@@ -314,7 +314,7 @@ async fn start(
         Arc::clone(&live),
         engine.clone(),
         handles.clone(),
-        store.clone(),
+        (store.clone(), node.clone()),
         numbers,
         next_tourney,
     );

@@ -157,3 +157,45 @@ fn a_move_from_another_node_whose_answer_is_lost_is_answered_as_played() {
     drop((owner, other));
     remove_temp_dir(&dir);
 }
+
+/// The PostgreSQL server's address in `url` (`postgres://user:pw@host:port/db`).
+fn postgres_of(url: &str) -> SocketAddr {
+    let after = url.rsplit_once('@').map_or(url, |(_, rest)| rest);
+    let server = after.split('/').next().unwrap_or_default();
+    server
+        .parse()
+        .unwrap_or_else(|_| panic!("no address in {url}"))
+}
+
+#[test]
+fn a_node_whose_lease_lapsed_says_nothing_of_its_games_until_it_is_renewed() {
+    let Some(db) = ScratchDatabase::new("cluster_lapsed_quiet") else {
+        return;
+    };
+    let dir = temp_dir("cluster-lapsed-quiet");
+    let server = postgres_of(&db.url);
+    let proxy = Proxy::start(server);
+    let url = db
+        .url
+        .replacen(&server.to_string(), &proxy.addr.to_string(), 1);
+    let node = ChildDaemon::start_with(&node_config_with(&dir, "a", &url, ""));
+    let mut ann = Client::login_as(node.addr, "ann");
+    let game = ann.ok_game("NEW othello as X");
+    assert_eq!(ann.command("BOARD").1, "OK");
+
+    // Its link to the database silent, its lease lapses: another node may
+    // have the game now, so this one no longer says where it stands.
+    proxy.silence();
+    let mut last = String::new();
+    wait_until("BOARD refused once the lease lapsed", WITHIN, || {
+        last = ann.command("BOARD").1;
+        last.starts_with("ERR 503")
+    });
+    assert!(last.contains(&format!("game {game} stands")), "{last}");
+    proxy.heal();
+    wait_until("BOARD answered again once renewed", WITHIN, || {
+        ann.command("BOARD").1 == "OK"
+    });
+    drop(node);
+    remove_temp_dir(&dir);
+}

@@ -209,6 +209,10 @@ pub enum Refusal {
     GameNotSaved,
     /// The game a command was sent to has ended meanwhile.
     GameGone,
+    /// On a cluster's node whose lease is not held (the database not
+    /// reached in time): another node may have taken the game over and
+    /// moved on, so this node says nothing of it.
+    LeaseLapsed(GameId),
 }
 
 impl Refusal {
@@ -217,7 +221,9 @@ impl Refusal {
         use Refusal::*;
         match self {
             NotLoggedIn => ErrorCode::Unauthorized,
-            NoSuchConnection | NotSaved | GameNotSaved | NamesUnreachable => ErrorCode::Unavailable,
+            NoSuchConnection | NotSaved | GameNotSaved | NamesUnreachable | LeaseLapsed(_) => {
+                ErrorCode::Unavailable
+            }
             RatedForMembers
             | TourneysForMembers
             | NotInGame
@@ -384,6 +390,11 @@ impl fmt::Display for Refusal {
                 f.write_str("the game could not be saved, so nothing changed; try again")
             }
             GameGone => f.write_str("that game has ended"),
+            LeaseLapsed(game) => write!(
+                f,
+                "this node cannot reach the cluster's database: where game {game} stands is \
+                 not known here, try again"
+            ),
         }
     }
 }
@@ -517,6 +528,7 @@ mod tests {
                 node: None,
             },
             NamesUnreachable,
+            LeaseLapsed(7),
         ]
     }
 

@@ -98,6 +98,8 @@ pub struct GameServices {
     pub engine: Addr<EngineWorker>,
     /// Where moves are committed.
     pub store: Store,
+    /// On a cluster's node, its state: where its lease stands.
+    pub node: Option<Arc<crate::node_state::NodeState>>,
 }
 
 mod commands;
@@ -253,12 +255,41 @@ impl GameActor {
     }
 }
 
+impl GameActor {
+    /// Whether this game's node is a cluster's whose lease is not held now:
+    /// another node may have taken the game over and moved on, so nothing
+    /// it says of the game may be true (see `Refusal::LeaseLapsed`).
+    fn lease_lapsed(&self) -> bool {
+        let node = self.services.node.as_ref();
+        node.is_some_and(|node| node.standing() != crate::rules::lease::Standing::Held)
+    }
+}
+
+impl GameRequest {
+    /// Whether its answer says where the game stands (a move, a refusal, a
+    /// snapshot); leaving it or being seated says nothing.
+    fn tells_of_the_game(&self) -> bool {
+        match self {
+            GameRequest::Play { .. }
+            | GameRequest::Again { .. }
+            | GameRequest::Hint { .. }
+            | GameRequest::Watch { .. } => true,
+            GameRequest::Unwatch { .. } | GameRequest::Seating(_) => false,
+        }
+    }
+}
+
 impl Handler<GameRequest> for GameActor {
     /// Answered synchronously, so that the reply is out before the actor may
     /// stop, except moves (once committed) and hints (once thought).
     type Result = GameResponse;
 
     fn handle(&mut self, msg: GameRequest, ctx: &mut Context<Self>) -> GameResponse {
+        if self.lease_lapsed() && msg.tells_of_the_game() {
+            let game = self.id();
+            let lapsed = crate::rules::refusal::Refusal::LeaseLapsed(game);
+            return GameResponse::Now(Err(lapsed.into()));
+        }
         match msg {
             GameRequest::Play { name, action } => self.act(ctx, &name, action),
             GameRequest::Again { name, mv, at } => self.again(ctx, &name, mv, at),
