@@ -199,3 +199,43 @@ fn a_node_whose_lease_lapsed_says_nothing_of_its_games_until_it_is_renewed() {
     drop(node);
     remove_temp_dir(&dir);
 }
+
+#[test]
+fn a_game_that_ended_while_its_player_s_node_was_cut_from_nats_holds_the_player_no_more() {
+    let Some(nats) = nats_server() else {
+        return;
+    };
+    let Some(db) = ScratchDatabase::new("cluster_missed_over") else {
+        return;
+    };
+    let dir = temp_dir("cluster-missed-over");
+    let proxy = Proxy::start(server_of(&nats));
+    let owner = long_lease_node(&dir, "a", &db.url, &nats);
+    let other = long_lease_node(&dir, "b", &db.url, &via(&nats, proxy.addr));
+    let other_metrics = metrics_of(&other);
+    wait_for_bus(other_metrics, true);
+
+    let mut ann = Client::login_as(owner.addr, "ann");
+    let game = ann.ok_game("NEW othello as X");
+    let mut bob = Client::login_as(other.addr, "bob");
+    assert_eq!(bob.ok(&format!("JOIN {game}")).1, format!("OK {game} O"));
+    ann.expect_event("START ");
+
+    // The game ends while bob's node is cut off: its OVER never reaches it.
+    proxy.refuse();
+    wait_for_bus(other_metrics, false);
+    assert_eq!(ann.command("END").1, "OK");
+    ann.expect_event(&format!("OVER {game} "));
+    proxy.heal();
+    wait_for_bus(other_metrics, true);
+
+    // Bob's node learns the game is over: he may start another.
+    let mut last = String::new();
+    wait_until("bob free to start a game", WITHIN, || {
+        last = bob.command("NEW othello as X").1;
+        last.starts_with("OK ")
+    });
+    assert!(last.starts_with("OK "), "{last}");
+    drop((owner, other));
+    remove_temp_dir(&dir);
+}

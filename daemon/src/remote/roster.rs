@@ -14,15 +14,21 @@
 //!   its seat's grace there, as if its `Away` had come, so that the name
 //!   is free again and the game ends by abandon if nobody comes back.
 //!
+//! - the names held here for games elsewhere (a seat there, or kept since a
+//!   login) are checked against the store: a game over whose `Over` was
+//!   lost in the cut lets its names go, as its `Over` would have.
+//!
 //! A roster is sent on the receiver's own subject, after anything sent
 //! there before it: a seat asked for before it is listed (the view here is
 //! made before its `Sit` goes), one asked for after it arrives after it.
 
 use std::sync::Arc;
 
+use flipline::protocol::GameId;
+
 use super::{Remote, lock};
 use crate::bus::Body;
-use crate::messages::Reannounce;
+use crate::messages::{BackFromAway, Name, Reannounce};
 
 impl Remote {
     /// The link to NATS is up (again): everything may have been lost both
@@ -31,6 +37,32 @@ impl Remote {
         self.bus.broadcast(Body::Back);
         self.doors.reannounce.do_send(Reannounce);
         self.take_seats_again(None);
+        tokio::spawn(Arc::clone(self).over_while_cut());
+    }
+
+    /// The games elsewhere that names here are held for, which the store
+    /// says are over: their `Over` was lost while the link was down.
+    async fn over_while_cut(self: Arc<Self>) {
+        let mut held: Vec<(GameId, Option<Name>)> = (lock(&self.kept).keys())
+            .map(|&game| (game, None))
+            .collect();
+        held.extend(
+            (lock(&self.players).values()).map(|view| (view.game, Some(Name::clone(&view.name)))),
+        );
+        for (game, name) in held {
+            match self.store.owner_of(game).await {
+                // Neither open nor in play: over.
+                Ok(None) => {
+                    tracing::info!(game, "a game over while the bus was cut: its names go free");
+                    self.over_there(game);
+                    if let Some(name) = name {
+                        self.doors.back.do_send(BackFromAway { name, game });
+                    }
+                }
+                Ok(Some(_)) => {}
+                Err(error) => tracing::warn!(%error, game, "a game held here could not be read"),
+            }
+        }
     }
 
     /// Node `from`'s link is back: it hears what this node's connections

@@ -40,11 +40,11 @@ pub(super) struct FarPlayer {
 /// A player here seated at a game elsewhere.
 pub(super) struct PlayerView {
     session: SessionRef,
-    name: Name,
+    pub(super) name: Name,
     pass: FarPass,
     pub(super) owner: String,
     /// The game it sits at there (a rematch moves it on).
-    game: GameId,
+    pub(super) game: GameId,
     /// The number of the next news expected from the owner.
     expected: u64,
     /// Where its game stood by the owner's last lines: the game and its
