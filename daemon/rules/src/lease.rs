@@ -34,8 +34,8 @@ pub struct BusStanding {
     /// How long its own link has been down; zero while it is up (or the
     /// node has no bus).
     pub down_for: Duration,
-    /// Whether another live node's link had been up for half a lease or
-    /// more (so NATS itself is not down: this node alone is cut off).
+    /// Whether another live node's link had been up for a lease or more
+    /// (so NATS itself is not down: this node alone is cut off).
     pub others_hear: bool,
 }
 

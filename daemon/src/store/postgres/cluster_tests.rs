@@ -266,7 +266,7 @@ fn renew_with(
 }
 
 #[test]
-fn a_renewal_says_whether_another_live_node_has_heard_the_bus_for_half_a_lease() {
+fn a_renewal_says_whether_another_live_node_has_heard_the_bus_for_a_lease() {
     let Some(db) = ScratchDatabase::new("bus_heard") else {
         return;
     };
@@ -279,9 +279,9 @@ fn a_renewal_says_whether_another_live_node_has_heard_the_bus_for_half_a_lease()
         Some(false),
         "nobody said yet"
     );
-    renew_with(&db, &a_member, Some((true, seconds(5))));
-    assert_eq!(renew_with(&db, &b_member, cut), Some(false), "up only 5 s");
-    renew_with(&db, &a_member, Some((true, seconds(31))));
+    renew_with(&db, &a_member, Some((true, seconds(50))));
+    assert_eq!(renew_with(&db, &b_member, cut), Some(false), "up only 50 s");
+    renew_with(&db, &a_member, Some((true, seconds(61))));
     assert_eq!(renew_with(&db, &b_member, cut), Some(true));
     renew_with(&db, &a_member, Some((false, seconds(1))));
     assert_eq!(renew_with(&db, &b_member, cut), Some(false), "a is cut now");

@@ -75,14 +75,16 @@ pub async fn renew(
 ) -> Result<Option<bool>, String> {
     // The bus's state is stamped by the database's clock, back by how long
     // the node has seen it so; the answer says whether another live node
-    // has heard the bus for half a lease.
+    // has heard the bus for a whole lease (longer than any node takes to
+    // reconnect once NATS is back, so that a restart of NATS, which cuts
+    // every node, never makes the slowest to reconnect give its games up).
     const SQL: &str = "UPDATE nodes SET lease_until = clock_timestamp() + \
          $2::float8 * interval '1 millisecond', bus_up = $3, \
          bus_changed = clock_timestamp() - $4::float8 * interval '1 millisecond' \
          WHERE incarnation = $1 AND state = 'live' \
          RETURNING EXISTS (SELECT 1 FROM nodes o WHERE o.incarnation <> $1 \
          AND o.state = 'live' AND o.lease_until > clock_timestamp() AND o.bus_up \
-         AND o.bus_changed <= clock_timestamp() - $2::float8 / 2 * interval '1 millisecond')";
+         AND o.bus_changed <= clock_timestamp() - $2::float8 * interval '1 millisecond')";
     let (up, since) = match bus {
         Some((up, since)) => (Some(up), millis(since)),
         None => (None, 0.0),
