@@ -12,7 +12,7 @@ mod exposition;
 mod http;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 
 use crate::admission::Admission;
 use crate::store_stats::StoreStats;
@@ -24,6 +24,35 @@ static GAMES_IN_PLAY: AtomicI64 = AtomicI64::new(0);
 
 /// Engine jobs sent and not yet begun.
 static ENGINE_QUEUE: AtomicI64 = AtomicI64::new(0);
+
+/// Connections admitted on each port, and TLS handshakes that failed:
+/// counted as they happen (an accept is not on the move path).
+static DOORS: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
+
+/// Where a connection came in, or how its handshake failed.
+#[derive(Clone, Copy, Debug)]
+pub enum Door {
+    /// Admitted on the plain port.
+    Plain = 0,
+    /// Admitted on the TLS port (its handshake yet to come).
+    Tls = 1,
+    /// A TLS handshake the client broke off or spoke wrongly.
+    HandshakeRefused = 2,
+    /// A TLS handshake the login deadline ended.
+    HandshakeLate = 3,
+}
+
+/// One more connection or failed handshake, as `door` says.
+pub fn count(door: Door) {
+    if let Some(slot) = DOORS.get(door as usize) {
+        slot.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// The counts of [`count`], in the order of [`Door`].
+fn doors() -> [u64; 4] {
+    DOORS.each_ref().map(|slot| slot.load(Ordering::Relaxed))
+}
 
 /// A game began (or came back after a restart).
 pub fn game_begun() {
@@ -81,6 +110,7 @@ fn gauges(sources: &Sources) -> exposition::Gauges {
         engine_queue: ENGINE_QUEUE.load(Ordering::Relaxed).max(0),
         node: sources.node.as_ref().map(|node| node.counts()),
         checkpoints: sources.store.checkpoints(),
+        doors: doors(),
     }
 }
 
