@@ -27,6 +27,8 @@
 //! - `postgres.rs`: with `FLIPLINE_TEST_STORE=postgres`, every test daemon's
 //!   store in a PostgreSQL database of its own ([`on_postgres`],
 //!   [`sqlite_only`]).
+//! - `tls.rs`: [`TestCa`], a throwaway certificate authority, the daemon's
+//!   files it signs ([`TlsFiles`]), and the client's side of TLS ([`Wire`]).
 //! - `volume.rs`: [`SmallVolume`]: a small tmpfs mounted for one test (as
 //!   root), to fill up for real.
 
@@ -46,6 +48,8 @@ mod play;
 mod postgres;
 #[path = "support/rng.rs"]
 mod rng;
+#[path = "support/tls.rs"]
+mod tls;
 #[path = "support/volume.rs"]
 mod volume;
 
@@ -71,4 +75,5 @@ pub use postgres::{
     store_place, store_query,
 };
 pub use rng::Rng;
+pub use tls::{TestCa, TlsFiles, Wire, client_config as tls_client_config};
 pub use volume::SmallVolume;

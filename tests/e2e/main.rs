@@ -44,6 +44,7 @@ mod settings;
 mod shutdown;
 mod sighup;
 mod store_faults;
+mod tls;
 mod tourneys;
 mod tutorials;
 mod undo;

@@ -112,7 +112,7 @@ fn handshake_failed(host: &str, error: &std::io::Error) -> String {
         .and_then(|inner| inner.downcast_ref::<rustls::Error>());
     match tls {
         Some(rustls::Error::InvalidCertificate(why)) => format!(
-            "the certificate of {host} does not verify ({why:?}): not connecting; \
+            "the certificate of {host} does not verify ({why}): not connecting; \
              if the server uses its own authority, give its certificate with --ca FILE"
         ),
         Some(other) => format!("TLS with {host} failed: {other}"),
