@@ -23,7 +23,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::admission::ConnectionSlot;
-use crate::metrics::{self, Door};
+use crate::metrics::Door;
 use crate::player_tls::{HandshakeFailed, PlayerTls};
 use crate::rules::admission::Refusal;
 use crate::rules::peer::PeerKey;
@@ -101,7 +101,7 @@ impl Listener {
             Err(refusal) => return self.refuse(stream, peer, refusal),
         };
         let _ = stream.set_nodelay(true);
-        metrics::count(match self.tls {
+        self.shared.doors.count(match self.tls {
             Some(_) => Door::Tls,
             None => Door::Plain,
         });
@@ -173,11 +173,11 @@ async fn shake_hands(stream: TcpStream, tls: Arc<PlayerTls>, arrival: Arrival) {
             arrival.start(Socket::Tls(Box::new(stream)));
         }
         Err(HandshakeFailed::Refused(error)) => {
-            metrics::count(Door::HandshakeRefused);
+            arrival.shared.doors.count(Door::HandshakeRefused);
             tracing::debug!(id, %error, "TLS handshake failed");
         }
         Err(HandshakeFailed::Deadline) => {
-            metrics::count(Door::HandshakeLate);
+            arrival.shared.doors.count(Door::HandshakeLate);
             tracing::debug!(id, "TLS handshake not done within the login deadline");
         }
     }

@@ -25,9 +25,11 @@ static GAMES_IN_PLAY: AtomicI64 = AtomicI64::new(0);
 /// Engine jobs sent and not yet begun.
 static ENGINE_QUEUE: AtomicI64 = AtomicI64::new(0);
 
-/// Connections admitted on each port, and TLS handshakes that failed:
-/// counted as they happen (an accept is not on the move path).
-static DOORS: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
+/// Connections admitted on each port, and TLS handshakes that failed, of
+/// one daemon: counted as they happen (an accept is not on the move path),
+/// by the listeners that share it.
+#[derive(Debug, Default)]
+pub struct Doors([AtomicU64; 4]);
 
 /// Where a connection came in, or how its handshake failed.
 #[derive(Clone, Copy, Debug)]
@@ -42,16 +44,18 @@ pub enum Door {
     HandshakeLate = 3,
 }
 
-/// One more connection or failed handshake, as `door` says.
-pub fn count(door: Door) {
-    if let Some(slot) = DOORS.get(door as usize) {
-        slot.fetch_add(1, Ordering::Relaxed);
+impl Doors {
+    /// One more connection or failed handshake, as `door` says.
+    pub fn count(&self, door: Door) {
+        if let Some(slot) = self.0.get(door as usize) {
+            slot.fetch_add(1, Ordering::Relaxed);
+        }
     }
-}
 
-/// The counts of [`count`], in the order of [`Door`].
-fn doors() -> [u64; 4] {
-    DOORS.each_ref().map(|slot| slot.load(Ordering::Relaxed))
+    /// The counts, in the order of [`Door`].
+    fn counts(&self) -> [u64; 4] {
+        self.0.each_ref().map(|slot| slot.load(Ordering::Relaxed))
+    }
 }
 
 /// A game began (or came back after a restart).
@@ -84,6 +88,8 @@ pub struct Sources {
     pub stopping: Arc<AtomicBool>,
     /// A cluster node's lease and counts; `None` for a single daemon.
     pub node: Option<Arc<crate::node_state::NodeState>>,
+    /// Connections by port, failed handshakes.
+    pub doors: Arc<Doors>,
 }
 
 /// Whether the daemon serves: `Err` with why not.
@@ -110,7 +116,7 @@ fn gauges(sources: &Sources) -> exposition::Gauges {
         engine_queue: ENGINE_QUEUE.load(Ordering::Relaxed).max(0),
         node: sources.node.as_ref().map(|node| node.counts()),
         checkpoints: sources.store.checkpoints(),
-        doors: doors(),
+        doors: sources.doors.counts(),
     }
 }
 

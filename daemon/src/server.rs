@@ -394,6 +394,7 @@ async fn start(
         elsewhere,
         plain_passwords: config.tls.plain_passwords,
         tls_port: std::sync::OnceLock::new(),
+        doors: Arc::default(),
     });
     let mut listeners = Vec::new();
     let tls = match tls {
@@ -431,6 +432,7 @@ async fn start(
         store: store_stats,
         stopping: Arc::clone(&stopping),
         node,
+        doors: Arc::clone(&shared.doors),
     };
     let metrics = serve_metrics(&config.metrics.listen, sources).await?;
     let drain = Duration::from_millis(config.shutdown_drain_ms);

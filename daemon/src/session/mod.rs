@@ -177,6 +177,8 @@ pub struct Shared {
     /// The TLS port, once bound: what a password refused on the plain
     /// port is told to use.
     pub tls_port: std::sync::OnceLock<std::net::SocketAddr>,
+    /// The listeners' counts, for the metrics.
+    pub doors: Arc<crate::metrics::Doors>,
 }
 
 /// The games other nodes of a cluster own, as sessions reach them.
