@@ -111,6 +111,12 @@ impl Listener {
             slot,
             came: Instant::now(),
         };
+        self.hand_over(stream, peer, arrival);
+    }
+
+    /// Starts the connection's session (after its handshake, on the TLS
+    /// port) here, or on the next worker thread.
+    fn hand_over(&mut self, stream: TcpStream, peer: SocketAddr, arrival: Arrival) {
         let Some(workers) = &self.workers else {
             return match &self.tls {
                 None => arrival.start(Socket::Plain(stream)),

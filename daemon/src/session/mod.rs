@@ -7,7 +7,8 @@
 //! the reply is written. So each reply comes in command order, and the events a
 //! command causes come after its `OK`.
 //!
-//! The session's files go by job: `io` (the `Reader` and the `Flusher`, the
+//! The session's files go by job: `socket` (the connection, plain or TLS),
+//! `io` (the `Reader` and the `Flusher`, the
 //! futures that read and write the socket in this actor's context), `limits`
 //! (the connection count, with the session's `Drop` that gives its place back,
 //! the rate limit, the idle check), `deadline` (the login deadline: one queue
