@@ -96,13 +96,14 @@ settings! {
     pub struct TlsConfig, partial PartialTls {
         /// Address of the TLS port; empty: none.
         listen: String = String::new(), restart;
-        /// The server's certificate chain (PEM, its own certificate first),
-        /// read again on SIGHUP.
+        /// The file of the server's certificate chain (PEM, its own
+        /// certificate first), whose contents SIGHUP reads again.
         certificate: PathBuf = PathBuf::new(), restart;
-        /// The certificate's private key (PEM), read again on SIGHUP.
+        /// The file of the certificate's private key (PEM), whose contents
+        /// SIGHUP reads again.
         key: PathBuf = PathBuf::new(), restart;
         /// Where the plain port takes passwords (`LOGIN name password`,
-        /// registrations): `anywhere`, or from `loopback` only.
+        /// registrations): `anywhere`, or from `loopback` (127.0.0.1, ::1) only.
         plain_passwords: PlainPasswords = PlainPasswords::Anywhere, restart;
     }
     together: must(
