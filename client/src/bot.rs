@@ -172,6 +172,9 @@ impl Bot {
                         Err(e) => return Err(format!("{}: {e}", self.name)),
                     }
                 }
+                Err(e) if e.contains(crate::play::tls::NOT_VERIFIED) => {
+                    return Err(format!("{}: {e}", self.name));
+                }
                 Err(e) if failures == 0 => eprintln!("{}: {e}; retrying", self.name),
                 Err(_) => {}
             }

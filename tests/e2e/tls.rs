@@ -163,6 +163,14 @@ fn a_certificate_for_another_name_or_from_another_authority_is_refused() {
     assert!(told.contains("does not verify"), "{told}");
     let told = String::from_utf8_lossy(&refused.stdout);
     assert!(!told.contains("logged in"), "{told}");
+    // So does flip bot, which stops rather than try the same certificate
+    // again.
+    let bot = run_flip(&[
+        "bot", "--server", &server, "--ca", &other_ca, "--rounds", "1",
+    ]);
+    let told = String::from_utf8_lossy(&bot.stderr);
+    assert!(!bot.status.success(), "{told}");
+    assert!(told.contains("does not verify"), "{told}");
     // The daemon counted the refusals and serves on.
     assert!(
         metric(

@@ -21,6 +21,11 @@ pub const SCHEME: &str = "tls://";
 /// The TLS port's usual number, for `tls://host` without one.
 pub const DEFAULT_PORT: u16 = 7342;
 
+/// What the message of a certificate that does not verify says, for a
+/// caller that stops rather than tries again (`flip bot`): trying again
+/// meets the same certificate.
+pub const NOT_VERIFIED: &str = "does not verify";
+
 /// The variable that names a CA file when `--ca` does not.
 pub const CA_VARIABLE: &str = "FLIP_CA";
 
@@ -112,7 +117,7 @@ fn handshake_failed(host: &str, error: &std::io::Error) -> String {
         .and_then(|inner| inner.downcast_ref::<rustls::Error>());
     match tls {
         Some(rustls::Error::InvalidCertificate(why)) => format!(
-            "the certificate of {host} does not verify ({why}): not connecting; \
+            "the certificate of {host} {NOT_VERIFIED} ({why}): not connecting; \
              if the server uses its own authority, give its certificate with --ca FILE"
         ),
         Some(other) => format!("TLS with {host} failed: {other}"),
