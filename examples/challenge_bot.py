@@ -8,7 +8,7 @@ one), with --tourney-new TERMS it makes one and starts it once
 --tourney-size players have joined; either way it plays the tournament's
 games as they start and stops at its end, printing the standings.
 
-usage: challenge_bot.py HOST:PORT NAME PASSWORD [--games N] [--variants othello,anti]
+usage: challenge_bot.py HOST:PORT NAME PASSWORD [--tls [--ca FILE]] [--games N] [--variants othello,anti]
                         [--challenge NAME [--rated] [--random-start N]]
                         [--tourney-join | --tourney-new TERMS [--tourney-size N]]
 Only the standard library. It stops after N games (default 1).
@@ -16,6 +16,7 @@ Only the standard library. It stops after N games (default 1).
 import argparse
 import random
 import socket
+import ssl
 import sys
 import time
 
@@ -26,6 +27,12 @@ def main():
     parser.add_argument("server", help="the daemon, host[:port] (port 7341 if none)")
     parser.add_argument("name", help="the name to register, or log in with")
     parser.add_argument("password", help="its password")
+    parser.add_argument("--tls", action="store_true",
+                        help="connect to the daemon's TLS port (7342 if none is given), so that "
+                             "the password never crosses the network in the clear")
+    parser.add_argument("--ca", metavar="FILE",
+                        help="with --tls: the PEM file of the authority that signs the daemon's "
+                             "certificate (default: the system's)")
     parser.add_argument("--games", type=int, default=1, help="games to play (default 1)")
     parser.add_argument("--variants", default="othello",
                         help="games accepted, comma-separated (default othello)")
@@ -42,7 +49,14 @@ def main():
     args = parser.parse_args()
     host, _, port = args.server.partition(":")
     try:
-        conn = socket.create_connection((host, int(port or 7341)), timeout=10)
+        conn = socket.create_connection((host, int(port or (7342 if args.tls else 7341))),
+                                        timeout=10)
+        if args.tls:  # the certificate verified, the host name checked
+            context = ssl.create_default_context(cafile=args.ca)
+            conn = context.wrap_socket(conn, server_hostname=host)
+    except ssl.SSLCertVerificationError as e:
+        sys.exit(f"{sys.argv[0]}: the certificate of {args.server} does not verify: "
+                 f"{e.verify_message}")
     except (OSError, ValueError) as e:
         sys.exit(f"{sys.argv[0]}: cannot connect to {args.server}: "
                  f"{getattr(e, 'strerror', None) or e}")

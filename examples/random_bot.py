@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """A complete flipline bot: logs in, seeks games and answers TURN with a random move.
 
-usage: random_bot.py [host[:port]] [name] [games] [variant]
+usage: random_bot.py [host[:port]] [name] [games] [variant] [--tls [--ca FILE]]
 Only the standard library; the server sends the legal moves, so no rules are needed.
 """
 import argparse
 import random
 import socket
+import ssl
 import sys
 
 
@@ -18,14 +19,25 @@ def arguments():
     parser.add_argument("name", nargs="?", default="randombot", help="the name to play as")
     parser.add_argument("games", nargs="?", type=int, default=1, help="games to play (default 1)")
     parser.add_argument("variant", nargs="?", default="othello", help="the game (default othello)")
+    parser.add_argument("--tls", action="store_true",
+                        help="connect to the daemon's TLS port (7342 if none is given)")
+    parser.add_argument("--ca", metavar="FILE",
+                        help="with --tls: the PEM file of the authority that signs the daemon's "
+                             "certificate (default: the system's)")
     return parser.parse_args()
 
 
-def connect(server):
-    """A connection to host[:port], or the program ends with a sentence."""
+def connect(server, tls=False, ca=None):
+    """A connection to host[:port], in TLS with the certificate verified and the
+    host name checked if asked, or the program ends with a sentence."""
     host, _, port = server.partition(":")
     try:
-        return socket.create_connection((host, int(port or 7341)), timeout=10)
+        conn = socket.create_connection((host, int(port or (7342 if tls else 7341))), timeout=10)
+        if tls:
+            conn = ssl.create_default_context(cafile=ca).wrap_socket(conn, server_hostname=host)
+        return conn
+    except ssl.SSLCertVerificationError as e:
+        sys.exit(f"{sys.argv[0]}: the certificate of {server} does not verify: {e.verify_message}")
     except (OSError, ValueError) as e:
         sys.exit(f"{sys.argv[0]}: cannot connect to {server}: {getattr(e, 'strerror', None) or e}")
 
@@ -33,7 +45,7 @@ def connect(server):
 def main():
     args = arguments()
     name, games, variant = args.name, args.games, args.variant
-    conn = connect(args.server)
+    conn = connect(args.server, args.tls, args.ca)
     conn.settimeout(None)
     lines = conn.makefile("r", encoding="utf-8", newline="\n")
     send = lambda text: conn.sendall((text + "\n").encode())

@@ -29,6 +29,8 @@
 //!   [`sqlite_only`]).
 //! - `proxy.rs`: [`Proxy`]: a loopback TCP proxy a test cuts (refusing,
 //!   or silently dropping) and heals, between a daemon and its servers.
+//! - `tls.rs`: [`TestCa`], a throwaway certificate authority, the daemon's
+//!   files it signs ([`TlsFiles`]), and the client's side of TLS ([`Wire`]).
 //! - `volume.rs`: [`SmallVolume`]: a small tmpfs mounted for one test (as
 //!   root), to fill up for real.
 
@@ -50,6 +52,8 @@ mod postgres;
 mod proxy;
 #[path = "support/rng.rs"]
 mod rng;
+#[path = "support/tls.rs"]
+mod tls;
 #[path = "support/volume.rs"]
 mod volume;
 
@@ -76,4 +80,5 @@ pub use postgres::{
 };
 pub use proxy::Proxy;
 pub use rng::Rng;
+pub use tls::{TestCa, TlsFiles, Wire, client_config as tls_client_config};
 pub use volume::SmallVolume;

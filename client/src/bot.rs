@@ -7,8 +7,8 @@
 
 pub(crate) mod external;
 
+use crate::play::wire::{Incoming, Outgoing};
 use std::io::{BufRead, BufReader, Write};
-use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -26,10 +26,15 @@ use external::{EngineSpec, ExternalPlayer, Record};
 
 #[derive(Args, Debug, Clone)]
 pub struct BotArgs {
-    /// The daemon's address.
+    /// The daemon's address: HOST[:PORT], or tls://HOST[:PORT] for its TLS
+    /// port (the certificate verified, the host name checked).
     #[arg(long, default_value_t = flipd::Config::default_server(),
           value_parser = crate::play::link::server_addresses)]
     server: String,
+    /// A PEM file of the certificate authorities to verify a TLS port's
+    /// certificate with, instead of the system's. Else FLIP_CA, if set.
+    #[arg(long, value_name = "FILE")]
+    ca: Option<std::path::PathBuf>,
     /// Name to log in with (with -1, -2, ... added when playing several games).
     #[arg(long, default_value = "flipbot")]
     name: String,
@@ -153,11 +158,10 @@ impl Bot {
 
     fn run(&mut self) -> Result<(), String> {
         let mut failures = 0u32;
+        let ca = crate::play::tls::ca_file(self.args.ca.as_deref());
+        let servers = Servers::parse(&self.args.server).trusting(ca);
         loop {
-            match Servers::parse(&self.args.server)
-                .open()
-                .map(|(s, r, _)| (s, r))
-            {
+            match servers.open().map(|(s, r, _)| (s, r)) {
                 Ok((stream, reader)) => {
                     failures = 0;
                     match self.serve(stream, reader) {
@@ -167,6 +171,9 @@ impl Bot {
                         }
                         Err(e) => return Err(format!("{}: {e}", self.name)),
                     }
+                }
+                Err(e) if e.contains(crate::play::tls::NOT_VERIFIED) => {
+                    return Err(format!("{}: {e}", self.name));
                 }
                 Err(e) if failures == 0 => eprintln!("{}: {e}; retrying", self.name),
                 Err(_) => {}
@@ -179,8 +186,8 @@ impl Bot {
     /// Plays on one connection until it drops or the rounds are done.
     fn serve(
         &mut self,
-        mut stream: TcpStream,
-        reader: BufReader<TcpStream>,
+        mut stream: Outgoing,
+        reader: BufReader<Incoming>,
     ) -> Result<Ended, String> {
         let mut lines = reader.lines();
         let _ = stream.set_read_timeout(Some(LOGIN_WAIT));
@@ -213,8 +220,8 @@ impl Bot {
     /// again later), an error when the name is refused.
     fn log_in(
         &mut self,
-        stream: &mut TcpStream,
-        lines: &mut std::io::Lines<BufReader<TcpStream>>,
+        stream: &mut Outgoing,
+        lines: &mut std::io::Lines<BufReader<Incoming>>,
     ) -> Result<bool, String> {
         loop {
             let line = match (&self.secret, &self.password) {
@@ -395,7 +402,7 @@ const LOGIN_WAIT: Duration = Duration::from_secs(30);
 /// The next final reply (`OK` or `ERR`) among `lines`, the lines before it
 /// (an `INFO` at most, before a login) passed over; `None` when the
 /// connection ends or times out first.
-fn next_reply(lines: &mut std::io::Lines<BufReader<TcpStream>>) -> Option<String> {
+fn next_reply(lines: &mut std::io::Lines<BufReader<Incoming>>) -> Option<String> {
     lines.map_while(Result::ok).find(|line| {
         matches!(
             ServerLine::parse(line),
@@ -404,7 +411,7 @@ fn next_reply(lines: &mut std::io::Lines<BufReader<TcpStream>>) -> Option<String
     })
 }
 
-fn send(stream: &mut TcpStream, line: &str) -> Result<(), String> {
+fn send(stream: &mut Outgoing, line: &str) -> Result<(), String> {
     stream
         .write_all(format!("{line}\n").as_bytes())
         .map_err(|e| format!("cannot send: {e}"))

@@ -60,10 +60,16 @@ enum Command {
 #[derive(Args, Debug, Clone)]
 struct PlayArgs {
     /// The daemon's address, HOST or HOST:PORT (default: the one in
-    /// config/default.ron; the port, 7341); several, separated by commas (a
-    /// cluster's nodes), are tried in turn, and so by a reconnect.
+    /// config/default.ron; the port, 7341), or tls://HOST[:PORT] for its TLS
+    /// port (the port, 7342; the certificate verified, the host name
+    /// checked); several, separated by commas (a cluster's nodes), are tried
+    /// in turn, and so by a reconnect.
     #[arg(long, value_parser = play::link::server_addresses)]
     server: Option<String>,
+    /// A PEM file of the certificate authorities to verify a TLS port's
+    /// certificate with, instead of the system's. Else FLIP_CA, if set.
+    #[arg(long, value_name = "FILE")]
+    ca: Option<std::path::PathBuf>,
     /// Log in with this name at once (with --local, the default is $USER,
     /// else $LOGNAME, else "me").
     #[arg(long)]
@@ -169,6 +175,7 @@ fn run_play(args: &PlayArgs) -> Result<(), Failure> {
     let options = PlayOptions {
         secrets_key: Some(server.clone()),
         server,
+        ca: play::tls::ca_file(args.ca.as_deref()),
         name: args.name.clone(),
         password,
         raw: args.raw,

@@ -18,13 +18,16 @@ pub(crate) mod secret;
 pub(crate) mod secret_file;
 pub(crate) mod servers;
 pub(crate) mod terminal;
+pub(crate) mod tls;
 pub(crate) mod tourney_view;
 pub(crate) mod view;
+pub(crate) mod wire;
 
 use std::io::IsTerminal;
 
 use crate::play::link::Link;
 use crate::play::reader::{Failure, PlayOptions, Reconnect, spawn_reader};
+use crate::play::servers::Servers;
 use crate::play::view::Style;
 
 /// Runs the client until the person quits, stdin ends, or the connection is lost.
@@ -35,8 +38,9 @@ pub fn run(options: &PlayOptions, first: Vec<String>) -> Result<(), Failure> {
         color,
         raw: options.raw,
     };
+    let servers = Servers::parse(&options.server).trusting(options.ca.clone());
     let (link, reader) = Link::connect(
-        &options.server,
+        servers,
         style,
         options.on_update,
         options.secrets_key.as_deref(),

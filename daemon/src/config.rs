@@ -23,8 +23,11 @@ settings! {
     /// Every setting of the daemon. See config/default.ron for what each one
     /// means at length.
     pub struct Config, partial PartialConfig {
-        /// Address to listen on.
+        /// Address of the plain port; empty: none (only the TLS port).
         listen: String = "127.0.0.1:7341".into(), restart;
+        /// The TLS port: the same protocol, encrypted, and what the plain
+        /// port may carry.
+        tls: TlsConfig = TlsConfig::declared(), restart;
         /// Threads for connections and games (0: one per core).
         workers: usize = 0, restart;
         /// Threads for engine work.
@@ -81,6 +84,34 @@ settings! {
     together: must(
         |c: &Config| c.cluster.node.is_empty() || !c.store.url.is_empty(),
         "cluster.node needs store.url: the nodes of a cluster share a PostgreSQL store"
+    ), must(
+        |c: &Config| !c.listen.is_empty() || !c.tls.listen.is_empty(),
+        "listen and tls.listen are both empty: players would have no port"
+    );
+}
+
+settings! {
+    /// The players' TLS port: the line protocol inside TLS, so that a
+    /// password never crosses the network in the clear.
+    pub struct TlsConfig, partial PartialTls {
+        /// Address of the TLS port; empty: none.
+        listen: String = String::new(), restart;
+        /// The file of the server's certificate chain (PEM, its own
+        /// certificate first), whose contents SIGHUP reads again.
+        certificate: PathBuf = PathBuf::new(), restart;
+        /// The file of the certificate's private key (PEM), whose contents
+        /// SIGHUP reads again.
+        key: PathBuf = PathBuf::new(), restart;
+        /// Where the plain port takes passwords (`LOGIN name password`,
+        /// registrations): `anywhere`, or from `loopback` (127.0.0.1, ::1) only.
+        plain_passwords: PlainPasswords = PlainPasswords::Anywhere, restart;
+    }
+    together: must(
+        |t: &TlsConfig| {
+            t.listen.is_empty()
+                || !(t.certificate.as_os_str().is_empty() || t.key.as_os_str().is_empty())
+        },
+        "tls.listen needs tls.certificate and tls.key"
     );
 }
 
@@ -201,7 +232,7 @@ settings! {
 }
 
 // Values a file gives whole: a word, or a group of fields all given.
-whole!(Synchronous, DescriptorTables, Hints);
+whole!(Synchronous, DescriptorTables, Hints, PlainPasswords);
 
 /// Given whole (`rate_limit: (per_second: 5)` is refused), and its burst has
 /// a rule of its own.
@@ -239,6 +270,17 @@ pub enum Synchronous {
     Full,
     /// Commits survive a crash of the daemon, not of the machine; faster.
     Normal,
+}
+
+/// Where the plain port takes passwords.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PlainPasswords {
+    /// From anywhere, as before there was a TLS port.
+    Anywhere,
+    /// From this machine only (a program beside the daemon, a TLS proxy in
+    /// front of it); others are told to use the TLS port.
+    Loopback,
 }
 
 /// Where the worker threads keep their connections' file descriptors.

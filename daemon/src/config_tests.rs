@@ -10,7 +10,7 @@ use proptest::test_runner::TestRunner;
 
 use crate::config::{
     ClusterConfig, Config, DEFAULT_RON, DescriptorTables, Hints, MetricsConfig, PartialConfig,
-    Passwords, RateLimit, StoreConfig, Synchronous,
+    Passwords, PlainPasswords, RateLimit, StoreConfig, Synchronous, TlsConfig,
 };
 use crate::config_table::Value;
 use crate::nats_url::NatsUrl;
@@ -429,12 +429,20 @@ prop_compose! {
         nats in "(nats://[a-z]{1,8}:[1-9][0-9]{0,3})?",
         (nats_password_file, nats_token_file, nats_credentials, nats_ca)
             in (text(), text(), text(), text()),
+        (tls_listen, certificate, key, loopback) in (text(), text(), text(), any::<bool>()),
     ) -> Config {
+        let plain_passwords = match loopback {
+            true => PlainPasswords::Loopback,
+            false => PlainPasswords::Anywhere,
+        };
         Config {
             listen, workers, engine_threads, engine_move_ms, grace_secs, challenge_timeout_secs,
             hints: Hints { bot_games, hotseat_games, human_games },
             shutdown_drain_ms, store, guests, passwords, log_filter, store_deadline_ms,
             metrics: MetricsConfig { listen: metrics },
+            tls: TlsConfig {
+                listen: tls_listen, certificate: certificate.into(), key: key.into(), plain_passwords,
+            },
             cluster: ClusterConfig {
                 node, lease_secs, nats: NatsUrl::new(nats), nats_password_file: nats_password_file.into(),
                 nats_token_file: nats_token_file.into(), nats_credentials: nats_credentials.into(),

@@ -8,6 +8,8 @@
 //!   shutdown, and [`server::DaemonThread`] for tests and the client's local mode.
 //! - `listener`: the listener actor: accepts, caps connections, spreads sessions
 //!   over the worker threads (or, one per worker, keeps them on its own).
+//! - `player_tls`: the TLS port's certificate (read again on SIGHUP) and
+//!   each connection's handshake.
 //! - `admission`: the connection places the listeners and sessions share
 //!   (in all, per address, kept for players).
 //! - `descriptor_tables`: a descriptor table per worker thread, and the rules
@@ -88,6 +90,7 @@ mod metrics;
 mod nats_url;
 mod node_state;
 mod outbox;
+mod player_tls;
 mod random;
 pub mod reload;
 mod remote;

@@ -3,11 +3,18 @@
 //! hands each connection to a worker thread as a new session. With a descriptor
 //! table per worker there is one listener on each worker thread, and its only
 //! worker is its own: a connection never leaves the table it was accepted into.
+//!
+//! The TLS port has listeners of its own, which do the same and then shake
+//! hands on the session's thread before the session starts. The place is
+//! taken at the accept, so a handshake counts against every cap as an open
+//! socket does, and it must end within the login deadline, which goes on
+//! counting from the accept into the session: a flood of stalled handshakes
+//! holds no more, and no longer, than a flood of silent sockets.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use actix::{
     Actor, ActorContext, ArbiterHandle, AsyncContext, Context, Handler, Message, StreamHandler,
@@ -16,15 +23,19 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::admission::ConnectionSlot;
+use crate::metrics::Door;
+use crate::player_tls::{HandshakeFailed, PlayerTls};
 use crate::rules::admission::Refusal;
 use crate::rules::peer::PeerKey;
-use crate::session::{self, Session, Shared};
+use crate::session::{self, HeldHere, Session, Shared, Socket};
 
-/// The listener: one per daemon, or one per worker thread when each has its
-/// own descriptor table.
+/// The listener: one per port and daemon, or one per port and worker thread
+/// when each has its own descriptor table.
 pub struct Listener {
     listener: Option<TcpListener>,
     shared: Arc<Shared>,
+    /// The TLS port's certificate; `None` on the plain port.
+    tls: Option<Arc<PlayerTls>>,
     /// Where sessions go: the worker threads in turn, or (`None`) this thread,
     /// whose descriptor table the listener and its connections share.
     workers: Option<Vec<ArbiterHandle>>,
@@ -36,11 +47,13 @@ impl Listener {
     pub fn new(
         listener: TcpListener,
         shared: Arc<Shared>,
+        tls: Option<Arc<PlayerTls>>,
         workers: Vec<ArbiterHandle>,
     ) -> Listener {
         Listener {
             listener: Some(listener),
             shared,
+            tls,
             workers: Some(workers),
             next_worker: 0,
         }
@@ -48,10 +61,15 @@ impl Listener {
 
     /// A listener on a worker thread with its own descriptor table, whose
     /// sessions stay on that thread.
-    pub fn on_own_table(listener: TcpListener, shared: Arc<Shared>) -> Listener {
+    pub fn on_own_table(
+        listener: TcpListener,
+        shared: Arc<Shared>,
+        tls: Option<Arc<PlayerTls>>,
+    ) -> Listener {
         Listener {
             listener: Some(listener),
             shared,
+            tls,
             workers: None,
             next_worker: 0,
         }
@@ -83,9 +101,27 @@ impl Listener {
             Err(refusal) => return self.refuse(stream, peer, refusal),
         };
         let _ = stream.set_nodelay(true);
-        let id = self.shared.next_session.fetch_add(1, Ordering::Relaxed);
+        self.shared.doors.count(match self.tls {
+            Some(_) => Door::Tls,
+            None => Door::Plain,
+        });
+        let arrival = Arrival {
+            id: self.shared.next_session.fetch_add(1, Ordering::Relaxed),
+            shared: Arc::clone(&self.shared),
+            slot,
+            came: Instant::now(),
+        };
+        self.hand_over(stream, peer, arrival);
+    }
+
+    /// Starts the connection's session (after its handshake, on the TLS
+    /// port) here, or on the next worker thread.
+    fn hand_over(&mut self, stream: TcpStream, peer: SocketAddr, arrival: Arrival) {
         let Some(workers) = &self.workers else {
-            return Session::start(stream, id, Arc::clone(&self.shared), slot);
+            return match &self.tls {
+                None => arrival.start(Socket::Plain(stream)),
+                Some(tls) => drop(actix::spawn(shake_hands(stream, Arc::clone(tls), arrival))),
+            };
         };
         let stream = match stream.into_std() {
             Ok(stream) => stream,
@@ -95,7 +131,61 @@ impl Listener {
             return tracing::error!("no worker threads");
         };
         self.next_worker = self.next_worker.wrapping_add(1);
-        Session::spawn(stream, id, Arc::clone(&self.shared), slot, worker);
+        let Some(tls) = &self.tls else {
+            let Arrival {
+                id, shared, slot, ..
+            } = arrival;
+            return Session::spawn(stream, id, shared, slot, worker);
+        };
+        let tls = Arc::clone(tls);
+        worker.spawn(async move {
+            match tokio::net::TcpStream::from_std(stream) {
+                Ok(stream) => shake_hands(stream, tls, arrival).await,
+                Err(e) => tracing::warn!(error = %e, "could not adopt a connection"),
+            }
+        });
+    }
+}
+
+/// A connection admitted, on its way to becoming a session.
+struct Arrival {
+    id: u64,
+    shared: Arc<Shared>,
+    /// Its place, given back if it never becomes a session.
+    slot: ConnectionSlot,
+    /// When it was accepted: its login deadline counts from then.
+    came: Instant,
+}
+
+impl Arrival {
+    fn start(self, socket: Socket) {
+        Session::start(socket, self.id, self.shared, self.slot, self.came);
+    }
+}
+
+/// The TLS handshake of a connection to the TLS port, on the thread its
+/// session will run on, then the session. A handshake that fails or outlives
+/// the login deadline closes the connection and gives its place back; nobody
+/// else notices.
+async fn shake_hands(stream: TcpStream, tls: Arc<PlayerTls>, arrival: Arrival) {
+    let held = HeldHere::now();
+    let deadline = arrival.shared.live.login_deadline();
+    let within = deadline.saturating_sub(arrival.came.elapsed());
+    let id = arrival.id;
+    match tls.handshake(stream, within).await {
+        Ok(stream) => {
+            // The session counts itself from here.
+            drop(held);
+            arrival.start(Socket::Tls(Box::new(stream)));
+        }
+        Err(HandshakeFailed::Refused(error)) => {
+            arrival.shared.doors.count(Door::HandshakeRefused);
+            tracing::debug!(id, %error, "TLS handshake failed");
+        }
+        Err(HandshakeFailed::Deadline) => {
+            arrival.shared.doors.count(Door::HandshakeLate);
+            tracing::debug!(id, "TLS handshake not done within the login deadline");
+        }
     }
 }
 
@@ -132,7 +222,12 @@ impl Listener {
                 format!("ERR 503 too many connections from your address (at most {most})\n")
             }
         };
-        actix::spawn(say_and_close(stream, line));
+        // The TLS port's clients would read the line as a broken handshake,
+        // and shaking hands first would spend the most on whom the server
+        // can least take: they are only closed.
+        if self.tls.is_none() {
+            actix::spawn(say_and_close(stream, line));
+        }
     }
 }
 

@@ -12,7 +12,7 @@ mod exposition;
 mod http;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 
 use crate::admission::Admission;
 use crate::store_stats::StoreStats;
@@ -24,6 +24,39 @@ static GAMES_IN_PLAY: AtomicI64 = AtomicI64::new(0);
 
 /// Engine jobs sent and not yet begun.
 static ENGINE_QUEUE: AtomicI64 = AtomicI64::new(0);
+
+/// Connections admitted on each port, and TLS handshakes that failed, of
+/// one daemon: counted as they happen (an accept is not on the move path),
+/// by the listeners that share it.
+#[derive(Debug, Default)]
+pub struct Doors([AtomicU64; 4]);
+
+/// Where a connection came in, or how its handshake failed.
+#[derive(Clone, Copy, Debug)]
+pub enum Door {
+    /// Admitted on the plain port.
+    Plain = 0,
+    /// Admitted on the TLS port (its handshake yet to come).
+    Tls = 1,
+    /// A TLS handshake the client broke off or spoke wrongly.
+    HandshakeRefused = 2,
+    /// A TLS handshake the login deadline ended.
+    HandshakeLate = 3,
+}
+
+impl Doors {
+    /// One more connection or failed handshake, as `door` says.
+    pub fn count(&self, door: Door) {
+        if let Some(slot) = self.0.get(door as usize) {
+            slot.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// The counts, in the order of [`Door`].
+    fn counts(&self) -> [u64; 4] {
+        self.0.each_ref().map(|slot| slot.load(Ordering::Relaxed))
+    }
+}
 
 /// A game began (or came back after a restart).
 pub fn game_begun() {
@@ -55,6 +88,8 @@ pub struct Sources {
     pub stopping: Arc<AtomicBool>,
     /// A cluster node's lease and counts; `None` for a single daemon.
     pub node: Option<Arc<crate::node_state::NodeState>>,
+    /// Connections by port, failed handshakes.
+    pub doors: Arc<Doors>,
 }
 
 /// Whether the daemon serves: `Err` with why not.
@@ -81,6 +116,7 @@ fn gauges(sources: &Sources) -> exposition::Gauges {
         engine_queue: ENGINE_QUEUE.load(Ordering::Relaxed).max(0),
         node: sources.node.as_ref().map(|node| node.counts()),
         checkpoints: sources.store.checkpoints(),
+        doors: sources.doors.counts(),
     }
 }
 

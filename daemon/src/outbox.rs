@@ -102,6 +102,13 @@ impl Outbox {
                 Poll::Pending => return Poll::Pending,
             }
         }
+        // TLS keeps records it could not send yet; a plain socket has
+        // nothing to flush. Woken by the socket when it drains.
+        match Pin::new(&mut *writer).poll_flush(cx) {
+            Poll::Ready(Ok(())) => {}
+            Poll::Ready(Err(e)) => return self.fail(e),
+            Poll::Pending => return Poll::Pending,
+        }
         // An idle connection keeps no buffer: the next line allocates anew,
         // which costs less than holding one in each of thousands of sessions.
         if self.queue.capacity() > 0 {
@@ -162,15 +169,17 @@ impl Outbox {
 
     /// Hands what is still queued, with `writer`, to a task of its own that
     /// writes it (for at most `linger`) and then closes the write side. With
-    /// nothing queued the writer just drops, which closes the socket.
-    pub fn close<W>(&mut self, mut writer: W, linger: Duration)
+    /// nothing queued the writer just drops, which closes the socket, unless
+    /// it has a `farewell` of its own to write on closing (TLS's
+    /// close_notify, without which a client cannot tell the end from a cut).
+    pub fn close<W>(&mut self, mut writer: W, linger: Duration, farewell: bool)
     where
         W: AsyncWrite + Unpin + 'static,
     {
         let queue = std::mem::take(&mut self.queue);
         let written = self.written();
         self.abandon();
-        if queue.is_empty() {
+        if queue.is_empty() && !farewell {
             return;
         }
         tokio::task::spawn_local(async move {

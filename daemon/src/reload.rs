@@ -10,6 +10,7 @@ pub(crate) mod live;
 use std::sync::Arc;
 
 use crate::config::{Config, ConfigError};
+use crate::player_tls::PlayerTls;
 use crate::reload::live::Live;
 use decision::{changes, running_after};
 
@@ -67,15 +68,32 @@ impl Hangups {
 }
 
 /// Reloads on every SIGHUP until the daemon stops; `running` is the
-/// configuration it started with.
+/// configuration it started with. The TLS port's certificate, if there is
+/// one, is read again each time from the files it came from (a renewal
+/// writes the same paths; the paths themselves wait for a restart).
 pub async fn reload_on_hangup(
     mut hangups: Hangups,
     reload: Reload,
     mut running: Config,
-    live: Arc<Live>,
+    (live, certificate): (Arc<Live>, Option<Arc<PlayerTls>>),
 ) {
     while hangups.next().await {
         running = reload_once(&reload, running, &live);
+        if let Some(certificate) = &certificate {
+            reload_certificate(certificate);
+        }
+    }
+}
+
+/// Reads the TLS port's certificate and key again; a file that cannot be
+/// used is a warning, and the certificate in use stays.
+fn reload_certificate(certificate: &PlayerTls) {
+    match certificate.reload() {
+        Ok(()) => tracing::info!("SIGHUP: read the TLS certificate and key again"),
+        Err(error) => tracing::warn!(
+            %error,
+            "SIGHUP: the TLS certificate in use stays: {error}"
+        ),
     }
 }
 

@@ -22,6 +22,7 @@ use crate::listener::{Listener, StopAccepting};
 use crate::lobby::Lobby;
 use crate::messages::{BroadcastShutdown, Recover, RecoverTourneys};
 use crate::metrics;
+use crate::player_tls::PlayerTls;
 use crate::reload::live::Live;
 use crate::reload::{Hangups, Reload, reload_on_hangup};
 use crate::rules::numbers::Numbers;
@@ -32,8 +33,11 @@ use crate::store::Store;
 /// Where a daemon that has started listens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Listening {
-    /// The line protocol.
+    /// The line protocol: the plain port, or the TLS port when there is no
+    /// plain one.
     pub addr: SocketAddr,
+    /// The TLS port, if there is one.
+    pub tls: Option<SocketAddr>,
     /// `/metrics` and `/healthz`, if `metrics.listen` asks for them.
     pub metrics: Option<SocketAddr>,
 }
@@ -41,6 +45,9 @@ pub struct Listening {
 /// A daemon that is running.
 struct Running {
     addr: SocketAddr,
+    tls: Option<SocketAddr>,
+    /// The TLS port's certificate, read again on SIGHUP.
+    player_tls: Option<Arc<PlayerTls>>,
     metrics: Option<SocketAddr>,
     /// Told to the health check once the daemon begins to stop.
     stopping: Arc<AtomicBool>,
@@ -107,6 +114,9 @@ where
             Some(reload) => Some((Hangups::catch()?, reload, config.clone())),
             None => None,
         };
+        // Before the store: a certificate that cannot be used stops the
+        // start at once, naming the file.
+        let player_tls = load_player_tls(&config)?;
         // Before the workers' tables: see `Bus::start`.
         let bus = start_bus(&config)?;
         if config.descriptor_tables == DescriptorTables::PerWorker {
@@ -147,7 +157,7 @@ where
         let served = async {
             let store = recovery.store.clone();
             let bus = recovery.bus.as_ref().map(|(bus, _)| bus.clone());
-            let running = start(config, &workers, recovery).await?;
+            let running = start(config, &workers, recovery, player_tls).await?;
             let (lost_tx, lost) = oneshot::channel();
             let keeper = match joined {
                 Some(joined) => {
@@ -164,10 +174,12 @@ where
             };
             if let Some((hangups, reload, started_with)) = hangups {
                 let live = Arc::clone(&running.live);
-                actix::spawn(reload_on_hangup(hangups, reload, started_with, live));
+                let reloaded = (live, running.player_tls.clone());
+                actix::spawn(reload_on_hangup(hangups, reload, started_with, reloaded));
             }
             ready(Listening {
                 addr: running.addr,
+                tls: running.tls,
                 metrics: running.metrics,
             });
             let declared_dead = until_stopped(stop(), lost).await;
@@ -262,6 +274,16 @@ async fn give_workers_own_tables(workers: &[Arbiter]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The TLS port's certificate, if there is a TLS port.
+fn load_player_tls(config: &Config) -> std::io::Result<Option<Arc<PlayerTls>>> {
+    let tls = &config.tls;
+    if tls.listen.is_empty() {
+        return Ok(None);
+    }
+    let loaded = PlayerTls::load(&tls.certificate, &tls.key).map_err(std::io::Error::other)?;
+    Ok(Some(Arc::new(loaded)))
+}
+
 /// What the store gave at start.
 struct Recovery {
     store: Store,
@@ -280,21 +302,19 @@ async fn start(
     config: Config,
     workers: &[Arbiter],
     recovery: Recovery,
+    player_tls: Option<Arc<PlayerTls>>,
 ) -> std::io::Result<Running> {
     let config = Arc::new(config);
-    let cannot_listen = |e: std::io::Error| {
-        std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", config.listen))
-    };
     let per_worker = config.descriptor_tables == DescriptorTables::PerWorker;
-    // One socket for the process; per worker, each binds its own further down.
-    let socket = if per_worker {
-        None
-    } else {
-        Some(
-            TcpListener::bind(config.listen.as_str())
-                .await
-                .map_err(cannot_listen)?,
-        )
+    // Bound before the games are recovered, so that a port in use stops the
+    // start early; accepted from once the listeners start, last.
+    let plain = Port::bind(&config.listen, None, per_worker).await?;
+    let tls = match &player_tls {
+        Some(player_tls) => {
+            let certificate = Some(Arc::clone(player_tls));
+            Port::bind(&config.tls.listen, certificate, per_worker).await?
+        }
+        None => None,
     };
     let handles: Vec<_> = workers.iter().map(Arbiter::handle).collect();
     let engine = SyncArbiter::start(config.engine_threads, || EngineWorker);
@@ -376,15 +396,27 @@ async fn start(
         slow_moves,
         clustered: !config.cluster.node.is_empty(),
         elsewhere,
+        plain_passwords: config.tls.plain_passwords,
+        tls_port: std::sync::OnceLock::new(),
+        doors: Arc::default(),
     });
-    let (addr, listeners) = match socket {
-        Some(socket) => {
-            let addr = socket.local_addr()?;
-            (addr, vec![Listener::new(socket, shared, handles).start()])
-        }
-        None => listen_on_each_worker(&config.listen, &handles, &shared)
-            .await
-            .map_err(cannot_listen)?,
+    let mut listeners = Vec::new();
+    let tls = match tls {
+        Some(port) => Some(port.listen(&handles, &shared, &mut listeners).await?),
+        None => None,
+    };
+    if let Some(tls) = tls {
+        let _ = shared.tls_port.set(tls);
+        tracing::info!(%tls, "the TLS port listens on {tls}");
+    }
+    let plain = match plain {
+        Some(port) => Some(port.listen(&handles, &shared, &mut listeners).await?),
+        None => None,
+    };
+    let Some(addr) = plain.or(tls) else {
+        return Err(std::io::Error::other(
+            "neither listen nor tls.listen names a port",
+        ));
     };
     // Where the store is: the file, or the database without its password.
     let store_place = match config.store.url.is_empty() {
@@ -404,11 +436,14 @@ async fn start(
         store: store_stats,
         stopping: Arc::clone(&stopping),
         node,
+        doors: Arc::clone(&shared.doors),
     };
     let metrics = serve_metrics(&config.metrics.listen, sources).await?;
     let drain = Duration::from_millis(config.shutdown_drain_ms);
     Ok(Running {
         addr,
+        tls,
+        player_tls,
         metrics,
         stopping,
         listeners,
@@ -518,6 +553,69 @@ async fn serve_metrics(
     Ok(Some(addr))
 }
 
+/// A port for players, bound and not yet accepting: the plain one or
+/// (with a certificate) the TLS one.
+struct Port {
+    /// As the settings name it.
+    listen: String,
+    /// The process's one socket; `None` with a descriptor table per worker,
+    /// where each worker binds its own.
+    socket: Option<TcpListener>,
+    tls: Option<Arc<PlayerTls>>,
+}
+
+impl Port {
+    /// The port `listen` names (none if it is empty), its socket bound
+    /// unless each worker binds its own.
+    async fn bind(
+        listen: &str,
+        tls: Option<Arc<PlayerTls>>,
+        per_worker: bool,
+    ) -> std::io::Result<Option<Port>> {
+        if listen.is_empty() {
+            return Ok(None);
+        }
+        let socket = match per_worker {
+            true => None,
+            false => Some(
+                TcpListener::bind(listen)
+                    .await
+                    .map_err(cannot_listen(listen))?,
+            ),
+        };
+        Ok(Some(Port {
+            listen: listen.to_string(),
+            socket,
+            tls,
+        }))
+    }
+
+    /// Starts its listeners (adding them to `listeners`); where it listens.
+    async fn listen(
+        self,
+        workers: &[ArbiterHandle],
+        shared: &Arc<Shared>,
+        listeners: &mut Vec<Addr<Listener>>,
+    ) -> std::io::Result<SocketAddr> {
+        let Some(socket) = self.socket else {
+            let (addr, started) = listen_on_each_worker(&self.listen, workers, shared, self.tls)
+                .await
+                .map_err(cannot_listen(&self.listen))?;
+            listeners.extend(started);
+            return Ok(addr);
+        };
+        let addr = socket.local_addr()?;
+        let shared = Arc::clone(shared);
+        listeners.push(Listener::new(socket, shared, self.tls, workers.to_vec()).start());
+        Ok(addr)
+    }
+}
+
+/// The error of a port that cannot be bound, naming it.
+fn cannot_listen(listen: &str) -> impl Fn(std::io::Error) -> std::io::Error + '_ {
+    move |e| std::io::Error::new(e.kind(), format!("cannot listen on {listen}: {e}"))
+}
+
 /// Binds a listening socket on every worker thread, in that thread's own
 /// descriptor table, all on one port (`SO_REUSEPORT`, the system spreads new
 /// connections over them), each with a listener actor that keeps the sessions
@@ -527,6 +625,7 @@ async fn listen_on_each_worker(
     listen: &str,
     workers: &[ArbiterHandle],
     shared: &Arc<Shared>,
+    tls: Option<Arc<PlayerTls>>,
 ) -> std::io::Result<(SocketAddr, Vec<Addr<Listener>>)> {
     let named = tokio::net::lookup_host(listen)
         .await?
@@ -537,10 +636,11 @@ async fn listen_on_each_worker(
     for worker in workers {
         let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();
         let shared = Arc::clone(shared);
+        let tls = tls.clone();
         worker.spawn(async move {
             let bound = reuse_port_listener(addr).and_then(|socket| {
                 let local = socket.local_addr()?;
-                Ok((local, Listener::on_own_table(socket, shared).start()))
+                Ok((local, Listener::on_own_table(socket, shared, tls).start()))
             });
             let _ = bound_tx.send(bound);
         });
@@ -635,8 +735,11 @@ pub async fn termination_signal() {
 /// A daemon on a thread of its own, for tests and for the client's local mode.
 /// Dropping the handle shuts it down.
 pub struct DaemonThread {
-    /// Where it listens.
+    /// Where it listens: the plain port, or the TLS port when there is no
+    /// plain one.
     pub addr: SocketAddr,
+    /// The TLS port, if there is one.
+    pub tls: Option<SocketAddr>,
     /// Where it serves metrics, if it does.
     pub metrics: Option<SocketAddr>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
@@ -671,6 +774,7 @@ impl DaemonThread {
             .map_err(|_| std::io::Error::other("the daemon thread ended before listening"))??;
         Ok(DaemonThread {
             addr: listening.addr,
+            tls: listening.tls,
             metrics: listening.metrics,
             stop: Some(stop_tx),
             thread: Some(thread),

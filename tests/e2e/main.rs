@@ -45,6 +45,7 @@ mod settings;
 mod shutdown;
 mod sighup;
 mod store_faults;
+mod tls;
 mod tourneys;
 mod tutorials;
 mod undo;

@@ -105,6 +105,14 @@ impl ChildDaemon {
         self.log_gate.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Its TLS port, from its log line `the TLS port listens on ADDRESS`
+    /// (written before the one that names `addr`).
+    pub fn tls_addr(&self) -> Option<SocketAddr> {
+        let lines = self.log_lines_with("the TLS port listens on ");
+        let line = lines.first()?;
+        address_in(&line.replace("the TLS port listens on ", "listening on "))
+    }
+
     /// The log lines read so far that contain `needle`.
     pub fn log_lines_with(&self, needle: &str) -> Vec<String> {
         let log = self.log.lock().unwrap_or_else(PoisonError::into_inner);

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use flipline::protocol::{CommandKind, Reply};
 
 use crate::lines::{Start, is_final, parse_start, reply_game, reply_to};
+use crate::tls::Wire;
 
 /// The longest any single read waits: no test can hang on a silent server.
 /// A guard against a hang, not a claim about speed: generous, so that a
@@ -62,8 +63,9 @@ fn bound_stream(addr: SocketAddr, source: Ipv4Addr) -> TcpStream {
 
 /// One connection to the daemon, speaking lines.
 pub struct Client {
-    reader: BufReader<TcpStream>,
-    writer: TcpStream,
+    /// Read through the buffer, written past it (`get_mut`): one stream, so
+    /// that a TLS connection needs no split.
+    reader: BufReader<Wire>,
     /// Bytes of a line that has not ended yet (kept across timed-out reads).
     partial: Vec<u8>,
     /// The name logged in with (empty before `LOGIN`), for messages.
@@ -157,16 +159,45 @@ impl Client {
     }
 
     fn over(stream: TcpStream, addr: SocketAddr) -> Client {
+        Client::over_wire(Client::plain(stream), addr)
+    }
+
+    /// A TCP stream set up as every test's is.
+    fn plain(stream: TcpStream) -> TcpStream {
         let _ = stream.set_nodelay(true);
         stream
             .set_write_timeout(Some(READ_TIMEOUT))
             .unwrap_or_else(|e| panic!("set_write_timeout: {e}"));
-        let writer = stream
-            .try_clone()
-            .unwrap_or_else(|e| panic!("try_clone: {e}"));
+        stream
+    }
+
+    /// Connects to the TLS port at `addr`, verifying its certificate for
+    /// `host` with `config`'s authorities; the handshake's error if it
+    /// fails. Reads nothing.
+    pub fn try_connect_tls(
+        addr: SocketAddr,
+        host: &str,
+        config: std::sync::Arc<rustls::ClientConfig>,
+    ) -> std::io::Result<Client> {
+        let stream = Client::plain(TcpStream::connect_timeout(&addr, READ_TIMEOUT)?);
+        stream.set_read_timeout(Some(READ_TIMEOUT))?;
+        let wire = Wire::tls(stream, host, config)?;
+        Ok(Client::over_wire(wire, addr))
+    }
+
+    /// Connects to the TLS port at `addr` as `127.0.0.1`, trusting `config`,
+    /// and checks the greeting.
+    pub fn connect_tls(addr: SocketAddr, config: std::sync::Arc<rustls::ClientConfig>) -> Client {
+        let mut client = Client::try_connect_tls(addr, "127.0.0.1", config)
+            .unwrap_or_else(|e| panic!("TLS to {addr}: {e}"));
+        let hello = client.line();
+        assert_eq!(hello, "HELLO flipline 1", "greeting");
+        client
+    }
+
+    fn over_wire(wire: impl Into<Wire>, addr: SocketAddr) -> Client {
         Client {
-            reader: BufReader::new(stream),
-            writer,
+            reader: BufReader::new(wire.into()),
             partial: Vec::new(),
             name: String::new(),
             addr,
@@ -220,21 +251,23 @@ impl Client {
 
     /// Sends raw bytes.
     pub fn send_bytes(&mut self, bytes: &[u8]) {
-        self.writer
-            .write_all(bytes)
+        self.try_send_bytes(bytes)
             .unwrap_or_else(|e| panic!("{}: cannot send: {e}", self.who()));
     }
 
     /// Closes the sending side (the daemon reads end of file) and keeps reading.
     pub fn finish_sending(&mut self) {
-        self.writer
-            .shutdown(std::net::Shutdown::Write)
+        self.reader
+            .get_mut()
+            .finish_sending()
             .unwrap_or_else(|e| panic!("{}: cannot shut down: {e}", self.who()));
     }
 
     /// Sends raw bytes, telling whether the connection took them.
     pub fn try_send_bytes(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.writer.write_all(bytes)
+        let wire = self.reader.get_mut();
+        wire.write_all(bytes)?;
+        wire.flush()
     }
 
     fn who(&self) -> String {

@@ -69,6 +69,8 @@ pub struct TestDaemon {
     daemon: Option<DaemonThread>,
     /// Where it listens.
     pub addr: SocketAddr,
+    /// Its TLS port, if its configuration asks for one.
+    pub tls: Option<SocketAddr>,
     /// Where it serves metrics, if its configuration asks.
     pub metrics: Option<SocketAddr>,
     store: PathBuf,
@@ -113,6 +115,7 @@ pub fn start(config: Config) -> TestDaemon {
     crate::client::name_daemon(daemon.addr, &config.store.path);
     TestDaemon {
         addr: daemon.addr,
+        tls: daemon.tls,
         metrics: daemon.metrics,
         daemon: Some(daemon),
         store: config.store.path.clone(),

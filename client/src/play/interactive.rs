@@ -2,8 +2,8 @@
 //! through the screen (screen.rs) so that it appears whole above the prompt,
 //! and the terminal taken over and put back (terminal.rs).
 
+use crate::play::wire::Incoming;
 use std::io::BufReader;
-use std::net::TcpStream;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -69,7 +69,7 @@ enum Flow {
 /// reader thread, through [`terminal::leave`]).
 pub fn run(
     link: &Arc<Link>,
-    reader: BufReader<TcpStream>,
+    reader: BufReader<Incoming>,
     policy: Reconnect,
     first: Vec<String>,
 ) -> Result<(), Failure> {
@@ -107,7 +107,7 @@ fn history_path() -> Option<PathBuf> {
 fn prompt_loop(
     editor: &mut Editor<FlipHelper, DefaultHistory>,
     link: &Arc<Link>,
-    reader: BufReader<TcpStream>,
+    reader: BufReader<Incoming>,
     policy: Reconnect,
     first: Vec<String>,
 ) -> Result<(), Failure> {

@@ -4,7 +4,6 @@
 //! so the view's unanswered commands are always in the order they were sent.
 
 use std::io::{BufRead, BufReader, Write};
-use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -16,6 +15,7 @@ use crate::play::secret::GuestSecret;
 use crate::play::secret_file::{self, SecretFile};
 use crate::play::servers::Servers;
 use crate::play::view::{Style, View};
+use crate::play::wire::{Incoming, Outgoing};
 
 /// Where text for the person goes.
 pub trait Sink: Send {
@@ -26,7 +26,7 @@ pub trait Sink: Send {
 
 /// State shared by the input side and the reader thread.
 pub struct Link {
-    writer: Mutex<Option<TcpStream>>,
+    writer: Mutex<Option<Outgoing>>,
     view: Mutex<View>,
     /// The finished game `load` opened for review, stepped through locally
     /// (commands.rs): none of the server's lines touch it, so it is not the
@@ -51,7 +51,7 @@ pub struct Link {
     /// had not logged in: the next line sent connects again.
     dormant: AtomicBool,
     /// The reader of a connection made again, for the reader thread.
-    fresh: Mutex<Option<BufReader<TcpStream>>>,
+    fresh: Mutex<Option<BufReader<Incoming>>>,
     /// Signalled when `fresh` is filled, or on a deliberate close.
     woken: Condvar,
     /// Whether a lost connection is made again (the reader thread's
@@ -68,12 +68,11 @@ impl Link {
     /// file), guests' secrets are also kept there, so that a client started
     /// again resumes its guest.
     pub fn connect(
-        server: &str,
+        servers: Servers,
         style: Style,
         on_update: Option<fn(&View)>,
         secrets_key: Option<&str>,
-    ) -> Result<(Arc<Link>, BufReader<TcpStream>), String> {
-        let servers = Servers::parse(server);
+    ) -> Result<(Arc<Link>, BufReader<Incoming>), String> {
         let (stream, reader, greeting) = servers.open()?;
         let secret_file = secrets_key
             .and_then(|key| Some((key, data_file(secret_file::FILE_NAME)?)))
@@ -132,7 +131,7 @@ impl Link {
     /// Connects again for `line` while dormant (not for a `QUIT`, which has
     /// nothing to say to a server it is not connected to), handing the new
     /// connection's reader to the reader thread.
-    fn wake(&self, line: &str) -> Result<TcpStream, String> {
+    fn wake(&self, line: &str) -> Result<Outgoing, String> {
         if line.trim().eq_ignore_ascii_case("quit") {
             return Err("not connected".to_string());
         }
@@ -156,7 +155,7 @@ impl Link {
 
     /// Waits, after [`Link::doze`], until a line sent connects again; that
     /// connection's reader, or `None` on a deliberate close.
-    pub fn sleep_until_used(&self) -> Option<BufReader<TcpStream>> {
+    pub fn sleep_until_used(&self) -> Option<BufReader<Incoming>> {
         let mut fresh = self.fresh.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             if let Some(reader) = fresh.take() {
@@ -235,7 +234,7 @@ impl Link {
     }
 
     /// Reads server lines until the connection ends, showing each.
-    pub fn read_all(&self, reader: BufReader<TcpStream>, sink: &mut dyn Sink) {
+    pub fn read_all(&self, reader: BufReader<Incoming>, sink: &mut dyn Sink) {
         for line in reader.lines() {
             let Ok(line) = line else { break };
             self.take_line(&line, sink);
@@ -273,7 +272,7 @@ impl Link {
     pub fn log_in(
         &self,
         name: &str,
-        reader: &mut BufReader<TcpStream>,
+        reader: &mut BufReader<Incoming>,
         sink: &mut dyn Sink,
     ) -> Result<bool, String> {
         self.view().credentials.login_answer = None;
@@ -286,7 +285,7 @@ impl Link {
 
     fn read_login_answer(
         &self,
-        reader: &mut BufReader<TcpStream>,
+        reader: &mut BufReader<Incoming>,
         sink: &mut dyn Sink,
     ) -> Result<bool, String> {
         let mut line = String::new();
@@ -324,7 +323,7 @@ impl Link {
     }
 
     /// Replaces the connection after a reconnect.
-    pub fn replace(&self, stream: TcpStream) {
+    pub fn replace(&self, stream: Outgoing) {
         *self.writer.lock().unwrap_or_else(|e| e.into_inner()) = Some(stream);
         self.view().forget_pending();
     }
@@ -336,7 +335,7 @@ impl Link {
     }
 }
 
-fn write_line(stream: &mut TcpStream, line: &str) -> Result<(), String> {
+fn write_line(stream: &mut Outgoing, line: &str) -> Result<(), String> {
     stream
         .write_all(format!("{line}\n").as_bytes())
         .map_err(|e| format!("cannot send: {e}"))
@@ -360,11 +359,25 @@ pub fn server_addresses(given: &str) -> Result<String, String> {
 /// that port. For clap, so that every message and the guest-secret file
 /// name one spelling of the address.
 pub fn server_address(given: &str) -> Result<String, String> {
+    if let Some(address) = given.strip_prefix(crate::play::tls::SCHEME) {
+        let port = crate::play::tls::DEFAULT_PORT.to_string();
+        let address = with_port(address, &port)?;
+        return Ok(format!("{}{address}", crate::play::tls::SCHEME));
+    }
+    if let Some((scheme, _)) = given.split_once("://") {
+        return Err(format!(
+            "{scheme}:// is not a way to reach flipd: HOST[:PORT], or tls://HOST[:PORT]"
+        ));
+    }
+    let default = flipd::Config::default_server();
+    with_port(given, default.rsplit(':').next().unwrap_or("7341"))
+}
+
+/// `given` with `port` when it names none.
+fn with_port(given: &str, port: &str) -> Result<String, String> {
     if given.trim().is_empty() {
         return Err("an address is needed, such as 127.0.0.1:7341".to_string());
     }
-    let default = flipd::Config::default_server();
-    let port = default.rsplit(':').next().unwrap_or("7341");
     let bare_ipv6 = given.parse::<std::net::Ipv6Addr>().is_ok();
     let has_port = match given.strip_prefix('[') {
         Some(bracketed) => !bracketed.ends_with(']'),
@@ -396,6 +409,14 @@ mod tests {
             "a:7341,10.0.0.2:9000,[::1]:7341"
         );
         assert!(super::server_addresses("a,,b").is_err());
+        assert_eq!(
+            read("tls://play.example.org"),
+            "tls://play.example.org:7342"
+        );
+        assert_eq!(read("tls://[::1]"), "tls://[::1]:7342");
+        assert_eq!(read("tls://10.0.0.2:9000"), "tls://10.0.0.2:9000");
+        assert!(server_address("tls://").is_err());
+        assert!(server_address("https://example.org").is_err());
     }
 
     proptest::proptest! {

@@ -36,6 +36,7 @@ pub fn run(name: String, raw: bool) -> Result<(), Failure> {
         None => crate::say!("local mode: try `new othello vs bot:3` or `new tictactoe hotseat`"),
     }
     let options = PlayOptions {
+        ca: None,
         server: daemon.addr.to_string(),
         name: Some(name),
         password: None,

@@ -3,8 +3,8 @@
 //! how the client was asked to run (`PlayOptions`) and why it stopped
 //! (`Failure`).
 
+use crate::play::wire::Incoming;
 use std::io::BufReader;
-use std::net::TcpStream;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -18,8 +18,11 @@ use crate::play::terminal::{self, status};
 /// How the client was asked to run.
 #[derive(Clone, Debug)]
 pub struct PlayOptions {
-    /// `host:port` of the daemon.
+    /// `host:port` of the daemon (`tls://host:port` for its TLS port).
     pub server: String,
+    /// A CA file to verify a TLS port's certificate with instead of the
+    /// system's roots.
+    pub ca: Option<std::path::PathBuf>,
     /// A name to log in with at once.
     pub name: Option<String>,
     /// The password for that login (a registered name's); a reconnect logs
@@ -117,7 +120,7 @@ impl Failure {
 /// Starts the thread that reads server lines; on a lost connection it either
 /// reconnects, as `policy` says, or ends the process (status 2, the terminal
 /// put back).
-pub fn spawn_reader(link: &Arc<Link>, reader: BufReader<TcpStream>, policy: Reconnect) {
+pub fn spawn_reader(link: &Arc<Link>, reader: BufReader<Incoming>, policy: Reconnect) {
     let link = Arc::clone(link);
     link.set_reconnects(policy != Reconnect::Never);
     std::thread::spawn(move || {
@@ -145,7 +148,7 @@ pub fn spawn_reader(link: &Arc<Link>, reader: BufReader<TcpStream>, policy: Reco
 
 /// After the server closed a connection that did not log in in time: the
 /// next command connects again. `None` on a deliberate close.
-fn wait_for_a_command(link: &Link, sink: &mut dyn Sink) -> Option<BufReader<TcpStream>> {
+fn wait_for_a_command(link: &Link, sink: &mut dyn Sink) -> Option<BufReader<Incoming>> {
     link.doze();
     sink.show(vec![
         "the server closes connections that do not log in in time; \
@@ -178,7 +181,7 @@ fn reconnect(
     server: &str,
     policy: Reconnect,
     sink: &mut dyn Sink,
-) -> Option<BufReader<TcpStream>> {
+) -> Option<BufReader<Incoming>> {
     if policy == Reconnect::Never {
         return None;
     }
@@ -255,7 +258,7 @@ fn try_once(
     name: Option<&str>,
     game: Option<u64>,
     sink: &mut dyn Sink,
-) -> Result<BufReader<TcpStream>, String> {
+) -> Result<BufReader<Incoming>, String> {
     let (stream, mut reader, _) = link.servers().open()?;
     link.replace(stream);
     let Some(name) = name else {

@@ -1,16 +1,27 @@
 //! The daemon's addresses as `--server` gives them: one, or several (a
-//! cluster's nodes, `a:7341,b:7341`), tried in turn. The one that answered
-//! last is tried first, except after it was lost: then the next one is, so
-//! that a reconnect goes to a live node rather than waiting on a dead one.
+//! cluster's nodes, `a:7341,b:7341`), tried in turn, each plain or TLS
+//! (`tls://host:7342`). The one that answered last is tried first, except
+//! after it was lost: then the next one is, so that a reconnect goes to a
+//! live node rather than waiting on a dead one.
 
 use std::io::BufReader;
 use std::net::{TcpStream, ToSocketAddrs};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use std::io::{BufRead, Read};
 
+use rustls::ClientConfig;
+
+use crate::play::tls;
+use crate::play::wire::{self, Incoming, Outgoing};
 use crate::untrusted::escape;
+
+/// A connection just made: its writing half, its reading half (the greeting
+/// read) and the greeting, escaped for showing.
+pub type Opened = (Outgoing, BufReader<Incoming>, String);
 
 /// How long one address may take to accept a connection when there are
 /// others to try: a machine that is gone never refuses, it only stays silent.
@@ -21,6 +32,10 @@ const CONNECT_WAIT: Duration = Duration::from_secs(3);
 pub struct Servers {
     list: Vec<String>,
     first: AtomicUsize,
+    /// The CA file TLS ports are verified with; `None`: the system's roots.
+    ca: Option<PathBuf>,
+    /// The TLS settings, made at the first TLS connection.
+    tls: OnceLock<Result<Arc<ClientConfig>, String>>,
 }
 
 impl Servers {
@@ -35,7 +50,24 @@ impl Servers {
         Servers {
             list,
             first: AtomicUsize::new(0),
+            ca: None,
+            tls: OnceLock::new(),
         }
+    }
+
+    /// These addresses, their TLS ports verified with the authorities of
+    /// `ca` rather than the system's.
+    pub fn trusting(mut self, ca: Option<PathBuf>) -> Servers {
+        self.ca = ca;
+        self
+    }
+
+    /// The TLS settings, made once.
+    fn tls_config(&self) -> Result<Arc<ClientConfig>, String> {
+        let made = self
+            .tls
+            .get_or_init(|| tls::client_config(self.ca.as_deref()));
+        made.clone()
     }
 
     /// The address tried first now (the one answering, while connected).
@@ -56,7 +88,7 @@ impl Servers {
     /// Connects to the first address that answers as a flipline server,
     /// from the current one round the list; the greeting comes with it.
     /// The error is the last address's, the others' said before it.
-    pub fn open(&self) -> Result<(TcpStream, BufReader<TcpStream>, String), String> {
+    pub fn open(&self) -> Result<Opened, String> {
         let count = self.list.len();
         let start = self.first.load(Ordering::Acquire);
         let mut failures = Vec::new();
@@ -66,7 +98,7 @@ impl Servers {
                 continue;
             };
             let wait = (count > 1).then_some(CONNECT_WAIT);
-            match open_with_greeting_at(address, wait) {
+            match self.open_at(address, wait) {
                 Ok(opened) => {
                     self.first.store(at, Ordering::Release);
                     return Ok(opened);
@@ -79,6 +111,22 @@ impl Servers {
             Some(last) => Err(format!("{}; {last}", failures.join("; "))),
             None => Err("no server address given".to_string()),
         }
+    }
+}
+
+impl Servers {
+    /// Opens a connection to one address (TLS for a `tls://` one) and reads
+    /// the greeting, the connection made within `wait` when given.
+    fn open_at(&self, server: &str, wait: Option<Duration>) -> Result<Opened, String> {
+        let (address, tls_host) = tls::split(server);
+        let stream = connect(address, wait).map_err(|e| cannot_connect(server, &e))?;
+        let _ = stream.set_nodelay(true);
+        let (outgoing, incoming) = match tls_host {
+            Some(host) => tls::handshake(stream, host, self.tls_config()?)?,
+            None => wire::plain(stream).map_err(|e| e.to_string())?,
+        };
+        let (reader, greeting) = read_greeting(server, BufReader::new(incoming))?;
+        Ok((outgoing, reader, greeting))
     }
 }
 
@@ -114,16 +162,11 @@ fn cannot_connect(server: &str, error: &std::io::Error) -> String {
 /// that sends no line feed must not grow the buffer without end.
 const MAX_GREETING: u64 = 256;
 
-/// Opens a connection to one address and reads the greeting (escaped for
-/// showing; only its start is checked), the connection made within `wait`
-/// when given (see `servers.rs`).
-pub fn open_with_greeting_at(
+/// Reads the greeting (escaped for showing; only its start is checked).
+fn read_greeting(
     server: &str,
-    wait: Option<std::time::Duration>,
-) -> Result<(TcpStream, BufReader<TcpStream>, String), String> {
-    let stream = connect(server, wait).map_err(|e| cannot_connect(server, &e))?;
-    let _ = stream.set_nodelay(true);
-    let mut reader = BufReader::new(stream.try_clone().map_err(|e| e.to_string())?);
+    mut reader: BufReader<Incoming>,
+) -> Result<(BufReader<Incoming>, String), String> {
     let mut greeting = String::new();
     reader
         .by_ref()
@@ -136,7 +179,7 @@ pub fn open_with_greeting_at(
             "{server} is not a flipline server (it said '{shown}')"
         ));
     }
-    Ok((stream, reader, shown))
+    Ok((reader, shown))
 }
 
 #[cfg(test)]

@@ -28,6 +28,9 @@ pub struct Gauges {
     /// The SQLite store's checkpoints: beside the writer, and inside its
     /// commits (zero on PostgreSQL). Counters, read at the scrape.
     pub checkpoints: (u64, u64),
+    /// Connections admitted on the plain and the TLS port, TLS handshakes
+    /// refused and late (`metrics::Door`'s order). Counters.
+    pub doors: [u64; 4],
 }
 
 /// One scrape's values.
@@ -80,6 +83,40 @@ fn checkpoints(
         encoder.encode_descriptor("flipline_checkpoints", help, None, MetricType::Counter)?;
     for (place, count) in [("beside", beside), ("commit", in_commit)] {
         let labels = [("where", place)];
+        let metric = family.encode_family(&labels)?;
+        ConstCounter::new(count).encode(metric)?;
+    }
+    Ok(())
+}
+
+/// Connections by the port they came in on, and the TLS handshakes that
+/// failed by why.
+fn doors(
+    encoder: &mut DescriptorEncoder,
+    [plain, tls, refused, late]: [u64; 4],
+) -> std::fmt::Result {
+    let help = "Connections admitted, by the port (listener) they came in on.";
+    let mut family = encoder.encode_descriptor(
+        "flipline_connections_accepted",
+        help,
+        None,
+        MetricType::Counter,
+    )?;
+    for (listener, count) in [("plain", plain), ("tls", tls)] {
+        let labels = [("listener", listener)];
+        let metric = family.encode_family(&labels)?;
+        ConstCounter::new(count).encode(metric)?;
+    }
+    let help = "TLS handshakes on the TLS port that failed: refused (broken off, not TLS, \
+                the certificate refused) or late (past the login deadline).";
+    let mut family = encoder.encode_descriptor(
+        "flipline_tls_handshake_failures",
+        help,
+        None,
+        MetricType::Counter,
+    )?;
+    for (why, count) in [("refused", refused), ("late", late)] {
+        let labels = [("why", why)];
         let metric = family.encode_family(&labels)?;
         ConstCounter::new(count).encode(metric)?;
     }
@@ -194,6 +231,7 @@ impl Collector for Scrape {
         let help = "Time of the store's commits (one a batch of writes), in seconds.";
         histogram(&mut encoder, "flipline_commit_seconds", help, &self.commits)?;
         checkpoints(&mut encoder, g.checkpoints)?;
+        doors(&mut encoder, g.doors)?;
         if let Some(node) = &g.node {
             node_counters(&mut encoder, node)?;
         }
@@ -257,6 +295,7 @@ mod tests {
                 bus_dropped: 7,
             }),
             checkpoints: (12, 3),
+            doors: [5, 4, 2, 1],
         };
         let text = text(totals, Durations::default(), gauges);
         for line in [
@@ -277,6 +316,10 @@ mod tests {
             "flipline_checkpoints_total{where=\"beside\"} 12",
             "flipline_checkpoints_total{where=\"commit\"} 3",
             "flipline_errors_total{code=\"422\"} 2",
+            "flipline_connections_accepted_total{listener=\"plain\"} 5",
+            "flipline_connections_accepted_total{listener=\"tls\"} 4",
+            "flipline_tls_handshake_failures_total{why=\"refused\"} 2",
+            "flipline_tls_handshake_failures_total{why=\"late\"} 1",
             "flipline_errors_total{code=\"400\"} 0",
             "flipline_lease_renewals_total 9",
             "flipline_lease_renewal_failures_total 1",

@@ -30,9 +30,19 @@ thread_local! {
     static WALKING: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Puts a session that has just started on this thread in the queue.
-pub(super) fn expect_login(session: WeakAddr<Session>, live: &Arc<Live>) {
-    WAITING.with(|waiting| waiting.borrow_mut().push_back((Moment::now(), session)));
+/// Puts a session that has just started on this thread in the queue, its
+/// deadline counted from `came`. A TLS connection came before the sessions
+/// that started during its handshake: it goes in its place, so that the
+/// queue stays in the order the deadlines fall (usually at the back).
+pub(super) fn expect_login(session: WeakAddr<Session>, live: &Arc<Live>, came: Moment) {
+    WAITING.with(|waiting| {
+        let mut waiting = waiting.borrow_mut();
+        let place = waiting
+            .iter()
+            .rposition(|(earlier, _)| *earlier <= came)
+            .map_or(0, |at| at + 1);
+        waiting.insert(place, (came, session));
+    });
     if !WALKING.with(|walking| walking.replace(true)) {
         actix::spawn(walk(Arc::clone(live)));
     }

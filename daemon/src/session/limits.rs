@@ -39,6 +39,25 @@ pub fn held_here() -> usize {
     HELD_HERE.with(std::cell::Cell::get)
 }
 
+/// A connection on this thread that is not a session yet (a TLS handshake
+/// under way), counted in `HELD_HERE` as one, since it holds a descriptor
+/// as one does; dropped before its session starts, on the same thread.
+pub struct HeldHere(());
+
+impl HeldHere {
+    /// Counts one more connection on this thread until dropped.
+    pub fn now() -> HeldHere {
+        HELD_HERE.with(|held| held.set(held.get() + 1));
+        HeldHere(())
+    }
+}
+
+impl Drop for HeldHere {
+    fn drop(&mut self) {
+        HELD_HERE.with(|held| held.set(held.get().saturating_sub(1)));
+    }
+}
+
 /// Per-connection rate limit: a bucket of `burst` tokens refilled at `rate`/s.
 /// The rate and the burst are the daemon's, and the time of the last refill is
 /// the session's last input: both are passed in rather than kept in every
@@ -106,7 +125,8 @@ impl Moment {
         Moment::of(Instant::now())
     }
 
-    fn of(instant: Instant) -> Moment {
+    /// The moment `instant` was.
+    pub(super) fn of(instant: Instant) -> Moment {
         static EPOCH: OnceLock<Instant> = OnceLock::new();
         let epoch = *EPOCH.get_or_init(|| instant);
         let micros = instant.saturating_duration_since(epoch).as_micros();

@@ -7,7 +7,8 @@
 //! the reply is written. So each reply comes in command order, and the events a
 //! command causes come after its `OK`.
 //!
-//! The session's files go by job: `io` (the `Reader` and the `Flusher`, the
+//! The session's files go by job: `socket` (the connection, plain or TLS),
+//! `io` (the `Reader` and the `Flusher`, the
 //! futures that read and write the socket in this actor's context), `limits`
 //! (the connection count, with the session's `Drop` that gives its place back,
 //! the rate limit, the idle check), `deadline` (the login deadline: one queue
@@ -20,6 +21,7 @@ mod cmd;
 mod deadline;
 mod io;
 mod limits;
+mod socket;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -51,8 +53,9 @@ use crate::store::Store;
 use flipline::protocol::Reply;
 
 use io::{Flusher, Reader};
-pub use limits::held_here;
 use limits::{HELD_HERE, Moment, TokenBucket};
+pub use limits::{HeldHere, held_here};
+pub use socket::Socket;
 
 /// A connection as games and the lobby keep it: on this daemon, a weak
 /// address (one pointer, no allocation, so that a seat stays small),
@@ -170,6 +173,13 @@ pub struct Shared {
     /// On a cluster's node reaching the others (`cluster.nats`): the
     /// games other nodes own, for `WATCH` and `JOIN`.
     pub elsewhere: Option<Elsewhere>,
+    /// Where the plain port takes passwords (`tls.plain_passwords`).
+    pub plain_passwords: crate::config::PlainPasswords,
+    /// The TLS port, once bound: what a password refused on the plain
+    /// port is told to use.
+    pub tls_port: std::sync::OnceLock<std::net::SocketAddr>,
+    /// The listeners' counts, for the metrics.
+    pub doors: Arc<crate::metrics::Doors>,
 }
 
 /// The games other nodes of a cluster own, as sessions reach them.
@@ -203,7 +213,7 @@ pub struct Session {
     shared: Arc<Shared>,
     /// The client's socket, whole: read by the `Reader` and written by the
     /// `Flusher`, both in this context. `None` once handed over to close.
-    socket: Option<TcpStream>,
+    socket: Option<Socket>,
     /// Read and not yet handled.
     input: BytesMut,
     codec: LineCodec,
@@ -231,37 +241,45 @@ impl Session {
         slot: ConnectionSlot,
         worker: &ArbiterHandle,
     ) {
+        let came = std::time::Instant::now();
         worker.spawn(async move {
             match TcpStream::from_std(stream) {
-                Ok(stream) => Session::start(stream, id, shared, slot),
+                Ok(stream) => Session::start(Socket::Plain(stream), id, shared, slot, came),
                 Err(e) => tracing::warn!(error = %e, "could not adopt a connection"),
             }
         });
     }
 
-    /// Starts a session for `stream` on this thread, whose event loop the
-    /// stream belongs to.
-    pub fn start(stream: TcpStream, id: u64, shared: Arc<Shared>, slot: ConnectionSlot) {
-        let (Ok(address), Some(peer)) = (stream.peer_addr(), slot.peer()) else {
+    /// Starts a session for `socket` on this thread, whose event loop the
+    /// socket belongs to; its login deadline counts from `came` (when it was
+    /// accepted: a TLS handshake has used some of it).
+    pub fn start(
+        socket: Socket,
+        id: u64,
+        shared: Arc<Shared>,
+        slot: ConnectionSlot,
+        came: std::time::Instant,
+    ) {
+        let (Ok(address), Some(peer)) = (socket.tcp().peer_addr(), slot.peer()) else {
             return;
         };
         // Later lines about this connection name it by its id only: the
         // address is not kept, an idle connection should be small.
-        tracing::debug!(%address, id, "connected");
+        tracing::debug!(%address, id, tls = socket.is_tls(), "connected");
         HELD_HERE.with(|held| held.set(held.get() + 1));
         crate::homed::create(move |ctx: &mut Context<Session>| {
             ctx.spawn(Reader);
             ctx.spawn(Flusher);
             slot.hand_over();
             let live = &shared.live;
-            deadline::expect_login(ctx.address().downgrade(), live);
+            deadline::expect_login(ctx.address().downgrade(), live, Moment::of(came));
             Session {
                 id,
                 input: BytesMut::new(),
                 codec: LineCodec::new(live.max_line_bytes()),
                 bucket: TokenBucket::new(live.rate_limit()),
                 shared,
-                socket: Some(stream),
+                socket: Some(socket),
                 outbox: Outbox::default(),
                 peer,
                 name: None,
@@ -343,6 +361,22 @@ impl Session {
         ctx.wait(request);
     }
 
+    /// Whether passwords are refused on this connection: the plain port,
+    /// from anywhere but 127.0.0.1 or ::1, where `tls.plain_passwords`
+    /// keeps them to loopback. Asked of the socket when a password comes
+    /// rather than kept in every session; a socket that cannot say where it
+    /// goes is refused.
+    fn passwords_refused(&self) -> bool {
+        if self.shared.plain_passwords != crate::config::PlainPasswords::Loopback {
+            return false;
+        }
+        match &self.socket {
+            Some(Socket::Plain(stream)) => !stream.peer_addr().is_ok_and(|peer| local(peer.ip())),
+            Some(Socket::Tls(_)) => false,
+            None => true,
+        }
+    }
+
     /// The name logged in with, if any.
     fn login_name(&self) -> Option<&Name> {
         self.name.as_deref()
@@ -351,6 +385,19 @@ impl Session {
     /// This session as games and the lobby keep it.
     fn own_ref(ctx: &Context<Self>) -> SessionRef {
         SessionRef::Here(ctx.address().downgrade())
+    }
+}
+
+/// Whether `address` is the loopback address a program on this machine
+/// connects from: 127.0.0.1 or ::1. The rest of 127.0.0.0/8 is this machine
+/// too, but nothing connects from there unless it binds it on purpose, so
+/// it is counted as elsewhere (stricter, and what lets the tests be another
+/// peer).
+fn local(address: std::net::IpAddr) -> bool {
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+    match address.to_canonical() {
+        IpAddr::V4(v4) => v4 == Ipv4Addr::LOCALHOST,
+        IpAddr::V6(v6) => v6 == Ipv6Addr::LOCALHOST,
     }
 }
 
@@ -386,7 +433,8 @@ impl Actor for Session {
         });
         // The last lines (a reply to QUIT, a notice) still go out, briefly.
         if let Some(socket) = self.socket.take() {
-            self.outbox.close(socket, LINGER);
+            let farewell = socket.is_tls();
+            self.outbox.close(socket, LINGER, farewell);
         }
         tracing::debug!(id = self.id, "disconnected");
     }

@@ -15,17 +15,25 @@ pub enum Reason {
     /// `INFO` before the connection closes: it neither logged in nor began
     /// watching a game within `login_deadline_secs`.
     LoginDeadline,
+    /// `ERR 403` to a `LOGIN` with a password on the plain port of a server
+    /// that takes passwords only over TLS (`tls.plain_passwords`).
+    TlsRequired,
 }
 
 impl Reason {
     /// Every reason word.
-    pub const ALL: [Reason; 2] = [Reason::PasswordNeeded, Reason::LoginDeadline];
+    pub const ALL: [Reason; 3] = [
+        Reason::PasswordNeeded,
+        Reason::LoginDeadline,
+        Reason::TlsRequired,
+    ];
 
     /// The word, as written between the brackets.
     pub fn word(self) -> &'static str {
         match self {
             Reason::PasswordNeeded => "password-needed",
             Reason::LoginDeadline => "login-deadline",
+            Reason::TlsRequired => "tls-required",
         }
     }
 

@@ -14,8 +14,9 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use flipline::Variant;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::{TcpSocket, TcpStream};
+use tokio_rustls::TlsConnector;
 
 pub use baseline::BaselineArgs;
 use pairs::Role;
@@ -29,6 +30,10 @@ pub struct LoadArgs {
     /// Games to hold at once (two connections each).
     #[arg(long, default_value_t = 100)]
     games: usize,
+    /// Connect to the server's TLS port, trusting the certificate authority
+    /// in this PEM file (the name checked is the server's IP address).
+    #[arg(long, value_name = "FILE")]
+    pub tls_ca: Option<std::path::PathBuf>,
     /// Another node of the same cluster: each game is made on `--server`
     /// by black (`NEW`) and joined from here by white (`JOIN`), rather than
     /// paired by `SEEK` on one server.
@@ -206,6 +211,16 @@ async fn drive(
     connections: usize,
 ) -> Report {
     let counters = Arc::new(Counters::default());
+    let tls = match &args.tls_ca {
+        Some(ca) => match tls_connector(ca) {
+            Ok(connector) => Some(connector),
+            Err(why) => {
+                counters.failure(why);
+                return counters.report(0.0, None);
+            }
+        },
+        None => None,
+    };
     let rss_before = args.pid.and_then(rss_kib);
     let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel::<()>(connections.max(1));
     let mut tasks = Vec::with_capacity(connections);
@@ -231,6 +246,7 @@ async fn drive(
             rounds: args.rounds,
             counters: Arc::clone(&counters),
             ready: ready_tx.clone(),
+            tls: tls.clone(),
         };
         tasks.push(tokio::spawn(player.run()));
     }
@@ -307,6 +323,30 @@ struct Player {
     rounds: Option<u32>,
     counters: Arc<Counters>,
     ready: tokio::sync::mpsc::Sender<()>,
+    /// With `--tls-ca`, the TLS port's handshake.
+    tls: Option<TlsConnector>,
+}
+
+/// A TLS client trusting the authorities in the PEM file `ca`.
+fn tls_connector(ca: &std::path::Path) -> Result<TlsConnector, String> {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject;
+    let mut roots = rustls::RootCertStore::empty();
+    let certs = CertificateDer::pem_file_iter(ca).map_err(|e| format!("{}: {e}", ca.display()))?;
+    for cert in certs {
+        let cert = cert.map_err(|e| format!("{}: {e}", ca.display()))?;
+        roots
+            .add(cert)
+            .map_err(|e| format!("{}: {e}", ca.display()))?;
+    }
+    #[allow(deprecated)]
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    Ok(TlsConnector::from(Arc::new(config)))
 }
 
 impl Player {
@@ -360,7 +400,21 @@ impl Player {
             format!("l{}x{}", std::process::id(), self.index),
             self.index as u64,
         );
-        let result = self.converse(stream, &mut state, role).await;
+        let result = match &self.tls {
+            None => {
+                let (read, write) = stream.into_split();
+                self.converse((read, write), &mut state, role).await
+            }
+            Some(tls) => {
+                let name = rustls::pki_types::ServerName::IpAddress(self.server.ip().into());
+                let stream = tls
+                    .connect(name, stream)
+                    .await
+                    .map_err(|e| format!("TLS: {e}"))?;
+                self.converse(tokio::io::split(stream), &mut state, role)
+                    .await
+            }
+        };
         if state.logged_in {
             self.counters.closed();
         }
@@ -372,11 +426,10 @@ impl Player {
     /// (one process cannot hold more descriptors than its limit).
     async fn converse(
         &self,
-        stream: TcpStream,
+        (read, mut write): (impl AsyncRead + Unpin, impl AsyncWrite + Unpin),
         state: &mut PlayerState,
         role: &mut Role,
     ) -> Result<(), String> {
-        let (read, mut write) = stream.into_split();
         let mut lines = BufReader::new(read).lines();
         let seek = role.next_game(self.variant).map(|s| s + "\n");
         let login = format!("LOGIN {}\n{}", state.name, seek.as_deref().unwrap_or(""));

@@ -119,6 +119,9 @@ fn child_args(args: &LoadArgs, games: usize) -> Vec<String> {
     if let Some(rounds) = args.rounds {
         flags.push(format!("--rounds={rounds}"));
     }
+    if let Some(ca) = &args.tls_ca {
+        flags.push(format!("--tls-ca={}", ca.display()));
+    }
     if let Some(pid) = args.pid {
         flags.push(format!("--pid={pid}"));
     }

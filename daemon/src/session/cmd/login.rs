@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use actix::fut::{ActorFutureExt, WrapFuture};
 use actix::{AsyncContext, Context};
-use flipline::protocol::{Credential, ErrorCode, ProtocolError};
+use flipline::protocol::{Credential, ErrorCode, ProtocolError, Reason};
 
 use crate::accounts::Checked;
 use crate::messages::{Answer, Gone, GuestLogin, GuestSecret, LoggedIn, Login, Name};
@@ -39,6 +39,10 @@ impl Session {
             }
             None => {}
         }
+        if matches!(credential, Some(Credential::Password(_))) && self.passwords_refused() {
+            let refusal = self.password_in_the_clear();
+            return self.reply(ctx, Err(refusal));
+        }
         let guest = match guest_login(credential.as_ref()) {
             Ok(guest) => guest,
             Err(e) => return self.reply(ctx, Err(e)),
@@ -62,6 +66,28 @@ impl Session {
                     Err(e) => act.reply(ctx, Err(e)),
                 }),
         );
+    }
+
+    /// The answer to a password on the plain port of a server that takes
+    /// passwords there from its own machine only: where to send it instead.
+    /// (The password has crossed the network once; it is never checked
+    /// here, so a listener learns nothing of whether it was right.)
+    fn password_in_the_clear(&self) -> ProtocolError {
+        let message = match self.shared.tls_port.get() {
+            Some(tls) => format!(
+                "passwords are taken only over TLS here: connect to port {} \
+                 (flip --server tls://HOST:{}); guests may play on this port",
+                tls.port(),
+                tls.port()
+            ),
+            None => {
+                "passwords are taken on this port only from the server's own machine".to_string()
+            }
+        };
+        ProtocolError::new(
+            ErrorCode::Forbidden,
+            Reason::TlsRequired.append_to(&message),
+        )
     }
 
     /// Takes `name` in the lobby (refused while another connection holds it,
