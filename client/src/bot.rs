@@ -26,6 +26,9 @@ use external::{EngineSpec, ExternalPlayer, Record};
 
 #[derive(Args, Debug, Clone)]
 pub struct BotArgs {
+    // `--help` shows this text, where `[:PORT]` is the usual notation for
+    // what may be left out, not a link.
+    #[allow(rustdoc::broken_intra_doc_links)]
     /// The daemon's address: HOST[:PORT], or tls://HOST[:PORT] for its TLS
     /// port (the certificate verified, the host name checked).
     #[arg(long, default_value_t = flipd::Config::default_server(),

@@ -59,6 +59,9 @@ enum Command {
 
 #[derive(Args, Debug, Clone)]
 struct PlayArgs {
+    // `--help` shows this text, where `[:PORT]` is the usual notation for
+    // what may be left out, not a link.
+    #[allow(rustdoc::broken_intra_doc_links)]
     /// The daemon's address, HOST or HOST:PORT (default: the one in
     /// config/default.ron; the port, 7341), or tls://HOST[:PORT] for its TLS
     /// port (the port, 7342; the certificate verified, the host name
