@@ -115,26 +115,67 @@ fn next_reply(client: &mut Client) -> String {
     }
 }
 
+/// Two nodes, `ann` on `a` with game `game`, `bob` seated there from `b`,
+/// whose link to NATS goes through `proxy`.
+struct Seated {
+    nodes: Vec<ChildDaemon>,
+    proxy: Proxy,
+    ann: Client,
+    bob: Client,
+    game: u64,
+    other_metrics: SocketAddr,
+    dir: std::path::PathBuf,
+    _db: ScratchDatabase,
+}
+
+impl Seated {
+    fn across(test: &str) -> Option<Seated> {
+        let nats = nats_server()?;
+        let db = ScratchDatabase::new(test)?;
+        let dir = temp_dir(test);
+        let proxy = Proxy::start(server_of(&nats));
+        let owner = long_lease_node(&dir, "a", &db.url, &nats);
+        let other = long_lease_node(&dir, "b", &db.url, &via(&nats, proxy.addr));
+        let other_metrics = metrics_of(&other);
+        wait_for_bus(other_metrics, true);
+        let mut ann = Client::login_as(owner.addr, "ann");
+        let game = ann.ok_game("NEW othello as X");
+        let mut bob = Client::login_as(other.addr, "bob");
+        assert_eq!(bob.ok(&format!("JOIN {game}")).1, format!("OK {game} O"));
+        ann.expect_event("START ");
+        Some(Seated {
+            nodes: vec![owner, other],
+            proxy,
+            ann,
+            bob,
+            game,
+            other_metrics,
+            dir,
+            _db: db,
+        })
+    }
+}
+
+impl Drop for Seated {
+    fn drop(&mut self) {
+        self.nodes.clear();
+        remove_temp_dir(&self.dir);
+    }
+}
+
 #[test]
 fn a_move_from_another_node_whose_answer_is_lost_is_answered_as_played() {
-    let Some(nats) = nats_server() else {
+    let Some(mut seated) = Seated::across("cluster_lost_answer") else {
         return;
     };
-    let Some(db) = ScratchDatabase::new("cluster_lost_answer") else {
-        return;
-    };
-    let dir = temp_dir("cluster-lost-answer");
-    let proxy = Proxy::start(server_of(&nats));
-    let owner = long_lease_node(&dir, "a", &db.url, &nats);
-    let other = long_lease_node(&dir, "b", &db.url, &via(&nats, proxy.addr));
-    let other_metrics = metrics_of(&other);
-    wait_for_bus(other_metrics, true);
-
-    let mut ann = Client::login_as(owner.addr, "ann");
-    let game = ann.ok_game("NEW othello as X");
-    let mut bob = Client::login_as(other.addr, "bob");
-    assert_eq!(bob.ok(&format!("JOIN {game}")).1, format!("OK {game} O"));
-    ann.expect_event("START ");
+    let Seated {
+        ref proxy,
+        ref mut ann,
+        ref mut bob,
+        game,
+        other_metrics,
+        ..
+    } = seated;
     assert_eq!(ann.command("MOVE d3").1, "OK");
     bob.expect_event(&format!("MOVED {game} "));
 
@@ -149,13 +190,11 @@ fn a_move_from_another_node_whose_answer_is_lost_is_answered_as_played() {
     proxy.heal();
 
     // Asked again, the game's node says what it did: played.
-    assert_eq!(next_reply(&mut bob), "OK", "the lost answer, asked again");
+    assert_eq!(next_reply(bob), "OK", "the lost answer, asked again");
     // Played once, and nothing after it.
     let (lines, _) = ann.command(&format!("HISTORY {game}"));
     let history = lines.join(" ");
     assert!(history.ends_with(" d3c3"), "{history}");
-    drop((owner, other));
-    remove_temp_dir(&dir);
 }
 
 /// The PostgreSQL server's address in `url` (`postgres://user:pw@host:port/db`).
@@ -202,24 +241,17 @@ fn a_node_whose_lease_lapsed_says_nothing_of_its_games_until_it_is_renewed() {
 
 #[test]
 fn a_game_that_ended_while_its_player_s_node_was_cut_from_nats_holds_the_player_no_more() {
-    let Some(nats) = nats_server() else {
+    let Some(mut seated) = Seated::across("cluster_missed_over") else {
         return;
     };
-    let Some(db) = ScratchDatabase::new("cluster_missed_over") else {
-        return;
-    };
-    let dir = temp_dir("cluster-missed-over");
-    let proxy = Proxy::start(server_of(&nats));
-    let owner = long_lease_node(&dir, "a", &db.url, &nats);
-    let other = long_lease_node(&dir, "b", &db.url, &via(&nats, proxy.addr));
-    let other_metrics = metrics_of(&other);
-    wait_for_bus(other_metrics, true);
-
-    let mut ann = Client::login_as(owner.addr, "ann");
-    let game = ann.ok_game("NEW othello as X");
-    let mut bob = Client::login_as(other.addr, "bob");
-    assert_eq!(bob.ok(&format!("JOIN {game}")).1, format!("OK {game} O"));
-    ann.expect_event("START ");
+    let Seated {
+        ref proxy,
+        ref mut ann,
+        ref mut bob,
+        game,
+        other_metrics,
+        ..
+    } = seated;
 
     // The game ends while bob's node is cut off: its OVER never reaches it.
     proxy.refuse();
@@ -236,6 +268,4 @@ fn a_game_that_ended_while_its_player_s_node_was_cut_from_nats_holds_the_player_
         last.starts_with("OK ")
     });
     assert!(last.starts_with("OK "), "{last}");
-    drop((owner, other));
-    remove_temp_dir(&dir);
 }
