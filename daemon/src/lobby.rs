@@ -88,6 +88,8 @@ pub struct Lobby {
     far: across::FarLink,
     /// Games of tournaments taken over, in play on other nodes.
     followed: followed::Followed,
+    /// Logins waiting for a game this node has just taken over.
+    taken_over: taken_over::TakenOverWaits,
 }
 
 mod across;
@@ -96,6 +98,7 @@ mod challenging;
 mod far_players;
 mod followed;
 mod pooling;
+mod taken_over;
 mod tourneys;
 
 /// A command or event that touches what a held decision touched: it runs
@@ -156,6 +159,7 @@ impl Lobby {
             pool_paused: false,
             far: None,
             followed: followed::Followed::default(),
+            taken_over: taken_over::TakenOverWaits::default(),
         })
     }
 
@@ -637,7 +641,10 @@ impl Handler<Recover> for Lobby {
     fn handle(&mut self, Recover(records): Recover, ctx: &mut Context<Self>) -> usize {
         let mut started = 0;
         for record in records {
+            let game = record.id;
             started += usize::from(self.recover(ctx, record));
+            let core = &self.core;
+            self.taken_over.recovered(game, |name| core.seat_of(name));
         }
         started
     }

@@ -376,6 +376,17 @@ impl<C: Send + 'static> Message for Rematch<C> {
 #[rtype(result = "usize")]
 pub struct Recover(pub Vec<crate::store::GameRecord>);
 
+/// A login whose name sits at `game`, which this cluster node has just
+/// taken over: answered once the lobby holds that game (its `Recover`
+/// follows the claim), with the name's seat here then (none if the game
+/// ended at its recovery, or the name sits elsewhere).
+#[derive(Message)]
+#[rtype(result = "Option<GameId>")]
+pub struct AwaitTakenOver {
+    pub name: Name,
+    pub game: GameId,
+}
+
 /// Tournaments the store holds (not over, and the last over): the lobby
 /// takes them up where they stood.
 #[derive(Message)]

@@ -821,5 +821,6 @@ fn lobby_port(lobby: &Addr<Lobby>) -> LobbyPort {
         challenge: lobby.clone().recipient(),
         marked_bot: lobby.clone().recipient(),
         tourney: lobby.clone().recipient(),
+        taken_over: lobby.clone().recipient(),
     }
 }

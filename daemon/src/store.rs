@@ -93,17 +93,20 @@ pub use records::{GameRecord, Registration, Status, StoredMove, Write};
 /// What a cluster's store says of a name a login takes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NameClaim {
-    /// This node holds it now; `kept` is its seat in a game in play that
-    /// another node owns, if it has one.
+    /// This node holds it now; `kept` is its seat in a game in play, if
+    /// it has one.
     Taken { kept: Option<SeatKept> },
     /// A connection of this live node holds it.
     HeldBy(String),
 }
 
-/// A name's seat in a game in play that another node of a cluster owns.
+/// A name's seat in a game in play on a cluster: one another node owns,
+/// or one this node has just taken over (its lobby may not hold it yet).
 #[derive(Clone, PartialEq, Eq)]
 pub struct SeatKept {
     pub game: GameId,
+    /// Whether this node's incarnation owns the game.
+    pub here: bool,
     /// The owner, if live (none while a dead node's game waits to be
     /// taken over).
     pub node: Option<String>,
@@ -116,6 +119,7 @@ impl std::fmt::Debug for SeatKept {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SeatKept")
             .field("game", &self.game)
+            .field("here", &self.here)
             .field("node", &self.node)
             .field("guest", &self.secret.is_some())
             .finish()

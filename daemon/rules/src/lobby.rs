@@ -1529,7 +1529,8 @@ fn check_hold(name: &str, person: &Person, guest: Option<&GuestLogin>) -> Result
 }
 
 /// Whether a login here may take `name`, whose seat the store keeps in a
-/// game another node of a cluster owns, with the guest's secret `stored`
+/// game another node of a cluster owns (or this one has just taken over,
+/// before its lobby holds it), with the guest's secret `stored`
 /// there (`None`: a registered name's seat): as for a seat held here, a
 /// guest's goes only to its secret (a stored secret that does not read
 /// goes to nobody).

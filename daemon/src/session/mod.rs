@@ -146,6 +146,8 @@ pub struct LobbyPort {
     pub marked_bot: Recipient<MarkedBot>,
     /// `TOURNEY`.
     pub tourney: Recipient<TourneyOp>,
+    /// A login's seat in a game this cluster node has just taken over.
+    pub taken_over: Recipient<crate::messages::AwaitTakenOver>,
 }
 
 /// What every session shares.

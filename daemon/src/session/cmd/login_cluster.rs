@@ -4,17 +4,24 @@
 //! the name keeps in a game in play on another node (its connection there
 //! lost) is said in the `OK`, as a seat kept here is, and holds the name
 //! here until that game is over; a guest's such seat goes only to its
-//! secret.
+//! secret. A seat in a game this node has just taken over, which its lobby
+//! does not hold yet, is waited for: the `OK` says it too.
+
+use std::time::Duration;
 
 use actix::fut::{ActorFutureExt, WrapFuture};
 use actix::{AsyncContext, Context};
 
 use super::login::welcome;
-use crate::messages::{Answer, GuestLogin, KeptElsewhere, LoggedIn, Name};
+use crate::messages::{Answer, AwaitTakenOver, GuestLogin, KeptElsewhere, LoggedIn, Name};
 use crate::rules::lobby::check_kept_elsewhere;
 use crate::rules::refusal::Refusal;
 use crate::session::Session;
 use crate::store::{NameClaim, SeatKept};
+
+/// How long a login waits for its lobby to hold a game this node has just
+/// taken over (the lobby hears of it milliseconds after the claim).
+const TAKEN_OVER_WITHIN: Duration = Duration::from_secs(5);
 
 impl Session {
     /// Takes the name the lobby gave in the cluster's names online:
@@ -37,6 +44,9 @@ impl Session {
                     // A seat here too would be a fault; the one here is said.
                     Ok(NameClaim::Taken { kept: Some(_) }) if logged_in.kept_seat.is_some() => {
                         act.welcome_in(ctx, logged_in, password);
+                    }
+                    Ok(NameClaim::Taken { kept: Some(seat) }) if seat.here => {
+                        act.kept_here(ctx, (logged_in, guest), (seat, password));
                     }
                     Ok(NameClaim::Taken { kept: Some(seat) }) => {
                         act.kept_elsewhere(ctx, (logged_in, guest), seat);
@@ -93,6 +103,41 @@ impl Session {
                 act.reply(ctx, Err(e));
             }
         });
+    }
+
+    /// The name sits at a game this node has just taken over, which the
+    /// lobby did not hold at the login: the `OK` waits until it does, so
+    /// that it says the seat and the name holds it from then on. Past
+    /// [`TAKEN_OVER_WITHIN`] the login is refused, to be tried again.
+    fn kept_here(
+        &mut self,
+        ctx: &mut Context<Self>,
+        (mut logged_in, guest): (LoggedIn, Option<GuestLogin>),
+        (seat, password): (SeatKept, Option<String>),
+    ) {
+        let stored = seat.secret.as_deref();
+        if let Err(refusal) = check_kept_elsewhere(&logged_in.name, stored, guest.as_ref()) {
+            self.give_name_back();
+            return self.refuse(ctx, refusal);
+        }
+        let name = Name::clone(&logged_in.name);
+        let game = seat.game;
+        let asked = (self.shared.lobby.taken_over).send(AwaitTakenOver {
+            name: Name::clone(&name),
+            game,
+        });
+        let held = async move { tokio::time::timeout(TAKEN_OVER_WITHIN, asked).await };
+        ctx.wait(held.into_actor(self).map(move |held, act, ctx| match held {
+            Ok(Ok(seat_here)) => {
+                logged_in.kept_seat = seat_here;
+                act.welcome_in(ctx, logged_in, password);
+            }
+            _ => {
+                act.give_name_back();
+                let node = None;
+                act.refuse(ctx, Refusal::SeatOnNode { name, game, node });
+            }
+        }));
     }
 
     /// Gives the name this connection holds back to the cluster's names

@@ -28,16 +28,17 @@ const TAKE: &str = "INSERT INTO names_online (folded, name, incarnation, since) 
 const HOLDER: &str = "SELECT n.node, o.incarnation = $2 FROM names_online o \
      JOIN nodes n ON n.incarnation = o.incarnation WHERE o.folded = lower($1)";
 
-/// The game in play, owned by another incarnation than `$2`, where `$1`
-/// sits (the first, if a fault left two), its live owner, and the guest's
-/// secret of that seat.
+/// The game in play where `$1` sits (the first, if a fault left two), its
+/// live owner, the guest's secret of that seat, and whether incarnation
+/// `$2` owns it (a game this node has just taken over, which its lobby
+/// may not hold yet).
 const KEPT: &str = "SELECT g.id, n.node, CASE WHEN lower(g.black) = lower($1) \
-     THEN g.black_secret ELSE g.white_secret END FROM games g \
-     LEFT JOIN nodes n ON n.incarnation = g.owner AND n.state = 'live' \
-     WHERE g.status = 'playing' AND g.owner IS DISTINCT FROM $2 \
+     THEN g.black_secret ELSE g.white_secret END, g.owner IS NOT DISTINCT FROM $2 \
+     FROM games g LEFT JOIN nodes n ON n.incarnation = g.owner AND n.state = 'live' \
+     WHERE g.status = 'playing' \
      AND (lower(g.black) = lower($1) OR lower(g.white) = lower($1)) ORDER BY g.id LIMIT 1";
 
-/// Takes `name` for `incarnation`, with its seat kept elsewhere if any, or
+/// Takes `name` for `incarnation`, with its seat in a game in play if any, or
 /// says which node holds it.
 ///
 /// A refused take is read again to name the holder; if the row went
@@ -47,7 +48,7 @@ pub async fn claim(db: &mut Db, incarnation: i64, name: &str) -> Result<NameClai
     for _ in 0..2 {
         let taken = db.query_opt(TAKE, &[&name, &incarnation]).await;
         if taken.map_err(|e| describe(&e))?.is_some() {
-            let kept = kept_elsewhere(db, incarnation, name).await;
+            let kept = kept_seat(db, incarnation, name).await;
             return Ok(NameClaim::Taken {
                 kept: kept.map_err(|e| describe(&e))?,
             });
@@ -63,15 +64,12 @@ pub async fn claim(db: &mut Db, incarnation: i64, name: &str) -> Result<NameClai
     Err("this node's lease is not held: it takes no name".into())
 }
 
-/// `name`'s seat in a game in play that another incarnation owns.
-async fn kept_elsewhere(
-    db: &mut Db,
-    incarnation: i64,
-    name: &str,
-) -> Result<Option<SeatKept>, Error> {
+/// `name`'s seat in a game in play, wherever it is.
+async fn kept_seat(db: &mut Db, incarnation: i64, name: &str) -> Result<Option<SeatKept>, Error> {
     let row = db.query_opt(KEPT, &[&name, &incarnation]).await?;
     Ok(row.map(|row| SeatKept {
         game: u64::try_from(row.get::<_, i64>(0)).unwrap_or(0),
+        here: row.get(3),
         node: row.get(1),
         secret: row.get(2),
     }))

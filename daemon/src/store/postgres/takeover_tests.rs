@@ -144,3 +144,33 @@ fn a_name_s_seat_in_play_is_read_whichever_node_owns_its_game() {
         opened.threads.close();
     }
 }
+
+#[test]
+fn a_login_s_seat_says_whether_this_node_owns_its_game() {
+    let Some(db) = ScratchDatabase::new("kept_here") else {
+        return;
+    };
+    let (a, _) = node(&db, "a");
+    let (b, _) = node(&db, "b");
+    let game = a.game_block.clone().map(|block| block.start).unwrap();
+    block_on(a.store.commit(crate::store::test_support::new_game(
+        game,
+        Some("Bob"),
+        "f5",
+    )))
+    .unwrap();
+    let kept = |opened: &crate::store::Opened, name: &str| match block_on(
+        opened.store.claim_name(name.to_string()),
+    ) {
+        Ok(crate::store::NameClaim::Taken { kept }) => kept.map(|k| (k.game, k.here, k.node)),
+        other => panic!("{other:?}"),
+    };
+    // On the owner (as right after a takeover, before its lobby holds the
+    // game) as well as on another node.
+    assert_eq!(kept(&a, "bob"), Some((game, true, Some("a".to_string()))));
+    assert_eq!(kept(&b, "ann"), Some((game, false, Some("a".to_string()))));
+    assert_eq!(kept(&a, "cy"), None);
+    for opened in [a, b] {
+        opened.threads.close();
+    }
+}
