@@ -525,6 +525,12 @@ impl Handler<Join<SessionRef>> for Lobby {
             ctx,
             touching(Some(name), Some(msg.game)),
             move |act, ctx| {
+                // A seat taken is answered with the game's snapshot, which a
+                // node whose lease passed may no longer know.
+                if act.services.lease_lapsed() && act.core.route(msg.game).is_some() {
+                    let _ = reply.send(Err(Refusal::LeaseLapsed(msg.game).into()));
+                    return;
+                }
                 let decided = act.core.join(&msg.name, msg.game);
                 act.conclude(ctx, decided, reply, |act, (game, color)| {
                     Ok((act.route(game)?, color))

@@ -219,6 +219,7 @@ fn a_node_whose_lease_lapsed_says_nothing_of_its_games_until_it_is_renewed() {
         .replacen(&server.to_string(), &proxy.addr.to_string(), 1);
     let node = ChildDaemon::start_with(&node_config_with(&dir, "a", &url, ""));
     let mut ann = Client::login_as(node.addr, "ann");
+    let mut bo = Client::login_as(node.addr, "bo");
     let game = ann.ok_game("NEW othello as X");
     assert_eq!(ann.command("BOARD").1, "OK");
 
@@ -231,6 +232,11 @@ fn a_node_whose_lease_lapsed_says_nothing_of_its_games_until_it_is_renewed() {
         last.starts_with("ERR 503")
     });
     assert!(last.contains(&format!("game {game} stands")), "{last}");
+    // Nor does it seat anyone there (a seat taken is answered with the
+    // game's snapshot).
+    let joined = bo.command(&format!("JOIN {game}")).1;
+    assert!(joined.starts_with("ERR 503"), "{joined}");
+    assert!(joined.contains(&format!("game {game} stands")), "{joined}");
     proxy.heal();
     wait_until("BOARD answered again once renewed", WITHIN, || {
         ann.command("BOARD").1 == "OK"

@@ -102,6 +102,16 @@ pub struct GameServices {
     pub node: Option<Arc<crate::node_state::NodeState>>,
 }
 
+impl GameServices {
+    /// Whether this is a cluster's node whose lease is not held now:
+    /// another node may have taken its games over and moved on, so nothing
+    /// it says of them may be true (see `Refusal::LeaseLapsed`).
+    pub fn lease_lapsed(&self) -> bool {
+        let node = self.node.as_ref();
+        node.is_some_and(|node| node.standing() != crate::rules::lease::Standing::Held)
+    }
+}
+
 mod commands;
 mod effects;
 mod ending;
@@ -255,16 +265,6 @@ impl GameActor {
     }
 }
 
-impl GameActor {
-    /// Whether this game's node is a cluster's whose lease is not held now:
-    /// another node may have taken the game over and moved on, so nothing
-    /// it says of the game may be true (see `Refusal::LeaseLapsed`).
-    fn lease_lapsed(&self) -> bool {
-        let node = self.services.node.as_ref();
-        node.is_some_and(|node| node.standing() != crate::rules::lease::Standing::Held)
-    }
-}
-
 impl GameRequest {
     /// Whether its answer says where the game stands (a move, a refusal, a
     /// snapshot); leaving it or being seated says nothing.
@@ -285,7 +285,7 @@ impl Handler<GameRequest> for GameActor {
     type Result = GameResponse;
 
     fn handle(&mut self, msg: GameRequest, ctx: &mut Context<Self>) -> GameResponse {
-        if self.lease_lapsed() && msg.tells_of_the_game() {
+        if self.services.lease_lapsed() && msg.tells_of_the_game() {
             let game = self.id();
             let lapsed = crate::rules::refusal::Refusal::LeaseLapsed(game);
             return GameResponse::Now(Err(lapsed.into()));
