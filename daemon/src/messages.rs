@@ -148,6 +148,16 @@ pub enum Action {
     Quit,
 }
 
+/// A command keyed by the plies its player had heard of, so that one sent
+/// again to a game's new node is never carried out twice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keyed {
+    /// `MOVE` or `PASS`.
+    Move(flipline::Move),
+    /// `UNDO`.
+    Undo,
+}
+
 /// Everything a game is told or asked. One message type, so that a route
 /// is one recipient.
 pub enum ToGame<C: Send + 'static> {
@@ -158,14 +168,15 @@ pub enum ToGame<C: Send + 'static> {
         /// What they ask.
         action: Action,
     },
-    /// `MOVE` or `PASS` sent again at ply `at` (the plies its player had
-    /// heard of), its first answer lost with the game's last node: played
-    /// at most once (see [`crate::rules::table::Table::resent`]).
+    /// `MOVE`, `PASS` or `UNDO` sent again at ply `at` (the plies its
+    /// player had heard of), its first answer lost with the game's last
+    /// node: carried out at most once (see
+    /// [`crate::rules::table::Table::resent`]).
     Again {
         /// Who asks.
         name: Name,
-        /// The move.
-        mv: flipline::Move,
+        /// The command.
+        act: Keyed,
         /// The plies its player had heard of.
         at: u32,
     },

@@ -861,7 +861,7 @@ impl Handler<GameRequest> for RemoteGame {
             }
             ToGame::Play { action, .. } => self.act(FarAct::of(&action)),
             // Sent again by this node to a game here, never to a route.
-            ToGame::Again { mv, .. } => self.act(FarAct::of_move(mv)),
+            ToGame::Again { act, .. } => self.act(FarAct::of_keyed(act)),
             ToGame::Hint { .. } => self.act(FarAct::Hint),
             ToGame::Seating(_) => Box::pin(async { Ok(Answer::default()) }),
         }

@@ -336,37 +336,72 @@ fn follows_after_the_owner_dies(names: &[&str]) {
     assert!(lines.contains(&start_line), "{lines:?}");
 }
 
+/// Two players of a game on node c, black there and white from node b,
+/// after black's first move: then c stops before a command of white's
+/// reaches it, and is killed, leaving it unanswered.
+struct OwnerDying {
+    cluster: Nodes,
+    addrs: [std::net::SocketAddr; 3],
+    /// Connected to the end, so that the game is not abandoned.
+    _black: Client,
+    white: Client,
+    game: u64,
+    /// Black's guest secret.
+    secret: String,
+}
+
+impl OwnerDying {
+    fn start(db: &str) -> Option<OwnerDying> {
+        let cluster = Nodes::start(db, &["a", "b", "c"])?;
+        let addrs = cluster.addrs();
+        let (b, c) = (addrs[1], addrs[2]);
+        let mut black = Client::connect(c);
+        let secret = secret_of(&reply(&mut black, "LOGIN sa").unwrap_or_default());
+        black.name = "sa".into();
+        let mut white = Client::login_as(b, "sb");
+        let game = made_here_joined_there((c, b), &mut black, &mut white).game;
+        black.lines_through(&format!("TURN {game} "));
+        white.lines_through(&format!("TURN {game} "));
+        assert_eq!(black.ok("MOVE d3").1, "OK");
+        let addrs = [addrs[0], b, c];
+        Some(OwnerDying {
+            cluster,
+            addrs,
+            _black: black,
+            white,
+            game,
+            secret,
+        })
+    }
+
+    /// White sends `command`, which the game's node never receives.
+    fn unanswered(mut self, command: &str) -> OwnerDying {
+        let owner = (self.cluster.nodes.last_mut()).unwrap_or_else(|| panic!("no nodes"));
+        owner.pause();
+        self.white.send(command);
+        owner.kill();
+        self
+    }
+}
+
 /// A move sent to a game's node that dies before answering it is sent again
 /// to the node that takes the game over, keyed by the plies its player had
 /// heard of, and answered from there: played once, not `ERR 503`.
 #[test]
 fn a_move_its_games_node_died_before_answering_is_played_once_on_the_next() {
-    let Some(mut cluster) = Nodes::start("cluster_play_resend", &["a", "b", "c"]) else {
+    let Some(mut played) = OwnerDying::start("cluster_play_resend") else {
         return;
     };
-    let addrs = cluster.addrs();
-    let (a, b, c) = (addrs[0], addrs[1], addrs[2]);
-    let mut black = Client::connect(c);
-    let secret = secret_of(&reply(&mut black, "LOGIN sa").unwrap_or_default());
-    black.name = "sa".into();
-    let mut white = Client::login_as(b, "sb");
-    let start = made_here_joined_there((c, b), &mut black, &mut white);
-    let game = start.game;
-    black.lines_through(&format!("TURN {game} "));
-    white.lines_through(&format!("TURN {game} "));
-    assert_eq!(black.ok("MOVE d3").1, "OK");
-    let turn = white.lines_through(&format!("TURN {game} O "));
+    let (game, [a, b, _]) = (played.game, played.addrs);
+    let turn = played.white.lines_through(&format!("TURN {game} O "));
     let (_, command) = first_move(turn.last().map_or("", String::as_str));
-
-    // The game's node stops before the move reaches it, and is killed: it
-    // never plays it, nor answers.
-    let owner = cluster
-        .nodes
-        .last_mut()
-        .unwrap_or_else(|| panic!("no nodes"));
-    owner.pause();
-    white.send(&command);
-    owner.kill();
+    let OwnerDying {
+        cluster,
+        mut white,
+        secret,
+        _black,
+        ..
+    } = played.unanswered(&command);
     let (_, answered) = white.final_reply(&command);
     assert_eq!(answered, "OK", "{command} after its node died");
     let square = command.trim_start_matches("MOVE ");
@@ -389,6 +424,29 @@ fn a_move_its_games_node_died_before_answering_is_played_once_on_the_next() {
     };
     let played: Vec<String> = stored.iter().map(ToString::to_string).collect();
     assert_eq!(played, ["d3", square], "{stored:?}");
+}
+
+/// `END` sent to a game's node that dies before answering it is carried
+/// out on the node that takes the game over (a game taken over is in
+/// play: the resignation was not stored), and answered `OK`, not `ERR 503`.
+#[test]
+fn a_resignation_its_games_node_died_before_answering_is_carried_out_on_the_next() {
+    let Some(played) = OwnerDying::start("cluster_play_resend_end") else {
+        return;
+    };
+    let game = played.game;
+    // The nodes and black's connection are held to the end.
+    let OwnerDying {
+        mut white,
+        cluster: _cluster,
+        _black,
+        ..
+    } = played.unanswered("END");
+    let (_, answered) = white.final_reply("END");
+    assert_eq!(answered, "OK", "END after its node died");
+    let over = white.lines_through(&format!("OVER {game} "));
+    let over = over.last().cloned().unwrap_or_default();
+    assert!(over.contains("resign"), "{over}");
 }
 
 /// The game as its owner's store has it, read from `client` (on that

@@ -324,7 +324,7 @@ impl fmt::Display for Refusal {
             GameOver(game) => write!(f, "game {game} is over"),
             PastResent { game, at, plies } => write!(
                 f,
-                "game {game} moved on while its node was taken over: the move was made after move {at}, the game is after move {plies} (BOARD shows it)"
+                "game {game} moved on while its node was taken over: the command was sent after move {at}, the game is after move {plies} (BOARD shows it)"
             ),
             NotInPlay(game) => write!(f, "game {game} is not in play"),
             NotYourTurn => f.write_str("not your turn"),

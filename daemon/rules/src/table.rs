@@ -556,6 +556,17 @@ impl<C: Clone> Table<C> {
         }
     }
 
+    /// `UNDO` sent again at ply `at`, as [`Table::resent`] a move: carried
+    /// out only if the game is still at `at`. A take-back the dead node
+    /// stored left fewer plies, any move since more: either way this
+    /// asking is not carried out (the snapshot shows the game).
+    pub fn undo_resent(&self, at: u32) -> Resent {
+        match self.plies() {
+            plies if plies == at => Resent::Play,
+            plies => Resent::MovedOn { plies },
+        }
+    }
+
     /// `MOVE` or `PASS` from `name`.
     pub fn play(&mut self, name: &str, mv: Move, now: Moment) -> Played<C> {
         match self.mover(name) {

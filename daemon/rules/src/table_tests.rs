@@ -324,6 +324,18 @@ fn a_move_sent_again_is_played_once_whether_its_first_sending_was_played_or_not(
 }
 
 #[test]
+fn an_undo_sent_again_is_carried_out_only_where_its_player_left_the_game() {
+    let mut d = two_people();
+    let mv = first_move(&d.table);
+    assert_eq!(d.play("ann", mv, true), Ok(()));
+    assert_eq!(d.table.undo_resent(1), Resent::Play);
+    // A move since (or the take-back itself, stored by the dead node,
+    // which leaves fewer plies): not carried out again.
+    assert_eq!(d.table.undo_resent(0), Resent::MovedOn { plies: 1 });
+    assert_eq!(d.table.undo_resent(2), Resent::MovedOn { plies: 1 });
+}
+
+#[test]
 fn a_move_refused_by_the_store_is_not_taken_for_played_when_sent_again() {
     let mut d = two_people();
     let mv = first_move(&d.table);

@@ -71,11 +71,18 @@ impl GameActor {
         &mut self,
         ctx: &mut Context<Self>,
         name: &str,
-        mv: Move,
+        act: Keyed,
         at: u32,
     ) -> GameResponse {
-        match self.table.resent(name, at, mv) {
-            Resent::Play => self.human_move(ctx, name, mv),
+        let resent = match act {
+            Keyed::Move(mv) => self.table.resent(name, at, mv),
+            Keyed::Undo => self.table.undo_resent(at),
+        };
+        match resent {
+            Resent::Play => match act {
+                Keyed::Move(mv) => self.human_move(ctx, name, mv),
+                Keyed::Undo => self.undo(name),
+            },
             Resent::Played => GameResponse::Now(Ok(Answer::default())),
             Resent::MovedOn { plies } => {
                 let game = self.id();

@@ -292,7 +292,7 @@ impl Handler<GameRequest> for GameActor {
         }
         match msg {
             GameRequest::Play { name, action } => self.act(ctx, &name, action),
-            GameRequest::Again { name, mv, at } => self.again(ctx, &name, mv, at),
+            GameRequest::Again { name, act, at } => self.again(ctx, &name, act, at),
             GameRequest::Hint { name } => GameResponse::Later(self.hint(&name)),
             GameRequest::Watch { id, session } => {
                 let effects = self.table.watch(id, session, service_time::now());

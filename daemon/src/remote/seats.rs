@@ -23,7 +23,7 @@ use super::{RawAnswer, Remote, lock};
 use crate::bus::{Body, FarAct, FarPass, FarSession, PlayerNews, Plies, Resend};
 use crate::messages::{
     Action, Answer, Answered, AwayPass, BackFromAway, Connected, Find, Gone, GuestLogin,
-    GuestSecret, Join, Leave, Login, Name, Rematch, SitAway, ToGame, ToSession,
+    GuestSecret, Join, Keyed, Leave, Login, Name, Rematch, SitAway, ToGame, ToSession,
 };
 use crate::rules::lobby::Marks;
 use crate::rules::refusal::Refusal;
@@ -77,14 +77,16 @@ impl PlayerView {
 }
 
 /// Whether `act`, unanswered by an owner that died, is sent again to the
-/// new owner: a move keyed by the plies heard (never played twice), and
-/// the commands that change nothing. The rest may have been carried out:
-/// they are answered `ERR 503`, and the snapshot says.
+/// new owner after the snapshot: a move or a take-back keyed by the plies
+/// heard (never carried out twice); `END` (a game taken over is in play,
+/// so its resignation was not stored), `QUIT` and the commands that change
+/// nothing; `SAY` (a line may be heard twice rather than lost). `REMATCH`
+/// and `LEAVE` are asked of the lobby there, again as they are.
 fn resendable(act: &FarAct, at: Option<u32>) -> bool {
     match act {
-        FarAct::Move(_) | FarAct::Pass => at.is_some(),
-        FarAct::Board | FarAct::Hint => true,
-        _ => false,
+        FarAct::Move(_) | FarAct::Pass | FarAct::Undo => at.is_some(),
+        FarAct::Resign | FarAct::Quit | FarAct::Say(_) | FarAct::Board | FarAct::Hint => true,
+        FarAct::Rematch | FarAct::Leave => false,
     }
 }
 
@@ -176,6 +178,22 @@ impl FarAct {
         }
     }
 
+    /// The command keyed by its ply it is, if it is one (a move, `UNDO`).
+    pub fn as_keyed(&self) -> Option<Keyed> {
+        match self {
+            FarAct::Undo => Some(Keyed::Undo),
+            _ => self.as_move().map(Keyed::Move),
+        }
+    }
+
+    /// The keyed command `act`.
+    pub fn of_keyed(act: Keyed) -> FarAct {
+        match act {
+            Keyed::Move(mv) => FarAct::of_move(mv),
+            Keyed::Undo => FarAct::Undo,
+        }
+    }
+
     /// The command it answers, to read the answer back.
     pub fn kind(&self) -> flipline::protocol::CommandKind {
         use flipline::protocol::CommandKind as K;
@@ -221,12 +239,12 @@ fn raw(result: Answered) -> RawAnswer {
 }
 
 /// `resend`, a command of `name` that the game's dead owner left
-/// unanswered, played at `seat` (the game's new owner's): a move keyed by
-/// the plies its player heard, `BOARD` and `HINT` as they are.
+/// unanswered, played at `seat` (the game's new owner's): a move or `UNDO`
+/// keyed by the plies its player heard, the rest as they are.
 async fn replay_at(seat: &SeatRef, name: &Name, resend: Resend) -> Answered {
     let name = Name::clone(name);
-    let request = match (resend.act.as_move(), resend.at) {
-        (Some(mv), Some(at)) => ToGame::Again { name, mv, at },
+    let request = match (resend.act.as_keyed(), resend.at) {
+        (Some(act), Some(at)) => ToGame::Again { name, act, at },
         _ => match resend.act.to_game(name)? {
             Some(request) => request,
             None => return Err(Refusal::NotInGame.into()),
@@ -385,7 +403,8 @@ impl Remote {
 
     /// At the owner: a command of the player of `from` on `conn`, seated
     /// at `game` here; asked `again` (see [`Body::Act`]) by a node whose
-    /// first asking this node does not know: a move only at ply `at`, and
+    /// first asking this node does not know: a move or `UNDO` only at ply
+    /// `at`, and
     /// nothing answered while the player has no seat here yet.
     pub(super) async fn acted(
         self: Arc<Self>,
@@ -396,8 +415,9 @@ impl Remote {
     ) {
         let player = lock(&self.seated).get(&(from.clone(), conn)).cloned();
         let result = match (player, act) {
-            // A move asked again, unknown here: played only at its ply.
-            (Some(player), act) if again && act.as_move().is_some() => {
+            // A move or take-back asked again, unknown here: carried out
+            // only at its ply.
+            (Some(player), act) if again && act.as_keyed().is_some() => {
                 let resend = Resend { request, act, at };
                 self.act_again(&player, game, resend).await
             }
