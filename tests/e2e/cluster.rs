@@ -535,7 +535,7 @@ fn play_until_acknowledged(client: &mut Client, mirror: &mut Game) -> Move {
 
 #[test]
 fn nodes_that_lose_the_database_stop_acknowledging_and_none_is_declared_dead_after() {
-    if flipline_test_servers::postgres_server().is_none() {
+    if !may_start_postgres() {
         return;
     }
     let dir = temp_dir("cluster-lapse");

@@ -7,7 +7,7 @@
 //! the players wait for replies as long as the outage may last.
 //!
 //! The test runs a server of its own (tests/tools/postgres.sh), since it
-//! stops it; it runs where the PostgreSQL tests run (see
+//! stops it; it runs where PostgreSQL's programs are installed (see
 //! `flipline_test_servers`).
 
 use std::sync::Arc;
@@ -99,7 +99,7 @@ fn until(what: &str, done: impl FnMut() -> bool) {
 
 #[test]
 fn a_database_that_crashes_and_comes_back_loses_no_acknowledged_move() {
-    if flipline_test_servers::postgres_server().is_none() {
+    if !may_start_postgres() {
         return;
     }
     let dir = temp_dir("pg-outage");

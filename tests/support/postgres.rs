@@ -49,8 +49,9 @@ pub(crate) fn database_for(dir: &Path) -> Option<String> {
     let what = dir
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let db = ScratchDatabase::new(&what)
-        .unwrap_or_else(|| panic!("FLIPLINE_TEST_STORE=postgres needs FLIPLINE_TEST_POSTGRES"));
+    let db = ScratchDatabase::new(&what).unwrap_or_else(|| {
+        panic!("FLIPLINE_TEST_STORE=postgres needs a PostgreSQL server (FLIPLINE_TEST_POSTGRES, or its programs installed)")
+    });
     let url = db.url.clone();
     with_databases(|databases| databases.insert(dir.to_path_buf(), db));
     Some(url)

@@ -2,18 +2,29 @@
 //! unit tests and the end-to-end tests alike (a crate of its own so that
 //! both reach the same code, and the daemon's library carries none of it).
 //!
-//! Each server is the one the environment names (`FLIPLINE_TEST_POSTGRES`,
-//! with `FLIPLINE_TEST_POSTGRES_CA`; `FLIPLINE_TEST_NATS`), as `.ci/run`
-//! starts them (`tests/tools/postgres.sh`, `nats.sh`). Without it a test
-//! returns early, skipped with a word on stderr; where
-//! `FLIPLINE_TEST_POSTGRES_REQUIRED` (or `FLIPLINE_TEST_NATS_REQUIRED`) is
-//! set, as in CI, the test fails instead: they never pass by not running.
+//! Each server is, in this order:
+//! 1. the one the environment names (`FLIPLINE_TEST_POSTGRES`, with
+//!    `FLIPLINE_TEST_POSTGRES_CA`; `FLIPLINE_TEST_NATS`), as `.ci/run` does;
+//! 2. else a throwaway one on loopback, started for this test process the
+//!    first time a test asks, when its programs are installed
+//!    (`throwaway.rs`), and stopped when the process ends;
+//! 3. else none: the test returns early, skipped with a word on stderr.
+//!    Where `FLIPLINE_TEST_POSTGRES_REQUIRED` (or
+//!    `FLIPLINE_TEST_NATS_REQUIRED`) is set, as in CI, the test fails
+//!    instead: they never pass by not running.
 //!
+//! A server that should start and does not fails the tests that want it.
+//!
+//! - `programs.rs`: which programs are missing, found as the scripts find them.
+//! - `throwaway.rs`: a server started by `serve.sh`, held for the process.
 //! - `scratch.rs`: [`ScratchDatabase`], a database for one test.
 
+mod programs;
 mod scratch;
+mod throwaway;
 
-use std::path::PathBuf;
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 pub use scratch::{ScratchDatabase, execute, query_text, with_database};
@@ -23,6 +34,15 @@ struct Server {
     url: String,
     /// The certificate authority of a PostgreSQL server, if known.
     ca: Option<PathBuf>,
+}
+
+/// What was found for one kind of server, once for the process.
+enum Found {
+    Server(Server),
+    /// Its programs are not installed (these are missing).
+    Missing(Vec<&'static str>),
+    /// It was to start and did not: why.
+    Failed(String),
 }
 
 /// One kind of server, as the tests look for it.
@@ -35,8 +55,12 @@ struct Kind {
     ca_variable: Option<&'static str>,
     /// The variable that makes a missing server fail the tests.
     required: &'static str,
+    /// The argument of `serve.sh`.
+    serve: &'static str,
+    /// What its throwaway server needs and is not installed, given `PATH`.
+    missing: fn(&OsStr) -> Vec<&'static str>,
     /// The server, once looked for.
-    found: OnceLock<Option<Server>>,
+    found: OnceLock<Found>,
 }
 
 static POSTGRES: Kind = Kind {
@@ -44,6 +68,8 @@ static POSTGRES: Kind = Kind {
     variable: "FLIPLINE_TEST_POSTGRES",
     ca_variable: Some("FLIPLINE_TEST_POSTGRES_CA"),
     required: "FLIPLINE_TEST_POSTGRES_REQUIRED",
+    serve: "postgres",
+    missing: |path| programs::missing_for_postgres(path, Path::new(programs::POSTGRES_LIBRARY)),
     found: OnceLock::new(),
 };
 
@@ -52,6 +78,8 @@ static NATS: Kind = Kind {
     variable: "FLIPLINE_TEST_NATS",
     ca_variable: None,
     required: "FLIPLINE_TEST_NATS_REQUIRED",
+    serve: "nats",
+    missing: programs::missing_for_nats,
     found: OnceLock::new(),
 };
 
@@ -66,14 +94,26 @@ pub fn postgres_server() -> Option<String> {
 pub fn postgres_ca() -> Option<PathBuf> {
     let server = server(&POSTGRES)?;
     if server.ca.is_none() {
-        let why =
-            "FLIPLINE_TEST_POSTGRES_CA names no certificate authority for FLIPLINE_TEST_POSTGRES";
-        if is_set(POSTGRES.required) {
-            panic!("{why}");
-        }
-        eprintln!("skipped: {why}");
+        let why = "FLIPLINE_TEST_POSTGRES_CA names no certificate authority for its server";
+        skip(&POSTGRES, why);
     }
     server.ca.clone()
+}
+
+/// Whether a test may start PostgreSQL servers of its own with
+/// `tests/tools/postgres.sh` (to crash and resume them): its programs are
+/// installed. If not, the calling test is to skip.
+pub fn may_start_postgres() -> bool {
+    let missing = (POSTGRES.missing)(&search_path());
+    if missing.is_empty() {
+        return true;
+    }
+    let why = format!(
+        "it starts servers of its own and {}",
+        not_installed(&missing)
+    );
+    skip(&POSTGRES, &why);
+    false
 }
 
 /// The URL of the NATS server for the cluster's tests (with the user
@@ -83,21 +123,60 @@ pub fn nats_server() -> Option<String> {
 }
 
 /// The server found for `kind`, or `None` for a test to skip; panics where
-/// `kind` is required.
+/// the server failed to start or is required.
 fn server(kind: &'static Kind) -> Option<&'static Server> {
-    let found = kind.found.get_or_init(|| {
-        let url = variable(kind.variable)?;
-        let ca = kind.ca_variable.and_then(variable).map(PathBuf::from);
-        Some(Server { url, ca })
-    });
-    if found.is_none() {
-        let why = format!("{} names no {} server", kind.variable, kind.what);
-        if is_set(kind.required) {
-            panic!("{}: {why}", kind.required);
+    // Tests asking at once wait for the one that starts it.
+    match kind.found.get_or_init(|| find(kind)) {
+        Found::Server(server) => Some(server),
+        Found::Missing(missing) => {
+            let why = format!(
+                "{} names no {} server and {}",
+                kind.variable,
+                kind.what,
+                not_installed(missing)
+            );
+            skip(kind, &why);
+            None
         }
-        eprintln!("skipped: {why}");
+        Found::Failed(why) => panic!("{} for the tests: {why}", kind.what),
     }
-    found.as_ref()
+}
+
+/// The environment's server, else a throwaway one if its programs are here.
+fn find(kind: &Kind) -> Found {
+    if let Some(url) = variable(kind.variable) {
+        let ca = kind.ca_variable.and_then(variable).map(PathBuf::from);
+        return Found::Server(Server { url, ca });
+    }
+    let missing = (kind.missing)(&search_path());
+    if !missing.is_empty() {
+        return Found::Missing(missing);
+    }
+    match throwaway::start(kind.serve) {
+        Ok(started) => {
+            // postgres.sh makes the authority there; nats.sh none.
+            let ca = kind.ca_variable.map(|_| started.dir.join("ca.pem"));
+            Found::Server(Server {
+                url: started.url,
+                ca,
+            })
+        }
+        Err(why) => Found::Failed(why),
+    }
+}
+
+/// Fails the calling test where `kind` is required, else says why it is
+/// skipped.
+fn skip(kind: &Kind, why: &str) {
+    if is_set(kind.required) {
+        panic!("{}: {why}", kind.required);
+    }
+    eprintln!("skipped: {why}");
+}
+
+fn not_installed(missing: &[&str]) -> String {
+    let verb = if missing.len() == 1 { "is" } else { "are" };
+    format!("{} {verb} not installed", missing.join(", "))
 }
 
 /// A variable's value, if set and not blank.
@@ -107,4 +186,8 @@ fn variable(name: &str) -> Option<String> {
 
 fn is_set(name: &str) -> bool {
     std::env::var_os(name).is_some()
+}
+
+fn search_path() -> OsString {
+    std::env::var_os("PATH").unwrap_or_default()
 }
