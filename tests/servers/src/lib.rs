@@ -8,19 +8,21 @@
 //! 2. else a throwaway one on loopback, started for this test process the
 //!    first time a test asks, when its programs are installed
 //!    (`throwaway.rs`), and stopped when the process ends;
-//! 3. else none: the test returns early, skipped with a word on stderr.
-//!    Where `FLIPLINE_TEST_POSTGRES_REQUIRED` (or
-//!    `FLIPLINE_TEST_NATS_REQUIRED`) is set, as in CI, the test fails
-//!    instead: they never pass by not running.
+//! 3. else none: the test returns early, skipped, and the process says at
+//!    its end how many were and what to install (`skipped.rs`). Where
+//!    `FLIPLINE_TEST_POSTGRES_REQUIRED` (or `FLIPLINE_TEST_NATS_REQUIRED`) is
+//!    set, as in CI, the test fails instead: they never pass by not running.
 //!
 //! A server that should start and does not fails the tests that want it.
 //!
 //! - `programs.rs`: which programs are missing, found as the scripts find them.
 //! - `throwaway.rs`: a server started by `serve.sh`, held for the process.
+//! - `skipped.rs`: the skipped tests, and the report at the process's end.
 //! - `scratch.rs`: [`ScratchDatabase`], a database for one test.
 
 mod programs;
 mod scratch;
+mod skipped;
 mod throwaway;
 
 use std::ffi::{OsStr, OsString};
@@ -28,6 +30,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 pub use scratch::{ScratchDatabase, execute, query_text, with_database};
+
+use skipped::Want;
 
 /// A server the tests may use.
 struct Server {
@@ -47,6 +51,7 @@ enum Found {
 
 /// One kind of server, as the tests look for it.
 struct Kind {
+    want: Want,
     /// What it is called in messages.
     what: &'static str,
     /// The variable naming a server of the environment's.
@@ -64,6 +69,7 @@ struct Kind {
 }
 
 static POSTGRES: Kind = Kind {
+    want: Want::Postgres,
     what: "PostgreSQL",
     variable: "FLIPLINE_TEST_POSTGRES",
     ca_variable: Some("FLIPLINE_TEST_POSTGRES_CA"),
@@ -74,6 +80,7 @@ static POSTGRES: Kind = Kind {
 };
 
 static NATS: Kind = Kind {
+    want: Want::Nats,
     what: "NATS",
     variable: "FLIPLINE_TEST_NATS",
     ca_variable: None,
@@ -84,25 +91,25 @@ static NATS: Kind = Kind {
 };
 
 /// The URL of the PostgreSQL server for the tests (its role `flipd` may
-/// create databases), or `None` for the calling test to skip.
+/// create databases), or `None`, the calling test counted as skipped.
 pub fn postgres_server() -> Option<String> {
     Some(server(&POSTGRES)?.url.clone())
 }
 
 /// The certificate authority of [`postgres_server`]'s server (for
-/// `sslrootcert`), or `None` for the calling test to skip.
+/// `sslrootcert`), or `None`, the calling test counted as skipped.
 pub fn postgres_ca() -> Option<PathBuf> {
     let server = server(&POSTGRES)?;
     if server.ca.is_none() {
         let why = "FLIPLINE_TEST_POSTGRES_CA names no certificate authority for its server";
-        skip(&POSTGRES, why);
+        skip(&POSTGRES, Want::PostgresCa, why, &[]);
     }
     server.ca.clone()
 }
 
 /// Whether a test may start PostgreSQL servers of its own with
 /// `tests/tools/postgres.sh` (to crash and resume them): its programs are
-/// installed. If not, the calling test is to skip.
+/// installed. If not, the calling test is counted as skipped.
 pub fn may_start_postgres() -> bool {
     let missing = (POSTGRES.missing)(&search_path());
     if missing.is_empty() {
@@ -112,12 +119,13 @@ pub fn may_start_postgres() -> bool {
         "it starts servers of its own and {}",
         not_installed(&missing)
     );
-    skip(&POSTGRES, &why);
+    skip(&POSTGRES, Want::PostgresPrograms, &why, &missing);
     false
 }
 
 /// The URL of the NATS server for the cluster's tests (with the user
-/// `flipd`'s password in it), or `None` for the calling test to skip.
+/// `flipd`'s password in it), or `None`, the calling test counted as
+/// skipped.
 pub fn nats_server() -> Option<String> {
     Some(server(&NATS)?.url.clone())
 }
@@ -135,7 +143,7 @@ fn server(kind: &'static Kind) -> Option<&'static Server> {
                 kind.what,
                 not_installed(missing)
             );
-            skip(kind, &why);
+            skip(kind, kind.want, &why, missing);
             None
         }
         Found::Failed(why) => panic!("{} for the tests: {why}", kind.what),
@@ -154,6 +162,10 @@ fn find(kind: &Kind) -> Found {
     }
     match throwaway::start(kind.serve) {
         Ok(started) => {
+            // Where it listens, without the URL's password.
+            let authority = started.url.rsplit('@').next().unwrap_or_default();
+            let address = authority.split('/').next().unwrap_or_default();
+            skipped::started(kind.what, address.to_string());
             // postgres.sh makes the authority there; nats.sh none.
             let ca = kind.ca_variable.map(|_| started.dir.join("ca.pem"));
             Found::Server(Server {
@@ -165,13 +177,14 @@ fn find(kind: &Kind) -> Found {
     }
 }
 
-/// Fails the calling test where `kind` is required, else says why it is
-/// skipped.
-fn skip(kind: &Kind, why: &str) {
+/// Fails the calling test where `kind` is required, else counts it as
+/// skipped for want of `want`, the programs `missing` not installed.
+fn skip(kind: &Kind, want: Want, why: &str, missing: &[&'static str]) {
     if is_set(kind.required) {
         panic!("{}: {why}", kind.required);
     }
     eprintln!("skipped: {why}");
+    skipped::skipped(want, missing);
 }
 
 fn not_installed(missing: &[&str]) -> String {
