@@ -26,7 +26,9 @@
 //!   for its examples (the tutorial's bot).
 //! - `postgres.rs`: with `FLIPLINE_TEST_STORE=postgres`, every test daemon's
 //!   store in a PostgreSQL database of its own ([`on_postgres`],
-//!   [`sqlite_only`]).
+//!   [`sqlite_only`]); the scripts that start servers of a test's own
+//!   ([`postgres_tool`], [`nats_tool`]). The servers the tests share are
+//!   `flipline_test_servers`' ([`nats_server`], [`may_start_postgres`]).
 //! - `proxy.rs`: [`Proxy`]: a loopback TCP proxy a test cuts (refusing,
 //!   or silently dropping) and heals, between a daemon and its servers.
 //! - `tls.rs`: [`TestCa`], a throwaway certificate authority, the daemon's
@@ -68,6 +70,7 @@ pub use client::{
     login_soon, new_and_join, seek_pair, wait_until,
 };
 pub use daemon::{TestDaemon, remove_temp_dir, start, temp_dir, test_config};
+pub use flipline_test_servers::{may_start_postgres, nats_server};
 pub use http::http_get;
 pub use lines::{
     Over, Start, check_transcript, count_cells, event, first_move, is_final, parse_over,
@@ -75,8 +78,8 @@ pub use lines::{
 };
 pub use play::{Finished, SeatOf, play_game, play_game_from, seats_of};
 pub use postgres::{
-    database_of, nats_server, nats_tool, on_postgres, postgres_tool, sqlite_only, store_execute,
-    store_place, store_query,
+    database_of, nats_tool, on_postgres, postgres_tool, sqlite_only, store_execute, store_place,
+    store_query,
 };
 pub use proxy::Proxy;
 pub use rng::Rng;

@@ -5,8 +5,7 @@
 //! and stops when it runs again. Every acknowledged move is in the store,
 //! in order, and nothing else is.
 //!
-//! They run where the PostgreSQL tests run (see
-//! `flipd::store::postgres::scratch`).
+//! They run where the PostgreSQL tests run (see `flipline_test_servers`).
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -14,9 +13,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use flipd::store::postgres::scratch::{ScratchDatabase, query_text};
 use flipline::protocol::{Event, GameStatus, ServerLine};
 use flipline::{Game, Move, Variant};
+use flipline_test_servers::{ScratchDatabase, query_text};
 use flipline_tests::*;
 
 /// How long anything the tests wait for may take: far more than a lease
@@ -536,7 +535,7 @@ fn play_until_acknowledged(client: &mut Client, mirror: &mut Game) -> Move {
 
 #[test]
 fn nodes_that_lose_the_database_stop_acknowledging_and_none_is_declared_dead_after() {
-    if flipd::store::postgres::scratch::server().is_none() {
+    if !may_start_postgres() {
         return;
     }
     let dir = temp_dir("cluster-lapse");

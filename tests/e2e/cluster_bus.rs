@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use flipd::store::postgres::scratch::ScratchDatabase;
+use flipline_test_servers::ScratchDatabase;
 use flipline_tests::*;
 
 use crate::cluster::node_config_with;

@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::time::Duration;
 
-use flipd::store::postgres::scratch::ScratchDatabase;
+use flipline_test_servers::ScratchDatabase;
 use flipline_tests::*;
 
 use crate::cluster::{LEASE_SECS, counter, metrics_of, node_config_with};

@@ -9,9 +9,9 @@
 use std::net::SocketAddr;
 use std::time::Instant;
 
-use flipd::store::postgres::scratch::ScratchDatabase;
 use flipline::protocol::{Event, GameStatus, ServerLine};
 use flipline::{Color, Game, Move, Variant};
+use flipline_test_servers::ScratchDatabase;
 use flipline_tests::*;
 
 use crate::cluster::{

@@ -7,9 +7,8 @@
 
 use std::time::Duration;
 
+use flipline_test_servers::ScratchDatabase;
 use flipline_tests::*;
-
-use flipd::store::postgres::scratch::ScratchDatabase;
 
 use crate::cluster::{counter, metrics_of, node_config_with};
 use crate::cluster_play::Nodes;

@@ -6,7 +6,7 @@
 
 use std::net::SocketAddr;
 
-use flipd::store::postgres::scratch::ScratchDatabase;
+use flipline_test_servers::ScratchDatabase;
 use flipline_tests::*;
 
 use crate::cluster::{

@@ -7,16 +7,16 @@
 //! the players wait for replies as long as the outage may last.
 //!
 //! The test runs a server of its own (tests/tools/postgres.sh), since it
-//! stops it; it runs where the PostgreSQL tests run (see
-//! `flipd::store::postgres::scratch`).
+//! stops it; it runs where PostgreSQL's programs are installed (see
+//! `flipline_test_servers`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use flipd::store::postgres::scratch::{ScratchDatabase, server};
 use flipline::{Game, Move, Variant};
+use flipline_test_servers::ScratchDatabase;
 use flipline_tests::*;
 
 /// How long the server may take to be seen down, or back.
@@ -99,7 +99,7 @@ fn until(what: &str, done: impl FnMut() -> bool) {
 
 #[test]
 fn a_database_that_crashes_and_comes_back_loses_no_acknowledged_move() {
-    if server().is_none() {
+    if !may_start_postgres() {
         return;
     }
     let dir = temp_dir("pg-outage");

@@ -1,9 +1,9 @@
-//! The tests' daemons on PostgreSQL: with `FLIPLINE_TEST_STORE=postgres` (and
-//! `FLIPLINE_TEST_POSTGRES` naming a server, see `tests/tools/postgres.sh`),
-//! every daemon a test starts keeps its store in a database of its own
-//! instead of a SQLite file, so that the same tests hold the PostgreSQL
-//! store to the same promises. The database belongs to the test's
-//! temporary directory and is dropped with it ([`crate::remove_temp_dir`]).
+//! The tests' daemons on PostgreSQL: with `FLIPLINE_TEST_STORE=postgres`
+//! (on the tests' server, see `flipline_test_servers`), every daemon a
+//! test starts keeps its store in a database of its own instead of a
+//! SQLite file, so that the same tests hold the PostgreSQL store to the
+//! same promises. The database belongs to the test's temporary directory
+//! and is dropped with it ([`crate::remove_temp_dir`]).
 //!
 //! Tests that read or break the SQLite file itself ask [`on_postgres`] and
 //! say that they are skipped.
@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
-use flipd::store::postgres::scratch::ScratchDatabase;
+use flipline_test_servers::ScratchDatabase;
 
 /// Whether this run's daemons keep their stores in PostgreSQL.
 pub fn on_postgres() -> bool {
@@ -49,8 +49,9 @@ pub(crate) fn database_for(dir: &Path) -> Option<String> {
     let what = dir
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let db = ScratchDatabase::new(&what)
-        .unwrap_or_else(|| panic!("FLIPLINE_TEST_STORE=postgres needs FLIPLINE_TEST_POSTGRES"));
+    let db = ScratchDatabase::new(&what).unwrap_or_else(|| {
+        panic!("FLIPLINE_TEST_STORE=postgres needs a PostgreSQL server (FLIPLINE_TEST_POSTGRES, or its programs installed)")
+    });
     let url = db.url.clone();
     with_databases(|databases| databases.insert(dir.to_path_buf(), db));
     Some(url)
@@ -73,7 +74,7 @@ pub fn store_place(config: &flipd::Config) -> PathBuf {
 /// The first column of the first row `sql` gives in a daemon's PostgreSQL
 /// store, as text.
 pub fn store_query(config: &flipd::Config, sql: &str) -> Option<String> {
-    flipd::store::postgres::scratch::query_text(config.store.url.expose(), sql)
+    flipline_test_servers::query_text(config.store.url.expose(), sql)
         .unwrap_or_else(|e| panic!("{sql}: {e}"))
 }
 
@@ -89,7 +90,7 @@ pub fn store_execute(config: &flipd::Config, sqlite: &str, postgres: &str) {
         conn.execute_batch(sqlite)
             .unwrap_or_else(|e| panic!("{sqlite}: {e}"));
     } else {
-        flipd::store::postgres::scratch::execute(config.store.url.expose(), postgres)
+        flipline_test_servers::execute(config.store.url.expose(), postgres)
             .unwrap_or_else(|e| panic!("{postgres}: {e}"));
     }
 }
@@ -123,23 +124,6 @@ fn server_tool(script: &str, args: &[&str]) -> String {
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8_lossy(&output.stdout).trim().to_string()
-}
-
-/// The NATS server the cluster's tests use (`FLIPLINE_TEST_NATS`, see
-/// `tests/tools/nats.sh`), or `None` with a word on stderr; a missing
-/// server fails the test where `FLIPLINE_TEST_NATS_REQUIRED` is set (as in
-/// CI), so that the tests never pass by not running.
-pub fn nats_server() -> Option<String> {
-    match std::env::var("FLIPLINE_TEST_NATS") {
-        Ok(url) if !url.trim().is_empty() => Some(url),
-        _ if std::env::var_os("FLIPLINE_TEST_NATS_REQUIRED").is_some() => {
-            panic!("FLIPLINE_TEST_NATS must name a NATS server for these tests")
-        }
-        _ => {
-            eprintln!("skipped: FLIPLINE_TEST_NATS names no NATS server");
-            None
-        }
-    }
 }
 
 /// Runs `tests/tools/nats.sh` with `args` (start, stop or restart a NATS

@@ -36,7 +36,6 @@ mod reader;
 mod recovery;
 mod retry;
 pub mod schema;
-pub mod scratch;
 #[cfg(test)]
 mod takeover_tests;
 #[cfg(test)]

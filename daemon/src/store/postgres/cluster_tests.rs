@@ -1,12 +1,13 @@
-//! Cluster nodes on one PostgreSQL store (see `scratch`): who owns a game,
-//! fenced writes, claims, number blocks, and a restart within the lease.
+//! Cluster nodes on one PostgreSQL store (`flipline_test_servers`): who
+//! owns a game, fenced writes, claims, number blocks, and a restart within
+//! the lease.
 
 use std::time::Duration;
 
 use flipline::Move;
+use flipline_test_servers::ScratchDatabase;
 
 use super::nodes::Member;
-use super::scratch::ScratchDatabase;
 use super::{Joining, open};
 use crate::config::{StoreConfig, StoreUrl};
 use crate::rules::lease::Standing;

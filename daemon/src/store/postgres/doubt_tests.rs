@@ -5,8 +5,9 @@
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use flipline_test_servers::ScratchDatabase;
+
 use super::cut_proxy::{Cut, CutProxy};
-use super::scratch::ScratchDatabase;
 use super::tests::{register, through};
 use super::{Joining, open};
 use crate::store::opened::Opened;

@@ -1,13 +1,13 @@
-//! What a dead node leaves on one PostgreSQL store (see `scratch`) besides
-//! its games: its tournaments, taken over by one live node, read back
-//! whole, no write of the dead node landing after; and the seats its
-//! players hold in its games.
+//! What a dead node leaves on one PostgreSQL store
+//! (`flipline_test_servers`) besides its games: its tournaments, taken over
+//! by one live node, read back whole, no write of the dead node landing
+//! after; and the seats its players hold in its games.
 
 use flipline::protocol::{TourneyId, TourneySpec};
+use flipline_test_servers::ScratchDatabase;
 
 use super::cluster_tests::{node, pg_config};
 use super::db::Db;
-use super::scratch::ScratchDatabase;
 use crate::rules::lease::Standing;
 use crate::store::test_support::block_on;
 use crate::store::{StoredTourney, TourneyWrite, Write};

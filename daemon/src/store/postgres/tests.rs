@@ -1,10 +1,11 @@
-//! The PostgreSQL store against a real server (see `scratch`): the same
-//! promises as the SQLite store's tests hold, through the same handle.
+//! The PostgreSQL store against a real server (`flipline_test_servers`):
+//! the same promises as the SQLite store's tests hold, through the same
+//! handle.
 
 use flipline::protocol::{EndReason, GameResult, TourneySpec};
 use flipline::{Color, Move};
+use flipline_test_servers::ScratchDatabase;
 
-use super::scratch::ScratchDatabase;
 use crate::config::{StoreConfig, StoreUrl};
 use crate::store::test_support::{block_on, config, new_game, temp_path};
 use crate::store::{Status, Store, StoreError, TourneyWrite, Write};
@@ -502,15 +503,12 @@ fn encrypted(config: &StoreConfig, url: &str) -> Result<bool, String> {
 
 #[test]
 fn tls_is_used_and_checked_as_the_urls_sslmode_asks() {
-    let Some(db) = ScratchDatabase::new("tls") else {
+    let Some(ca) = flipline_test_servers::postgres_ca() else {
         return;
     };
-    let ca = match std::env::var("FLIPLINE_TEST_POSTGRES_CA") {
-        Ok(ca) => ca,
-        Err(_) if std::env::var_os("FLIPLINE_TEST_POSTGRES_REQUIRED").is_some() => {
-            panic!("FLIPLINE_TEST_POSTGRES_CA must name the test server's authority")
-        }
-        Err(_) => return eprintln!("skipped: FLIPLINE_TEST_POSTGRES_CA names no authority"),
+    let ca = ca.display();
+    let Some(db) = ScratchDatabase::new("tls") else {
+        return;
     };
     let config = pg_config(&db);
     let url = |query: &str| format!("{}?{query}", db.url);

@@ -1,16 +1,10 @@
-//! Databases made for one test and dropped after it, on the server named
-//! by `FLIPLINE_TEST_POSTGRES` (a URL whose role may create databases: see
-//! `tests/tools/postgres.sh`, which `.ci/run` starts). Without it the
-//! PostgreSQL tests are skipped with a word on stderr, unless
-//! `FLIPLINE_TEST_POSTGRES_REQUIRED` is set (as in CI), where a missing server
-//! fails them: they never pass by not running.
+//! Databases made for one test and dropped after it, on the tests'
+//! PostgreSQL server ([`crate::postgres_server`]: its role may create
+//! databases).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use tokio_postgres::NoTls;
-
-/// The variable naming the test server.
-pub const SERVER_VARIABLE: &str = "FLIPLINE_TEST_POSTGRES";
 
 /// A database of its own, dropped (with anything still connected to it)
 /// when this is dropped.
@@ -21,26 +15,12 @@ pub struct ScratchDatabase {
     pub url: String,
 }
 
-/// The test server's URL, if the tests are to use one; panics if one is
-/// required and none is given.
-pub fn server() -> Option<String> {
-    match std::env::var(SERVER_VARIABLE) {
-        Ok(url) if !url.trim().is_empty() => Some(url),
-        _ if std::env::var_os("FLIPLINE_TEST_POSTGRES_REQUIRED").is_some() => {
-            panic!("{SERVER_VARIABLE} must name a PostgreSQL server for these tests")
-        }
-        _ => {
-            eprintln!("skipped: {SERVER_VARIABLE} names no PostgreSQL server");
-            None
-        }
-    }
-}
-
 impl ScratchDatabase {
-    /// A new empty database on the test server named after `what`, or
-    /// `None` when there is no server to use (see [`server`]).
+    /// A new empty database on the tests' server named after `what`, or
+    /// `None` when there is no server to use, the calling test counted as
+    /// skipped (see [`crate::postgres_server`]).
     pub fn new(what: &str) -> Option<ScratchDatabase> {
-        Some(ScratchDatabase::on(&server()?, what))
+        Some(ScratchDatabase::on(&crate::postgres_server()?, what))
     }
 
     /// A new empty database named after `what` on the server at `server`.
