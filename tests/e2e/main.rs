@@ -16,6 +16,7 @@ mod cluster;
 mod cluster_bus;
 mod cluster_challenge;
 mod cluster_cuts;
+mod cluster_nemesis;
 mod cluster_play;
 mod cluster_seek;
 mod cluster_tourney;

@@ -168,6 +168,11 @@ impl ChildDaemon {
         }
     }
 
+    /// Whether the process has exited (a node that stopped by itself).
+    pub fn has_exited(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(Some(_)))
+    }
+
     /// Lets a stopped process go on (SIGCONT).
     pub fn resume(&self) {
         self.signal("CONT");

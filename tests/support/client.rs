@@ -136,6 +136,32 @@ impl Client {
         client
     }
 
+    /// Connects and reads the greeting within `within`, or `None` (a node
+    /// down, paused or refusing): for tests that connect through faults.
+    pub fn try_connect(addr: SocketAddr, within: Duration) -> Option<Client> {
+        let stream = TcpStream::connect_timeout(&addr, within).ok()?;
+        let mut client = Client::over(stream, addr);
+        match client.read_until(Instant::now() + within) {
+            Received::Line(hello) if hello == "HELLO flipline 1" => Some(client),
+            _ => None,
+        }
+    }
+
+    /// Sends `line` and reads up to its final reply within `within`, or
+    /// `None` if the connection closed or said nothing final meanwhile.
+    pub fn try_command(&mut self, line: &str, within: Duration) -> Option<(Vec<String>, String)> {
+        self.try_send_bytes(format!("{line}\n").as_bytes()).ok()?;
+        let deadline = Instant::now() + within;
+        let mut before = Vec::new();
+        loop {
+            match self.read_until(deadline) {
+                Received::Line(line) if is_final(&line) => return Some((before, line)),
+                Received::Line(line) => before.push(line),
+                _ => return None,
+            }
+        }
+    }
+
     /// Connects without reading anything.
     pub fn connect_raw(addr: SocketAddr) -> Client {
         let stream = TcpStream::connect_timeout(&addr, READ_TIMEOUT)
