@@ -612,6 +612,10 @@ proptest! {
                         // Sent again, it is played already; never again.
                         prop_assert_eq!(d.table.resent(NAMES[who], plies, mv), Resent::Played);
                         plies += 1;
+                        // An UNDO sent again is carried out only at the
+                        // plies its player heard of, never before or after.
+                        prop_assert_eq!(d.table.undo_resent(plies), Resent::Play);
+                        prop_assert_eq!(d.table.undo_resent(plies - 1), Resent::MovedOn { plies });
                     }
                 }
                 Step::Square { who, index } => {
