@@ -205,13 +205,7 @@ impl NodeState {
 
     /// How long the writer has had work it could not finish, at `now`.
     pub fn writer_stuck_for(&self, now: std::time::Instant) -> std::time::Duration {
-        match self.writer_stuck_since.load(Ordering::Acquire) {
-            0 => std::time::Duration::ZERO,
-            since => {
-                let micros = since_start(now).saturating_sub(since - 1);
-                std::time::Duration::from_micros(micros)
-            }
-        }
+        elapsed(self.writer_stuck_since.load(Ordering::Acquire), now).unwrap_or_default()
     }
 
     /// The bus's link to NATS went up or down (the first call says the
@@ -225,10 +219,8 @@ impl NodeState {
     /// Whether the bus's link is up and how long it has been so, at `now`;
     /// `None` for a node without a bus.
     pub fn bus_state(&self, now: std::time::Instant) -> Option<(bool, std::time::Duration)> {
-        let since = self.bus_since.load(Ordering::Acquire);
-        let up = self.bus_up.load(Ordering::Acquire);
-        let micros = since_start(now).saturating_sub(since.checked_sub(1)?);
-        Some((up, std::time::Duration::from_micros(micros)))
+        let since = elapsed(self.bus_since.load(Ordering::Acquire), now)?;
+        Some((self.bus_up.load(Ordering::Acquire), since))
     }
 
     /// A message to another node was dropped: the bus's queue was full.
@@ -256,6 +248,13 @@ impl NodeState {
             bus_dropped: self.bus_dropped.load(Ordering::Relaxed),
         }
     }
+}
+
+/// The time from a stamp (microseconds since start, plus one; 0 for none)
+/// to `now`.
+fn elapsed(stamp: u64, now: std::time::Instant) -> Option<std::time::Duration> {
+    let micros = since_start(now).saturating_sub(stamp.checked_sub(1)?);
+    Some(std::time::Duration::from_micros(micros))
 }
 
 #[cfg(test)]

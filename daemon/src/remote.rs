@@ -341,7 +341,7 @@ impl Remote {
     /// Whether request `request` of `from` is to be carried out now: not
     /// if it is under way here already (its answer goes when done), nor if
     /// it was answered (that answer goes again, now).
-    fn take_up(&self, from: &str, request: u64) -> bool {
+    pub(super) fn take_up(&self, from: &str, request: u64) -> bool {
         let taken = lock(&self.served).take(from, request);
         match taken {
             served::Taken::Fresh => true,

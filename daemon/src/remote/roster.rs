@@ -22,6 +22,7 @@
 //! there before it: a seat asked for before it is listed (the view here is
 //! made before its `Sit` goes), one asked for after it arrives after it.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use flipline::protocol::GameId;
@@ -43,19 +44,22 @@ impl Remote {
     /// The games elsewhere that names here are held for, which the store
     /// says are over: their `Over` was lost while the link was down.
     async fn over_while_cut(self: Arc<Self>) {
-        let mut held: Vec<(GameId, Option<Name>)> = (lock(&self.kept).keys())
-            .map(|&game| (game, None))
+        // Each game read once, with the names here seated there.
+        let mut held: HashMap<GameId, Vec<Name>> = (lock(&self.kept).keys())
+            .map(|&game| (game, Vec::new()))
             .collect();
-        held.extend(
-            (lock(&self.players).values()).map(|view| (view.game, Some(Name::clone(&view.name)))),
-        );
-        for (game, name) in held {
+        for view in lock(&self.players).values() {
+            held.entry(view.game)
+                .or_default()
+                .push(Name::clone(&view.name));
+        }
+        for (game, names) in held {
             match self.store.owner_of(game).await {
                 // Neither open nor in play: over.
                 Ok(None) => {
                     tracing::info!(game, "a game over while the bus was cut: its names go free");
                     self.over_there(game);
-                    if let Some(name) = name {
+                    for name in names {
                         self.doors.back.do_send(BackFromAway { name, game });
                     }
                 }

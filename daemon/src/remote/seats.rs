@@ -304,12 +304,8 @@ impl Remote {
         // (unless its asking again came first).
         if let Some(resend) = resend {
             let request = resend.request;
-            match lock(&self.served).take(&from, request) {
-                super::served::Taken::Fresh => {}
-                super::served::Taken::Underway => return,
-                super::served::Taken::Answered(result) => {
-                    return self.bus.send(&from, Body::Answer { request, result });
-                }
+            if !self.take_up(&from, request) {
+                return;
             }
             let replayed = match seated {
                 true => self.act_again(&player, game, resend).await,

@@ -45,11 +45,8 @@ impl Session {
                     Ok(NameClaim::Taken { kept: Some(_) }) if logged_in.kept_seat.is_some() => {
                         act.welcome_in(ctx, logged_in, password);
                     }
-                    Ok(NameClaim::Taken { kept: Some(seat) }) if seat.here => {
-                        act.kept_here(ctx, (logged_in, guest), (seat, password));
-                    }
                     Ok(NameClaim::Taken { kept: Some(seat) }) => {
-                        act.kept_elsewhere(ctx, (logged_in, guest), seat);
+                        act.kept(ctx, (logged_in, guest), (seat, password));
                     }
                     Ok(NameClaim::HeldBy(node)) => {
                         act.give_name_back();
@@ -65,21 +62,31 @@ impl Session {
         );
     }
 
-    /// The name keeps `seat` in a game another node owns: a guest's goes
-    /// only to its secret; the lobby here holds the name for it, and the
-    /// `OK` says it. Without the bus the seat cannot be taken from here:
-    /// the login is refused, naming the game's node.
-    fn kept_elsewhere(
+    /// The name keeps `seat` in a game in play that its lobby did not
+    /// report: a guest's goes only to its secret, then it is held here or
+    /// elsewhere as its owner says.
+    fn kept(
         &mut self,
         ctx: &mut Context<Self>,
-        (mut logged_in, guest): (LoggedIn, Option<GuestLogin>),
-        seat: SeatKept,
+        (logged_in, guest): (LoggedIn, Option<GuestLogin>),
+        (seat, password): (SeatKept, Option<String>),
     ) {
         let stored = seat.secret.as_deref();
         if let Err(refusal) = check_kept_elsewhere(&logged_in.name, stored, guest.as_ref()) {
             self.give_name_back();
             return self.refuse(ctx, refusal);
         }
+        match seat.here {
+            true => self.kept_here(ctx, logged_in, (seat, password)),
+            false => self.kept_elsewhere(ctx, logged_in, seat),
+        }
+    }
+
+    /// The name keeps `seat` in a game another node owns: the lobby here
+    /// holds the name for it, and the `OK` says it. Without the bus the
+    /// seat cannot be taken from here: the login is refused, naming the
+    /// game's node.
+    fn kept_elsewhere(&mut self, ctx: &mut Context<Self>, mut logged_in: LoggedIn, seat: SeatKept) {
         let Some(elsewhere) = &self.shared.elsewhere else {
             self.give_name_back();
             let name = Name::clone(&logged_in.name);
@@ -112,14 +119,9 @@ impl Session {
     fn kept_here(
         &mut self,
         ctx: &mut Context<Self>,
-        (mut logged_in, guest): (LoggedIn, Option<GuestLogin>),
+        mut logged_in: LoggedIn,
         (seat, password): (SeatKept, Option<String>),
     ) {
-        let stored = seat.secret.as_deref();
-        if let Err(refusal) = check_kept_elsewhere(&logged_in.name, stored, guest.as_ref()) {
-            self.give_name_back();
-            return self.refuse(ctx, refusal);
-        }
         let name = Name::clone(&logged_in.name);
         let game = seat.game;
         let asked = (self.shared.lobby.taken_over).send(AwaitTakenOver {
